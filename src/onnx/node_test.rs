@@ -1,0 +1,174 @@
+//! Runs ONNX backend node-test directories: `model.onnx` with one split node
+//! and `test_data_set_*/{input,output}_N.pb`. Used by the conformance tests
+//! and the `onnx_node_test` example; the executor is a parameter, so the same
+//! runner checks the host path and the GPU path.
+
+use std::path::{Path, PathBuf};
+
+use super::{SplitModel, malformed_model, read_sequence, read_tensor};
+use crate::error::{Error, Result};
+use crate::semantics::Operator;
+use crate::tensor::HostTensor;
+
+/// One `test_data_set_*` directory: the feeds and the expected outputs
+/// (a sequence output is flattened into its tensors).
+#[derive(Debug, Clone, PartialEq)]
+pub struct DataSet {
+    /// The directory name, e.g. `test_data_set_0`.
+    pub name: String,
+    /// One tensor per graph input, in order.
+    pub inputs: Vec<HostTensor>,
+    /// The expected outputs.
+    pub expected: Vec<HostTensor>,
+}
+
+/// A loaded node-test directory.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NodeTest {
+    dir: PathBuf,
+    model: SplitModel,
+    data_sets: Vec<DataSet>,
+}
+
+impl NodeTest {
+    /// Loads `dir/model.onnx` and every `dir/test_data_set_*`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Io`] for missing files, [`Error::MalformedModel`] for a
+    /// directory without data sets, and every model and tensor reading error.
+    pub fn load(dir: &Path) -> Result<Self> {
+        let model = SplitModel::load(&dir.join("model.onnx"))?;
+        let entries = std::fs::read_dir(dir).map_err(|e| Error::io(dir, &e))?;
+        let mut names = Vec::new();
+        for entry in entries {
+            let entry = entry.map_err(|e| Error::io(dir, &e))?;
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if name.starts_with("test_data_set_") && entry.path().is_dir() {
+                names.push(name);
+            }
+        }
+        names.sort();
+        if names.is_empty() {
+            return Err(malformed_model(format!(
+                "{} holds no test_data_set_* directory",
+                dir.display()
+            )));
+        }
+        let data_sets = names
+            .into_iter()
+            .map(|name| load_data_set(&model, &dir.join(&name), name))
+            .collect::<Result<_>>()?;
+        Ok(NodeTest {
+            dir: dir.to_path_buf(),
+            model,
+            data_sets,
+        })
+    }
+
+    /// The directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The model.
+    pub fn model(&self) -> &SplitModel {
+        &self.model
+    }
+
+    /// The data sets, in name order.
+    pub fn data_sets(&self) -> &[DataSet] {
+        &self.data_sets
+    }
+
+    /// Runs every data set through `execute` (operator, data tensor -> outputs)
+    /// and compares each output bit-exactly. Returns the number of outputs checked.
+    ///
+    /// # Errors
+    ///
+    /// The first error `execute` or binding returns, or
+    /// [`Error::OutputMismatch`] for the first output that differs.
+    pub fn run<F>(&self, mut execute: F) -> Result<usize>
+    where
+        F: FnMut(&Operator, &HostTensor) -> Result<Vec<HostTensor>>,
+    {
+        let mut checked = 0;
+        for set in &self.data_sets {
+            let (operator, data) = self.model.bind(&set.inputs)?;
+            let actual = execute(&operator, data)?;
+            compare_outputs(&set.name, &set.expected, &actual)?;
+            checked += actual.len();
+        }
+        Ok(checked)
+    }
+}
+
+fn load_data_set(model: &SplitModel, dir: &Path, name: String) -> Result<DataSet> {
+    let read = |file: String| {
+        let path = dir.join(file);
+        std::fs::read(&path).map_err(|e| Error::io(&path, &e))
+    };
+    let inputs = (0..model.graph_inputs().len())
+        .map(|i| read_tensor(&read(format!("input_{i}.pb"))?))
+        .collect::<Result<Vec<_>>>()?;
+    let expected = if model.op_type() == "SplitToSequence" {
+        read_sequence(&read("output_0.pb".to_string())?)?
+    } else {
+        (0..model.graph_output_count())
+            .map(|i| read_tensor(&read(format!("output_{i}.pb"))?))
+            .collect::<Result<Vec<_>>>()?
+    };
+    Ok(DataSet {
+        name,
+        inputs,
+        expected,
+    })
+}
+
+/// Compares outputs by count, element type, shape and bytes (or strings).
+///
+/// # Errors
+///
+/// [`Error::OutputMismatch`] naming the first difference.
+pub fn compare_outputs(
+    data_set: &str,
+    expected: &[HostTensor],
+    actual: &[HostTensor],
+) -> Result<()> {
+    let mismatch = |output: usize, detail: String| Error::OutputMismatch {
+        data_set: data_set.to_string(),
+        output,
+        detail,
+    };
+    if expected.len() != actual.len() {
+        return Err(mismatch(
+            expected.len().min(actual.len()),
+            format!("expected {} outputs, got {}", expected.len(), actual.len()),
+        ));
+    }
+    for (i, (e, a)) in expected.iter().zip(actual).enumerate() {
+        if e.element_type() != a.element_type() {
+            let detail = format!(
+                "element type {} expected, got {}",
+                e.element_type(),
+                a.element_type()
+            );
+            return Err(mismatch(i, detail));
+        }
+        if e.shape() != a.shape() {
+            let detail = format!("shape {:?} expected, got {:?}", e.shape(), a.shape());
+            return Err(mismatch(i, detail));
+        }
+        if e != a {
+            let detail = match (e.as_bytes(), a.as_bytes()) {
+                (Ok(eb), Ok(ab)) => {
+                    let at = eb.iter().zip(ab).position(|(x, y)| x != y).unwrap_or(0);
+                    format!("bytes differ first at byte {at}")
+                }
+                _ => "string elements differ".to_string(),
+            };
+            return Err(mismatch(i, detail));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,400 @@
+//! Host tensors: a shape, an element type and the elements, either as densely
+//! packed little-endian bytes or, for strings, as one byte string per element.
+
+use half::{bf16, f16};
+
+use crate::element::ElementType;
+use crate::error::{Error, Result};
+use crate::semantics::{ParamTensor, ParamValues, element_count};
+
+#[cfg(target_endian = "big")]
+compile_error!("wgpu-split stores tensors little-endian and assumes a little-endian host");
+
+/// A Rust type whose values are stored bit for bit as one ONNX element type.
+pub trait NativeElement: bytemuck::Pod {
+    /// The ONNX element type this Rust type stores.
+    const ELEMENT_TYPE: ElementType;
+}
+
+macro_rules! native_element {
+    ($($rust:ty => $onnx:ident),* $(,)?) => {
+        $(impl NativeElement for $rust {
+            const ELEMENT_TYPE: ElementType = ElementType::$onnx;
+        })*
+    };
+}
+
+native_element!(
+    f32 => Float, f64 => Double, f16 => Float16, bf16 => BFloat16,
+    i8 => Int8, i16 => Int16, i32 => Int32, i64 => Int64,
+    u8 => Uint8, u16 => Uint16, u32 => Uint32, u64 => Uint64,
+);
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum Storage {
+    Bytes(Vec<u8>),
+    Strings(Vec<Vec<u8>>),
+}
+
+/// A tensor in host memory.
+///
+/// Fixed-width types hold their elements as packed little-endian bytes (the
+/// ONNX `raw_data` layout: sub-byte types several per byte from the low bits
+/// up, bool one byte each, complex as real then imaginary). Strings hold one
+/// byte string per element.
+///
+/// # Examples
+///
+/// ```
+/// use wgpu_split::{ElementType, HostTensor};
+///
+/// let t = HostTensor::from_slice(&[2, 2], &[1.0f32, 2.0, 3.0, 4.0]).unwrap();
+/// assert_eq!(t.element_type(), ElementType::Float);
+/// assert_eq!(t.to_vec::<f32>().unwrap(), vec![1.0, 2.0, 3.0, 4.0]);
+///
+/// // Four int4 elements in two bytes, element 0 in the low nibble.
+/// let q = HostTensor::from_raw(ElementType::Int4, &[4], vec![0x21, 0x43]).unwrap();
+/// assert_eq!(q.as_bytes().unwrap(), &[0x21, 0x43]);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct HostTensor {
+    shape: Vec<usize>,
+    element_type: ElementType,
+    storage: Storage,
+}
+
+impl HostTensor {
+    /// A tensor of a [`NativeElement`] type from its values in row-major order.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::DataLength`] when `values.len()` differs from the shape's
+    /// element count; [`Error::ShapeOverflow`].
+    pub fn from_slice<T: NativeElement>(shape: &[usize], values: &[T]) -> Result<Self> {
+        Self::from_raw(
+            T::ELEMENT_TYPE,
+            shape,
+            bytemuck::cast_slice(values).to_vec(),
+        )
+    }
+
+    /// A `bool` tensor (one byte per element, 0 or 1).
+    ///
+    /// # Errors
+    ///
+    /// As [`HostTensor::from_slice`].
+    pub fn from_bools(shape: &[usize], values: &[bool]) -> Result<Self> {
+        let bytes = values.iter().map(|&b| u8::from(b)).collect();
+        Self::from_raw(ElementType::Bool, shape, bytes)
+    }
+
+    /// A `complex64` tensor from `[real, imaginary]` pairs.
+    ///
+    /// # Errors
+    ///
+    /// As [`HostTensor::from_slice`].
+    pub fn from_complex64(shape: &[usize], values: &[[f32; 2]]) -> Result<Self> {
+        let bytes = bytemuck::cast_slice(values).to_vec();
+        Self::from_raw(ElementType::Complex64, shape, bytes)
+    }
+
+    /// A `complex128` tensor from `[real, imaginary]` pairs.
+    ///
+    /// # Errors
+    ///
+    /// As [`HostTensor::from_slice`].
+    pub fn from_complex128(shape: &[usize], values: &[[f64; 2]]) -> Result<Self> {
+        let bytes = bytemuck::cast_slice(values).to_vec();
+        Self::from_raw(ElementType::Complex128, shape, bytes)
+    }
+
+    /// A tensor of any fixed-width type from its packed little-endian bytes
+    /// (the way to build float8, 4-bit and 2-bit tensors).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::ElementTypeMismatch`] for [`ElementType::String`];
+    /// [`Error::DataLength`] when `bytes.len()` differs from what the shape
+    /// needs; [`Error::ShapeOverflow`].
+    pub fn from_raw(element_type: ElementType, shape: &[usize], bytes: Vec<u8>) -> Result<Self> {
+        let count = element_count(shape)?;
+        let Some(expected) = element_type.byte_len(count) else {
+            return match element_type.bit_width() {
+                None => Err(Error::ElementTypeMismatch {
+                    expected: ElementType::Uint8,
+                    actual: element_type,
+                }),
+                Some(_) => Err(Error::ShapeOverflow {
+                    shape: shape.iter().map(|&d| d as u64).collect(),
+                }),
+            };
+        };
+        if bytes.len() != expected {
+            return Err(Error::DataLength {
+                element_type,
+                shape: shape.iter().map(|&d| d as u64).collect(),
+                expected: expected as u128,
+                actual: bytes.len(),
+                unit: "bytes",
+            });
+        }
+        Ok(HostTensor {
+            shape: shape.to_vec(),
+            element_type,
+            storage: Storage::Bytes(bytes),
+        })
+    }
+
+    /// A `string` tensor from its elements as byte strings (ONNX strings are
+    /// bytes, usually UTF-8).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::DataLength`] when the element count differs from the shape's.
+    pub fn from_byte_strings(shape: &[usize], values: Vec<Vec<u8>>) -> Result<Self> {
+        let count = element_count(shape)?;
+        if values.len() != count {
+            return Err(Error::DataLength {
+                element_type: ElementType::String,
+                shape: shape.iter().map(|&d| d as u64).collect(),
+                expected: count as u128,
+                actual: values.len(),
+                unit: "strings",
+            });
+        }
+        Ok(HostTensor {
+            shape: shape.to_vec(),
+            element_type: ElementType::String,
+            storage: Storage::Strings(values),
+        })
+    }
+
+    /// A `string` tensor from Rust strings.
+    ///
+    /// # Errors
+    ///
+    /// As [`HostTensor::from_byte_strings`].
+    pub fn from_strings<S: AsRef<str>>(shape: &[usize], values: &[S]) -> Result<Self> {
+        let values = values.iter().map(|s| s.as_ref().as_bytes().to_vec());
+        Self::from_byte_strings(shape, values.collect())
+    }
+
+    /// The shape.
+    pub fn shape(&self) -> &[usize] {
+        &self.shape
+    }
+
+    /// The element type.
+    pub fn element_type(&self) -> ElementType {
+        self.element_type
+    }
+
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        // The constructors checked that the product fits.
+        self.shape.iter().product()
+    }
+
+    /// True when the tensor has no elements.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The packed little-endian bytes of a fixed-width tensor.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::ElementTypeMismatch`] for a string tensor.
+    pub fn as_bytes(&self) -> Result<&[u8]> {
+        match &self.storage {
+            Storage::Bytes(b) => Ok(b),
+            Storage::Strings(_) => Err(Error::ElementTypeMismatch {
+                expected: ElementType::Uint8,
+                actual: ElementType::String,
+            }),
+        }
+    }
+
+    /// The elements of a string tensor as byte strings.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::ElementTypeMismatch`] for a fixed-width tensor.
+    pub fn byte_strings(&self) -> Result<&[Vec<u8>]> {
+        match &self.storage {
+            Storage::Strings(s) => Ok(s),
+            Storage::Bytes(_) => Err(Error::ElementTypeMismatch {
+                expected: ElementType::String,
+                actual: self.element_type,
+            }),
+        }
+    }
+
+    /// The elements of a string tensor as Rust strings (invalid UTF-8 is
+    /// replaced with U+FFFD; use [`HostTensor::byte_strings`] for exact bytes).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::ElementTypeMismatch`] for a fixed-width tensor.
+    pub fn to_strings(&self) -> Result<Vec<String>> {
+        let strings = self.byte_strings()?;
+        Ok(strings
+            .iter()
+            .map(|s| String::from_utf8_lossy(s).into_owned())
+            .collect())
+    }
+
+    /// The elements as a [`NativeElement`] type.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::ElementTypeMismatch`] when `T` does not store this tensor's type.
+    pub fn to_vec<T: NativeElement>(&self) -> Result<Vec<T>> {
+        self.expect_type(T::ELEMENT_TYPE)?;
+        Ok(bytemuck::pod_collect_to_vec(self.as_bytes()?))
+    }
+
+    /// The elements of a `bool` tensor (any non-zero byte is `true`).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::ElementTypeMismatch`] for any other type.
+    pub fn to_bools(&self) -> Result<Vec<bool>> {
+        self.expect_type(ElementType::Bool)?;
+        Ok(self.as_bytes()?.iter().map(|&b| b != 0).collect())
+    }
+
+    /// The elements of a `complex64` tensor as `[real, imaginary]` pairs.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::ElementTypeMismatch`] for any other type.
+    pub fn to_complex64(&self) -> Result<Vec<[f32; 2]>> {
+        self.expect_type(ElementType::Complex64)?;
+        Ok(bytemuck::pod_collect_to_vec(self.as_bytes()?))
+    }
+
+    /// The elements of a `complex128` tensor as `[real, imaginary]` pairs.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::ElementTypeMismatch`] for any other type.
+    pub fn to_complex128(&self) -> Result<Vec<[f64; 2]>> {
+        self.expect_type(ElementType::Complex128)?;
+        Ok(bytemuck::pod_collect_to_vec(self.as_bytes()?))
+    }
+
+    /// This tensor as operator parameters (split lengths or an axis): integer
+    /// types widen to `i128`, standard floats to `f64`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NonNumericParam`] for any other element type.
+    pub fn to_param(&self) -> Result<ParamTensor> {
+        use ElementType::*;
+        let bytes = || self.as_bytes();
+        let values = match self.element_type {
+            Int8 => ParamValues::Int(bytes()?.iter().map(|&b| b as i8 as i128).collect()),
+            Uint8 => ParamValues::Int(bytes()?.iter().map(|&b| b as i128).collect()),
+            Int16 => ints(&self.to_vec::<i16>()?),
+            Uint16 => ints(&self.to_vec::<u16>()?),
+            Int32 => ints(&self.to_vec::<i32>()?),
+            Uint32 => ints(&self.to_vec::<u32>()?),
+            Int64 => ints(&self.to_vec::<i64>()?),
+            Uint64 => ints(&self.to_vec::<u64>()?),
+            Float16 => floats(self.to_vec::<f16>()?.into_iter().map(f64::from)),
+            BFloat16 => floats(self.to_vec::<bf16>()?.into_iter().map(f64::from)),
+            Float => floats(self.to_vec::<f32>()?.into_iter().map(f64::from)),
+            Double => floats(self.to_vec::<f64>()?),
+            other => {
+                return Err(Error::NonNumericParam {
+                    element_type: other,
+                });
+            }
+        };
+        ParamTensor::new(self.element_type, self.shape.clone(), values)
+    }
+
+    fn expect_type(&self, expected: ElementType) -> Result<()> {
+        if self.element_type == expected {
+            Ok(())
+        } else {
+            Err(Error::ElementTypeMismatch {
+                expected,
+                actual: self.element_type,
+            })
+        }
+    }
+}
+
+fn ints<T: Copy + Into<i128>>(values: &[T]) -> ParamValues {
+    ParamValues::Int(values.iter().map(|&v| v.into()).collect())
+}
+
+fn floats(values: impl IntoIterator<Item = f64>) -> ParamValues {
+    ParamValues::Float(values.into_iter().collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn typed_round_trips() {
+        let t =
+            HostTensor::from_slice(&[3], &[f16::from_f32(1.5), f16::NAN, f16::NEG_ZERO]).unwrap();
+        let back = t.to_vec::<f16>().unwrap();
+        assert_eq!(back[0].to_bits(), f16::from_f32(1.5).to_bits());
+        assert_eq!(back[2].to_bits(), f16::NEG_ZERO.to_bits());
+        assert_eq!(
+            t.to_vec::<f32>(),
+            Err(Error::ElementTypeMismatch {
+                expected: ElementType::Float,
+                actual: ElementType::Float16
+            })
+        );
+        let c = HostTensor::from_complex128(&[1], &[[1.0, -2.0]]).unwrap();
+        assert_eq!(c.to_complex128().unwrap(), vec![[1.0, -2.0]]);
+        let b = HostTensor::from_bools(&[2], &[true, false]).unwrap();
+        assert_eq!(b.to_bools().unwrap(), vec![true, false]);
+        let s = HostTensor::from_strings(&[2], &["a", "bc"]).unwrap();
+        assert_eq!(s.to_strings().unwrap(), vec!["a", "bc"]);
+        assert!(s.as_bytes().is_err());
+    }
+
+    #[test]
+    fn lengths_are_checked() {
+        assert!(matches!(
+            HostTensor::from_raw(ElementType::Int4, &[3], vec![0]),
+            Err(Error::DataLength {
+                expected: 2,
+                actual: 1,
+                ..
+            })
+        ));
+        assert!(matches!(
+            HostTensor::from_raw(ElementType::Float, &[usize::MAX, 2], vec![]),
+            Err(Error::ShapeOverflow { .. })
+        ));
+        assert!(HostTensor::from_strings(&[3], &["x"]).is_err());
+        assert!(HostTensor::from_raw(ElementType::String, &[0], vec![]).is_err());
+    }
+
+    #[test]
+    fn params_widen_every_integer_type() {
+        let t = HostTensor::from_slice(&[2], &[u64::MAX, 3]).unwrap();
+        assert_eq!(
+            t.to_param().unwrap().values(),
+            &ParamValues::Int(vec![u64::MAX as i128, 3])
+        );
+        let t = HostTensor::from_slice(&[1], &[-3i8]).unwrap();
+        assert_eq!(t.to_param().unwrap().values(), &ParamValues::Int(vec![-3]));
+        let t = HostTensor::from_slice(&[], &[2.5f32]).unwrap();
+        assert_eq!(
+            t.to_param().unwrap().values(),
+            &ParamValues::Float(vec![2.5])
+        );
+        let t = HostTensor::from_bools(&[1], &[true]).unwrap();
+        assert!(matches!(t.to_param(), Err(Error::NonNumericParam { .. })));
+    }
+}
