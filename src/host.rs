@@ -66,7 +66,7 @@ pub fn split(input: &HostTensor, split: &ResolvedSplit) -> Result<Vec<HostTensor
         .iter()
         .zip(&shapes)
         .map(|(run, shape)| {
-            let out = if bits % 8 == 0 {
+            let out = if bits.is_multiple_of(8) {
                 let width = bits / 8;
                 let mut out = Vec::with_capacity(run.len * layout.outer() * width);
                 for source in run_ranges(&layout, run) {

@@ -9,6 +9,9 @@ use std::fmt;
 use crate::element::ElementType;
 use crate::error::{Error, Result};
 
+/// 2^63: whole floats below it in magnitude fit in int64.
+const TWO_POW_63: f64 = 9_223_372_036_854_775_808.0;
+
 /// The largest number of outputs this crate resolves. Beyond it resolution
 /// fails with [`Error::TooManyOutputs`] instead of allocating a length table
 /// for a count read from an untrusted model.
@@ -187,7 +190,7 @@ impl ParamTensor {
                 .map(|(index, &value)| {
                     // 2^63 bounds the int64 range; NaN and infinities fail the
                     // comparison or the fract test.
-                    let whole = value.fract() == 0.0 && value.abs() < 9.223_372_036_854_775_808e18;
+                    let whole = value.fract() == 0.0 && value.abs() < TWO_POW_63;
                     if whole {
                         Ok(value as i128)
                     } else {
@@ -489,11 +492,8 @@ impl OnnxSplitToSequence {
                 }
                 // s >= 1 and dim fits usize, so a chunk is min(s, dim).
                 let chunk = usize::try_from(s).unwrap_or(usize::MAX).min(dim);
-                let (full, rest) = if chunk == 0 {
-                    (0, 0)
-                } else {
-                    (dim / chunk, dim % chunk)
-                };
+                let full = dim.checked_div(chunk).unwrap_or(0);
+                let rest = dim.checked_rem(chunk).unwrap_or(0);
                 check_output_count(op, full as u128 + u128::from(rest != 0))?;
                 let mut lengths = vec![chunk; full];
                 if rest != 0 {
@@ -953,7 +953,7 @@ fn checked_lengths(op: OpId, axis: usize, dim: usize, given: Vec<i128>) -> Resul
 fn equal_lengths(op: OpId, axis: usize, dim: usize, parts: u128) -> Result<Vec<usize>> {
     check_output_count(op, parts)?;
     let parts_usize = parts as usize;
-    if parts_usize == 0 || dim % parts_usize != 0 {
+    if parts_usize == 0 || !dim.is_multiple_of(parts_usize) {
         return Err(Error::NotEvenlySplittable {
             op,
             axis,

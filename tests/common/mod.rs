@@ -1,0 +1,163 @@
+//! Shared test helpers: a deliberately naive per-element split oracle that
+//! shares no logic with the crate's run-based paths, and random tensors.
+
+#![allow(dead_code)]
+
+use wgpu_split::{ElementType, HostTensor, ResolvedSplit};
+
+/// A small deterministic PRNG (xorshift64*), so failures reproduce.
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Self {
+        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    /// Uniform in `0..n` (n > 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next_u64() % n as u64) as usize
+    }
+
+    pub fn bytes(&mut self, len: usize) -> Vec<u8> {
+        (0..len).map(|_| self.next_u64() as u8).collect()
+    }
+
+    /// Random lengths (zeros included) that sum to `dim`, `count >= 1` of them.
+    pub fn lengths(&mut self, dim: usize, count: usize) -> Vec<usize> {
+        let mut cuts: Vec<usize> = (0..count - 1).map(|_| self.below(dim + 1)).collect();
+        cuts.sort();
+        let mut prev = 0;
+        let mut out = Vec::with_capacity(count);
+        for c in cuts {
+            out.push(c - prev);
+            prev = c;
+        }
+        out.push(dim - prev);
+        out
+    }
+}
+
+/// A tensor of random contents. Sub-byte tensors get random bits in their
+/// padding too, so a path that copies padding into outputs is caught.
+pub fn random_tensor(rng: &mut Rng, element_type: ElementType, shape: &[usize]) -> HostTensor {
+    let count: usize = shape.iter().product();
+    match element_type.byte_len(count) {
+        Some(len) => HostTensor::from_raw(element_type, shape, rng.bytes(len)).unwrap(),
+        None => {
+            let strings = (0..count)
+                .map(|_| {
+                    let n = rng.below(5);
+                    rng.bytes(n)
+                })
+                .collect();
+            HostTensor::from_byte_strings(shape, strings).unwrap()
+        }
+    }
+}
+
+/// Reads element `index` of a packed fixed-width buffer as its bytes
+/// (sub-byte elements as one byte holding the value).
+fn read_element(bytes: &[u8], bits: usize, index: usize) -> Vec<u8> {
+    if bits >= 8 {
+        let w = bits / 8;
+        bytes[index * w..(index + 1) * w].to_vec()
+    } else {
+        let bit = index * bits;
+        vec![(bytes[bit / 8] >> (bit % 8)) & ((1u8 << bits) - 1)]
+    }
+}
+
+fn write_element(bytes: &mut [u8], bits: usize, index: usize, value: &[u8]) {
+    if bits >= 8 {
+        let w = bits / 8;
+        bytes[index * w..(index + 1) * w].copy_from_slice(value);
+    } else {
+        let bit = index * bits;
+        bytes[bit / 8] |= value[0] << (bit % 8);
+    }
+}
+
+/// Row-major strides of `shape`.
+fn strides(shape: &[usize]) -> Vec<usize> {
+    let mut s = vec![1; shape.len()];
+    for i in (0..shape.len().saturating_sub(1)).rev() {
+        s[i] = s[i + 1] * shape[i + 1];
+    }
+    s
+}
+
+/// The oracle: for every output element, compute its multi-index, map it to
+/// the input's multi-index (axis coordinate + start) and copy that element.
+pub fn naive_split(input: &HostTensor, split: &ResolvedSplit) -> Vec<HostTensor> {
+    let shape = input.shape().to_vec();
+    let axis = split.axis();
+    let in_strides = strides(&shape);
+    let mut start = 0;
+    let mut outputs = Vec::new();
+    for (i, &len) in split.lengths().iter().enumerate() {
+        let mut out_shape = shape.clone();
+        out_shape[axis] = len;
+        let out_strides = strides(&out_shape);
+        let count: usize = out_shape.iter().product();
+        let source_index = |flat: usize| -> usize {
+            (0..shape.len())
+                .map(|d| {
+                    let coordinate = flat / out_strides[d] % out_shape[d];
+                    let coordinate = if d == axis {
+                        coordinate + start
+                    } else {
+                        coordinate
+                    };
+                    coordinate * in_strides[d]
+                })
+                .sum()
+        };
+        let final_shape = split.output_shape(i);
+        let tensor = match input.element_type().bit_width() {
+            Some(bits) => {
+                let bits = bits as usize;
+                let src = input.as_bytes().unwrap();
+                let mut out = vec![0u8; (count * bits).div_ceil(8)];
+                for flat in 0..count {
+                    let value = read_element(src, bits, source_index(flat));
+                    write_element(&mut out, bits, flat, &value);
+                }
+                HostTensor::from_raw(input.element_type(), &final_shape, out).unwrap()
+            }
+            None => {
+                let src = input.byte_strings().unwrap();
+                let out = (0..count)
+                    .map(|flat| src[source_index(flat)].clone())
+                    .collect();
+                HostTensor::from_byte_strings(&final_shape, out).unwrap()
+            }
+        };
+        outputs.push(tensor);
+        start += len;
+    }
+    outputs
+}
+
+/// Asserts two output lists are equal bit for bit, naming the first difference.
+pub fn assert_outputs_equal(expected: &[HostTensor], actual: &[HostTensor], context: &str) {
+    assert_eq!(expected.len(), actual.len(), "{context}: output count");
+    for (i, (e, a)) in expected.iter().zip(actual).enumerate() {
+        assert_eq!(
+            e.element_type(),
+            a.element_type(),
+            "{context}: output {i} type"
+        );
+        assert_eq!(e.shape(), a.shape(), "{context}: output {i} shape");
+        assert!(
+            e == a,
+            "{context}: output {i} differs:\n expected {e:?}\n actual   {a:?}"
+        );
+    }
+}
