@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use wgpu_split::host;
-use wgpu_split::onnx::node_test::NodeTest;
+use wgpu_split::onnx::node_test::run_directories;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Device {
@@ -55,24 +55,13 @@ fn main() -> ExitCode {
             "--device gpu/auto needs the GPU path, which this version does not have yet; use --device cpu",
         );
     }
-    let (mut passed, mut failed) = (0, 0);
-    for dir in &dirs {
-        let outcome = NodeTest::load(dir).and_then(|test| test.run(host::split_op));
-        match outcome {
-            Ok(_) => {
-                passed += 1;
-                println!("PASS {}", dir.display());
-            }
-            Err(e) => {
-                failed += 1;
-                println!("FAIL {}: {e}", dir.display());
-            }
+    let mut stdout = std::io::stdout().lock();
+    match run_directories(&dirs, host::split_op, &mut stdout) {
+        Ok(summary) if summary.failed == 0 => ExitCode::SUCCESS,
+        Ok(_) => ExitCode::FAILURE,
+        Err(e) => {
+            eprintln!("error: cannot write results: {e}");
+            ExitCode::FAILURE
         }
-    }
-    println!("{passed} passed, {failed} failed");
-    if failed == 0 {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
     }
 }

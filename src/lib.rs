@@ -46,3 +46,8 @@ pub use semantics::{
     OpenVinoVariadicSplit, Operator, ParamTensor, ParamValues, ResolvedSplit,
 };
 pub use tensor::{HostTensor, NativeElement};
+
+/// The README's examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

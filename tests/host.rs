@@ -104,11 +104,11 @@ fn four_bit_outputs_are_repacked_from_their_own_first_element() {
     assert_eq!(out[1].as_bytes().unwrap(), &[0x32]);
     // 2-bit: four per byte.
     let input =
-        HostTensor::from_raw(ElementType::Int2, &[5], vec![0b11_10_01_00, 0b1111_11_01]).unwrap();
+        HostTensor::from_raw(ElementType::Int2, &[5], vec![0b11_10_01_00, 0b11_11_11_01]).unwrap();
     let split = ResolvedSplit::new(&[5], 0, vec![3, 2], true).unwrap();
     let out = host::split(&input, &split).unwrap();
-    assert_eq!(out[0].as_bytes().unwrap(), &[0b10_01_00]);
-    assert_eq!(out[1].as_bytes().unwrap(), &[0b01_11]);
+    assert_eq!(out[0].as_bytes().unwrap(), &[0b00_10_01_00]);
+    assert_eq!(out[1].as_bytes().unwrap(), &[0b00_00_01_11]);
 }
 
 #[test]

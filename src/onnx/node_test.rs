@@ -3,6 +3,7 @@
 //! and the `onnx_node_test` example; the executor is a parameter, so the same
 //! runner checks the host path and the GPU path.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::{SplitModel, malformed_model, read_sequence, read_tensor};
@@ -101,6 +102,48 @@ impl NodeTest {
         }
         Ok(checked)
     }
+}
+
+/// Pass and fail counts of [`run_directories`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Summary {
+    /// Directories whose every output matched.
+    pub passed: usize,
+    /// Directories that failed to load, run or match.
+    pub failed: usize,
+}
+
+/// Loads and runs each directory, writing `PASS <dir>` or `FAIL <dir>: <reason>`
+/// per directory and a closing `N passed, M failed` line to `out`.
+///
+/// A malformed directory is a `FAIL` line with its reason; nothing panics.
+///
+/// # Errors
+///
+/// Only errors writing to `out`.
+pub fn run_directories<F>(
+    dirs: &[PathBuf],
+    mut execute: F,
+    out: &mut dyn Write,
+) -> std::io::Result<Summary>
+where
+    F: FnMut(&Operator, &HostTensor) -> Result<Vec<HostTensor>>,
+{
+    let mut summary = Summary::default();
+    for dir in dirs {
+        match NodeTest::load(dir).and_then(|test| test.run(&mut execute)) {
+            Ok(_) => {
+                summary.passed += 1;
+                writeln!(out, "PASS {}", dir.display())?;
+            }
+            Err(e) => {
+                summary.failed += 1;
+                writeln!(out, "FAIL {}: {e}", dir.display())?;
+            }
+        }
+    }
+    writeln!(out, "{} passed, {} failed", summary.passed, summary.failed)?;
+    Ok(summary)
 }
 
 fn load_data_set(model: &SplitModel, dir: &Path, name: String) -> Result<DataSet> {
