@@ -335,6 +335,84 @@ pub enum Error {
         /// What is wrong.
         detail: String,
     },
+    // ---- GPU planning and execution -------------------------------------------
+    /// The element type has no fixed-width GPU layout (strings).
+    #[error("{element_type} tensors have no GPU layout; use the host path")]
+    NotOnGpu {
+        /// The element type.
+        element_type: ElementType,
+    },
+    /// A tensor or arena larger than a GPU buffer may be.
+    #[error("the {what} needs {bytes} bytes, more than the device's max_buffer_size of {max}")]
+    TooLargeForDevice {
+        /// `"input"` or `"arena"`.
+        what: &'static str,
+        /// Bytes needed.
+        bytes: u128,
+        /// The device limit.
+        max: u64,
+    },
+    /// A caller's buffer is smaller than the split needs.
+    #[error("the {which} buffer has {size} bytes, but offset {offset} + {needed} bytes are needed")]
+    BufferTooSmall {
+        /// `"input"` or `"arena"`.
+        which: &'static str,
+        /// The buffer's size.
+        size: u64,
+        /// The offset given.
+        offset: u64,
+        /// Bytes needed from the offset on.
+        needed: u64,
+    },
+    /// A caller's buffer lacks a usage flag the split needs.
+    #[error("the {which} buffer lacks usage {missing}")]
+    MissingUsage {
+        /// `"input"`, `"arena"` or `"staging"`.
+        which: &'static str,
+        /// The missing flags, e.g. `"STORAGE"`.
+        missing: String,
+    },
+    /// A buffer offset that the device cannot bind.
+    #[error(
+        "the {which} offset {offset} is not a multiple of {alignment} (min_storage_buffer_offset_alignment)"
+    )]
+    MisalignedOffset {
+        /// `"input"` or `"arena"`.
+        which: &'static str,
+        /// The offset given.
+        offset: u64,
+        /// The required alignment.
+        alignment: u64,
+    },
+    /// The input and the arena are the same buffer.
+    #[error("the input and the arena must be different buffers")]
+    InputIsArena,
+    /// The plan was made for another element type or device than it is used with.
+    #[error("the plan does not fit this call: {detail}")]
+    PlanMismatch {
+        /// What differs.
+        detail: String,
+    },
+    /// No GPU adapter could be found.
+    #[error(
+        "no GPU adapter found ({detail}); on Debian/Ubuntu install Mesa's software Vulkan driver: apt-get install -y mesa-vulkan-drivers"
+    )]
+    NoAdapter {
+        /// What wgpu said.
+        detail: String,
+    },
+    /// The adapter refused the device request.
+    #[error("cannot create a device: {detail}")]
+    RequestDevice {
+        /// What wgpu said.
+        detail: String,
+    },
+    /// A GPU operation failed (validation, mapping, polling, device loss).
+    #[error("GPU operation failed: {detail}")]
+    Gpu {
+        /// What wgpu said.
+        detail: String,
+    },
     /// A conformance check found an output that differs from the expected one.
     #[error("data set {data_set}, output {output}: {detail}")]
     OutputMismatch {

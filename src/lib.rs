@@ -8,7 +8,10 @@
 //!
 //! - [`semantics`]: operators and opsets resolve against an input shape into a
 //!   [`ResolvedSplit`] or a typed [`Error`];
-//! - [`plan`]: pure data derived from a resolved split (runs and offsets);
+//! - [`plan`]: pure data derived from a resolved split: runs, offsets, the
+//!   arena layout, the access unit and the dispatches;
+//! - [`gpu`]: the pipeline cache, parameter upload and `encode` into the
+//!   caller's command encoder, plus a blocking/async convenience path;
 //! - [`host`]: the CPU path, the test oracle and the fallback;
 //! - [`onnx`]: an edge module that reads ONNX models and tensors and feeds
 //!   [`semantics`].
@@ -32,6 +35,7 @@
 
 pub mod element;
 pub mod error;
+pub mod gpu;
 pub mod host;
 pub mod onnx;
 pub mod plan;

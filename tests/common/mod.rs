@@ -161,3 +161,33 @@ pub fn assert_outputs_equal(expected: &[HostTensor], actual: &[HostTensor], cont
         );
     }
 }
+
+/// The shared GPU splitter for tests. A test that needs a GPU calls this and
+/// gets `None` only when `WGPU_SPLIT_ALLOW_NO_GPU=1` is set and no adapter
+/// exists, after printing a visible SKIPPED line; otherwise a missing adapter
+/// fails the test with the fix.
+pub fn gpu(test: &str) -> Option<&'static wgpu_split::gpu::GpuSplitter> {
+    use std::sync::OnceLock;
+    use wgpu_split::gpu::{GpuContext, GpuSplitter};
+    static GPU: OnceLock<Result<GpuSplitter, String>> = OnceLock::new();
+    let result = GPU.get_or_init(|| {
+        GpuContext::new_default()
+            .map(|ctx| {
+                eprintln!("wgpu-split tests: adapter {}", ctx.describe());
+                ctx.splitter()
+            })
+            .map_err(|e| e.to_string())
+    });
+    match result {
+        Ok(splitter) => Some(splitter),
+        Err(e) if std::env::var("WGPU_SPLIT_ALLOW_NO_GPU").as_deref() == Ok("1") => {
+            println!("SKIPPED {test}: {e} (WGPU_SPLIT_ALLOW_NO_GPU=1)");
+            eprintln!("SKIPPED {test}: {e} (WGPU_SPLIT_ALLOW_NO_GPU=1)");
+            None
+        }
+        Err(e) => panic!(
+            "{test} needs a GPU adapter: {e}. Install one (apt-get install -y mesa-vulkan-drivers) \
+             or set WGPU_SPLIT_ALLOW_NO_GPU=1 to skip GPU tests visibly."
+        ),
+    }
+}

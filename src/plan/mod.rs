@@ -1,9 +1,19 @@
 //! Planning: pure data derived from a [`ResolvedSplit`], with no GPU types.
+//! [`RunLayout`] is the split as contiguous runs (used by the host path);
+//! [`SplitPlan`] adds the arena layout, the access unit and the dispatches
+//! for the GPU.
 //!
 //! A split of a row-major tensor along `axis` is a sequence of contiguous
 //! runs: the input is `outer` blocks of `dim * inner` elements, and output `i`
 //! takes `lengths[i] * inner` consecutive elements from every block, at the
 //! same offset in each.
+
+mod dispatch;
+
+pub use dispatch::{
+    AccessUnit, FLAG_ALIGNED, FLAG_PAD, OutputSlot, Pass, PlanLimits, SplitPlan, TableEntry,
+    TableHeader, WORKGROUP_SIZE,
+};
 
 use crate::semantics::ResolvedSplit;
 

@@ -1,0 +1,238 @@
+//! The convenience path for tests and simple users: pick a default adapter,
+//! split a host tensor on the GPU and read the outputs back.
+
+use std::time::Duration;
+
+use super::{BufferRegion, GpuSplitter};
+use crate::error::{Error, Result};
+use crate::host;
+use crate::semantics::{Operator, ResolvedSplit};
+use crate::tensor::HostTensor;
+
+/// How long a readback waits for the GPU before it fails with [`Error::Gpu`]
+/// instead of blocking forever.
+pub const READBACK_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// An instance, adapter, device and queue chosen the default way.
+#[derive(Debug, Clone)]
+pub struct GpuContext {
+    /// The instance.
+    pub instance: wgpu::Instance,
+    /// The adapter.
+    pub adapter: wgpu::Adapter,
+    /// The device, created with the adapter's own limits (so buffers past
+    /// wgpu's 256 MiB default work) and no optional features.
+    pub device: wgpu::Device,
+    /// The queue.
+    pub queue: wgpu::Queue,
+}
+
+impl GpuContext {
+    /// Blocking form of [`GpuContext::request_default`].
+    ///
+    /// # Errors
+    ///
+    /// As [`GpuContext::request_default`].
+    pub fn new_default() -> Result<Self> {
+        pollster::block_on(Self::request_default())
+    }
+
+    /// Picks the default adapter, honouring `WGPU_BACKEND` (e.g. `vulkan`,
+    /// `gl`) and `WGPU_POWER_PREF`, and requests a device with the adapter's
+    /// limits.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NoAdapter`] (its message names `mesa-vulkan-drivers`), or
+    /// [`Error::RequestDevice`].
+    pub async fn request_default() -> Result<Self> {
+        let instance =
+            wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+        let options = wgpu::RequestAdapterOptions {
+            power_preference: wgpu::PowerPreference::from_env().unwrap_or_default(),
+            ..Default::default()
+        };
+        let adapter = instance
+            .request_adapter(&options)
+            .await
+            .map_err(|e| Error::NoAdapter {
+                detail: e.to_string(),
+            })?;
+        let (device, queue) = adapter
+            .request_device(&wgpu::DeviceDescriptor {
+                label: Some("wgpu-split"),
+                required_features: wgpu::Features::empty(),
+                required_limits: adapter.limits(),
+                experimental_features: wgpu::ExperimentalFeatures::disabled(),
+                memory_hints: wgpu::MemoryHints::Performance,
+                trace: wgpu::Trace::Off,
+            })
+            .await
+            .map_err(|e| Error::RequestDevice {
+                detail: e.to_string(),
+            })?;
+        Ok(GpuContext {
+            instance,
+            adapter,
+            device,
+            queue,
+        })
+    }
+
+    /// One line naming the adapter, its backend and device type.
+    pub fn describe(&self) -> String {
+        let info = self.adapter.get_info();
+        format!(
+            "{} ({:?}, {:?}, driver {} {})",
+            info.name, info.backend, info.device_type, info.driver, info.driver_info
+        )
+    }
+
+    /// A splitter for this context's device.
+    pub fn splitter(&self) -> GpuSplitter {
+        GpuSplitter::new(&self.device, &self.queue)
+    }
+}
+
+impl GpuSplitter {
+    /// Resolves `op` for `input` and splits it on the GPU, blocking until the
+    /// outputs are back on the host. Strings go through the host path.
+    ///
+    /// # Errors
+    ///
+    /// Resolution and planning errors, and [`Error::Gpu`] when the device
+    /// fails, is lost or does not finish within [`READBACK_TIMEOUT`].
+    pub fn split(&self, op: &Operator, input: &HostTensor) -> Result<Vec<HostTensor>> {
+        pollster::block_on(self.split_async(op, input))
+    }
+
+    /// Async form of [`GpuSplitter::split`].
+    ///
+    /// On native backends the readback is driven by a blocking
+    /// `Device::poll` inside this future (wgpu delivers `map_async` results
+    /// only from `poll`), bounded by [`READBACK_TIMEOUT`].
+    ///
+    /// # Errors
+    ///
+    /// As [`GpuSplitter::split`].
+    pub async fn split_async(&self, op: &Operator, input: &HostTensor) -> Result<Vec<HostTensor>> {
+        let split = op.resolve(input.shape())?;
+        self.split_resolved_async(&split, input).await
+    }
+
+    /// Blocking split of a resolved split (see [`GpuSplitter::split`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`GpuSplitter::split`], and [`Error::ShapeMismatch`].
+    pub fn split_resolved(
+        &self,
+        split: &ResolvedSplit,
+        input: &HostTensor,
+    ) -> Result<Vec<HostTensor>> {
+        pollster::block_on(self.split_resolved_async(split, input))
+    }
+
+    /// Async split of a resolved split (see [`GpuSplitter::split_async`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`GpuSplitter::split_resolved`].
+    pub async fn split_resolved_async(
+        &self,
+        split: &ResolvedSplit,
+        input: &HostTensor,
+    ) -> Result<Vec<HostTensor>> {
+        if input.element_type().bit_width().is_none() {
+            return host::split(input, split);
+        }
+        if input.shape() != split.input_shape() {
+            return Err(Error::ShapeMismatch {
+                expected: split.input_shape().to_vec(),
+                actual: input.shape().to_vec(),
+            });
+        }
+        let plan = self.plan(split, input.element_type())?;
+        let bytes = if plan.passes().is_empty() {
+            // Nothing to move (every output is empty).
+            vec![0; plan.arena_size() as usize]
+        } else {
+            let input_buffer = self.create_input(input.as_bytes()?);
+            let arena = self.create_arena(&plan);
+            self.run_and_read(&plan, &input_buffer, &arena).await?
+        };
+        plan.outputs()
+            .iter()
+            .map(|slot| {
+                let range = slot.offset as usize..(slot.offset + slot.len) as usize;
+                HostTensor::from_raw(input.element_type(), &slot.shape, bytes[range].to_vec())
+            })
+            .collect()
+    }
+
+    /// Encodes the plan, copies the arena to a staging buffer, submits and
+    /// maps it; returns the arena's bytes.
+    async fn run_and_read(
+        &self,
+        plan: &crate::plan::SplitPlan,
+        input: &wgpu::Buffer,
+        arena: &wgpu::Buffer,
+    ) -> Result<Vec<u8>> {
+        let device = self.device();
+        let size = plan.arena_size();
+        let staging = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("wgpu-split readback"),
+            size,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        // The scope guard must not live across an await (it is !Send), so
+        // everything up to `pop` is synchronous.
+        let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("wgpu-split convenience"),
+        });
+        self.encode(
+            &mut encoder,
+            plan,
+            BufferRegion::whole(input),
+            BufferRegion::whole(arena),
+        )?;
+        encoder.copy_buffer_to_buffer(arena, 0, &staging, 0, size);
+        let index = self.queue().submit([encoder.finish()]);
+        let validation = scope.pop();
+        if let Some(e) = validation.await {
+            return Err(Error::Gpu {
+                detail: e.to_string(),
+            });
+        }
+        let (sender, receiver) = futures_intrusive::channel::shared::oneshot_channel();
+        let slice = staging.slice(..);
+        slice.map_async(wgpu::MapMode::Read, move |result| {
+            // The receiver only goes away if this future was dropped.
+            let _ = sender.send(result);
+        });
+        device
+            .poll(wgpu::PollType::Wait {
+                submission_index: Some(index),
+                timeout: Some(READBACK_TIMEOUT),
+            })
+            .map_err(|e| Error::Gpu {
+                detail: format!("waiting for the split: {e}"),
+            })?;
+        let mapped = receiver.receive().await.ok_or_else(|| Error::Gpu {
+            detail: "the map callback was dropped".to_string(),
+        })?;
+        mapped.map_err(|e| Error::Gpu {
+            detail: format!("mapping the readback buffer: {e}"),
+        })?;
+        let bytes = slice
+            .get_mapped_range()
+            .map_err(|e| Error::Gpu {
+                detail: format!("reading the readback buffer: {e}"),
+            })?
+            .to_vec();
+        staging.unmap();
+        Ok(bytes)
+    }
+}

@@ -1,0 +1,322 @@
+//! GPU execution: a [`GpuSplitter`] owns the cached pipelines and records a
+//! planned split into the caller's command encoder, reading the caller's input
+//! buffer and writing the caller's arena buffer. It submits nothing and reads
+//! nothing back; [`GpuSplitter::split`] is the convenience path that does.
+
+mod convenience;
+
+pub use convenience::{GpuContext, READBACK_TIMEOUT};
+
+use wgpu::util::DeviceExt;
+
+use crate::element::ElementType;
+use crate::error::{Error, Result};
+use crate::plan::{AccessUnit, PlanLimits, SplitPlan};
+use crate::semantics::ResolvedSplit;
+
+/// The WGSL source of the gather shader.
+pub const SHADER_SOURCE: &str = include_str!("../../shaders/split.wgsl");
+
+/// A region of a caller's buffer: the buffer and a byte offset into it.
+#[derive(Debug, Clone, Copy)]
+pub struct BufferRegion<'a> {
+    /// The buffer.
+    pub buffer: &'a wgpu::Buffer,
+    /// Byte offset of the tensor (or arena) inside it.
+    pub offset: u64,
+}
+
+impl<'a> BufferRegion<'a> {
+    /// The whole buffer from offset 0.
+    pub fn whole(buffer: &'a wgpu::Buffer) -> Self {
+        BufferRegion { buffer, offset: 0 }
+    }
+}
+
+/// One compiled entry point with its bind group layout.
+#[derive(Debug)]
+struct Kernel {
+    layout: wgpu::BindGroupLayout,
+    pipeline: wgpu::ComputePipeline,
+    src_binding: u32,
+    dst_binding: u32,
+}
+
+impl Kernel {
+    fn new(
+        device: &wgpu::Device,
+        module: &wgpu::ShaderModule,
+        entry: &str,
+        src: u32,
+        dst: u32,
+    ) -> Self {
+        let storage = |binding, read_only| wgpu::BindGroupLayoutEntry {
+            binding,
+            visibility: wgpu::ShaderStages::COMPUTE,
+            ty: wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Storage { read_only },
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            count: None,
+        };
+        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some(entry),
+            entries: &[storage(0, true), storage(src, true), storage(dst, false)],
+        });
+        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some(entry),
+            bind_group_layouts: &[Some(&layout)],
+            immediate_size: 0,
+        });
+        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some(entry),
+            layout: Some(&pipeline_layout),
+            module,
+            entry_point: Some(entry),
+            compilation_options: wgpu::PipelineCompilationOptions::default(),
+            cache: None,
+        });
+        Kernel {
+            layout,
+            pipeline,
+            src_binding: src,
+            dst_binding: dst,
+        }
+    }
+}
+
+/// Splits tensors that live in GPU buffers.
+///
+/// Built once per device; it caches the shader module, bind group layouts and
+/// pipelines, and is `Send + Sync`, so one splitter serves every thread.
+///
+/// # Examples
+///
+/// ```no_run
+/// use wgpu_split::gpu::{BufferRegion, GpuContext, GpuSplitter};
+/// use wgpu_split::{ElementType, OnnxSplit};
+///
+/// let ctx = GpuContext::new_default()?;
+/// let splitter = GpuSplitter::new(&ctx.device, &ctx.queue);
+/// let split = OnnxSplit::new(18, 2).axis(1).num_outputs(2).resolve(&[64, 10])?;
+/// let plan = splitter.plan(&split, ElementType::Float16)?;
+/// # let input = splitter.create_arena(&plan);
+/// let arena = splitter.create_arena(&plan);
+/// let mut encoder = ctx.device.create_command_encoder(&Default::default());
+/// splitter.encode(&mut encoder, &plan, BufferRegion::whole(&input), BufferRegion::whole(&arena))?;
+/// ctx.queue.submit([encoder.finish()]);
+/// // Output 1 lives at plan.outputs()[1].range() inside `arena`.
+/// # Ok::<(), wgpu_split::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct GpuSplitter {
+    device: wgpu::Device,
+    queue: wgpu::Queue,
+    limits: PlanLimits,
+    words: Kernel,
+    vec4: Kernel,
+}
+
+impl GpuSplitter {
+    /// Compiles the gather shader for `device` (handles are cloned; wgpu
+    /// devices are reference-counted).
+    pub fn new(device: &wgpu::Device, queue: &wgpu::Queue) -> Self {
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("wgpu-split gather"),
+            source: wgpu::ShaderSource::Wgsl(SHADER_SOURCE.into()),
+        });
+        let l = device.limits();
+        GpuSplitter {
+            device: device.clone(),
+            queue: queue.clone(),
+            limits: PlanLimits {
+                min_storage_buffer_offset_alignment: l.min_storage_buffer_offset_alignment,
+                max_storage_buffer_binding_size: l.max_storage_buffer_binding_size,
+                max_buffer_size: l.max_buffer_size,
+                max_compute_workgroups_per_dimension: l.max_compute_workgroups_per_dimension,
+            },
+            words: Kernel::new(device, &module, "split_words", 1, 2),
+            vec4: Kernel::new(device, &module, "split_vec4", 3, 4),
+        }
+    }
+
+    /// The device.
+    pub fn device(&self) -> &wgpu::Device {
+        &self.device
+    }
+
+    /// The queue.
+    pub fn queue(&self) -> &wgpu::Queue {
+        &self.queue
+    }
+
+    /// The device limits plans are made for.
+    pub fn plan_limits(&self) -> &PlanLimits {
+        &self.limits
+    }
+
+    /// Plans `split` of an `element_type` tensor for this device.
+    ///
+    /// # Errors
+    ///
+    /// The errors of [`SplitPlan::new`].
+    pub fn plan(&self, split: &ResolvedSplit, element_type: ElementType) -> Result<SplitPlan> {
+        SplitPlan::new(split, element_type, &self.limits)
+    }
+
+    /// A buffer of [`SplitPlan::arena_size`] bytes (at least 4) with the
+    /// usages the split and a readback need (`STORAGE | COPY_SRC | COPY_DST`).
+    pub fn create_arena(&self, plan: &SplitPlan) -> wgpu::Buffer {
+        self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("wgpu-split arena"),
+            size: plan.arena_size().max(4),
+            usage: wgpu::BufferUsages::STORAGE
+                | wgpu::BufferUsages::COPY_SRC
+                | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        })
+    }
+
+    /// A storage buffer holding `bytes`, padded with zeros to a multiple of 4
+    /// (`STORAGE | COPY_SRC | COPY_DST`).
+    pub fn create_input(&self, bytes: &[u8]) -> wgpu::Buffer {
+        let mut contents = bytes.to_vec();
+        contents.resize(bytes.len().div_ceil(4).max(1) * 4, 0);
+        self.device
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("wgpu-split input"),
+                contents: &contents,
+                usage: wgpu::BufferUsages::STORAGE
+                    | wgpu::BufferUsages::COPY_SRC
+                    | wgpu::BufferUsages::COPY_DST,
+            })
+    }
+
+    /// Records the split into `encoder`: reads `input` (the packed tensor,
+    /// [`SplitPlan::input_binding_bytes`] bytes from its offset) and writes every
+    /// output into `arena` at its [`SplitPlan::outputs`] offset. Records
+    /// [`SplitPlan::dispatch_count`] dispatches, each in its own compute pass;
+    /// submits nothing.
+    ///
+    /// # Errors
+    ///
+    /// Caught before wgpu sees them: [`Error::PlanMismatch`] for a plan made
+    /// for other limits, [`Error::InputIsArena`], [`Error::MissingUsage`]
+    /// (both need `STORAGE`), [`Error::MisalignedOffset`] (offsets must be
+    /// multiples of `min_storage_buffer_offset_alignment`),
+    /// [`Error::BufferTooSmall`].
+    pub fn encode(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        plan: &SplitPlan,
+        input: BufferRegion<'_>,
+        arena: BufferRegion<'_>,
+    ) -> Result<()> {
+        self.check(plan, input, arena)?;
+        if plan.passes().is_empty() {
+            return Ok(());
+        }
+        let table = self
+            .device
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("wgpu-split table"),
+                contents: plan.table(),
+                usage: wgpu::BufferUsages::STORAGE,
+            });
+        let kernel = match plan.unit() {
+            AccessUnit::Vec4 => &self.vec4,
+            AccessUnit::Word => &self.words,
+        };
+        for pass in plan.passes() {
+            let binding = |buffer, offset, range: &std::ops::Range<u64>| {
+                wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                    buffer,
+                    offset: offset + range.start,
+                    size: wgpu::BufferSize::new(range.end - range.start),
+                })
+            };
+            let bind_group = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("wgpu-split pass"),
+                layout: &kernel.layout,
+                entries: &[
+                    wgpu::BindGroupEntry {
+                        binding: 0,
+                        resource: binding(&table, 0, &pass.table),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: kernel.src_binding,
+                        resource: binding(input.buffer, input.offset, &pass.src_window),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: kernel.dst_binding,
+                        resource: binding(arena.buffer, arena.offset, &pass.dst_window),
+                    },
+                ],
+            });
+            // One compute pass per dispatch: a later pass may complete words an
+            // earlier one started, and pass boundaries order the storage writes.
+            let mut cpass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("wgpu-split"),
+                timestamp_writes: None,
+            });
+            cpass.set_pipeline(&kernel.pipeline);
+            cpass.set_bind_group(0, &bind_group, &[]);
+            cpass.dispatch_workgroups(pass.workgroups[0], pass.workgroups[1], 1);
+        }
+        Ok(())
+    }
+
+    fn check(
+        &self,
+        plan: &SplitPlan,
+        input: BufferRegion<'_>,
+        arena: BufferRegion<'_>,
+    ) -> Result<()> {
+        if plan.limits() != &self.limits {
+            return Err(Error::PlanMismatch {
+                detail: format!(
+                    "planned for {:?}, this device has {:?}",
+                    plan.limits(),
+                    self.limits
+                ),
+            });
+        }
+        if input.buffer == arena.buffer {
+            return Err(Error::InputIsArena);
+        }
+        let alignment = u64::from(self.limits.min_storage_buffer_offset_alignment);
+        for (which, region, needed) in [
+            ("input", input, plan.input_binding_bytes()),
+            ("arena", arena, plan.arena_size()),
+        ] {
+            if !region.buffer.usage().contains(wgpu::BufferUsages::STORAGE) {
+                return Err(Error::MissingUsage {
+                    which,
+                    missing: "STORAGE".to_string(),
+                });
+            }
+            if region.offset % alignment != 0 {
+                return Err(Error::MisalignedOffset {
+                    which,
+                    offset: region.offset,
+                    alignment,
+                });
+            }
+            let size = region.buffer.size();
+            if region
+                .offset
+                .checked_add(needed)
+                .is_none_or(|end| end > size)
+            {
+                return Err(Error::BufferTooSmall {
+                    which,
+                    size,
+                    offset: region.offset,
+                    needed,
+                });
+            }
+        }
+        Ok(())
+    }
+}
