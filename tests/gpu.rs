@@ -1,29 +1,561 @@
-//! The GPU path against the host path, byte for byte.
+//! The GPU path against the host path and the naive oracle, byte for byte:
+//! every width, ranks 1 to 6, every axis, zero-length outputs, zero-size
+//! inputs, odd sizes, mid-word runs, many outputs, multi-pass plans, 2-D
+//! grids, a tensor above the 128 MiB binding limit, and random problems.
 
 mod common;
 
 use common::{Rng, assert_outputs_equal, gpu, naive_split, random_tensor};
-use wgpu_split::{ElementType, ResolvedSplit, host};
+use proptest::prelude::*;
+use wgpu_split::plan::{AccessUnit, PlanLimits};
+use wgpu_split::{
+    ElementType, Error, HostTensor, OnnxSplit, OnnxSplitToSequence, Operator, ResolvedSplit, host,
+};
+
+/// Splits on the GPU and compares with the host path (and, for small
+/// tensors, the naive oracle).
+fn check(
+    gpu: &wgpu_split::gpu::GpuSplitter,
+    input: &HostTensor,
+    split: &ResolvedSplit,
+    context: &str,
+) {
+    let actual = gpu
+        .split_resolved(split, input)
+        .unwrap_or_else(|e| panic!("{context}: {e}"));
+    let expected = host::split(input, split).unwrap();
+    assert_outputs_equal(&expected, &actual, context);
+    if input.len() <= 4096 {
+        assert_outputs_equal(&naive_split(input, split), &actual, context);
+    }
+}
 
 #[test]
-fn smoke_every_type() {
-    let Some(gpu) = gpu("smoke_every_type") else {
+fn every_width_rank_and_axis() {
+    let Some(gpu) = gpu("every_width_rank_and_axis") else {
         return;
     };
-    let mut rng = Rng::new(5);
-    for element_type in ElementType::ALL {
-        let shape = [3, 7, 5];
-        let input = random_tensor(&mut rng, element_type, &shape);
-        for axis in 0..3 {
-            let lengths = rng.lengths(shape[axis], 3);
-            let split = ResolvedSplit::new(&shape, axis, lengths, true).unwrap();
-            let actual = gpu.split_resolved(&split, &input).unwrap();
-            assert_outputs_equal(
-                &naive_split(&input, &split),
-                &actual,
-                &format!("{element_type} axis {axis} {:?}", split.lengths()),
-            );
-            assert_outputs_equal(&host::split(&input, &split).unwrap(), &actual, "host");
+    let mut rng = Rng::new(21);
+    // One type per width, and the sub-byte and 8-bit float variants.
+    let types = [
+        ElementType::Int2,
+        ElementType::Int4,
+        ElementType::Float4E2M1,
+        ElementType::Uint8,
+        ElementType::Float8E5M2,
+        ElementType::Float16,
+        ElementType::Float,
+        ElementType::Double,
+        ElementType::Complex128,
+    ];
+    let mut cases = 0;
+    for element_type in types {
+        for rank in 1..=6 {
+            for axis in 0..rank {
+                let shape: Vec<usize> = (0..rank)
+                    .map(|d| {
+                        if d == axis {
+                            2 + rng.below(9)
+                        } else {
+                            1 + rng.below(4)
+                        }
+                    })
+                    .collect();
+                let count = 1 + rng.below(4);
+                let lengths = rng.lengths(shape[axis], count);
+                // Negative axes resolve to the same split.
+                let negative = axis as i64 - rank as i64;
+                let op = OnnxSplit::new(13, lengths.len())
+                    .axis(negative)
+                    .split_input(wgpu_split::ParamTensor::int64_1d(
+                        &lengths.iter().map(|&l| l as i64).collect::<Vec<_>>(),
+                    ));
+                let split = op.resolve(&shape).unwrap();
+                assert_eq!(split.axis(), axis);
+                let input = random_tensor(&mut rng, element_type, &shape);
+                check(
+                    gpu,
+                    &input,
+                    &split,
+                    &format!("{element_type} {shape:?} axis {negative} {lengths:?}"),
+                );
+                cases += 1;
+            }
         }
+    }
+    assert_eq!(cases, 9 * 21);
+}
+
+#[test]
+fn every_element_type_including_strings() {
+    let Some(gpu) = gpu("every_element_type_including_strings") else {
+        return;
+    };
+    let mut rng = Rng::new(22);
+    for element_type in ElementType::ALL {
+        let shape = [5, 9];
+        let input = random_tensor(&mut rng, element_type, &shape);
+        let split = ResolvedSplit::new(&shape, 1, vec![2, 0, 4, 3], true).unwrap();
+        check(gpu, &input, &split, &format!("{element_type}"));
+    }
+}
+
+#[test]
+fn zero_length_outputs_and_zero_size_inputs() {
+    let Some(gpu) = gpu("zero_length_outputs_and_zero_size_inputs") else {
+        return;
+    };
+    let mut rng = Rng::new(23);
+    for element_type in [
+        ElementType::Int4,
+        ElementType::Uint8,
+        ElementType::Float,
+        ElementType::Complex64,
+    ] {
+        let input = random_tensor(&mut rng, element_type, &[4, 6]);
+        let split = ResolvedSplit::new(&[4, 6], 1, vec![0, 6, 0], true).unwrap();
+        check(gpu, &input, &split, &format!("{element_type} zero-length"));
+        let empty = random_tensor(&mut rng, element_type, &[0, 6]);
+        let split = ResolvedSplit::new(&[0, 6], 1, vec![3, 3], true).unwrap();
+        check(gpu, &empty, &split, &format!("{element_type} zero-size"));
+        assert_eq!(gpu.plan(&split, element_type).unwrap().dispatch_count(), 0);
+    }
+    // An empty sequence.
+    let input = random_tensor(&mut rng, ElementType::Float, &[0, 3]);
+    let out = gpu
+        .split(&OnnxSplitToSequence::new(11).into(), &input)
+        .unwrap();
+    assert!(out.is_empty());
+}
+
+#[test]
+fn odd_sizes_and_runs_that_start_and_end_mid_word() {
+    let Some(gpu) = gpu("odd_sizes_and_runs_that_start_and_end_mid_word") else {
+        return;
+    };
+    let mut rng = Rng::new(24);
+    // Sizes that are not multiples of the workgroup (256) or of a word.
+    for (element_type, shape, axis, lengths) in [
+        (ElementType::Uint8, vec![257, 1027], 1, vec![1, 513, 513]),
+        (ElementType::Int4, vec![333, 41], 1, vec![7, 1, 33]),
+        (ElementType::Uint2, vec![17, 3, 23], 2, vec![5, 11, 7]),
+        (ElementType::Float16, vec![1001, 6], 1, vec![1, 2, 3]),
+        (ElementType::Bool, vec![3, 5, 7, 11], 3, vec![3, 3, 5]),
+        (ElementType::Int16, vec![999], 0, vec![1, 997, 1]),
+        (ElementType::Float, vec![255, 3], 0, vec![100, 155]),
+    ] {
+        let input = random_tensor(&mut rng, element_type, &shape);
+        let split = ResolvedSplit::new(&shape, axis, lengths, true).unwrap();
+        check(gpu, &input, &split, &format!("{element_type} {shape:?}"));
+    }
+}
+
+#[test]
+fn the_plan_picks_vec4_when_everything_is_128_bit_aligned() {
+    let Some(gpu) = gpu("the_plan_picks_vec4_when_everything_is_128_bit_aligned") else {
+        return;
+    };
+    let mut rng = Rng::new(25);
+    let input = random_tensor(&mut rng, ElementType::Float, &[6, 64]);
+    let split = ResolvedSplit::new(&[6, 64], 1, vec![16, 32, 16], true).unwrap();
+    assert_eq!(
+        gpu.plan(&split, ElementType::Float).unwrap().unit(),
+        AccessUnit::Vec4
+    );
+    check(gpu, &input, &split, "vec4");
+    let split = ResolvedSplit::new(&[6, 64], 1, vec![17, 31, 16], true).unwrap();
+    assert_eq!(
+        gpu.plan(&split, ElementType::Float).unwrap().unit(),
+        AccessUnit::Word
+    );
+    check(gpu, &input, &split, "word");
+}
+
+#[test]
+fn ten_thousand_outputs_in_one_dispatch() {
+    let Some(gpu) = gpu("ten_thousand_outputs_in_one_dispatch") else {
+        return;
+    };
+    let mut rng = Rng::new(26);
+    let input = random_tensor(&mut rng, ElementType::Float16, &[3, 10_000]);
+    let op: Operator = OnnxSplitToSequence::new(11).axis(1).keepdims(0).into();
+    let split = op.resolve(input.shape()).unwrap();
+    assert_eq!(split.output_count(), 10_000);
+    let plan = gpu.plan(&split, ElementType::Float16).unwrap();
+    assert_eq!(plan.dispatch_count(), 1);
+    check(gpu, &input, &split, "10,000 outputs");
+    // 100,000 outputs: the table is 4.8 MB, far past the 64 KiB uniform limit;
+    // it lives in a storage buffer, still one dispatch.
+    let input = random_tensor(&mut rng, ElementType::Uint8, &[100_000]);
+    let split = OnnxSplitToSequence::new(11).resolve(input.shape()).unwrap();
+    let plan = gpu.plan(&split, ElementType::Uint8).unwrap();
+    assert_eq!(plan.dispatch_count(), 1);
+    assert!(plan.table().len() > 64 << 10);
+    check(gpu, &input, &split, "100,000 outputs");
+}
+
+/// Limits with tiny windows force multi-pass plans on small tensors.
+fn tiny(window: u64, max_groups: u32) -> PlanLimits {
+    PlanLimits {
+        min_storage_buffer_offset_alignment: 256,
+        max_storage_buffer_binding_size: window,
+        max_buffer_size: 256 << 20,
+        max_compute_workgroups_per_dimension: max_groups,
+    }
+}
+
+#[test]
+fn multi_pass_plans_with_small_windows_are_exact() {
+    let Some(gpu) = gpu("multi_pass_plans_with_small_windows_are_exact") else {
+        return;
+    };
+    let mut rng = Rng::new(27);
+    for (element_type, shape, axis, lengths, window) in [
+        // Rows per chunk (several blocks fit in a window).
+        (ElementType::Float, vec![64, 100], 1, vec![30, 70], 4096),
+        (ElementType::Int4, vec![300, 37], 1, vec![5, 32], 2048),
+        // Chunks that start mid-run (non-zero run phase).
+        (ElementType::Int4, vec![400, 20], 1, vec![9, 11], 2048),
+        // Blocks larger than a window: chunks inside runs, mid-word run ends.
+        (
+            ElementType::Uint8,
+            vec![3, 9001],
+            1,
+            vec![4500, 1, 4500],
+            2048,
+        ),
+        (
+            ElementType::Int4,
+            vec![2, 20001],
+            1,
+            vec![9999, 10002],
+            2048,
+        ),
+        (
+            ElementType::Uint2,
+            vec![3, 30001],
+            1,
+            vec![15001, 15000],
+            2048,
+        ),
+        (
+            ElementType::Float16,
+            vec![4, 5003],
+            1,
+            vec![2500, 2503],
+            2048,
+        ),
+        (ElementType::Float, vec![40000], 0, vec![10000, 30000], 4096),
+        (
+            ElementType::Complex128,
+            vec![5, 300],
+            1,
+            vec![100, 200],
+            4096,
+        ),
+    ] {
+        let input = random_tensor(&mut rng, element_type, &shape);
+        let split = ResolvedSplit::new(&shape, axis, lengths, true).unwrap();
+        let plan = gpu
+            .plan_with_limits(&split, element_type, &tiny(window, 65535))
+            .unwrap();
+        assert!(
+            plan.dispatch_count() > 1,
+            "{element_type} {shape:?} should need several passes"
+        );
+        let actual = gpu.run_plan(&plan, &input).unwrap();
+        let context = format!(
+            "{element_type} {shape:?} window {window}: {} passes",
+            plan.dispatch_count()
+        );
+        assert_outputs_equal(&host::split(&input, &split).unwrap(), &actual, &context);
+    }
+}
+
+#[test]
+fn two_dimensional_grids_past_the_workgroup_limit() {
+    let Some(gpu) = gpu("two_dimensional_grids_past_the_workgroup_limit") else {
+        return;
+    };
+    let mut rng = Rng::new(28);
+    // With at most 7 workgroups per dimension, 100,003 words need a 2-D grid.
+    let input = random_tensor(&mut rng, ElementType::Uint8, &[400_012]);
+    let split = ResolvedSplit::new(&[400_012], 0, vec![200_001, 200_011], true).unwrap();
+    let limits = PlanLimits {
+        max_compute_workgroups_per_dimension: 7,
+        ..*gpu.plan_limits()
+    };
+    let plan = gpu.plan_with_limits(&split, ElementType::Uint8, &limits);
+    // 100,003 words / 256 = 391 groups > 7 * 7: too many for a 2-D grid of 7s,
+    // so the real check uses a larger per-dimension limit.
+    assert!(plan.is_ok());
+    let limits = PlanLimits {
+        max_compute_workgroups_per_dimension: 100,
+        ..*gpu.plan_limits()
+    };
+    let plan = gpu
+        .plan_with_limits(&split, ElementType::Uint8, &limits)
+        .unwrap();
+    let [x, y] = plan.passes()[0].workgroups;
+    assert!(y > 1 && x <= 100, "grid {x} x {y}");
+    assert!(
+        u64::from(x) * u64::from(y) * 256
+            < u64::from(plan.passes()[0].invocations) + u64::from(y) * 256
+    );
+    let actual = gpu.run_plan(&plan, &input).unwrap();
+    assert_outputs_equal(&host::split(&input, &split).unwrap(), &actual, "2-D grid");
+}
+
+#[test]
+fn a_tensor_above_the_binding_limit() {
+    let Some(gpu) = gpu("a_tensor_above_the_binding_limit") else {
+        return;
+    };
+    let binding = gpu.plan_limits().max_storage_buffer_binding_size;
+    // 144 MiB of u32 (above lavapipe's 128 MiB binding limit), split unevenly
+    // on the last axis so runs are not vec4-aligned.
+    let rows = 4608;
+    let cols = 8192;
+    let bytes = rows * cols * 4;
+    assert!(
+        bytes as u64 > binding.min(128 << 20),
+        "the test tensor must exceed the binding limit"
+    );
+    let mut rng = Rng::new(29);
+    let data: Vec<u32> = (0..rows * cols).map(|_| rng.next_u64() as u32).collect();
+    let input = HostTensor::from_slice(&[rows, cols], &data).unwrap();
+    let split = ResolvedSplit::new(&[rows, cols], 1, vec![4095, 1, 4096], true).unwrap();
+    let plan = gpu.plan(&split, ElementType::Uint32).unwrap();
+    assert!(plan.dispatch_count() > 1);
+    check(gpu, &input, &split, "144 MiB");
+    // And on axis 0, where every output is one contiguous range.
+    let split = ResolvedSplit::new(&[rows, cols], 0, vec![1, rows - 1], true).unwrap();
+    check(gpu, &input, &split, "144 MiB axis 0");
+}
+
+#[test]
+fn misuse_is_a_typed_error_before_wgpu_sees_it() {
+    let Some(gpu) = gpu("misuse_is_a_typed_error_before_wgpu_sees_it") else {
+        return;
+    };
+    use wgpu_split::gpu::BufferRegion;
+    let split = ResolvedSplit::new(&[4, 8], 1, vec![3, 5], true).unwrap();
+    let plan = gpu.plan(&split, ElementType::Float).unwrap();
+    let input = gpu.create_input(&[0u8; 128]);
+    let arena = gpu.create_arena(&plan);
+    let device = gpu.device();
+    let mut encoder = device.create_command_encoder(&Default::default());
+    let small = device.create_buffer(&wgpu::BufferDescriptor {
+        label: None,
+        size: 64,
+        usage: wgpu::BufferUsages::STORAGE,
+        mapped_at_creation: false,
+    });
+    let no_storage = device.create_buffer(&wgpu::BufferDescriptor {
+        label: None,
+        size: 4096,
+        usage: wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let whole = BufferRegion::whole;
+    let e = gpu
+        .encode(&mut encoder, &plan, whole(&small), whole(&arena))
+        .unwrap_err();
+    assert!(
+        matches!(
+            e,
+            Error::BufferTooSmall {
+                which: "input",
+                needed: 128,
+                ..
+            }
+        ),
+        "{e}"
+    );
+    let e = gpu
+        .encode(&mut encoder, &plan, whole(&input), whole(&small))
+        .unwrap_err();
+    assert!(
+        matches!(e, Error::BufferTooSmall { which: "arena", .. }),
+        "{e}"
+    );
+    let e = gpu
+        .encode(&mut encoder, &plan, whole(&no_storage), whole(&arena))
+        .unwrap_err();
+    assert!(
+        matches!(e, Error::MissingUsage { which: "input", .. }),
+        "{e}"
+    );
+    let e = gpu
+        .encode(&mut encoder, &plan, whole(&input), whole(&input))
+        .unwrap_err();
+    assert_eq!(e, Error::InputIsArena);
+    let odd = BufferRegion {
+        buffer: &input,
+        offset: 4,
+    };
+    let e = gpu
+        .encode(&mut encoder, &plan, odd, whole(&arena))
+        .unwrap_err();
+    assert!(
+        matches!(
+            e,
+            Error::MisalignedOffset {
+                which: "input",
+                offset: 4,
+                ..
+            }
+        ),
+        "{e}"
+    );
+    let strict = PlanLimits {
+        max_storage_buffer_binding_size: u64::MAX,
+        ..*gpu.plan_limits()
+    };
+    assert!(matches!(
+        gpu.plan_with_limits(&split, ElementType::Float, &strict),
+        Err(Error::PlanMismatch { .. })
+    ));
+    assert!(matches!(
+        gpu.plan(&split, ElementType::String),
+        Err(Error::NotOnGpu { .. })
+    ));
+    let wrong = HostTensor::from_slice(&[32], &[0f32; 32]).unwrap();
+    assert!(matches!(
+        gpu.run_plan(&plan, &wrong),
+        Err(Error::PlanMismatch { .. })
+    ));
+    assert!(matches!(
+        gpu.split_resolved(&split, &wrong),
+        Err(Error::ShapeMismatch { .. })
+    ));
+    // Nothing was recorded by the failed calls; the encoder is still usable.
+    gpu.encode(&mut encoder, &plan, whole(&input), whole(&arena))
+        .unwrap();
+    gpu.queue().submit([encoder.finish()]);
+}
+
+#[test]
+fn encode_at_offsets_inside_shared_buffers() {
+    let Some(gpu) = gpu("encode_at_offsets_inside_shared_buffers") else {
+        return;
+    };
+    use wgpu_split::gpu::BufferRegion;
+    let mut rng = Rng::new(30);
+    let input = random_tensor(&mut rng, ElementType::Int4, &[7, 9]);
+    let split = ResolvedSplit::new(&[7, 9], 1, vec![4, 5], true).unwrap();
+    let plan = gpu.plan(&split, ElementType::Int4).unwrap();
+    let align = u64::from(gpu.plan_limits().min_storage_buffer_offset_alignment);
+    // The input sits at offset 3*align of a larger buffer, the arena at 2*align.
+    let mut padded = rng.bytes(3 * align as usize);
+    padded.extend_from_slice(input.as_bytes().unwrap());
+    padded.extend_from_slice(&rng.bytes(64));
+    let input_buffer = gpu.create_input(&padded);
+    let arena = gpu.device().create_buffer(&wgpu::BufferDescriptor {
+        label: None,
+        size: 2 * align + plan.arena_size() + 64,
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        mapped_at_creation: false,
+    });
+    let staging = gpu.device().create_buffer(&wgpu::BufferDescriptor {
+        label: None,
+        size: arena.size(),
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let mut encoder = gpu.device().create_command_encoder(&Default::default());
+    gpu.encode(
+        &mut encoder,
+        &plan,
+        BufferRegion {
+            buffer: &input_buffer,
+            offset: 3 * align,
+        },
+        BufferRegion {
+            buffer: &arena,
+            offset: 2 * align,
+        },
+    )
+    .unwrap();
+    encoder.copy_buffer_to_buffer(&arena, 0, &staging, 0, arena.size());
+    gpu.queue().submit([encoder.finish()]);
+    staging
+        .slice(..)
+        .map_async(wgpu::MapMode::Read, |r| r.unwrap());
+    gpu.device()
+        .poll(wgpu::PollType::wait_indefinitely())
+        .unwrap();
+    let bytes = staging.slice(..).get_mapped_range().unwrap().to_vec();
+    let expected = host::split(&input, &split).unwrap();
+    for (slot, e) in plan.outputs().iter().zip(&expected) {
+        let start = (2 * align + slot.offset) as usize;
+        assert_eq!(
+            &bytes[start..start + slot.len as usize],
+            e.as_bytes().unwrap()
+        );
+    }
+}
+
+#[test]
+fn the_async_api_matches_the_blocking_one() {
+    let Some(gpu) = gpu("the_async_api_matches_the_blocking_one") else {
+        return;
+    };
+    let mut rng = Rng::new(31);
+    let input = random_tensor(&mut rng, ElementType::BFloat16, &[5, 12]);
+    let op: Operator = OnnxSplit::new(18, 3).axis(1).num_outputs(3).into();
+    let blocking = gpu.split(&op, &input).unwrap();
+    let asynchronous = pollster::block_on(gpu.split_async(&op, &input)).unwrap();
+    assert_eq!(blocking, asynchronous);
+    assert_outputs_equal(&host::split_op(&op, &input).unwrap(), &blocking, "async");
+}
+
+#[test]
+fn the_splitter_is_send_and_sync_and_shared_across_threads() {
+    fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<wgpu_split::gpu::GpuSplitter>();
+    let Some(gpu) = gpu("the_splitter_is_send_and_sync_and_shared_across_threads") else {
+        return;
+    };
+    std::thread::scope(|s| {
+        for t in 0..4u64 {
+            s.spawn(move || {
+                let mut rng = Rng::new(100 + t);
+                for _ in 0..5 {
+                    let input = random_tensor(&mut rng, ElementType::Int16, &[9, 13]);
+                    let lengths = rng.lengths(13, 3);
+                    let split = ResolvedSplit::new(&[9, 13], 1, lengths, true).unwrap();
+                    check(gpu, &input, &split, "thread");
+                }
+            });
+        }
+    });
+}
+
+fn problem() -> impl Strategy<Value = (usize, Vec<usize>, usize, usize, u64)> {
+    (
+        0..ElementType::ALL.len(),
+        prop::collection::vec(0usize..9, 1..=6),
+        any::<u64>(),
+    )
+        .prop_flat_map(|(t, shape, seed)| {
+            let rank = shape.len();
+            (Just(t), Just(shape), 0..rank, 1usize..7, Just(seed))
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn random_problems_match_the_host_path((t, shape, axis, count, seed) in problem()) {
+        let Some(gpu) = gpu("random_problems_match_the_host_path") else { return Ok(()) };
+        let element_type = ElementType::ALL[t];
+        let mut rng = Rng::new(seed);
+        let lengths = rng.lengths(shape[axis], count);
+        let input = random_tensor(&mut rng, element_type, &shape);
+        let split = ResolvedSplit::new(&shape, axis, lengths, true).unwrap();
+        let actual = gpu.split_resolved(&split, &input).unwrap();
+        prop_assert_eq!(naive_split(&input, &split), actual);
     }
 }

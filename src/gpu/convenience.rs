@@ -6,6 +6,7 @@ use std::time::Duration;
 use super::{BufferRegion, GpuSplitter};
 use crate::error::{Error, Result};
 use crate::host;
+use crate::plan::SplitPlan;
 use crate::semantics::{Operator, ResolvedSplit};
 use crate::tensor::HostTensor;
 
@@ -153,13 +154,47 @@ impl GpuSplitter {
             });
         }
         let plan = self.plan(split, input.element_type())?;
+        self.run_plan_async(&plan, input).await
+    }
+
+    /// Executes a ready plan on `input` and reads the outputs back, blocking.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::PlanMismatch`] when `input`'s type or shape is not the plan's,
+    /// and the errors of [`GpuSplitter::split`].
+    pub fn run_plan(&self, plan: &SplitPlan, input: &HostTensor) -> Result<Vec<HostTensor>> {
+        pollster::block_on(self.run_plan_async(plan, input))
+    }
+
+    /// Async form of [`GpuSplitter::run_plan`].
+    ///
+    /// # Errors
+    ///
+    /// As [`GpuSplitter::run_plan`].
+    pub async fn run_plan_async(
+        &self,
+        plan: &SplitPlan,
+        input: &HostTensor,
+    ) -> Result<Vec<HostTensor>> {
+        if input.element_type() != plan.element_type() || input.shape() != plan.input_shape() {
+            return Err(Error::PlanMismatch {
+                detail: format!(
+                    "planned for {} {:?}, given {} {:?}",
+                    plan.element_type(),
+                    plan.input_shape(),
+                    input.element_type(),
+                    input.shape()
+                ),
+            });
+        }
         let bytes = if plan.passes().is_empty() {
             // Nothing to move (every output is empty).
             vec![0; plan.arena_size() as usize]
         } else {
             let input_buffer = self.create_input(input.as_bytes()?);
-            let arena = self.create_arena(&plan);
-            self.run_and_read(&plan, &input_buffer, &arena).await?
+            let arena = self.create_arena(plan);
+            self.run_and_read(plan, &input_buffer, &arena).await?
         };
         plan.outputs()
             .iter()
@@ -174,7 +209,7 @@ impl GpuSplitter {
     /// maps it; returns the arena's bytes.
     async fn run_and_read(
         &self,
-        plan: &crate::plan::SplitPlan,
+        plan: &SplitPlan,
         input: &wgpu::Buffer,
         arena: &wgpu::Buffer,
     ) -> Result<Vec<u8>> {

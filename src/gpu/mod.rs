@@ -165,6 +165,28 @@ impl GpuSplitter {
         SplitPlan::new(split, element_type, &self.limits)
     }
 
+    /// Plans with limits stricter than the device's (smaller windows, fewer
+    /// workgroups per dimension), e.g. to exercise multi-pass plans on small
+    /// tensors.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::PlanMismatch`] when `limits` does not fit within the device's,
+    /// and the errors of [`SplitPlan::new`].
+    pub fn plan_with_limits(
+        &self,
+        split: &ResolvedSplit,
+        element_type: ElementType,
+        limits: &PlanLimits,
+    ) -> Result<SplitPlan> {
+        if !limits.fits_within(&self.limits) {
+            return Err(Error::PlanMismatch {
+                detail: format!("{limits:?} exceeds the device's {:?}", self.limits),
+            });
+        }
+        SplitPlan::new(split, element_type, limits)
+    }
+
     /// A buffer of [`SplitPlan::arena_size`] bytes (at least 4) with the
     /// usages the split and a readback need (`STORAGE | COPY_SRC | COPY_DST`).
     pub fn create_arena(&self, plan: &SplitPlan) -> wgpu::Buffer {
@@ -273,10 +295,10 @@ impl GpuSplitter {
         input: BufferRegion<'_>,
         arena: BufferRegion<'_>,
     ) -> Result<()> {
-        if plan.limits() != &self.limits {
+        if !plan.limits().fits_within(&self.limits) {
             return Err(Error::PlanMismatch {
                 detail: format!(
-                    "planned for {:?}, this device has {:?}",
+                    "planned for {:?}, which this device's {:?} does not allow",
                     plan.limits(),
                     self.limits
                 ),

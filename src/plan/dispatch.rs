@@ -55,14 +55,37 @@ impl PlanLimits {
         max_compute_workgroups_per_dimension: 65535,
     };
 
+    /// True when a plan made for `self` is valid on a device with `device`
+    /// limits: alignment a multiple of the device's, and no limit above it.
+    /// (Tests plan with tiny windows to exercise multi-pass plans cheaply.)
+    pub fn fits_within(&self, device: &PlanLimits) -> bool {
+        let a = self.min_storage_buffer_offset_alignment;
+        let d = device.min_storage_buffer_offset_alignment.max(1);
+        a >= d
+            && a % d == 0
+            && self.max_storage_buffer_binding_size <= device.max_storage_buffer_binding_size
+            && self.max_buffer_size <= device.max_buffer_size
+            && self.max_compute_workgroups_per_dimension
+                <= device.max_compute_workgroups_per_dimension
+    }
+
     fn alignment(&self) -> u64 {
         u64::from(self.min_storage_buffer_offset_alignment.max(4))
     }
 
     /// The largest window one binding covers: the binding limit, capped so
     /// bit offsets fit in u32, rounded down to the offset alignment.
+    ///
+    /// A window also holds no more words than a grid of
+    /// `max_compute_workgroups_per_dimension`² workgroups can cover, so every
+    /// pass fits a 2-D grid.
     fn window(&self) -> u64 {
-        let limit = self.max_storage_buffer_binding_size.min(MAX_WINDOW_BYTES);
+        let groups = u64::from(self.max_compute_workgroups_per_dimension).pow(2);
+        let grid_bytes = groups * u64::from(WORKGROUP_SIZE) * 4;
+        let limit = self
+            .max_storage_buffer_binding_size
+            .min(MAX_WINDOW_BYTES)
+            .min(grid_bytes);
         limit / self.alignment() * self.alignment()
     }
 }
@@ -125,7 +148,9 @@ pub struct TableEntry {
     pub block_bits: u32,
     /// Position of the chunk's first bit inside its run.
     pub run_phase: u32,
-    /// Source bit of the chunk's first bit, relative to the source window.
+    /// Source bit of the start of the run holding the chunk's first bit,
+    /// relative to the source window, modulo 2^32 (it may lie before the
+    /// window; adding the phase brings every address back inside).
     pub src_bit: u32,
     /// [`FLAG_PAD`], [`FLAG_ALIGNED`].
     pub flags: u32,
@@ -184,6 +209,7 @@ pub struct Pass {
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct SplitPlan {
     element_type: ElementType,
+    input_shape: Vec<usize>,
     limits: PlanLimits,
     unit: AccessUnit,
     input_bytes: u64,
@@ -311,6 +337,7 @@ impl SplitPlan {
 
         let mut plan = SplitPlan {
             element_type,
+            input_shape: split.input_shape().to_vec(),
             limits: *limits,
             unit,
             input_bytes,
@@ -403,9 +430,16 @@ impl SplitPlan {
         for c in chunks {
             let (src, dst) = self.chunk_ranges(&geometry[c.output], c);
             if let Some((gs, gd, members)) = groups.last_mut() {
+                // A chunk that starts in the unit where the previous one ended
+                // (a run boundary mid-word) must wait for the next pass: two
+                // invocations of one dispatch never write the same unit.
+                let last = members
+                    .last()
+                    .map(|m| self.chunk_ranges(&geometry[m.output], m).1);
+                let shares_unit = last.is_some_and(|l| dst.start < l.end);
                 let us = widen(&(gs.start.min(src.start)..gs.end.max(src.end)));
                 let ud = widen(&(gd.start.min(dst.start)..gd.end.max(dst.end)));
-                if us.end - us.start <= window && ud.end - ud.start <= window {
+                if !shares_unit && us.end - us.start <= window && ud.end - ud.start <= window {
                     (*gs, *gd) = (us, ud);
                     members.push(*c);
                     continue;
@@ -431,22 +465,26 @@ impl SplitPlan {
         for c in members {
             let g = &geometry[c.output];
             let dst_bit = self.outputs[c.output].offset * 8 + c.start - dst_window.start * 8;
-            let src_bit = g.src_bit(c.start) - src_window.start * 8;
             let len = c.end - c.start;
             let (run, block, phase) = if c.within_run {
                 (len, 0, 0)
             } else {
                 (g.run, g.block, c.start % g.run)
             };
+            // The shader adds the phase back, so the table holds the source
+            // bit of the run start; that may lie before the window, and the
+            // shader's u32 arithmetic wraps back into it.
+            let src_bit = g.src_bit(c.start) as i64 - phase as i64 - (src_window.start * 8) as i64;
             let first_bit = dst_bit % unit;
             let units = (first_bit + len).div_ceil(unit);
             let mut flags = 0;
             if c.end == g.total {
                 flags |= FLAG_PAD;
             }
-            if [first_bit, len, run, block, phase, src_bit]
+            if [first_bit, len, run, block, phase]
                 .iter()
                 .all(|v| v % 32 == 0)
+                && src_bit % 32 == 0
             {
                 flags |= FLAG_ALIGNED;
             }
@@ -459,7 +497,7 @@ impl SplitPlan {
                 run_bits: run as u32,
                 block_bits: block as u32,
                 run_phase: phase as u32,
-                src_bit: src_bit as u32,
+                src_bit: src_bit as u32, // two's complement wrap, see above
                 flags,
                 padding: [0; 3],
             });
@@ -498,6 +536,11 @@ impl SplitPlan {
     /// The element type planned for.
     pub fn element_type(&self) -> ElementType {
         self.element_type
+    }
+
+    /// The input shape planned for.
+    pub fn input_shape(&self) -> &[usize] {
+        &self.input_shape
     }
 
     /// The limits planned for.
