@@ -5,13 +5,17 @@
 //! ```
 //!
 //! Prints `PASS <dir>` or `FAIL <dir>: <reason>` per directory, then
-//! `N passed, M failed`, and exits 1 when anything failed (2 on a usage error).
+//! `N passed, M failed`, and exits 1 when anything failed (2 on a usage error
+//! or, with `--device gpu`, when no adapter exists). `--device cpu` (the
+//! default) uses the host path, `gpu` the GPU path (strings on the host),
+//! `auto` the GPU when an adapter exists. The device used goes to stderr.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use wgpu_split::host;
+use wgpu_split::gpu::GpuContext;
 use wgpu_split::onnx::node_test::run_directories;
+use wgpu_split::{HostTensor, Operator, host};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Device {
@@ -48,15 +52,34 @@ fn main() -> ExitCode {
     if dirs.is_empty() {
         return usage("no directories given");
     }
-    if device != Device::Cpu {
-        // The GPU path arrives with the GPU issue; say so rather than
-        // silently running on the host.
-        return usage(
-            "--device gpu/auto needs the GPU path, which this version does not have yet; use --device cpu",
-        );
+    // The GPU splitter, or None for the host path. `auto` falls back to the
+    // host when no adapter exists and says so.
+    let splitter = match device {
+        Device::Cpu => None,
+        Device::Gpu | Device::Auto => match GpuContext::new_default() {
+            Ok(ctx) => {
+                eprintln!("device: {}", ctx.describe());
+                Some(ctx.splitter())
+            }
+            Err(e) if device == Device::Auto => {
+                eprintln!("device: host path ({e})");
+                None
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(2);
+            }
+        },
+    };
+    if splitter.is_none() {
+        eprintln!("device: host path");
     }
+    let execute = |op: &Operator, data: &HostTensor| match &splitter {
+        Some(gpu) => gpu.split(op, data),
+        None => host::split_op(op, data),
+    };
     let mut stdout = std::io::stdout().lock();
-    match run_directories(&dirs, host::split_op, &mut stdout) {
+    match run_directories(&dirs, execute, &mut stdout) {
         Ok(summary) if summary.failed == 0 => ExitCode::SUCCESS,
         Ok(_) => ExitCode::FAILURE,
         Err(e) => {

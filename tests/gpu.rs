@@ -559,3 +559,32 @@ proptest! {
         prop_assert_eq!(naive_split(&input, &split), actual);
     }
 }
+
+#[test]
+fn onnx_node_tests_pass_on_the_gpu() {
+    let Some(gpu) = gpu("onnx_node_tests_pass_on_the_gpu") else {
+        return;
+    };
+    use wgpu_split::onnx::node_test::{Summary, run_directories};
+    for (name, count) in [("onnx-node", 19), ("onnx-extra", 33)] {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/data")
+            .join(name);
+        let mut dirs: Vec<_> = std::fs::read_dir(root)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        dirs.sort();
+        let mut out = Vec::new();
+        let summary = run_directories(&dirs, |op, data| gpu.split(op, data), &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert_eq!(
+            summary,
+            Summary {
+                passed: count,
+                failed: 0
+            },
+            "{text}"
+        );
+    }
+}

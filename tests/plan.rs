@@ -101,7 +101,7 @@ fn check_plan(plan: &SplitPlan, input: &HostTensor, split: &ResolvedSplit, conte
         assert!(slot.offset >= end, "slots do not overlap");
         end = slot.offset + slot.len;
     }
-    assert!(plan.arena_size() >= end && plan.arena_size() % 4 == 0);
+    assert!(plan.arena_size() >= end && plan.arena_size().is_multiple_of(4));
     let mut padded = input.as_bytes().unwrap().to_vec();
     padded.resize(plan.input_binding_bytes() as usize, 0);
     let arena = emulate(plan, &padded);

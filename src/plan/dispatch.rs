@@ -62,7 +62,7 @@ impl PlanLimits {
         let a = self.min_storage_buffer_offset_alignment;
         let d = device.min_storage_buffer_offset_alignment.max(1);
         a >= d
-            && a % d == 0
+            && a.is_multiple_of(d)
             && self.max_storage_buffer_binding_size <= device.max_storage_buffer_binding_size
             && self.max_buffer_size <= device.max_buffer_size
             && self.max_compute_workgroups_per_dimension
@@ -324,8 +324,8 @@ impl SplitPlan {
             })
             .collect();
 
-        let vec4_ok = align % 16 == 0
-            && (outer <= 1 || block % 128 == 0)
+        let vec4_ok = align.is_multiple_of(16)
+            && (outer <= 1 || block.is_multiple_of(128))
             && geometry
                 .iter()
                 .all(|g| g.total == 0 || (g.run % 128 == 0 && g.offset % 128 == 0));

@@ -1,0 +1,190 @@
+//! Embedding the split in a runtime's own command stream.
+//!
+//! A producer kernel writes a tensor into a buffer, the split is recorded into
+//! the same encoder, and a consumer kernel reads one output through a binding
+//! at its arena offset. One submission, one readback at the end, checked
+//! against the host path.
+//!
+//! ```text
+//! cargo run --release --example embed
+//! ```
+
+use std::process::ExitCode;
+
+use wgpu_split::gpu::{BufferRegion, GpuContext};
+use wgpu_split::{ElementType, HostTensor, OnnxSplit, host};
+
+const ROWS: u32 = 300;
+const COLS: u32 = 40;
+
+/// The producer fills `u32` element `i` with a hash of `i`; the consumer
+/// turns each element of its input into `x * 3 + 1` (wrapping).
+const KERNELS: &str = r#"
+@group(0) @binding(0) var<storage, read_write> produced: array<u32>;
+@group(0) @binding(1) var<storage, read> consumed: array<u32>;
+@group(0) @binding(2) var<storage, read_write> result: array<u32>;
+
+@compute @workgroup_size(64)
+fn produce(@builtin(global_invocation_id) id: vec3<u32>) {
+    if (id.x < arrayLength(&produced)) {
+        produced[id.x] = id.x * 2654435761u ^ 0x9E3779B9u;
+    }
+}
+
+@compute @workgroup_size(64)
+fn consume(@builtin(global_invocation_id) id: vec3<u32>) {
+    if (id.x < arrayLength(&result)) {
+        result[id.x] = consumed[id.x] * 3u + 1u;
+    }
+}
+"#;
+
+fn producer_values() -> Vec<u32> {
+    (0..ROWS * COLS)
+        .map(|i| i.wrapping_mul(2654435761) ^ 0x9E37_79B9)
+        .collect()
+}
+
+fn main() -> ExitCode {
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("embed: FAILED: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run() -> Result<(), Box<dyn std::error::Error>> {
+    let ctx = GpuContext::new_default()?;
+    println!("adapter: {}", ctx.describe());
+    let device = &ctx.device;
+    let splitter = ctx.splitter();
+
+    // The split the runtime's model asks for: Split-18, axis 1, 3 outputs of
+    // 14, 14 and 12 columns. We consume output 1.
+    let op = OnnxSplit::new(18, 3).axis(1).num_outputs(3);
+    let split = op.resolve(&[ROWS as usize, COLS as usize])?;
+    let plan = splitter.plan(&split, ElementType::Uint32)?;
+    let consumed = &plan.outputs()[1];
+    let consumed_words = consumed.len / 4;
+
+    let storage = wgpu::BufferUsages::STORAGE;
+    let tensor = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("produced tensor"),
+        size: u64::from(ROWS * COLS) * 4,
+        usage: storage,
+        mapped_at_creation: false,
+    });
+    let arena = splitter.create_arena(&plan);
+    let result = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("consumer result"),
+        size: consumed.len,
+        usage: storage | wgpu::BufferUsages::COPY_SRC,
+        mapped_at_creation: false,
+    });
+    let readback = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("readback"),
+        size: consumed.len,
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+
+    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some("runtime kernels"),
+        source: wgpu::ShaderSource::Wgsl(KERNELS.into()),
+    });
+    let pipeline = |entry: &str| {
+        device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some(entry),
+            layout: None,
+            module: &module,
+            entry_point: Some(entry),
+            compilation_options: Default::default(),
+            cache: None,
+        })
+    };
+    let (produce, consume) = (pipeline("produce"), pipeline("consume"));
+    let produce_bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("produce"),
+        layout: &produce.get_bind_group_layout(0),
+        entries: &[wgpu::BindGroupEntry {
+            binding: 0,
+            resource: tensor.as_entire_binding(),
+        }],
+    });
+    // The consumer binds output 1 directly at its arena offset.
+    let consume_bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("consume"),
+        layout: &consume.get_bind_group_layout(0),
+        entries: &[
+            wgpu::BindGroupEntry {
+                binding: 1,
+                resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                    buffer: &arena,
+                    offset: consumed.offset,
+                    size: wgpu::BufferSize::new(consumed.len),
+                }),
+            },
+            wgpu::BindGroupEntry {
+                binding: 2,
+                resource: result.as_entire_binding(),
+            },
+        ],
+    });
+
+    let mut encoder = device.create_command_encoder(&Default::default());
+    {
+        let mut pass = encoder.begin_compute_pass(&Default::default());
+        pass.set_pipeline(&produce);
+        pass.set_bind_group(0, &produce_bind, &[]);
+        pass.dispatch_workgroups((ROWS * COLS).div_ceil(64), 1, 1);
+    }
+    splitter.encode(
+        &mut encoder,
+        &plan,
+        BufferRegion::whole(&tensor),
+        BufferRegion::whole(&arena),
+    )?;
+    {
+        let mut pass = encoder.begin_compute_pass(&Default::default());
+        pass.set_pipeline(&consume);
+        pass.set_bind_group(0, &consume_bind, &[]);
+        pass.dispatch_workgroups((consumed_words as u32).div_ceil(64), 1, 1);
+    }
+    encoder.copy_buffer_to_buffer(&result, 0, &readback, 0, consumed.len);
+    let submission = ctx.queue.submit([encoder.finish()]);
+
+    let slice = readback.slice(..);
+    slice.map_async(wgpu::MapMode::Read, |r| r.expect("map the readback buffer"));
+    device.poll(wgpu::PollType::Wait {
+        submission_index: Some(submission),
+        timeout: Some(wgpu_split::gpu::READBACK_TIMEOUT),
+    })?;
+    let gpu_result: Vec<u32> = bytemuck::pod_collect_to_vec(&slice.get_mapped_range()?);
+
+    // The same pipeline on the host.
+    let input = HostTensor::from_slice(&[ROWS as usize, COLS as usize], &producer_values())?;
+    let outputs = host::split_op(&op.into(), &input)?;
+    let expected: Vec<u32> = outputs[1]
+        .to_vec::<u32>()?
+        .iter()
+        .map(|x| x.wrapping_mul(3).wrapping_add(1))
+        .collect();
+    if gpu_result != expected {
+        return Err(format!(
+            "consumer result differs from the host path ({} vs {} words)",
+            gpu_result.len(),
+            expected.len()
+        )
+        .into());
+    }
+    println!(
+        "embed: OK: produce -> split ({} dispatch) -> consume output 1 {:?} at arena offset {}, {} words checked against the host path",
+        plan.dispatch_count(),
+        consumed.shape,
+        consumed.offset,
+        expected.len()
+    );
+    Ok(())
+}
