@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{Rng, assert_outputs_equal, gpu, naive_split, random_tensor};
+use common::{Rng, assert_outputs_equal, gpu, naive_split, random_tensor, tiny};
 use proptest::prelude::*;
 use wgpu_split::plan::{AccessUnit, PlanLimits};
 use wgpu_split::{
@@ -192,16 +192,6 @@ fn ten_thousand_outputs_in_one_dispatch() {
     assert_eq!(plan.dispatch_count(), 1);
     assert!(plan.table().len() > 64 << 10);
     check(gpu, &input, &split, "100,000 outputs");
-}
-
-/// Limits with tiny windows force multi-pass plans on small tensors.
-fn tiny(window: u64, max_groups: u32) -> PlanLimits {
-    PlanLimits {
-        min_storage_buffer_offset_alignment: 256,
-        max_storage_buffer_binding_size: window,
-        max_buffer_size: 256 << 20,
-        max_compute_workgroups_per_dimension: max_groups,
-    }
 }
 
 #[test]

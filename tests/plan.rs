@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{Rng, random_tensor};
+use common::{Rng, random_tensor, tiny};
 use proptest::prelude::*;
 use wgpu_split::plan::{
     AccessUnit, PlanLimits, SplitPlan, TableEntry, TableHeader, WORKGROUP_SIZE,
@@ -198,15 +198,6 @@ fn the_access_unit_is_the_widest_that_divides_everything() {
         unit(&[1, 36], 1, vec![4, 32], ElementType::Float),
         AccessUnit::Vec4
     );
-}
-
-fn tiny(window: u64, max_groups: u32) -> PlanLimits {
-    PlanLimits {
-        min_storage_buffer_offset_alignment: 256,
-        max_storage_buffer_binding_size: window,
-        max_buffer_size: 256 << 20,
-        max_compute_workgroups_per_dimension: max_groups,
-    }
 }
 
 #[test]

@@ -191,3 +191,14 @@ pub fn gpu(test: &str) -> Option<&'static wgpu_split::gpu::GpuSplitter> {
         ),
     }
 }
+
+/// Plan limits with tiny windows (and optionally few workgroups per
+/// dimension) that force multi-pass plans and 2-D grids on small tensors.
+pub fn tiny(window: u64, max_groups: u32) -> wgpu_split::plan::PlanLimits {
+    wgpu_split::plan::PlanLimits {
+        min_storage_buffer_offset_alignment: 256,
+        max_storage_buffer_binding_size: window,
+        max_buffer_size: 256 << 20,
+        max_compute_workgroups_per_dimension: max_groups,
+    }
+}
