@@ -352,6 +352,18 @@ pub enum Error {
         /// The device limit.
         max: u64,
     },
+    /// [`crate::plan::Strategy::Copy`] on an output whose runs are not 4-byte aligned.
+    #[error(
+        "output {output} cannot be moved with copy commands: runs of {run_bits} bits at bit offset {offset_bits} are not 4-byte aligned"
+    )]
+    NotCopyable {
+        /// The output.
+        output: usize,
+        /// Bits per run.
+        run_bits: u64,
+        /// Bit offset of the run in its block.
+        offset_bits: u64,
+    },
     /// A caller's buffer is smaller than the split needs.
     #[error("the {which} buffer has {size} bytes, but offset {offset} + {needed} bytes are needed")]
     BufferTooSmall {

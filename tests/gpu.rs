@@ -7,10 +7,17 @@ mod common;
 
 use common::{Rng, assert_outputs_equal, gpu, naive_split, random_tensor, tiny};
 use proptest::prelude::*;
-use wgpu_split::plan::{AccessUnit, PlanLimits};
+use wgpu_split::gpu::GpuSplitter;
+use wgpu_split::plan::{AccessUnit, PlanLimits, SplitPlan, Strategy as PlanStrategy};
 use wgpu_split::{
     ElementType, Error, HostTensor, OnnxSplit, OnnxSplitToSequence, Operator, ResolvedSplit, host,
 };
+
+/// The pure-gather plan (one dispatch under the limits) on this device.
+fn gather_plan(gpu: &GpuSplitter, split: &ResolvedSplit, t: ElementType) -> SplitPlan {
+    gpu.plan_with(split, t, gpu.plan_limits(), &PlanStrategy::Gather)
+        .unwrap()
+}
 
 /// Splits on the GPU and compares with the host path (and, for small
 /// tensors, the naive oracle).
@@ -159,13 +166,13 @@ fn the_plan_picks_vec4_when_everything_is_128_bit_aligned() {
     let input = random_tensor(&mut rng, ElementType::Float, &[6, 64]);
     let split = ResolvedSplit::new(&[6, 64], 1, vec![16, 32, 16], true).unwrap();
     assert_eq!(
-        gpu.plan(&split, ElementType::Float).unwrap().unit(),
+        gather_plan(gpu, &split, ElementType::Float).unit(),
         AccessUnit::Vec4
     );
     check(gpu, &input, &split, "vec4");
     let split = ResolvedSplit::new(&[6, 64], 1, vec![17, 31, 16], true).unwrap();
     assert_eq!(
-        gpu.plan(&split, ElementType::Float).unwrap().unit(),
+        gather_plan(gpu, &split, ElementType::Float).unit(),
         AccessUnit::Word
     );
     check(gpu, &input, &split, "word");
@@ -247,7 +254,12 @@ fn multi_pass_plans_with_small_windows_are_exact() {
         let input = random_tensor(&mut rng, element_type, &shape);
         let split = ResolvedSplit::new(&shape, axis, lengths, true).unwrap();
         let plan = gpu
-            .plan_with_limits(&split, element_type, &tiny(window, 65535))
+            .plan_with(
+                &split,
+                element_type,
+                &tiny(window, 65535),
+                &PlanStrategy::Gather,
+            )
             .unwrap();
         assert!(
             plan.dispatch_count() > 1,
@@ -275,7 +287,7 @@ fn two_dimensional_grids_past_the_workgroup_limit() {
         max_compute_workgroups_per_dimension: 7,
         ..*gpu.plan_limits()
     };
-    let plan = gpu.plan_with_limits(&split, ElementType::Uint8, &limits);
+    let plan = gpu.plan_with(&split, ElementType::Uint8, &limits, &PlanStrategy::Gather);
     // 100,003 words / 256 = 391 groups > 7 * 7: too many for a 2-D grid of 7s,
     // so the real check uses a larger per-dimension limit.
     assert!(plan.is_ok());
@@ -284,7 +296,7 @@ fn two_dimensional_grids_past_the_workgroup_limit() {
         ..*gpu.plan_limits()
     };
     let plan = gpu
-        .plan_with_limits(&split, ElementType::Uint8, &limits)
+        .plan_with(&split, ElementType::Uint8, &limits, &PlanStrategy::Gather)
         .unwrap();
     let [x, y] = plan.passes()[0].workgroups;
     assert!(y > 1 && x <= 100, "grid {x} x {y}");
@@ -315,9 +327,13 @@ fn a_tensor_above_the_binding_limit() {
     let data: Vec<u32> = (0..rows * cols).map(|_| rng.next_u64() as u32).collect();
     let input = HostTensor::from_slice(&[rows, cols], &data).unwrap();
     let split = ResolvedSplit::new(&[rows, cols], 1, vec![4095, 1, 4096], true).unwrap();
-    let plan = gpu.plan(&split, ElementType::Uint32).unwrap();
+    let plan = gather_plan(gpu, &split, ElementType::Uint32);
     assert!(plan.dispatch_count() > 1);
-    check(gpu, &input, &split, "144 MiB");
+    let actual = gpu.run_plan(&plan, &input).unwrap();
+    let expected = host::split(&input, &split).unwrap();
+    assert_outputs_equal(&expected, &actual, "144 MiB gather");
+    // The default plan (copies for these long aligned runs).
+    check(gpu, &input, &split, "144 MiB default plan");
     // And on axis 0, where every output is one contiguous range.
     let split = ResolvedSplit::new(&[rows, cols], 0, vec![1, rows - 1], true).unwrap();
     check(gpu, &input, &split, "144 MiB axis 0");
@@ -330,7 +346,7 @@ fn misuse_is_a_typed_error_before_wgpu_sees_it() {
     };
     use wgpu_split::gpu::BufferRegion;
     let split = ResolvedSplit::new(&[4, 8], 1, vec![3, 5], true).unwrap();
-    let plan = gpu.plan(&split, ElementType::Float).unwrap();
+    let plan = gather_plan(gpu, &split, ElementType::Float);
     let input = gpu.create_input(&[0u8; 128]);
     let arena = gpu.create_arena(&plan);
     let device = gpu.device();
@@ -403,7 +419,7 @@ fn misuse_is_a_typed_error_before_wgpu_sees_it() {
         ..*gpu.plan_limits()
     };
     assert!(matches!(
-        gpu.plan_with_limits(&split, ElementType::Float, &strict),
+        gpu.plan_with(&split, ElementType::Float, &strict, &PlanStrategy::Gather),
         Err(Error::PlanMismatch { .. })
     ));
     assert!(matches!(
@@ -577,4 +593,92 @@ fn onnx_node_tests_pass_on_the_gpu() {
             "{text}"
         );
     }
+}
+
+#[test]
+fn every_strategy_gives_the_same_bytes_on_the_gpu() {
+    let Some(gpu) = gpu("every_strategy_gives_the_same_bytes_on_the_gpu") else {
+        return;
+    };
+    let mut rng = Rng::new(32);
+    for (t, shape, axis, lengths) in [
+        (ElementType::Float, vec![64, 40], 1, vec![8, 32]),
+        (ElementType::Float, vec![64, 40], 0, vec![16, 48]),
+        (ElementType::Uint8, vec![8, 64], 1, vec![4, 60]),
+        (ElementType::Int16, vec![3, 5, 8], 2, vec![2, 6]),
+    ] {
+        let split = ResolvedSplit::new(&shape, axis, lengths, true).unwrap();
+        let input = random_tensor(&mut rng, t, &shape);
+        let expected = host::split(&input, &split).unwrap();
+        for strategy in [
+            PlanStrategy::Gather,
+            PlanStrategy::GatherPerOutput,
+            PlanStrategy::Copy,
+            PlanStrategy::Auto(Default::default()),
+        ] {
+            let plan = gpu
+                .plan_with(&split, t, gpu.plan_limits(), &strategy)
+                .unwrap();
+            let actual = gpu.run_plan(&plan, &input).unwrap();
+            assert_outputs_equal(&expected, &actual, &format!("{t} {shape:?} {strategy:?}"));
+        }
+    }
+}
+
+#[test]
+fn copy_plans_need_copy_usages() {
+    let Some(gpu) = gpu("copy_plans_need_copy_usages") else {
+        return;
+    };
+    use wgpu_split::gpu::BufferRegion;
+    let split = ResolvedSplit::new(&[4, 8], 1, vec![4, 4], true).unwrap();
+    let plan = gpu
+        .plan_with(
+            &split,
+            ElementType::Float,
+            gpu.plan_limits(),
+            &PlanStrategy::Copy,
+        )
+        .unwrap();
+    let storage_only = |size| {
+        gpu.device().create_buffer(&wgpu::BufferDescriptor {
+            label: None,
+            size,
+            usage: wgpu::BufferUsages::STORAGE,
+            mapped_at_creation: false,
+        })
+    };
+    let (input, arena) = (storage_only(128), storage_only(plan.arena_size()));
+    let mut encoder = gpu.device().create_command_encoder(&Default::default());
+    let e = gpu
+        .encode(
+            &mut encoder,
+            &plan,
+            BufferRegion::whole(&input),
+            BufferRegion::whole(&arena),
+        )
+        .unwrap_err();
+    assert_eq!(
+        e,
+        Error::MissingUsage {
+            which: "input",
+            missing: "COPY_SRC".into()
+        }
+    );
+    let input = gpu.create_input(&[0; 128]);
+    let e = gpu
+        .encode(
+            &mut encoder,
+            &plan,
+            BufferRegion::whole(&input),
+            BufferRegion::whole(&arena),
+        )
+        .unwrap_err();
+    assert_eq!(
+        e,
+        Error::MissingUsage {
+            which: "arena",
+            missing: "COPY_DST".into()
+        }
+    );
 }

@@ -7,7 +7,7 @@ mod common;
 use common::{Rng, random_tensor, tiny};
 use proptest::prelude::*;
 use wgpu_split::plan::{
-    AccessUnit, PlanLimits, SplitPlan, TableEntry, TableHeader, WORKGROUP_SIZE,
+    AccessUnit, CostModel, PlanLimits, SplitPlan, Strategy, TableEntry, TableHeader, WORKGROUP_SIZE,
 };
 use wgpu_split::{ElementType, Error, HostTensor, OnnxSplitToSequence, ResolvedSplit, host};
 
@@ -21,6 +21,21 @@ fn emulate(plan: &SplitPlan, input: &[u8]) -> Vec<u8> {
         AccessUnit::Word => 32,
     };
     let get = |bytes: &[u8], bit: u64| (bytes[(bit / 8) as usize] >> (bit % 8)) & 1;
+    for c in plan.copies() {
+        assert!(
+            c.size % 4 == 0
+                && c.src_offset % 4 == 0
+                && c.src_stride % 4 == 0
+                && c.dst_offset % 4 == 0
+        );
+        for k in 0..c.count {
+            let (src, dst) = (
+                (c.src_offset + k * c.src_stride) as usize,
+                (c.dst_offset + k * c.size) as usize,
+            );
+            arena[dst..dst + c.size as usize].copy_from_slice(&input[src..src + c.size as usize]);
+        }
+    }
     for pass in plan.passes() {
         let table = &plan.table()[pass.table.start as usize..pass.table.end as usize];
         let header: TableHeader = bytemuck::pod_read_unaligned(&table[..16]);
@@ -316,4 +331,113 @@ proptest! {
         let input = random_tensor(&mut rng, element_type, &shape);
         check_plan(&plan, &input, &split, "random");
     }
+}
+
+#[test]
+fn strategies_move_the_same_bits() {
+    let mut rng = Rng::new(44);
+    let limits = PlanLimits::LAVAPIPE;
+    for (t, shape, axis, lengths) in [
+        (ElementType::Float, vec![64, 40], 1, vec![8, 32]),
+        (ElementType::Float, vec![64, 40], 0, vec![16, 48]),
+        (ElementType::Uint8, vec![8, 64], 1, vec![4, 60]),
+        (ElementType::Int4, vec![4, 64], 1, vec![8, 56]),
+        (ElementType::Complex128, vec![3, 5, 2], 1, vec![0, 5]),
+    ] {
+        let split = ResolvedSplit::new(&shape, axis, lengths, true).unwrap();
+        let input = random_tensor(&mut rng, t, &shape);
+        for strategy in [
+            Strategy::Gather,
+            Strategy::GatherPerOutput,
+            Strategy::Copy,
+            Strategy::Auto(CostModel::LAVAPIPE),
+        ] {
+            let plan = SplitPlan::with_strategy(&split, t, &limits, &strategy).unwrap();
+            check_plan(
+                &plan,
+                &input,
+                &split,
+                &format!("{t} {shape:?} {strategy:?}"),
+            );
+            let nonempty = plan.outputs().iter().filter(|s| s.len > 0).count();
+            match strategy {
+                Strategy::Gather => assert_eq!(plan.dispatch_count(), 1),
+                Strategy::GatherPerOutput => assert_eq!(plan.dispatch_count(), nonempty),
+                Strategy::Copy => {
+                    assert_eq!((plan.dispatch_count(), plan.copies().len()), (0, nonempty))
+                }
+                Strategy::Auto(_) => assert!(plan.dispatch_count() <= 1),
+            }
+        }
+    }
+}
+
+#[test]
+fn copy_needs_four_byte_runs() {
+    let split = ResolvedSplit::new(&[4, 6], 1, vec![1, 5], true).unwrap();
+    let e = SplitPlan::with_strategy(
+        &split,
+        ElementType::Uint8,
+        &PlanLimits::LAVAPIPE,
+        &Strategy::Copy,
+    )
+    .unwrap_err();
+    assert!(
+        matches!(
+            e,
+            Error::NotCopyable {
+                output: 0,
+                run_bits: 8,
+                ..
+            }
+        ),
+        "{e}"
+    );
+}
+
+#[test]
+fn the_cost_model_copies_long_runs_and_gathers_short_ones() {
+    let auto = Strategy::Auto(CostModel::LAVAPIPE);
+    let plan = |shape: &[usize], axis, lengths: Vec<usize>, t| {
+        let split = ResolvedSplit::new(shape, axis, lengths, true).unwrap();
+        SplitPlan::with_strategy(&split, t, &PlanLimits::LAVAPIPE, &auto).unwrap()
+    };
+    // Axis 0 of a large tensor: one long copy per output, no dispatch.
+    let p = plan(&[4096, 4096], 0, vec![1024; 4], ElementType::Float);
+    assert_eq!((p.dispatch_count(), p.copy_count()), (0, 4));
+    // Middle axis: 64 rows of 256 KiB runs per output, still copies.
+    let p = plan(&[64, 1024, 256], 1, vec![256; 4], ElementType::Float);
+    assert_eq!((p.dispatch_count(), p.copy_count()), (0, 256));
+    // Sub-word runs cannot be copied.
+    let p = plan(&[1 << 20, 6], 1, vec![1, 2, 3], ElementType::Float16);
+    assert_eq!((p.dispatch_count(), p.copy_count()), (1, 0));
+    // Many tiny aligned runs: the gather dispatch is cheaper than 2^20 commands.
+    let p = plan(&[1 << 20, 8], 1, vec![4, 4], ElementType::Float);
+    assert_eq!((p.dispatch_count(), p.copy_count()), (1, 0));
+}
+
+#[test]
+fn views_are_offered_where_outputs_are_contiguous_and_bindable() {
+    let limits = PlanLimits::LAVAPIPE; // 32-byte alignment
+    let views = |shape: &[usize], axis, lengths: Vec<usize>, t| {
+        let split = ResolvedSplit::new(shape, axis, lengths, true).unwrap();
+        SplitPlan::new(&split, t, &limits).unwrap().input_views()
+    };
+    assert_eq!(
+        views(&[8, 4], 0, vec![2, 6], ElementType::Float),
+        Some(vec![0..32, 32..128])
+    );
+    assert_eq!(
+        views(&[1, 16], 1, vec![8, 8], ElementType::Float),
+        Some(vec![0..32, 32..64])
+    );
+    // Offsets that are not bindable, and splits along a later axis.
+    assert_eq!(views(&[8, 4], 0, vec![1, 7], ElementType::Float), None);
+    assert_eq!(views(&[8, 4], 1, vec![2, 2], ElementType::Float), None);
+    // A sequence along axis 0 of 8-float rows.
+    let split = OnnxSplitToSequence::new(11).resolve(&[3, 8]).unwrap();
+    let v = SplitPlan::new(&split, ElementType::Float, &limits)
+        .unwrap()
+        .input_views();
+    assert_eq!(v, Some(vec![0..32, 32..64, 64..96]));
 }

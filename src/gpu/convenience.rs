@@ -188,7 +188,7 @@ impl GpuSplitter {
                 ),
             });
         }
-        let bytes = if plan.passes().is_empty() {
+        let bytes = if plan.passes().is_empty() && plan.copies().is_empty() {
             // Nothing to move (every output is empty).
             vec![0; plan.arena_size() as usize]
         } else {

@@ -11,7 +11,7 @@ use wgpu::util::DeviceExt;
 
 use crate::element::ElementType;
 use crate::error::{Error, Result};
-use crate::plan::{AccessUnit, PlanLimits, SplitPlan};
+use crate::plan::{AccessUnit, PlanLimits, SplitPlan, Strategy};
 use crate::semantics::ResolvedSplit;
 
 /// The WGSL source of the gather shader.
@@ -114,6 +114,7 @@ pub struct GpuSplitter {
     device: wgpu::Device,
     queue: wgpu::Queue,
     limits: PlanLimits,
+    strategy: Strategy,
     words: Kernel,
     vec4: Kernel,
 }
@@ -136,6 +137,7 @@ impl GpuSplitter {
                 max_buffer_size: l.max_buffer_size,
                 max_compute_workgroups_per_dimension: l.max_compute_workgroups_per_dimension,
             },
+            strategy: Strategy::Auto(Default::default()),
             words: Kernel::new(device, &module, "split_words", 1, 2),
             vec4: Kernel::new(device, &module, "split_vec4", 3, 4),
         }
@@ -156,35 +158,50 @@ impl GpuSplitter {
         &self.limits
     }
 
-    /// Plans `split` of an `element_type` tensor for this device.
+    /// The same splitter with another default [`Strategy`] for
+    /// [`GpuSplitter::plan`] (the default is [`Strategy::Auto`] with
+    /// [`crate::plan::CostModel::LAVAPIPE`]; use a calibrated model for other
+    /// adapters, or [`Strategy::Gather`] for buffers without copy usages).
+    pub fn with_strategy(mut self, strategy: Strategy) -> Self {
+        self.strategy = strategy;
+        self
+    }
+
+    /// The strategy [`GpuSplitter::plan`] uses.
+    pub fn strategy(&self) -> &Strategy {
+        &self.strategy
+    }
+
+    /// Plans `split` of an `element_type` tensor for this device with the
+    /// splitter's strategy.
     ///
     /// # Errors
     ///
-    /// The errors of [`SplitPlan::new`].
+    /// The errors of [`SplitPlan::with_strategy`].
     pub fn plan(&self, split: &ResolvedSplit, element_type: ElementType) -> Result<SplitPlan> {
-        SplitPlan::new(split, element_type, &self.limits)
+        SplitPlan::with_strategy(split, element_type, &self.limits, &self.strategy)
     }
 
-    /// Plans with limits stricter than the device's (smaller windows, fewer
-    /// workgroups per dimension), e.g. to exercise multi-pass plans on small
-    /// tensors.
+    /// Plans with an explicit strategy and limits at most the device's (for
+    /// instance tiny windows, to exercise multi-pass plans on small tensors).
     ///
     /// # Errors
     ///
     /// [`Error::PlanMismatch`] when `limits` does not fit within the device's,
-    /// and the errors of [`SplitPlan::new`].
-    pub fn plan_with_limits(
+    /// and the errors of [`SplitPlan::with_strategy`].
+    pub fn plan_with(
         &self,
         split: &ResolvedSplit,
         element_type: ElementType,
         limits: &PlanLimits,
+        strategy: &Strategy,
     ) -> Result<SplitPlan> {
         if !limits.fits_within(&self.limits) {
             return Err(Error::PlanMismatch {
                 detail: format!("{limits:?} exceeds the device's {:?}", self.limits),
             });
         }
-        SplitPlan::new(split, element_type, limits)
+        SplitPlan::with_strategy(split, element_type, limits, strategy)
     }
 
     /// A buffer of [`SplitPlan::arena_size`] bytes (at least 4) with the
@@ -218,14 +235,15 @@ impl GpuSplitter {
     /// Records the split into `encoder`: reads `input` (the packed tensor,
     /// [`SplitPlan::input_binding_bytes`] bytes from its offset) and writes every
     /// output into `arena` at its [`SplitPlan::outputs`] offset. Records
-    /// [`SplitPlan::dispatch_count`] dispatches, each in its own compute pass;
-    /// submits nothing.
+    /// [`SplitPlan::copy_count`] copy commands and [`SplitPlan::dispatch_count`]
+    /// dispatches, each in its own compute pass; submits nothing.
     ///
     /// # Errors
     ///
     /// Caught before wgpu sees them: [`Error::PlanMismatch`] for a plan made
     /// for other limits, [`Error::InputIsArena`], [`Error::MissingUsage`]
-    /// (both need `STORAGE`), [`Error::MisalignedOffset`] (offsets must be
+    /// (`STORAGE` when the plan dispatches, `COPY_SRC` on the input and
+    /// `COPY_DST` on the arena when it copies), [`Error::MisalignedOffset`] (offsets must be
     /// multiples of `min_storage_buffer_offset_alignment`),
     /// [`Error::BufferTooSmall`].
     pub fn encode(
@@ -236,6 +254,17 @@ impl GpuSplitter {
         arena: BufferRegion<'_>,
     ) -> Result<()> {
         self.check(plan, input, arena)?;
+        for c in plan.copies() {
+            for k in 0..c.count {
+                encoder.copy_buffer_to_buffer(
+                    input.buffer,
+                    input.offset + c.src_offset + k * c.src_stride,
+                    arena.buffer,
+                    arena.offset + c.dst_offset + k * c.size,
+                    c.size,
+                );
+            }
+        }
         if plan.passes().is_empty() {
             return Ok(());
         }
@@ -308,15 +337,41 @@ impl GpuSplitter {
             return Err(Error::InputIsArena);
         }
         let alignment = u64::from(self.limits.min_storage_buffer_offset_alignment);
-        for (which, region, needed) in [
-            ("input", input, plan.input_binding_bytes()),
-            ("arena", arena, plan.arena_size()),
+        let copies = !plan.copies().is_empty();
+        let gathers = !plan.passes().is_empty();
+        for (which, region, needed, copy_usage) in [
+            (
+                "input",
+                input,
+                plan.input_binding_bytes(),
+                wgpu::BufferUsages::COPY_SRC,
+            ),
+            (
+                "arena",
+                arena,
+                plan.arena_size(),
+                wgpu::BufferUsages::COPY_DST,
+            ),
         ] {
-            if !region.buffer.usage().contains(wgpu::BufferUsages::STORAGE) {
-                return Err(Error::MissingUsage {
-                    which,
-                    missing: "STORAGE".to_string(),
-                });
+            let usage = region.buffer.usage();
+            for (wanted, flag, name) in [
+                (gathers, wgpu::BufferUsages::STORAGE, "STORAGE"),
+                (
+                    copies,
+                    copy_usage,
+                    if which == "input" {
+                        "COPY_SRC"
+                    } else {
+                        "COPY_DST"
+                    },
+                ),
+            ] {
+                if wanted && !usage.contains(flag) {
+                    return Err(Error::MissingUsage {
+                        which,
+                        missing: name.to_string(),
+                    });
+                }
             }
             if region.offset % alignment != 0 {
                 return Err(Error::MisalignedOffset {

@@ -191,6 +191,101 @@ pub struct Pass {
     pub invocations: u32,
 }
 
+/// How the planner moves each output.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Strategy {
+    /// Per output, copy commands or the gather dispatch, whichever the cost
+    /// model says is cheaper; outputs that are not 4-byte aligned always
+    /// gather. The default of [`crate::gpu::GpuSplitter::plan`].
+    Auto(CostModel),
+    /// Every output through the gather shader: one dispatch under the limits.
+    Gather,
+    /// The gather shader with one dispatch per output (a naive baseline for
+    /// benchmarks).
+    GatherPerOutput,
+    /// One `copy_buffer_to_buffer` per contiguous run; fails with
+    /// [`Error::NotCopyable`] when a run is not 4-byte aligned.
+    Copy,
+}
+
+/// The planner's cost model: what a copy command and the gather shader cost
+/// on a device. `split_bench --calibrate` measures these for an adapter.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CostModel {
+    /// Copy-engine bandwidth, bytes read + written per second.
+    pub copy_bytes_per_second: f64,
+    /// Fixed cost of one copy command in seconds.
+    pub copy_command_seconds: f64,
+    /// Gather bandwidth (read + write) with vec4 access.
+    pub gather_vec4_bytes_per_second: f64,
+    /// Gather bandwidth with word-aligned runs.
+    pub gather_word_bytes_per_second: f64,
+    /// Gather bandwidth with runs that start or end mid-word.
+    pub gather_bits_bytes_per_second: f64,
+    /// Fixed cost of one dispatch in seconds.
+    pub dispatch_seconds: f64,
+}
+
+impl CostModel {
+    /// Measured on lavapipe (Mesa 22.3.6, 2-core VM) by `split_bench --calibrate`.
+    pub const LAVAPIPE: CostModel = CostModel {
+        copy_bytes_per_second: 20e9,
+        copy_command_seconds: 1.0e-6,
+        gather_vec4_bytes_per_second: 5e9,
+        gather_word_bytes_per_second: 2.5e9,
+        gather_bits_bytes_per_second: 1.0e9,
+        dispatch_seconds: 60e-6,
+    };
+
+    /// Modeled seconds to copy `count` runs of `size` bytes.
+    fn copy_seconds(&self, count: u64, size: u64) -> f64 {
+        count as f64 * self.copy_command_seconds
+            + 2.0 * (count * size) as f64 / self.copy_bytes_per_second
+    }
+
+    /// Modeled seconds to gather an output of `bytes` with this geometry.
+    fn gather_seconds(&self, g: &Geometry, bytes: u64) -> f64 {
+        let aligned = |unit: u64| {
+            g.run.is_multiple_of(unit)
+                && g.offset.is_multiple_of(unit)
+                && g.block.is_multiple_of(unit)
+        };
+        let bandwidth = if aligned(128) {
+            self.gather_vec4_bytes_per_second
+        } else if aligned(32) {
+            self.gather_word_bytes_per_second
+        } else {
+            self.gather_bits_bytes_per_second
+        };
+        2.0 * bytes as f64 / bandwidth
+    }
+}
+
+impl Default for CostModel {
+    fn default() -> Self {
+        Self::LAVAPIPE
+    }
+}
+
+/// Copy commands for one output: `count` runs of `size` bytes, run `k` from
+/// input byte `src_offset + k * src_stride` to arena byte `dst_offset + k * size`
+/// (both relative to the caller's offsets).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct CopyRuns {
+    /// The output.
+    pub output: usize,
+    /// Input byte of the first run.
+    pub src_offset: u64,
+    /// Input bytes from one run to the next.
+    pub src_stride: u64,
+    /// Arena byte of the first run.
+    pub dst_offset: u64,
+    /// Bytes per run (a multiple of 4).
+    pub size: u64,
+    /// Number of runs (copy commands).
+    pub count: u64,
+}
+
 /// A complete GPU plan for one split.
 ///
 /// # Examples
@@ -217,6 +312,9 @@ pub struct SplitPlan {
     arena_size: u64,
     passes: Vec<Pass>,
     table: Vec<u8>,
+    copies: Vec<CopyRuns>,
+    outer: u64,
+    offsets_bits: Vec<u64>,
 }
 
 /// One output's run geometry, in bits.
@@ -266,6 +364,21 @@ impl SplitPlan {
         split: &ResolvedSplit,
         element_type: ElementType,
         limits: &PlanLimits,
+    ) -> Result<Self> {
+        Self::with_strategy(split, element_type, limits, &Strategy::Gather)
+    }
+
+    /// Plans with an explicit [`Strategy`].
+    ///
+    /// # Errors
+    ///
+    /// As [`SplitPlan::new`], and [`Error::NotCopyable`] for
+    /// [`Strategy::Copy`] when a run is not 4-byte aligned.
+    pub fn with_strategy(
+        split: &ResolvedSplit,
+        element_type: ElementType,
+        limits: &PlanLimits,
+        strategy: &Strategy,
     ) -> Result<Self> {
         let bits = u64::from(
             element_type
@@ -324,11 +437,76 @@ impl SplitPlan {
             })
             .collect();
 
+        let copyable = |g: &Geometry| {
+            g.run.is_multiple_of(32)
+                && g.offset.is_multiple_of(32)
+                && (outer <= 1 || g.block.is_multiple_of(32))
+        };
+        let mut copied = vec![false; geometry.len()];
+        match strategy {
+            Strategy::Gather | Strategy::GatherPerOutput => {}
+            Strategy::Copy => {
+                for (i, g) in geometry.iter().enumerate() {
+                    if g.total > 0 && !copyable(g) {
+                        return Err(Error::NotCopyable {
+                            output: i,
+                            run_bits: g.run,
+                            offset_bits: g.offset,
+                        });
+                    }
+                    copied[i] = g.total > 0;
+                }
+            }
+            Strategy::Auto(model) => {
+                let candidates: Vec<usize> = (0..geometry.len())
+                    .filter(|&i| geometry[i].total > 0 && copyable(&geometry[i]))
+                    .collect();
+                let copy_cost = |i: usize| {
+                    let (count, size) = copy_shape(&geometry[i], outer);
+                    model.copy_seconds(count, size)
+                };
+                let gather_cost = |i: usize| model.gather_seconds(&geometry[i], outputs[i].len);
+                for &i in &candidates {
+                    copied[i] = copy_cost(i) < gather_cost(i);
+                }
+                // When only copyable outputs are left to gather, copying them
+                // too also saves the dispatch's fixed cost.
+                let gathered: Vec<usize> = (0..geometry.len())
+                    .filter(|&i| geometry[i].total > 0 && !copied[i])
+                    .collect();
+                if !gathered.is_empty() && gathered.iter().all(|i| candidates.contains(i)) {
+                    let copy: f64 = gathered.iter().map(|&i| copy_cost(i)).sum();
+                    let gather: f64 = gathered.iter().map(|&i| gather_cost(i)).sum();
+                    if copy < gather + model.dispatch_seconds {
+                        gathered.iter().for_each(|&i| copied[i] = true);
+                    }
+                }
+            }
+        }
+        let copies = (0..geometry.len())
+            .filter(|&i| copied[i])
+            .map(|i| {
+                let g = &geometry[i];
+                let (count, size) = copy_shape(g, outer);
+                CopyRuns {
+                    output: i,
+                    src_offset: g.offset / 8,
+                    src_stride: g.block / 8,
+                    dst_offset: outputs[i].offset,
+                    size,
+                    count,
+                }
+            })
+            .collect();
+
+        // The access unit only has to suit the outputs the shader moves.
         let vec4_ok = align.is_multiple_of(16)
-            && (outer <= 1 || block.is_multiple_of(128))
-            && geometry
-                .iter()
-                .all(|g| g.total == 0 || (g.run % 128 == 0 && g.offset % 128 == 0));
+            && geometry.iter().zip(&copied).all(|(g, &c)| {
+                c || g.total == 0
+                    || (g.run.is_multiple_of(128)
+                        && g.offset.is_multiple_of(128)
+                        && (outer <= 1 || g.block.is_multiple_of(128)))
+            });
         let unit = if vec4_ok {
             AccessUnit::Vec4
         } else {
@@ -345,9 +523,16 @@ impl SplitPlan {
             arena_size: arena_wide as u64,
             passes: Vec::new(),
             table: Vec::new(),
+            copies,
+            outer,
+            offsets_bits: geometry.iter().map(|g| g.offset).collect(),
         };
-        let chunks = plan.chunks(&geometry);
-        plan.build_passes(&geometry, &chunks);
+        let chunks: Vec<Chunk> = plan
+            .chunks(&geometry)
+            .into_iter()
+            .filter(|c| !copied[c.output])
+            .collect();
+        plan.build_passes(&geometry, &chunks, *strategy == Strategy::GatherPerOutput);
         Ok(plan)
     }
 
@@ -422,7 +607,7 @@ impl SplitPlan {
     }
 
     /// Groups chunks into passes greedily and writes each pass's table.
-    fn build_passes(&mut self, geometry: &[Geometry], chunks: &[Chunk]) {
+    fn build_passes(&mut self, geometry: &[Geometry], chunks: &[Chunk], per_output: bool) {
         let align = self.limits.alignment();
         let window = self.limits.window();
         let widen = |r: &Range<u64>| align_down(r.start, align)..align_up(r.end, 4);
@@ -437,9 +622,14 @@ impl SplitPlan {
                     .last()
                     .map(|m| self.chunk_ranges(&geometry[m.output], m).1);
                 let shares_unit = last.is_some_and(|l| dst.start < l.end);
+                let other_output = per_output && members.iter().any(|m| m.output != c.output);
                 let us = widen(&(gs.start.min(src.start)..gs.end.max(src.end)));
                 let ud = widen(&(gd.start.min(dst.start)..gd.end.max(dst.end)));
-                if !shares_unit && us.end - us.start <= window && ud.end - ud.start <= window {
+                if !shares_unit
+                    && !other_output
+                    && us.end - us.start <= window
+                    && ud.end - ud.start <= window
+                {
                     (*gs, *gd) = (us, ud);
                     members.push(*c);
                     continue;
@@ -584,9 +774,54 @@ impl SplitPlan {
         self.passes.len()
     }
 
+    /// Copy commands, per copied output.
+    pub fn copies(&self) -> &[CopyRuns] {
+        &self.copies
+    }
+
+    /// Number of `copy_buffer_to_buffer` commands [`crate::gpu::GpuSplitter::encode`] records.
+    pub fn copy_count(&self) -> u64 {
+        self.copies.iter().map(|c| c.count).sum()
+    }
+
+    /// View mode: when every output is one contiguous byte range of the input
+    /// starting at a bindable offset (axis-0 splits, SplitToSequence on axis
+    /// 0), those ranges (relative to the input's offset), so a runtime can bind
+    /// them instead of copying. `None` otherwise.
+    ///
+    /// A storage binding's size must be a multiple of 4: bind
+    /// `range.start..align_up(range.end, 4)`; bytes past `range.end` belong to
+    /// the next output.
+    pub fn input_views(&self) -> Option<Vec<Range<u64>>> {
+        let align = self.limits.alignment();
+        if self.outer > 1 {
+            return None;
+        }
+        self.outputs
+            .iter()
+            .zip(&self.offsets_bits)
+            .map(|(slot, &offset)| {
+                let start = offset / 8;
+                let exact = offset.is_multiple_of(8) && start.is_multiple_of(align);
+                exact.then_some(start..start + slot.len)
+            })
+            .collect()
+    }
+
     /// The parameter tables of all passes, each at its [`Pass::table`] range.
     pub fn table(&self) -> &[u8] {
         &self.table
+    }
+}
+
+/// Copy commands for an output: `(count, bytes each)`; one command when the
+/// runs are back to back in the source.
+fn copy_shape(g: &Geometry, outer: u64) -> (u64, u64) {
+    let size = g.run / 8;
+    if outer <= 1 || g.run == g.block {
+        (1, size * outer)
+    } else {
+        (outer, size)
     }
 }
 

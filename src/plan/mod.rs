@@ -11,8 +11,8 @@
 mod dispatch;
 
 pub use dispatch::{
-    AccessUnit, FLAG_ALIGNED, FLAG_PAD, OutputSlot, Pass, PlanLimits, SplitPlan, TableEntry,
-    TableHeader, WORKGROUP_SIZE,
+    AccessUnit, CopyRuns, CostModel, FLAG_ALIGNED, FLAG_PAD, OutputSlot, Pass, PlanLimits,
+    SplitPlan, Strategy, TableEntry, TableHeader, WORKGROUP_SIZE,
 };
 
 use crate::semantics::ResolvedSplit;

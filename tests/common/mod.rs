@@ -155,10 +155,25 @@ pub fn assert_outputs_equal(expected: &[HostTensor], actual: &[HostTensor], cont
             "{context}: output {i} type"
         );
         assert_eq!(e.shape(), a.shape(), "{context}: output {i} shape");
-        assert!(
-            e == a,
-            "{context}: output {i} differs:\n expected {e:?}\n actual   {a:?}"
-        );
+        if e != a {
+            let detail = match (e.as_bytes(), a.as_bytes()) {
+                (Ok(eb), Ok(ab)) => {
+                    let at = eb.iter().zip(ab).position(|(x, y)| x != y).unwrap_or(0);
+                    format!(
+                        "first differing byte {at} of {}: expected {:#04x}, got {:#04x}",
+                        eb.len(),
+                        eb[at],
+                        ab[at]
+                    )
+                }
+                _ => format!(
+                    "expected {:?}, got {:?}",
+                    e.byte_strings(),
+                    a.byte_strings()
+                ),
+            };
+            panic!("{context}: output {i} {:?} differs: {detail}", e.shape());
+        }
     }
 }
 
