@@ -35,6 +35,26 @@ pub fn split_op(op: &Operator, input: &HostTensor) -> Result<Vec<HostTensor>> {
 /// [`Error::ShapeMismatch`] when `input`'s shape is not the one `split` was
 /// resolved for.
 pub fn split(input: &HostTensor, split: &ResolvedSplit) -> Result<Vec<HostTensor>> {
+    let element_type = input.element_type();
+    let shapes = split.output_shapes();
+    if element_type.bit_width().is_none() {
+        return split_strings(input, split);
+    }
+    let mut buffers: Vec<Vec<u8>> = shapes
+        .iter()
+        .map(|shape| vec![0u8; output_bytes(element_type, shape)])
+        .collect();
+    let mut slices: Vec<&mut [u8]> = buffers.iter_mut().map(Vec::as_mut_slice).collect();
+    split_into(input, split, &mut slices)?;
+    buffers
+        .into_iter()
+        .zip(&shapes)
+        .map(|(bytes, shape)| HostTensor::from_raw(element_type, shape, bytes))
+        .collect()
+}
+
+/// The string case of [`split`]: the same runs over byte strings.
+fn split_strings(input: &HostTensor, split: &ResolvedSplit) -> Result<Vec<HostTensor>> {
     if input.shape() != split.input_shape() {
         return Err(Error::ShapeMismatch {
             expected: split.input_shape().to_vec(),
@@ -42,54 +62,143 @@ pub fn split(input: &HostTensor, split: &ResolvedSplit) -> Result<Vec<HostTensor
         });
     }
     let layout = RunLayout::new(split);
-    let element_type = input.element_type();
-    let shapes = split.output_shapes();
-    let Some(bits) = element_type.bit_width() else {
-        let strings = input.byte_strings()?;
-        return layout
-            .runs()
-            .iter()
-            .zip(&shapes)
-            .map(|(run, shape)| {
-                let mut out = Vec::with_capacity(run.len * layout.outer());
-                for source in run_ranges(&layout, run) {
-                    out.extend_from_slice(&strings[source]);
-                }
-                HostTensor::from_byte_strings(shape, out)
-            })
-            .collect();
-    };
-    let bytes = input.as_bytes()?;
-    let bits = bits as usize;
+    let strings = input.byte_strings()?;
     layout
         .runs()
         .iter()
-        .zip(&shapes)
+        .zip(split.output_shapes())
         .map(|(run, shape)| {
-            let out = if bits.is_multiple_of(8) {
-                let width = bits / 8;
-                let mut out = Vec::with_capacity(run.len * layout.outer() * width);
-                for source in run_ranges(&layout, run) {
-                    out.extend_from_slice(&bytes[source.start * width..source.end * width]);
-                }
-                out
-            } else {
-                let mut out = vec![0u8; (run.len * layout.outer() * bits).div_ceil(8)];
-                for (o, source) in run_ranges(&layout, run).enumerate() {
-                    copy_bits(
-                        bytes,
-                        source.start * bits,
-                        &mut out,
-                        o * run.len * bits,
-                        run.len * bits,
-                        bits,
-                    );
-                }
-                out
-            };
-            HostTensor::from_raw(element_type, shape, out)
+            let mut out = Vec::with_capacity(run.len * layout.outer());
+            for source in run_ranges(&layout, run) {
+                out.extend_from_slice(&strings[source]);
+            }
+            HostTensor::from_byte_strings(&shape, out)
         })
         .collect()
+}
+
+/// Below this many bytes a split runs on the calling thread only.
+const PARALLEL_MIN_BYTES: usize = 1 << 20;
+
+fn output_bytes(element_type: crate::ElementType, shape: &[usize]) -> usize {
+    // Output shapes come from a checked input shape, so this cannot overflow.
+    element_type
+        .byte_len(shape.iter().product())
+        .unwrap_or_default()
+}
+
+/// Splits a fixed-width `input` into caller-provided buffers, one per output,
+/// each exactly the output's packed byte length (the host analogue of
+/// recording into preallocated GPU buffers). Splits of 1 MiB or more whose
+/// elements are whole bytes use every core.
+///
+/// # Errors
+///
+/// [`Error::ShapeMismatch`]; [`Error::ElementTypeMismatch`] for strings;
+/// [`Error::DataLength`] when the buffer count or a buffer's length is wrong.
+///
+/// # Examples
+///
+/// ```
+/// use wgpu_split::{host, HostTensor, ResolvedSplit};
+///
+/// let input = HostTensor::from_slice(&[2, 3], &[1u16, 2, 3, 4, 5, 6]).unwrap();
+/// let split = ResolvedSplit::new(&[2, 3], 1, vec![1, 2], true).unwrap();
+/// let (mut a, mut b) = ([0u8; 4], [0u8; 8]);
+/// host::split_into(&input, &split, &mut [&mut a[..], &mut b[..]]).unwrap();
+/// assert_eq!(a, [1, 0, 4, 0]);
+/// ```
+pub fn split_into(
+    input: &HostTensor,
+    split: &ResolvedSplit,
+    outputs: &mut [&mut [u8]],
+) -> Result<()> {
+    if input.shape() != split.input_shape() {
+        return Err(Error::ShapeMismatch {
+            expected: split.input_shape().to_vec(),
+            actual: input.shape().to_vec(),
+        });
+    }
+    let element_type = input.element_type();
+    let bytes = input.as_bytes()?;
+    let bits = element_type.bit_width().unwrap_or_default() as usize;
+    let shapes = split.output_shapes();
+    if outputs.len() != shapes.len() {
+        return Err(Error::DataLength {
+            element_type,
+            shape: split.input_shape().iter().map(|&d| d as u64).collect(),
+            expected: shapes.len() as u128,
+            actual: outputs.len(),
+            unit: "output buffers",
+        });
+    }
+    for (out, shape) in outputs.iter().zip(&shapes) {
+        let expected = output_bytes(element_type, shape);
+        if out.len() != expected {
+            return Err(Error::DataLength {
+                element_type,
+                shape: shape.iter().map(|&d| d as u64).collect(),
+                expected: expected as u128,
+                actual: out.len(),
+                unit: "bytes",
+            });
+        }
+    }
+    let layout = RunLayout::new(split);
+    if !bits.is_multiple_of(8) {
+        for (run, out) in layout.runs().iter().zip(outputs.iter_mut()) {
+            out.fill(0);
+            for (o, source) in run_ranges(&layout, run).enumerate() {
+                copy_bits(
+                    bytes,
+                    source.start * bits,
+                    out,
+                    o * run.len * bits,
+                    run.len * bits,
+                    bits,
+                );
+            }
+        }
+        return Ok(());
+    }
+    let width = bits / 8;
+    let threads = if bytes.len() >= PARALLEL_MIN_BYTES {
+        std::thread::available_parallelism().map_or(1, |n| n.get().min(8))
+    } else {
+        1
+    };
+    // Each thread takes a contiguous share of every output's rows.
+    let rows_per_thread = layout.outer().div_ceil(threads).max(1);
+    let mut tasks: Vec<Vec<(Run, usize, &mut [u8])>> = (0..threads).map(|_| Vec::new()).collect();
+    for (run, out) in layout.runs().iter().zip(outputs.iter_mut()) {
+        let row_bytes = run.len * width;
+        if row_bytes == 0 {
+            continue;
+        }
+        for (t, rows) in out.chunks_mut(rows_per_thread * row_bytes).enumerate() {
+            tasks[t].push((*run, t * rows_per_thread, rows));
+        }
+    }
+    let block = layout.block();
+    let copy_rows = |task: Vec<(Run, usize, &mut [u8])>| {
+        for (run, first_row, rows) in task {
+            let row_bytes = run.len * width;
+            for (k, row) in rows.chunks_exact_mut(row_bytes).enumerate() {
+                let start = ((first_row + k) * block + run.offset) * width;
+                row.copy_from_slice(&bytes[start..start + row_bytes]);
+            }
+        }
+    };
+    if threads == 1 {
+        tasks.into_iter().for_each(copy_rows);
+    } else {
+        std::thread::scope(|scope| {
+            for task in tasks {
+                scope.spawn(move || copy_rows(task));
+            }
+        });
+    }
+    Ok(())
 }
 
 /// The element range of `run` in every outer block, in order.

@@ -209,3 +209,62 @@ proptest! {
         prop_assert_eq!(naive_split(&input, &split), actual);
     }
 }
+
+#[test]
+fn large_splits_use_every_core_and_stay_exact() {
+    let mut rng = Rng::new(5);
+    for (element_type, shape, axis, lengths) in [
+        (ElementType::Float, vec![300, 1000], 1, vec![333, 0, 667]),
+        (ElementType::Float, vec![300, 1000], 0, vec![1, 298, 1]),
+        (
+            ElementType::Uint8,
+            vec![3, 1100, 1000],
+            1,
+            vec![550, 549, 1],
+        ),
+        (ElementType::Complex128, vec![7, 10_000], 0, vec![3, 4]),
+    ] {
+        let input = random_tensor(&mut rng, element_type, &shape);
+        assert!(input.as_bytes().unwrap().len() >= 1 << 20);
+        let split = ResolvedSplit::new(&shape, axis, lengths, true).unwrap();
+        check(
+            &input,
+            &split,
+            &format!("{element_type} {shape:?} axis {axis}"),
+        );
+    }
+}
+
+#[test]
+fn split_into_checks_the_buffers_it_is_given() {
+    let input = HostTensor::from_slice(&[2, 3], &[1u16, 2, 3, 4, 5, 6]).unwrap();
+    let split = ResolvedSplit::new(&[2, 3], 1, vec![1, 2], true).unwrap();
+    let (mut a, mut b) = ([0u8; 4], [0u8; 7]);
+    let e = host::split_into(&input, &split, &mut [&mut a[..], &mut b[..]]).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            Error::DataLength {
+                expected: 8,
+                actual: 7,
+                ..
+            }
+        ),
+        "{e}"
+    );
+    let e = host::split_into(&input, &split, &mut [&mut a[..]]).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            Error::DataLength {
+                expected: 2,
+                actual: 1,
+                ..
+            }
+        ),
+        "{e}"
+    );
+    let strings = HostTensor::from_strings(&[2, 3], &["a"; 6]).unwrap();
+    let mut c = [0u8; 8];
+    assert!(host::split_into(&strings, &split, &mut [&mut a[..], &mut c[..]]).is_err());
+}
