@@ -47,6 +47,17 @@ impl GpuContext {
     /// [`Error::NoAdapter`] (its message names `mesa-vulkan-drivers`), or
     /// [`Error::RequestDevice`].
     pub async fn request_default() -> Result<Self> {
+        Self::request_with_features(wgpu::Features::empty()).await
+    }
+
+    /// As [`GpuContext::request_default`], also enabling those of `wanted`
+    /// that the adapter has (e.g. timestamp queries for benchmarks). The
+    /// split itself never needs a feature.
+    ///
+    /// # Errors
+    ///
+    /// As [`GpuContext::request_default`].
+    pub async fn request_with_features(wanted: wgpu::Features) -> Result<Self> {
         let instance =
             wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
         let options = wgpu::RequestAdapterOptions {
@@ -62,7 +73,7 @@ impl GpuContext {
         let (device, queue) = adapter
             .request_device(&wgpu::DeviceDescriptor {
                 label: Some("wgpu-split"),
-                required_features: wgpu::Features::empty(),
+                required_features: adapter.features() & wanted,
                 required_limits: adapter.limits(),
                 experimental_features: wgpu::ExperimentalFeatures::disabled(),
                 memory_hints: wgpu::MemoryHints::Performance,

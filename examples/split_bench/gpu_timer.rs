@@ -1,0 +1,98 @@
+//! Device time of recorded work: timestamp queries written around it inside
+//! the encoder when the adapter has them, else submit + poll wall time.
+
+use std::time::Instant;
+
+struct Queries {
+    set: wgpu::QuerySet,
+    resolve: wgpu::Buffer,
+    readback: wgpu::Buffer,
+    period_ns: f64,
+}
+
+pub struct GpuTimer {
+    device: wgpu::Device,
+    queue: wgpu::Queue,
+    queries: Option<Queries>,
+}
+
+const WARM_UP_RUNS: usize = 2;
+
+impl GpuTimer {
+    pub fn new(device: &wgpu::Device, queue: &wgpu::Queue) -> Self {
+        let needed =
+            wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS;
+        let queries = device.features().contains(needed).then(|| Queries {
+            set: device.create_query_set(&wgpu::QuerySetDescriptor {
+                label: Some("bench timestamps"),
+                ty: wgpu::QueryType::Timestamp,
+                count: 2,
+            }),
+            resolve: device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("timestamp resolve"),
+                size: 16,
+                usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+                mapped_at_creation: false,
+            }),
+            readback: device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("timestamp readback"),
+                size: 16,
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            }),
+            period_ns: f64::from(queue.get_timestamp_period()),
+        });
+        GpuTimer {
+            device: device.clone(),
+            queue: queue.clone(),
+            queries,
+        }
+    }
+
+    pub fn kind(&self) -> &'static str {
+        if self.queries.is_some() {
+            "timestamp queries"
+        } else {
+            "submit + poll wall time"
+        }
+    }
+
+    /// Seconds per run of `record`, for `runs` runs after a warm-up.
+    pub fn time(&self, record: &dyn Fn(&mut wgpu::CommandEncoder), runs: usize) -> Vec<f64> {
+        (0..WARM_UP_RUNS + runs)
+            .map(|_| self.once(record))
+            .skip(WARM_UP_RUNS)
+            .collect()
+    }
+
+    fn once(&self, record: &dyn Fn(&mut wgpu::CommandEncoder)) -> f64 {
+        let mut encoder = self.device.create_command_encoder(&Default::default());
+        if let Some(q) = &self.queries {
+            encoder.write_timestamp(&q.set, 0);
+            record(&mut encoder);
+            encoder.write_timestamp(&q.set, 1);
+            encoder.resolve_query_set(&q.set, 0..2, &q.resolve, 0);
+            encoder.copy_buffer_to_buffer(&q.resolve, 0, &q.readback, 0, 16);
+            self.queue.submit([encoder.finish()]);
+            q.readback
+                .slice(..)
+                .map_async(wgpu::MapMode::Read, |r| r.expect("map timestamps"));
+            self.device
+                .poll(wgpu::PollType::wait_indefinitely())
+                .expect("poll");
+            let ticks: Vec<u64> = bytemuck::pod_collect_to_vec(
+                &q.readback.slice(..).get_mapped_range().expect("mapped"),
+            );
+            q.readback.unmap();
+            ticks[1].saturating_sub(ticks[0]) as f64 * q.period_ns * 1e-9
+        } else {
+            record(&mut encoder);
+            let start = Instant::now();
+            self.queue.submit([encoder.finish()]);
+            self.device
+                .poll(wgpu::PollType::wait_indefinitely())
+                .expect("poll");
+            start.elapsed().as_secs_f64()
+        }
+    }
+}

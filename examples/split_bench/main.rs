@@ -1,0 +1,743 @@
+//! `split_bench`: how close the crate's split gets to what the device can do.
+//!
+//! ```text
+//! cargo run --release --example split_bench -- [--quick] [--runs N] [--case NAME]
+//!                                              [--json PATH] [--plot PATH] [--calibrate]
+//! ```
+//!
+//! For each case of a fixed suite it measures, on the default adapter and in
+//! one process, the crate's planner (`plan`), the forced gather dispatch, two
+//! naive baselines, the device's copy and shader limits for the same byte
+//! count, the host path and a host memcpy. Every method's output is checked
+//! against the host path before it is timed. Device time comes from timestamp
+//! queries when the adapter has them (else submit + poll wall time); the
+//! figure is the median of `--runs` (default 10) runs after a warm-up, in GB/s
+//! counting bytes read + written.
+
+mod gpu_timer;
+mod plot;
+
+use std::time::Instant;
+
+use gpu_timer::GpuTimer;
+use wgpu_split::gpu::{BufferRegion, GpuContext, GpuSplitter};
+use wgpu_split::plan::{CostModel, SplitPlan, Strategy};
+use wgpu_split::{
+    ElementType, HostTensor, OnnxSplit, OnnxSplitToSequence, Operator, ParamTensor, ResolvedSplit,
+    host,
+};
+
+/// One benchmark case: a name (fixed), a tensor and a split.
+struct Case {
+    name: &'static str,
+    element_type: ElementType,
+    shape: Vec<usize>,
+    op: Operator,
+}
+
+fn suite(quick: bool) -> Vec<Case> {
+    let q = |full: usize, small: usize| if quick { small } else { full };
+    let split_input = |lengths: &[i64]| ParamTensor::int64_1d(lengths);
+    vec![
+        Case {
+            name: "f32_4096x4096_axis0_4",
+            element_type: ElementType::Float,
+            shape: vec![q(4096, 1024), q(4096, 1024)],
+            op: OnnxSplit::new(13, 4).axis(0).into(),
+        },
+        Case {
+            name: "f32_64x1024x256_axis1_4",
+            element_type: ElementType::Float,
+            shape: vec![q(64, 16), q(1024, 256), 256],
+            op: OnnxSplit::new(13, 4).axis(1).into(),
+        },
+        Case {
+            name: "f32_4096x4096_axis1_4",
+            element_type: ElementType::Float,
+            shape: vec![q(4096, 1024), q(4096, 1024)],
+            op: OnnxSplit::new(13, 4).axis(-1).into(),
+        },
+        Case {
+            name: "f16_1048576x6_axis1_123",
+            element_type: ElementType::Float16,
+            shape: vec![q(1_048_576, 262_144), 6],
+            op: OnnxSplit::new(13, 3)
+                .axis(1)
+                .split_input(split_input(&[1, 2, 3]))
+                .into(),
+        },
+        Case {
+            name: "u8_4096x4097_axis1_2",
+            element_type: ElementType::Uint8,
+            shape: vec![q(4096, 1024), 4097],
+            op: OnnxSplit::new(13, 2)
+                .axis(1)
+                .split_input(split_input(&[2048, 2049]))
+                .into(),
+        },
+        Case {
+            name: "i4_4096x4099_axis1_3",
+            element_type: ElementType::Int4,
+            shape: vec![q(4096, 1024), 4099],
+            op: OnnxSplit::new(13, 3)
+                .axis(1)
+                .split_input(split_input(&[1000, 1000, 2099]))
+                .into(),
+        },
+        Case {
+            name: "f32_1000x4096_seq",
+            element_type: ElementType::Float,
+            shape: vec![q(1000, 250), 4096],
+            op: OnnxSplitToSequence::new(11).axis(0).keepdims(0).into(),
+        },
+    ]
+}
+
+/// The methods, in report order.
+const GPU_METHODS: [&str; 7] = [
+    "plan",
+    "gather",
+    "per_output_dispatch",
+    "per_output_copy",
+    "copy_limit",
+    "shader_copy",
+    "view",
+];
+
+/// One measured figure.
+#[derive(Debug, Clone)]
+pub struct Row {
+    case: String,
+    method: String,
+    bytes: u64,
+    seconds: f64,
+    gbps: f64,
+    note: String,
+}
+
+struct Options {
+    quick: bool,
+    runs: usize,
+    case: Option<String>,
+    json: Option<String>,
+    plot: Option<String>,
+    calibrate: bool,
+}
+
+fn parse_args() -> Result<Options, String> {
+    let mut o = Options {
+        quick: false,
+        runs: 10,
+        case: None,
+        json: None,
+        plot: None,
+        calibrate: false,
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        let mut value = |flag: &str| args.next().ok_or(format!("{flag} needs a value"));
+        match a.as_str() {
+            "--quick" => o.quick = true,
+            "--calibrate" => o.calibrate = true,
+            "--runs" => {
+                o.runs = value("--runs")?
+                    .parse()
+                    .map_err(|e| format!("--runs: {e}"))?;
+                if o.runs < 10 {
+                    return Err("--runs must be at least 10".into());
+                }
+            }
+            "--case" => o.case = Some(value("--case")?),
+            "--json" => o.json = Some(value("--json")?),
+            "--plot" => o.plot = Some(value("--plot")?),
+            "-h" | "--help" => {
+                return Err("usage: split_bench [--quick] [--runs N] [--case NAME] [--json PATH] [--plot PATH] [--calibrate]".into());
+            }
+            other => return Err(format!("unknown argument {other}")),
+        }
+    }
+    Ok(o)
+}
+
+fn main() {
+    if let Err(e) = run() {
+        eprintln!("split_bench: {e}");
+        std::process::exit(1);
+    }
+}
+
+fn run() -> Result<(), Box<dyn std::error::Error>> {
+    let options = parse_args()?;
+    let wanted = wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS;
+    let ctx = pollster::block_on(GpuContext::request_with_features(wanted))?;
+    let splitter = ctx.splitter();
+    let timer = GpuTimer::new(&ctx.device, &ctx.queue);
+    let info = ctx.adapter.get_info();
+    println!("adapter: {}", ctx.describe());
+    println!(
+        "timing: {}, median of {} runs after a warm-up",
+        timer.kind(),
+        options.runs
+    );
+    if options.calibrate {
+        return calibrate(&splitter, &timer, options.runs);
+    }
+    let cases: Vec<Case> = suite(options.quick)
+        .into_iter()
+        .filter(|c| options.case.as_deref().is_none_or(|n| n == c.name))
+        .collect();
+    if cases.is_empty() {
+        return Err("no case matches --case".into());
+    }
+    let started = Instant::now();
+    let mut rows = Vec::new();
+    for (i, case) in cases.iter().enumerate() {
+        eprintln!(
+            "[{}/{}] {} {:?} ({:.0} s elapsed)",
+            i + 1,
+            cases.len(),
+            case.name,
+            case.shape,
+            started.elapsed().as_secs_f64()
+        );
+        rows.extend(bench_case(&splitter, &timer, case, options.runs)?);
+    }
+    print_table(&rows);
+    if let Some(path) = &options.json {
+        let device = serde_json::json!({
+            "name": info.name,
+            "backend": format!("{:?}", info.backend),
+            "device_type": format!("{:?}", info.device_type),
+            "driver": info.driver,
+            "driver_info": info.driver_info,
+            "timing": timer.kind(),
+            "runs": options.runs,
+            "quick": options.quick,
+        });
+        let results: Vec<_> = rows
+            .iter()
+            .map(|r| {
+                serde_json::json!({
+                    "case": r.case, "method": r.method, "bytes": r.bytes,
+                    "seconds": r.seconds, "gbps": r.gbps,
+                })
+            })
+            .collect();
+        let doc = serde_json::json!({ "device": device, "results": results });
+        std::fs::write(path, serde_json::to_string_pretty(&doc)?)?;
+        println!("wrote {path}");
+    }
+    if let Some(path) = &options.plot {
+        plot::bar_chart(&rows, path, &info.name)?;
+        println!("wrote {path}");
+    }
+    eprintln!("done in {:.1} s", started.elapsed().as_secs_f64());
+    Ok(())
+}
+
+/// Random bytes for the input (a cheap xorshift; contents do not matter for
+/// timing, only for the checks).
+fn random_input(case: &Case) -> HostTensor {
+    let count: usize = case.shape.iter().product();
+    let len = case.element_type.byte_len(count).expect("fixed-width type");
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    let mut bytes = Vec::with_capacity(len);
+    while bytes.len() < len {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        bytes.extend_from_slice(&state.to_le_bytes());
+    }
+    bytes.truncate(len);
+    HostTensor::from_raw(case.element_type, &case.shape, bytes).expect("sized input")
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+fn row(case: &str, method: &str, bytes: u64, seconds: f64, note: impl Into<String>) -> Row {
+    Row {
+        case: case.to_string(),
+        method: method.to_string(),
+        bytes,
+        seconds,
+        gbps: 2.0 * bytes as f64 / seconds / 1e9,
+        note: note.into(),
+    }
+}
+
+fn bench_case(
+    splitter: &GpuSplitter,
+    timer: &GpuTimer,
+    case: &Case,
+    runs: usize,
+) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
+    let device = splitter.device();
+    let input = random_input(case);
+    let split = case.op.resolve(&case.shape)?;
+    let expected = host::split(&input, &split)?;
+    let bytes = input.as_bytes()?.len() as u64;
+    // Padded to 16 bytes so the vec4 shader copy can read it whole.
+    let mut padded = input.as_bytes()?.to_vec();
+    padded.resize(padded.len().div_ceil(16) * 16, 0);
+    let input_buffer = splitter.create_input(&padded);
+    let mut rows = Vec::new();
+
+    for method in GPU_METHODS {
+        eprintln!("    {method}");
+        let strategy = match method {
+            "plan" => Some(*splitter.strategy()),
+            "gather" => Some(Strategy::Gather),
+            "per_output_dispatch" => Some(Strategy::GatherPerOutput),
+            "per_output_copy" => Some(Strategy::Copy),
+            _ => None,
+        };
+        if let Some(strategy) = strategy {
+            let plan = match splitter.plan_with(
+                &split,
+                case.element_type,
+                splitter.plan_limits(),
+                &strategy,
+            ) {
+                Ok(plan) => plan,
+                Err(e) => {
+                    eprintln!("      n/a: {e}");
+                    continue;
+                }
+            };
+            let arena = splitter.create_arena(&plan);
+            let record = |encoder: &mut wgpu::CommandEncoder| {
+                splitter
+                    .encode(
+                        encoder,
+                        &plan,
+                        BufferRegion::whole(&input_buffer),
+                        BufferRegion::whole(&arena),
+                    )
+                    .expect("encode");
+            };
+            check_arena(splitter, &record, &arena, &plan, &expected, method)?;
+            let seconds = median(timer.time(&record, runs));
+            let note = format!(
+                "{} dispatch, {} copies",
+                plan.dispatch_count(),
+                plan.copy_count()
+            );
+            rows.push(row(case.name, method, bytes, seconds, note));
+            continue;
+        }
+        match method {
+            "copy_limit" => {
+                let dst = storage_buffer(device, padded.len() as u64);
+                let size = bytes.div_ceil(4) * 4;
+                let record = |encoder: &mut wgpu::CommandEncoder| {
+                    encoder.copy_buffer_to_buffer(&input_buffer, 0, &dst, 0, size);
+                };
+                check_copy(splitter, &record, &dst, input.as_bytes()?, method)?;
+                let seconds = median(timer.time(&record, runs));
+                rows.push(row(case.name, method, bytes, seconds, "one copy command"));
+            }
+            "shader_copy" => {
+                let dst = storage_buffer(device, padded.len() as u64);
+                let kernel = ShaderCopy::new(device, &input_buffer, &dst, padded.len() as u64);
+                let record = |encoder: &mut wgpu::CommandEncoder| kernel.record(encoder);
+                check_copy(splitter, &record, &dst, input.as_bytes()?, method)?;
+                let seconds = median(timer.time(&record, runs));
+                rows.push(row(case.name, method, bytes, seconds, "vec4 compute copy"));
+            }
+            "view" => {
+                let plan = splitter.plan(&split, case.element_type)?;
+                let Some(views) = plan.input_views() else {
+                    continue;
+                };
+                // Check: every view holds exactly its output's bytes.
+                for (v, e) in views.iter().zip(&expected) {
+                    let range = v.start as usize..v.end as usize;
+                    if &input.as_bytes()?[range] != e.as_bytes()? {
+                        return Err(
+                            format!("{}: view differs from the host path", case.name).into()
+                        );
+                    }
+                }
+                // The cost of a view is a binding per output: time creating them.
+                let layout = view_layout(device);
+                let times: Vec<f64> = (0..runs + 1)
+                    .map(|_| {
+                        let t = Instant::now();
+                        let groups: Vec<_> = views
+                            .iter()
+                            .map(|v| view_bind_group(device, &layout, &input_buffer, v))
+                            .collect();
+                        drop(groups);
+                        t.elapsed().as_secs_f64()
+                    })
+                    .skip(1)
+                    .collect();
+                rows.push(row(
+                    case.name,
+                    method,
+                    bytes,
+                    median(times),
+                    "zero-copy bindings",
+                ));
+            }
+            _ => unreachable!("{method}"),
+        }
+    }
+
+    // Host methods: preallocated outputs, as a runtime would reuse them.
+    let mut outputs: Vec<Vec<u8>> = expected
+        .iter()
+        .map(|t| vec![0u8; t.as_bytes().map_or(0, <[u8]>::len)])
+        .collect();
+    let time_host = |outputs: &mut Vec<Vec<u8>>| {
+        let mut slices: Vec<&mut [u8]> = outputs.iter_mut().map(Vec::as_mut_slice).collect();
+        let t = Instant::now();
+        host::split_into(&input, &split, &mut slices).expect("host split");
+        t.elapsed().as_secs_f64()
+    };
+    time_host(&mut outputs);
+    for (o, e) in outputs.iter().zip(&expected) {
+        if o.as_slice() != e.as_bytes()? {
+            return Err(format!("{}: host path differs from host::split", case.name).into());
+        }
+    }
+    let times: Vec<f64> = (0..runs).map(|_| time_host(&mut outputs)).collect();
+    rows.push(row(
+        case.name,
+        "host",
+        bytes,
+        median(times),
+        "split_into, all cores",
+    ));
+    let src = input.as_bytes()?;
+    let mut dst = vec![0u8; src.len()];
+    dst.copy_from_slice(src);
+    let times: Vec<f64> = (0..runs)
+        .map(|_| {
+            let t = Instant::now();
+            dst.copy_from_slice(std::hint::black_box(src));
+            std::hint::black_box(&dst);
+            t.elapsed().as_secs_f64()
+        })
+        .collect();
+    if dst.as_slice() != src {
+        return Err("host memcpy differs".into());
+    }
+    rows.push(row(
+        case.name,
+        "host_memcpy",
+        bytes,
+        median(times),
+        "one memcpy",
+    ));
+    Ok(rows)
+}
+
+fn storage_buffer(device: &wgpu::Device, size: u64) -> wgpu::Buffer {
+    device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("bench destination"),
+        size,
+        usage: wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::COPY_SRC
+            | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    })
+}
+
+/// Runs `record` once and returns the first `len` bytes of `buffer`.
+fn run_and_read(
+    splitter: &GpuSplitter,
+    record: &dyn Fn(&mut wgpu::CommandEncoder),
+    buffer: &wgpu::Buffer,
+) -> Result<Vec<u8>, Box<dyn std::error::Error>> {
+    let device = splitter.device();
+    // Clear first, so a method that writes nothing cannot pass on stale data.
+    let mut encoder = device.create_command_encoder(&Default::default());
+    encoder.clear_buffer(buffer, 0, None);
+    record(&mut encoder);
+    let staging = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("bench readback"),
+        size: buffer.size(),
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, buffer.size());
+    splitter.queue().submit([encoder.finish()]);
+    staging
+        .slice(..)
+        .map_async(wgpu::MapMode::Read, |r| r.expect("map readback"));
+    device.poll(wgpu::PollType::wait_indefinitely())?;
+    let bytes = staging.slice(..).get_mapped_range()?.to_vec();
+    Ok(bytes)
+}
+
+fn check_arena(
+    splitter: &GpuSplitter,
+    record: &dyn Fn(&mut wgpu::CommandEncoder),
+    arena: &wgpu::Buffer,
+    plan: &SplitPlan,
+    expected: &[HostTensor],
+    method: &str,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let bytes = run_and_read(splitter, record, arena)?;
+    for (i, (slot, e)) in plan.outputs().iter().zip(expected).enumerate() {
+        let got = &bytes[slot.offset as usize..(slot.offset + slot.len) as usize];
+        if got != e.as_bytes()? {
+            return Err(format!("{method}: output {i} differs from the host path").into());
+        }
+    }
+    Ok(())
+}
+
+fn check_copy(
+    splitter: &GpuSplitter,
+    record: &dyn Fn(&mut wgpu::CommandEncoder),
+    dst: &wgpu::Buffer,
+    src: &[u8],
+    method: &str,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let bytes = run_and_read(splitter, record, dst)?;
+    if &bytes[..src.len()] != src {
+        return Err(format!("{method}: copy differs from the input").into());
+    }
+    Ok(())
+}
+
+/// A plain vec4<u32> compute copy: the device's shader limit.
+struct ShaderCopy {
+    pipeline: wgpu::ComputePipeline,
+    bind_group: wgpu::BindGroup,
+    groups: [u32; 2],
+}
+
+const SHADER_COPY: &str = r#"
+@group(0) @binding(0) var<storage, read> src: array<vec4<u32>>;
+@group(0) @binding(1) var<storage, read_write> dst: array<vec4<u32>>;
+@compute @workgroup_size(256)
+fn copy(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) n: vec3<u32>,
+        @builtin(local_invocation_id) lid: vec3<u32>) {
+    let i = (wid.y * n.x + wid.x) * 256u + lid.x;
+    if (i < arrayLength(&dst)) {
+        dst[i] = src[i];
+    }
+}
+"#;
+
+impl ShaderCopy {
+    fn new(device: &wgpu::Device, src: &wgpu::Buffer, dst: &wgpu::Buffer, size: u64) -> Self {
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("shader_copy"),
+            source: wgpu::ShaderSource::Wgsl(SHADER_COPY.into()),
+        });
+        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some("shader_copy"),
+            layout: None,
+            module: &module,
+            entry_point: Some("copy"),
+            compilation_options: Default::default(),
+            cache: None,
+        });
+        let binding = |buffer| {
+            wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                buffer,
+                offset: 0,
+                size: wgpu::BufferSize::new(size),
+            })
+        };
+        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("shader_copy"),
+            layout: &pipeline.get_bind_group_layout(0),
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: binding(src),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: binding(dst),
+                },
+            ],
+        });
+        let groups = (size / 16).div_ceil(256);
+        let rows = groups.div_ceil(65535);
+        ShaderCopy {
+            pipeline,
+            bind_group,
+            groups: [groups.div_ceil(rows) as u32, rows as u32],
+        }
+    }
+
+    fn record(&self, encoder: &mut wgpu::CommandEncoder) {
+        let mut pass = encoder.begin_compute_pass(&Default::default());
+        pass.set_pipeline(&self.pipeline);
+        pass.set_bind_group(0, &self.bind_group, &[]);
+        pass.dispatch_workgroups(self.groups[0], self.groups[1], 1);
+    }
+}
+
+fn view_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
+    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("view"),
+        entries: &[wgpu::BindGroupLayoutEntry {
+            binding: 0,
+            visibility: wgpu::ShaderStages::COMPUTE,
+            ty: wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Storage { read_only: true },
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            count: None,
+        }],
+    })
+}
+
+fn view_bind_group(
+    device: &wgpu::Device,
+    layout: &wgpu::BindGroupLayout,
+    input: &wgpu::Buffer,
+    range: &std::ops::Range<u64>,
+) -> wgpu::BindGroup {
+    device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("view"),
+        layout,
+        entries: &[wgpu::BindGroupEntry {
+            binding: 0,
+            resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                buffer: input,
+                offset: range.start,
+                size: wgpu::BufferSize::new((range.end - range.start).div_ceil(4) * 4),
+            }),
+        }],
+    })
+}
+
+fn print_table(rows: &[Row]) {
+    println!();
+    println!(
+        "{:<26} {:<20} {:>9} {:>10} {:>8}  note",
+        "case", "method", "ms", "GB/s", "ratio"
+    );
+    for r in rows {
+        let reference = if r.method.starts_with("host") {
+            "host_memcpy"
+        } else {
+            "copy_limit"
+        };
+        let base = rows
+            .iter()
+            .find(|b| b.case == r.case && b.method == reference)
+            .map_or(f64::NAN, |b| b.gbps);
+        println!(
+            "{:<26} {:<20} {:>9.3} {:>10.2} {:>8.2}  {}",
+            r.case,
+            r.method,
+            r.seconds * 1e3,
+            r.gbps,
+            r.gbps / base,
+            r.note
+        );
+    }
+    println!();
+    println!(
+        "ratio: to copy_limit for GPU methods, to host_memcpy for host methods; GB/s counts bytes read + written."
+    );
+}
+
+/// Measures the cost model's constants on this adapter and prints them.
+fn calibrate(
+    splitter: &GpuSplitter,
+    timer: &GpuTimer,
+    runs: usize,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let device = splitter.device();
+    let mb = 64usize << 20;
+    let measure = |shape: Vec<usize>,
+                   t: ElementType,
+                   lengths: Vec<usize>,
+                   axis: usize,
+                   strategy: Strategy|
+     -> Result<(f64, SplitPlan), Box<dyn std::error::Error>> {
+        let split = ResolvedSplit::new(&shape, axis, lengths, true)?;
+        let plan = splitter.plan_with(&split, t, splitter.plan_limits(), &strategy)?;
+        let input = splitter.create_input(&vec![0u8; plan.input_binding_bytes() as usize]);
+        let arena = splitter.create_arena(&plan);
+        let record = |e: &mut wgpu::CommandEncoder| {
+            splitter
+                .encode(
+                    e,
+                    &plan,
+                    BufferRegion::whole(&input),
+                    BufferRegion::whole(&arena),
+                )
+                .expect("encode");
+        };
+        Ok((median(timer.time(&record, runs)), plan))
+    };
+    let words = mb / 4;
+    // Copy bandwidth: one 64 MiB copy.
+    let (t_copy, _) = measure(
+        vec![words],
+        ElementType::Float,
+        vec![words],
+        0,
+        Strategy::Copy,
+    )?;
+    let copy_bw = 2.0 * mb as f64 / t_copy;
+    // Copy command cost: 16,384 copies of 256 bytes, minus their bytes.
+    let rows = 16_384;
+    let (t_many, _) = measure(
+        vec![rows, 128],
+        ElementType::Float,
+        vec![64, 64],
+        1,
+        Strategy::Copy,
+    )?;
+    let command = ((t_many - 2.0 * (rows * 512) as f64 / copy_bw) / (2 * rows) as f64).max(0.0);
+    // Gather bandwidths.
+    let (t_vec4, _) = measure(
+        vec![4096, 4096],
+        ElementType::Float,
+        vec![1024; 4],
+        1,
+        Strategy::Gather,
+    )?;
+    let (t_word, _) = measure(
+        vec![4096, 4096],
+        ElementType::Float,
+        vec![1023, 1025, 1024, 1024],
+        1,
+        Strategy::Gather,
+    )?;
+    let (t_bits, _) = measure(
+        vec![4096, 4097 * 4],
+        ElementType::Uint8,
+        vec![8193, 8195],
+        1,
+        Strategy::Gather,
+    )?;
+    // Dispatch fixed cost: a one-word gather.
+    let (t_dispatch, _) = measure(
+        vec![2, 2],
+        ElementType::Float,
+        vec![1, 1],
+        1,
+        Strategy::Gather,
+    )?;
+    let model = CostModel {
+        copy_bytes_per_second: copy_bw,
+        copy_command_seconds: command,
+        gather_vec4_bytes_per_second: 2.0 * mb as f64 / t_vec4,
+        gather_word_bytes_per_second: 2.0 * mb as f64 / t_word,
+        gather_bits_bytes_per_second: 2.0 * (4096.0 * 4097.0 * 4.0) / t_bits,
+        dispatch_seconds: t_dispatch,
+    };
+    let _ = device;
+    println!(
+        "calibrated cost model for this adapter (use with GpuSplitter::with_strategy(Strategy::Auto(model))):"
+    );
+    println!("{model:#?}");
+    Ok(())
+}
