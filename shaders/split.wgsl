@@ -76,6 +76,10 @@ fn read_bits(bit: u32, count: u32) -> u32 {
     return value;
 }
 
+// Units (words or vec4s) each invocation moves: the table lookup and the one
+// division are paid once per UNITS_PER_INVOCATION units, not once per unit.
+const UNITS_PER_INVOCATION: u32 = 8u;
+
 @compute @workgroup_size(256)
 fn split_words(
     @builtin(workgroup_id) wid: vec3<u32>,
@@ -87,47 +91,90 @@ fn split_words(
         return;
     }
     let e = table.entries[find_entry(g)];
-    let w = g - e.first_invocation;
-    let dst = e.dst_unit + w;
+    let end = e.first_bit + e.len_bits;
+    let first_word = (g - e.first_invocation) * UNITS_PER_INVOCATION;
+    let last_word = min(first_word + UNITS_PER_INVOCATION, (end + 31u) / 32u);
     if ((e.flags & FLAG_ALIGNED) != 0u) {
-        // Whole words from whole words: one load, one store.
-        let q = w * 32u + e.run_phase;
-        let bit = e.src_bit + (q / e.run_bits) * e.block_bits + q % e.run_bits;
-        dst_words[dst] = src_words[bit >> 5u];
+        // Whole words from whole words, walking the run without dividing.
+        let run = e.run_bits >> 5u;
+        let q = first_word + (e.run_phase >> 5u);
+        var col = q % run;
+        var src = (e.src_bit >> 5u) + (q / run) * (e.block_bits >> 5u) + col;
+        for (var w = first_word; w < last_word; w++) {
+            dst_words[e.dst_unit + w] = src_words[src];
+            col += 1u;
+            src += 1u;
+            if (col == run) {
+                col = 0u;
+                src += (e.block_bits >> 5u) - run;
+            }
+        }
         return;
     }
-    // Assemble the word from segments, each inside one run.
-    let word_start = w * 32u;
-    let end = e.first_bit + e.len_bits;
-    let lo = max(word_start, e.first_bit);
-    let hi = min(word_start + 32u, end);
-    var value = 0u;
-    var b = lo;
-    loop {
-        if (b >= hi) {
-            break;
+    // Assemble each word from segments, each inside one run; (row, r) walks
+    // the runs incrementally after one division.
+    var b = max(first_word * 32u, e.first_bit);
+    let q = b - e.first_bit + e.run_phase;
+    var row = q / e.run_bits;
+    var r = q % e.run_bits;
+    let span = (last_word - first_word) * 32u;
+    if (b == first_word * 32u && b + span <= end && r + span <= e.run_bits) {
+        // Every word lies whole inside one run: a funnel shift over
+        // consecutive source words, one load per word.
+        let s = e.src_bit + row * e.block_bits + r;
+        var index = s >> 5u;
+        let shift = s & 31u;
+        var current = src_words[index];
+        for (var w = first_word; w < last_word; w++) {
+            var value = current;
+            if (shift != 0u) {
+                let next = src_words[index + 1u];
+                value = (current >> shift) | (next << (32u - shift));
+                current = next;
+            }
+            dst_words[e.dst_unit + w] = value;
+            index += 1u;
+            if (shift == 0u && w + 1u < last_word) {
+                current = src_words[index];
+            }
         }
-        let q = b - e.first_bit + e.run_phase;
-        let r = q % e.run_bits;
-        let count = min(hi - b, e.run_bits - r);
-        value |= read_bits(e.src_bit + (q / e.run_bits) * e.block_bits + r, count) << (b - word_start);
-        b += count;
+        return;
     }
-    // The bits this invocation owns: [lo, hi) of the word, plus the tail
-    // after the output's last bit, which is written as zero.
-    let own_lo = lo - word_start;
-    var own_hi = hi - word_start;
-    if ((e.flags & FLAG_PAD) != 0u && hi == end) {
-        own_hi = 32u;
-    }
-    let upper = select((1u << own_hi) - 1u, 0xFFFFFFFFu, own_hi == 32u);
-    let mask = upper & ~((1u << own_lo) - 1u);
-    if (mask == 0xFFFFFFFFu) {
-        dst_words[dst] = value;
-    } else {
-        // A chunk that starts or ends mid-word (only in multi-pass plans):
-        // another pass owns the other bits of this word.
-        dst_words[dst] = (dst_words[dst] & ~mask) | value;
+    for (var w = first_word; w < last_word; w++) {
+        let word_start = w * 32u;
+        let lo = b;
+        let hi = min(word_start + 32u, end);
+        var value = 0u;
+        loop {
+            if (b >= hi) {
+                break;
+            }
+            let count = min(hi - b, e.run_bits - r);
+            value |= read_bits(e.src_bit + row * e.block_bits + r, count) << (b - word_start);
+            b += count;
+            r += count;
+            if (r == e.run_bits) {
+                r = 0u;
+                row += 1u;
+            }
+        }
+        // The bits this invocation owns: [lo, hi) of the word, plus the tail
+        // after the output's last bit, which is written as zero.
+        let own_lo = lo - word_start;
+        var own_hi = hi - word_start;
+        if ((e.flags & FLAG_PAD) != 0u && hi == end) {
+            own_hi = 32u;
+        }
+        let upper = select((1u << own_hi) - 1u, 0xFFFFFFFFu, own_hi == 32u);
+        let mask = upper & ~((1u << own_lo) - 1u);
+        let dst = e.dst_unit + w;
+        if (mask == 0xFFFFFFFFu) {
+            dst_words[dst] = value;
+        } else {
+            // A chunk that starts or ends mid-word (only in multi-pass plans):
+            // another pass owns the other bits of this word.
+            dst_words[dst] = (dst_words[dst] & ~mask) | value;
+        }
     }
 }
 
@@ -142,10 +189,21 @@ fn split_vec4(
         return;
     }
     let e = table.entries[find_entry(g)];
-    let w = g - e.first_invocation;
     // Every field is a multiple of 128 bits here: work in vec4 units.
-    let q = w + (e.run_phase >> 7u);
+    let first = (g - e.first_invocation) * UNITS_PER_INVOCATION;
+    let last = min(first + UNITS_PER_INVOCATION, e.len_bits >> 7u);
     let run = e.run_bits >> 7u;
-    let unit = (e.src_bit >> 7u) + (q / run) * (e.block_bits >> 7u) + q % run;
-    dst_vec4[e.dst_unit + w] = src_vec4[unit];
+    let block = e.block_bits >> 7u;
+    let q = first + (e.run_phase >> 7u);
+    var col = q % run;
+    var src = (e.src_bit >> 7u) + (q / run) * block + col;
+    for (var w = first; w < last; w++) {
+        dst_vec4[e.dst_unit + w] = src_vec4[src];
+        col += 1u;
+        src += 1u;
+        if (col == run) {
+            col = 0u;
+            src += block - run;
+        }
+    }
 }

@@ -280,26 +280,32 @@ fn two_dimensional_grids_past_the_workgroup_limit() {
         return;
     };
     let mut rng = Rng::new(28);
-    // With at most 7 workgroups per dimension, 100,003 words need a 2-D grid.
+    // 100,003 words are 12,501 invocations, 49 workgroups: with at most 10
+    // per dimension they need a 2-D grid (5 x 10); with at most 3, several
+    // passes of 3 x 3 grids.
     let input = random_tensor(&mut rng, ElementType::Uint8, &[400_012]);
     let split = ResolvedSplit::new(&[400_012], 0, vec![200_001, 200_011], true).unwrap();
+    let expected = host::split(&input, &split).unwrap();
     let limits = PlanLimits {
-        max_compute_workgroups_per_dimension: 7,
-        ..*gpu.plan_limits()
-    };
-    let plan = gpu.plan_with(&split, ElementType::Uint8, &limits, &PlanStrategy::Gather);
-    // 100,003 words / 256 = 391 groups > 7 * 7: too many for a 2-D grid of 7s,
-    // so the real check uses a larger per-dimension limit.
-    assert!(plan.is_ok());
-    let limits = PlanLimits {
-        max_compute_workgroups_per_dimension: 100,
+        max_compute_workgroups_per_dimension: 3,
         ..*gpu.plan_limits()
     };
     let plan = gpu
         .plan_with(&split, ElementType::Uint8, &limits, &PlanStrategy::Gather)
         .unwrap();
+    assert!(plan.dispatch_count() > 1);
+    let actual = gpu.run_plan(&plan, &input).unwrap();
+    assert_outputs_equal(&expected, &actual, "3 x 3 grids");
+    let limits = PlanLimits {
+        max_compute_workgroups_per_dimension: 10,
+        ..*gpu.plan_limits()
+    };
+    let plan = gpu
+        .plan_with(&split, ElementType::Uint8, &limits, &PlanStrategy::Gather)
+        .unwrap();
+    assert_eq!(plan.dispatch_count(), 1);
     let [x, y] = plan.passes()[0].workgroups;
-    assert!(y > 1 && x <= 100, "grid {x} x {y}");
+    assert!(y > 1 && x <= 10 && y <= 10, "grid {x} x {y}");
     assert!(
         u64::from(x) * u64::from(y) * 256
             < u64::from(plan.passes()[0].invocations) + u64::from(y) * 256

@@ -21,6 +21,10 @@ use crate::semantics::ResolvedSplit;
 /// `max_compute_invocations_per_workgroup`, so every adapter runs it).
 pub const WORKGROUP_SIZE: u32 = 256;
 
+/// Units (words or vec4s) each shader invocation moves (`UNITS_PER_INVOCATION`
+/// in the shader).
+pub const UNITS_PER_INVOCATION: u64 = 8;
+
 /// Largest window bound in one pass: bit offsets inside a window stay below
 /// 2^31, so the shader's u32 arithmetic cannot wrap.
 const MAX_WINDOW_BYTES: u64 = 1 << 28;
@@ -81,7 +85,7 @@ impl PlanLimits {
     /// pass fits a 2-D grid.
     fn window(&self) -> u64 {
         let groups = u64::from(self.max_compute_workgroups_per_dimension).pow(2);
-        let grid_bytes = groups * u64::from(WORKGROUP_SIZE) * 4;
+        let grid_bytes = (groups * u64::from(WORKGROUP_SIZE) - 1) * 4 * UNITS_PER_INVOCATION;
         let limit = self
             .max_storage_buffer_binding_size
             .min(MAX_WINDOW_BYTES)
@@ -611,10 +615,20 @@ impl SplitPlan {
         let align = self.limits.alignment();
         let window = self.limits.window();
         let widen = |r: &Range<u64>| align_down(r.start, align)..align_up(r.end, 4);
-        let mut groups: Vec<(Range<u64>, Range<u64>, Vec<Chunk>)> = Vec::new();
+        // Each pass must also fit one grid of max_compute_workgroups_per_dimension².
+        let max_invocations = u64::from(self.limits.max_compute_workgroups_per_dimension).pow(2)
+            * u64::from(WORKGROUP_SIZE);
+        let unit = self.unit.bits();
+        let invocations = |c: &Chunk| {
+            (c.start % unit + c.end - c.start)
+                .div_ceil(unit)
+                .div_ceil(UNITS_PER_INVOCATION)
+        };
+        let mut groups: Vec<(Range<u64>, Range<u64>, Vec<Chunk>, u64)> = Vec::new();
         for c in chunks {
             let (src, dst) = self.chunk_ranges(&geometry[c.output], c);
-            if let Some((gs, gd, members)) = groups.last_mut() {
+            let work = invocations(c);
+            if let Some((gs, gd, members, total)) = groups.last_mut() {
                 // A chunk that starts in the unit where the previous one ended
                 // (a run boundary mid-word) must wait for the next pass: two
                 // invocations of one dispatch never write the same unit.
@@ -625,19 +639,22 @@ impl SplitPlan {
                 let other_output = per_output && members.iter().any(|m| m.output != c.output);
                 let us = widen(&(gs.start.min(src.start)..gs.end.max(src.end)));
                 let ud = widen(&(gd.start.min(dst.start)..gd.end.max(dst.end)));
-                if !shares_unit
+                let fits_grid = *total + work <= max_invocations;
+                if fits_grid
+                    && !shares_unit
                     && !other_output
                     && us.end - us.start <= window
                     && ud.end - ud.start <= window
                 {
                     (*gs, *gd) = (us, ud);
                     members.push(*c);
+                    *total += work;
                     continue;
                 }
             }
-            groups.push((widen(&src), widen(&dst), vec![*c]));
+            groups.push((widen(&src), widen(&dst), vec![*c], work));
         }
-        for (src_window, dst_window, members) in groups {
+        for (src_window, dst_window, members, _) in groups {
             self.push_pass(geometry, src_window, dst_window, &members);
         }
     }
@@ -666,7 +683,9 @@ impl SplitPlan {
             // shader's u32 arithmetic wraps back into it.
             let src_bit = g.src_bit(c.start) as i64 - phase as i64 - (src_window.start * 8) as i64;
             let first_bit = dst_bit % unit;
-            let units = (first_bit + len).div_ceil(unit);
+            let units = (first_bit + len)
+                .div_ceil(unit)
+                .div_ceil(UNITS_PER_INVOCATION);
             let mut flags = 0;
             if c.end == g.total {
                 flags |= FLAG_PAD;

@@ -12,7 +12,7 @@ mod dispatch;
 
 pub use dispatch::{
     AccessUnit, CopyRuns, CostModel, FLAG_ALIGNED, FLAG_PAD, OutputSlot, Pass, PlanLimits,
-    SplitPlan, Strategy, TableEntry, TableHeader, WORKGROUP_SIZE,
+    SplitPlan, Strategy, TableEntry, TableHeader, UNITS_PER_INVOCATION, WORKGROUP_SIZE,
 };
 
 use crate::semantics::ResolvedSplit;
