@@ -688,3 +688,75 @@ fn copy_plans_need_copy_usages() {
         }
     );
 }
+
+/// Reads a buffer back (test helper).
+fn read_buffer(gpu: &GpuSplitter, buffer: &wgpu::Buffer) -> Vec<u8> {
+    let staging = gpu.device().create_buffer(&wgpu::BufferDescriptor {
+        label: None,
+        size: buffer.size(),
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let mut encoder = gpu.device().create_command_encoder(&Default::default());
+    encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, buffer.size());
+    gpu.queue().submit([encoder.finish()]);
+    staging
+        .slice(..)
+        .map_async(wgpu::MapMode::Read, |r| r.unwrap());
+    gpu.device()
+        .poll(wgpu::PollType::wait_indefinitely())
+        .unwrap();
+    let bytes = staging.slice(..).get_mapped_range().unwrap().to_vec();
+    bytes
+}
+
+#[test]
+fn cached_tables_and_bind_groups_follow_plans_and_buffers() {
+    let Some(gpu) = gpu("cached_tables_and_bind_groups_follow_plans_and_buffers") else {
+        return;
+    };
+    use wgpu_split::gpu::BufferRegion;
+    let mut rng = Rng::new(33);
+    let shape = [6, 10];
+    let a = ResolvedSplit::new(&shape, 1, vec![3, 7], true).unwrap();
+    let b = ResolvedSplit::new(&shape, 1, vec![7, 3], true).unwrap();
+    let (plan_a, plan_b) = (
+        gather_plan(gpu, &a, ElementType::Uint8),
+        gather_plan(gpu, &b, ElementType::Uint8),
+    );
+    let arena = gpu.create_arena(if plan_a.arena_size() > plan_b.arena_size() {
+        &plan_a
+    } else {
+        &plan_b
+    });
+    let inputs: Vec<HostTensor> = (0..2)
+        .map(|_| random_tensor(&mut rng, ElementType::Uint8, &shape))
+        .collect();
+    let buffers: Vec<wgpu::Buffer> = inputs
+        .iter()
+        .map(|t| gpu.create_input(t.as_bytes().unwrap()))
+        .collect();
+    // Alternate plans and inputs through the same arena; every result must
+    // match its own plan and input, whatever was cached before.
+    for round in 0..3 {
+        for (plan, split) in [(&plan_a, &a), (&plan_b, &b)] {
+            for (input, buffer) in inputs.iter().zip(&buffers) {
+                let mut encoder = gpu.device().create_command_encoder(&Default::default());
+                gpu.encode(
+                    &mut encoder,
+                    plan,
+                    BufferRegion::whole(buffer),
+                    BufferRegion::whole(&arena),
+                )
+                .unwrap();
+                gpu.queue().submit([encoder.finish()]);
+                let bytes = read_buffer(gpu, &arena);
+                let expected = host::split(input, split).unwrap();
+                for (slot, e) in plan.outputs().iter().zip(&expected) {
+                    let got = &bytes[slot.offset as usize..(slot.offset + slot.len) as usize];
+                    assert_eq!(got, e.as_bytes().unwrap(), "round {round}");
+                }
+            }
+        }
+    }
+}

@@ -686,16 +686,16 @@ fn calibrate(
         Strategy::Copy,
     )?;
     let copy_bw = 2.0 * mb as f64 / t_copy;
-    // Copy command cost: 16,384 copies of 256 bytes, minus their bytes.
-    let rows = 16_384;
+    // Copy command cost: 16,384 copies of 4 KiB, minus the time of their bytes.
+    let rows = 8192;
     let (t_many, _) = measure(
-        vec![rows, 128],
+        vec![rows, 2048],
         ElementType::Float,
-        vec![64, 64],
+        vec![1024, 1024],
         1,
         Strategy::Copy,
     )?;
-    let command = ((t_many - 2.0 * (rows * 512) as f64 / copy_bw) / (2 * rows) as f64).max(0.0);
+    let command = ((t_many - 2.0 * (rows * 8192) as f64 / copy_bw) / (2 * rows) as f64).max(0.0);
     // Gather bandwidths.
     let (t_vec4, _) = measure(
         vec![4096, 4096],

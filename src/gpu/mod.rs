@@ -7,6 +7,9 @@ mod convenience;
 
 pub use convenience::{GpuContext, READBACK_TIMEOUT};
 
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
 use wgpu::util::DeviceExt;
 
 use crate::element::ElementType;
@@ -117,7 +120,32 @@ pub struct GpuSplitter {
     strategy: Strategy,
     words: Kernel,
     vec4: Kernel,
+    cache: Mutex<EncodeCache>,
 }
+
+/// What [`GpuSplitter::encode`] reuses across calls with the same plan and
+/// buffers: the uploaded parameter tables and the bind groups. Bounded: past
+/// its caps it is cleared, so it cannot grow without limit (and it holds the
+/// buffers it binds alive only until then).
+#[derive(Debug, Default)]
+struct EncodeCache {
+    tables: HashMap<u64, (Vec<u8>, Arc<wgpu::Buffer>)>,
+    bind_groups: HashMap<BindKey, Arc<wgpu::BindGroup>>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct BindKey {
+    table: u64,
+    pass: usize,
+    unit_vec4: bool,
+    input: wgpu::Buffer,
+    input_offset: u64,
+    arena: wgpu::Buffer,
+    arena_offset: u64,
+}
+
+const MAX_CACHED_TABLES: usize = 64;
+const MAX_CACHED_BIND_GROUPS: usize = 1024;
 
 impl GpuSplitter {
     /// Compiles the gather shader for `device` (handles are cloned; wgpu
@@ -140,6 +168,7 @@ impl GpuSplitter {
             strategy: Strategy::Auto(Default::default()),
             words: Kernel::new(device, &module, "split_words", 1, 2),
             vec4: Kernel::new(device, &module, "split_vec4", 3, 4),
+            cache: Mutex::new(EncodeCache::default()),
         }
     }
 
@@ -268,43 +297,12 @@ impl GpuSplitter {
         if plan.passes().is_empty() {
             return Ok(());
         }
-        let table = self
-            .device
-            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("wgpu-split table"),
-                contents: plan.table(),
-                usage: wgpu::BufferUsages::STORAGE,
-            });
         let kernel = match plan.unit() {
             AccessUnit::Vec4 => &self.vec4,
             AccessUnit::Word => &self.words,
         };
-        for pass in plan.passes() {
-            let binding = |buffer, offset, range: &std::ops::Range<u64>| {
-                wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                    buffer,
-                    offset: offset + range.start,
-                    size: wgpu::BufferSize::new(range.end - range.start),
-                })
-            };
-            let bind_group = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some("wgpu-split pass"),
-                layout: &kernel.layout,
-                entries: &[
-                    wgpu::BindGroupEntry {
-                        binding: 0,
-                        resource: binding(&table, 0, &pass.table),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: kernel.src_binding,
-                        resource: binding(input.buffer, input.offset, &pass.src_window),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: kernel.dst_binding,
-                        resource: binding(arena.buffer, arena.offset, &pass.dst_window),
-                    },
-                ],
-            });
+        for (index, pass) in plan.passes().iter().enumerate() {
+            let bind_group = self.bind_group(plan, kernel, index, input, arena);
             // One compute pass per dispatch: a later pass may complete words an
             // earlier one started, and pass boundaries order the storage writes.
             let mut cpass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
@@ -312,10 +310,95 @@ impl GpuSplitter {
                 timestamp_writes: None,
             });
             cpass.set_pipeline(&kernel.pipeline);
-            cpass.set_bind_group(0, &bind_group, &[]);
+            cpass.set_bind_group(0, bind_group.as_ref(), &[]);
             cpass.dispatch_workgroups(pass.workgroups[0], pass.workgroups[1], 1);
         }
         Ok(())
+    }
+
+    /// The table buffer for `plan`, uploaded once per distinct table.
+    fn table_buffer(&self, cache: &mut EncodeCache, plan: &SplitPlan) -> Arc<wgpu::Buffer> {
+        let key = plan.table_fingerprint();
+        if let Some((bytes, buffer)) = cache.tables.get(&key)
+            && bytes.as_slice() == plan.table()
+        {
+            return buffer.clone();
+        }
+        if cache.tables.len() >= MAX_CACHED_TABLES {
+            cache.tables.clear();
+            cache.bind_groups.clear();
+        }
+        let buffer = Arc::new(
+            self.device
+                .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                    label: Some("wgpu-split table"),
+                    contents: plan.table(),
+                    usage: wgpu::BufferUsages::STORAGE,
+                }),
+        );
+        cache
+            .tables
+            .insert(key, (plan.table().to_vec(), buffer.clone()));
+        buffer
+    }
+
+    /// The bind group of pass `index`, created once per plan and buffers.
+    fn bind_group(
+        &self,
+        plan: &SplitPlan,
+        kernel: &Kernel,
+        index: usize,
+        input: BufferRegion<'_>,
+        arena: BufferRegion<'_>,
+    ) -> Arc<wgpu::BindGroup> {
+        let mut cache = self
+            .cache
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let table = self.table_buffer(&mut cache, plan);
+        let key = BindKey {
+            table: plan.table_fingerprint(),
+            pass: index,
+            unit_vec4: plan.unit() == AccessUnit::Vec4,
+            input: input.buffer.clone(),
+            input_offset: input.offset,
+            arena: arena.buffer.clone(),
+            arena_offset: arena.offset,
+        };
+        if let Some(group) = cache.bind_groups.get(&key) {
+            return group.clone();
+        }
+        if cache.bind_groups.len() >= MAX_CACHED_BIND_GROUPS {
+            cache.bind_groups.clear();
+        }
+        let pass = &plan.passes()[index];
+        let binding = |buffer, offset, range: &std::ops::Range<u64>| {
+            wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                buffer,
+                offset: offset + range.start,
+                size: wgpu::BufferSize::new(range.end - range.start),
+            })
+        };
+        let group = Arc::new(self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("wgpu-split pass"),
+            layout: &kernel.layout,
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: binding(&table, 0, &pass.table),
+                },
+                wgpu::BindGroupEntry {
+                    binding: kernel.src_binding,
+                    resource: binding(input.buffer, input.offset, &pass.src_window),
+                },
+                wgpu::BindGroupEntry {
+                    binding: kernel.dst_binding,
+                    resource: binding(arena.buffer, arena.offset, &pass.dst_window),
+                },
+            ],
+        }));
+        cache.bind_groups.insert(key, group.clone());
+        group
     }
 
     fn check(

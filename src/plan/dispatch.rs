@@ -231,14 +231,17 @@ pub struct CostModel {
 }
 
 impl CostModel {
-    /// Measured on lavapipe (Mesa 22.3.6, 2-core VM) by `split_bench --calibrate`.
+    /// Measured on lavapipe (Mesa 22.3.6, LLVM 15, 2-core VM) by
+    /// `split_bench --calibrate` on 2026-11-22, rounded: 64 MiB copies, 16,384
+    /// copies of 4 KiB, gathers of 64 MiB with vec4-aligned, word-aligned and
+    /// mid-word runs, and a one-word dispatch.
     pub const LAVAPIPE: CostModel = CostModel {
-        copy_bytes_per_second: 20e9,
-        copy_command_seconds: 1.0e-6,
-        gather_vec4_bytes_per_second: 5e9,
-        gather_word_bytes_per_second: 2.5e9,
-        gather_bits_bytes_per_second: 1.0e9,
-        dispatch_seconds: 60e-6,
+        copy_bytes_per_second: 19e9,
+        copy_command_seconds: 0.9e-6,
+        gather_vec4_bytes_per_second: 4.3e9,
+        gather_word_bytes_per_second: 1.5e9,
+        gather_bits_bytes_per_second: 1.4e9,
+        dispatch_seconds: 65e-6,
     };
 
     /// Modeled seconds to copy `count` runs of `size` bytes.
@@ -319,6 +322,7 @@ pub struct SplitPlan {
     copies: Vec<CopyRuns>,
     outer: u64,
     offsets_bits: Vec<u64>,
+    fingerprint: u64,
 }
 
 /// One output's run geometry, in bits.
@@ -334,6 +338,14 @@ impl Geometry {
     fn src_bit(&self, p: u64) -> u64 {
         (p / self.run) * self.block + self.offset + p % self.run
     }
+}
+
+/// Chunks gathered into one pass: the union of their windows and their work.
+struct PassGroup {
+    src: Range<u64>,
+    dst: Range<u64>,
+    members: Vec<Chunk>,
+    invocations: u64,
 }
 
 /// A piece of one output: output bits `[start, end)`.
@@ -478,7 +490,9 @@ impl SplitPlan {
                 let gathered: Vec<usize> = (0..geometry.len())
                     .filter(|&i| geometry[i].total > 0 && !copied[i])
                     .collect();
-                if !gathered.is_empty() && gathered.iter().all(|i| candidates.contains(i)) {
+                let mut candidate = vec![false; geometry.len()];
+                candidates.iter().for_each(|&i| candidate[i] = true);
+                if !gathered.is_empty() && gathered.iter().all(|&i| candidate[i]) {
                     let copy: f64 = gathered.iter().map(|&i| copy_cost(i)).sum();
                     let gather: f64 = gathered.iter().map(|&i| gather_cost(i)).sum();
                     if copy < gather + model.dispatch_seconds {
@@ -530,6 +544,7 @@ impl SplitPlan {
             copies,
             outer,
             offsets_bits: geometry.iter().map(|g| g.offset).collect(),
+            fingerprint: 0,
         };
         let chunks: Vec<Chunk> = plan
             .chunks(&geometry)
@@ -537,6 +552,7 @@ impl SplitPlan {
             .filter(|c| !copied[c.output])
             .collect();
         plan.build_passes(&geometry, &chunks, *strategy == Strategy::GatherPerOutput);
+        plan.fingerprint = fnv1a(&plan.table);
         Ok(plan)
     }
 
@@ -624,11 +640,17 @@ impl SplitPlan {
                 .div_ceil(unit)
                 .div_ceil(UNITS_PER_INVOCATION)
         };
-        let mut groups: Vec<(Range<u64>, Range<u64>, Vec<Chunk>, u64)> = Vec::new();
+        let mut groups: Vec<PassGroup> = Vec::new();
         for c in chunks {
             let (src, dst) = self.chunk_ranges(&geometry[c.output], c);
             let work = invocations(c);
-            if let Some((gs, gd, members, total)) = groups.last_mut() {
+            if let Some(PassGroup {
+                src: gs,
+                dst: gd,
+                members,
+                invocations: total,
+            }) = groups.last_mut()
+            {
                 // A chunk that starts in the unit where the previous one ended
                 // (a run boundary mid-word) must wait for the next pass: two
                 // invocations of one dispatch never write the same unit.
@@ -652,10 +674,15 @@ impl SplitPlan {
                     continue;
                 }
             }
-            groups.push((widen(&src), widen(&dst), vec![*c], work));
+            groups.push(PassGroup {
+                src: widen(&src),
+                dst: widen(&dst),
+                members: vec![*c],
+                invocations: work,
+            });
         }
-        for (src_window, dst_window, members, _) in groups {
-            self.push_pass(geometry, src_window, dst_window, &members);
+        for g in groups {
+            self.push_pass(geometry, g.src, g.dst, &g.members);
         }
     }
 
@@ -827,6 +854,12 @@ impl SplitPlan {
             .collect()
     }
 
+    /// A 64-bit FNV-1a hash (over 8-byte words) of [`SplitPlan::table`], computed once when
+    /// planning; the GPU path keys its cache of uploaded tables on it.
+    pub fn table_fingerprint(&self) -> u64 {
+        self.fingerprint
+    }
+
     /// The parameter tables of all passes, each at its [`Pass::table`] range.
     pub fn table(&self) -> &[u8] {
         &self.table
@@ -842,6 +875,19 @@ fn copy_shape(g: &Geometry, outer: u64) -> (u64, u64) {
     } else {
         (outer, size)
     }
+}
+
+/// FNV-1a over 8-byte words (tables are multiples of 16 bytes), fast enough
+/// to run on every plan.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut words = bytes.chunks_exact(8);
+    let hash = words.by_ref().fold(0xcbf2_9ce4_8422_2325, |h, w| {
+        let word = u64::from_le_bytes(w.try_into().unwrap_or_default());
+        (h ^ word).wrapping_mul(0x0100_0000_01b3)
+    });
+    words.remainder().iter().fold(hash, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
 }
 
 fn align_up_wide(x: u128, a: u128) -> u128 {
