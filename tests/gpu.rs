@@ -706,8 +706,7 @@ fn read_buffer(gpu: &GpuSplitter, buffer: &wgpu::Buffer) -> Vec<u8> {
     gpu.device()
         .poll(wgpu::PollType::wait_indefinitely())
         .unwrap();
-    let bytes = staging.slice(..).get_mapped_range().unwrap().to_vec();
-    bytes
+    staging.slice(..).get_mapped_range().unwrap().to_vec()
 }
 
 #[test]
