@@ -167,34 +167,37 @@ pub fn split_into(
     } else {
         1
     };
-    // Each thread takes a contiguous share of every output's rows.
-    let rows_per_thread = layout.outer().div_ceil(threads).max(1);
+    // Each thread takes an equal contiguous share of every output's bytes,
+    // cut at element boundaries, whatever the rows look like (an axis-0
+    // split is one long row per output).
     let mut tasks: Vec<Vec<(Run, usize, &mut [u8])>> = (0..threads).map(|_| Vec::new()).collect();
     for (run, out) in layout.runs().iter().zip(outputs.iter_mut()) {
-        let row_bytes = run.len * width;
-        if row_bytes == 0 {
-            continue;
-        }
-        for (t, rows) in out.chunks_mut(rows_per_thread * row_bytes).enumerate() {
-            tasks[t].push((*run, t * rows_per_thread, rows));
+        let share = out.len().div_ceil(threads).div_ceil(width).max(1) * width;
+        for (t, piece) in out.chunks_mut(share).enumerate() {
+            tasks[t].push((*run, t * share, piece));
         }
     }
-    let block = layout.block();
-    let copy_rows = |task: Vec<(Run, usize, &mut [u8])>| {
-        for (run, first_row, rows) in task {
-            let row_bytes = run.len * width;
-            for (k, row) in rows.chunks_exact_mut(row_bytes).enumerate() {
-                let start = ((first_row + k) * block + run.offset) * width;
-                row.copy_from_slice(&bytes[start..start + row_bytes]);
+    let block = layout.block() * width;
+    let copy_pieces = |task: Vec<(Run, usize, &mut [u8])>| {
+        for (run, start, piece) in task {
+            let (row_bytes, offset) = (run.len * width, run.offset * width);
+            let mut done = 0;
+            while done < piece.len() {
+                let position = start + done;
+                let (row, column) = (position / row_bytes, position % row_bytes);
+                let n = (row_bytes - column).min(piece.len() - done);
+                let from = row * block + offset + column;
+                piece[done..done + n].copy_from_slice(&bytes[from..from + n]);
+                done += n;
             }
         }
     };
     if threads == 1 {
-        tasks.into_iter().for_each(copy_rows);
+        tasks.into_iter().for_each(copy_pieces);
     } else {
         std::thread::scope(|scope| {
             for task in tasks {
-                scope.spawn(move || copy_rows(task));
+                scope.spawn(move || copy_pieces(task));
             }
         });
     }

@@ -49,23 +49,13 @@ pub fn bar_chart(rows: &[Row], path: &str, device: &str) -> Result<(), Box<dyn s
             ("sans-serif", 22),
         )
         .margin(15)
-        .x_label_area_size(40)
+        .x_label_area_size(45)
         .y_label_area_size(60)
         .build_cartesian_2d(0.0..width, 0.0..max)?;
-    let case_names = cases.clone();
     chart
         .configure_mesh()
         .disable_x_mesh()
-        .x_labels(cases.len() * 2 + 1)
-        .x_label_formatter(&|x| {
-            let i = (*x / slot as f64) as usize;
-            let centre = i as f64 * slot as f64 + (slot - 1) as f64 / 2.0;
-            if (x - centre).abs() < 1.0 && i < case_names.len() {
-                case_names[i].to_string()
-            } else {
-                String::new()
-            }
-        })
+        .x_labels(0)
         .y_desc("GB/s")
         .label_style(("sans-serif", 13))
         .draw()?;
@@ -95,6 +85,23 @@ pub fn bar_chart(rows: &[Row], path: &str, device: &str) -> Result<(), Box<dyn s
         .label_font(("sans-serif", 14))
         .position(SeriesLabelPosition::UpperRight)
         .draw()?;
+    // Case names under each group of bars, in two staggered lines so long
+    // names do not collide.
+    for (i, case) in cases.iter().enumerate() {
+        let centre = i as f64 * slot as f64 + (slot - 1) as f64 / 2.0;
+        let (x, y) = chart.backend_coord(&(centre, 0.0));
+        let style = TextStyle::from(("sans-serif", 13).into_font()).pos(
+            plotters::style::text_anchor::Pos::new(
+                plotters::style::text_anchor::HPos::Center,
+                plotters::style::text_anchor::VPos::Top,
+            ),
+        );
+        root.draw(&Text::new(
+            case.to_string(),
+            (x, y + 6 + 16 * (i as i32 % 2)),
+            style,
+        ))?;
+    }
     root.present()?;
     Ok(())
 }
