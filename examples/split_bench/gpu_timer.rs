@@ -65,7 +65,15 @@ impl GpuTimer {
             .collect()
     }
 
-    fn once(&self, record: &dyn Fn(&mut wgpu::CommandEncoder)) -> f64 {
+    /// Runs `record` a few times untimed (pipeline JIT, caches).
+    pub fn warm_up(&self, record: &dyn Fn(&mut wgpu::CommandEncoder)) {
+        for _ in 0..WARM_UP_RUNS {
+            self.once(record);
+        }
+    }
+
+    /// Seconds of one run of `record`.
+    pub fn once(&self, record: &dyn Fn(&mut wgpu::CommandEncoder)) -> f64 {
         let mut encoder = self.device.create_command_encoder(&Default::default());
         if let Some(q) = &self.queries {
             encoder.write_timestamp(&q.set, 0);

@@ -285,8 +285,10 @@ fn bench_case(
     let input_buffer = splitter.create_input(&padded);
     let mut rows = Vec::new();
 
+    // Prepare and check every GPU method first, then time them round-robin,
+    // so that all of them see the same machine noise.
+    let mut prepared: Vec<Prepared> = Vec::new();
     for method in GPU_METHODS {
-        eprintln!("    {method}");
         let strategy = match method {
             "plan" => Some(*splitter.strategy()),
             "gather" => Some(Strategy::Gather),
@@ -294,98 +296,82 @@ fn bench_case(
             "per_output_copy" => Some(Strategy::Copy),
             _ => None,
         };
-        if let Some(strategy) = strategy {
-            let plan = match splitter.plan_with(
-                &split,
-                case.element_type,
-                splitter.plan_limits(),
-                &strategy,
-            ) {
-                Ok(plan) => plan,
+        let work = if let Some(strategy) = strategy {
+            match splitter.plan_with(&split, case.element_type, splitter.plan_limits(), &strategy) {
+                Ok(plan) => {
+                    let arena = splitter.create_arena(&plan);
+                    Work::Plan(plan, arena)
+                }
                 Err(e) => {
-                    eprintln!("      n/a: {e}");
+                    eprintln!("    {method}: n/a: {e}");
                     continue;
                 }
-            };
-            let arena = splitter.create_arena(&plan);
-            let record = |encoder: &mut wgpu::CommandEncoder| {
-                splitter
-                    .encode(
-                        encoder,
-                        &plan,
-                        BufferRegion::whole(&input_buffer),
-                        BufferRegion::whole(&arena),
-                    )
-                    .expect("encode");
-            };
-            check_arena(splitter, &record, &arena, &plan, &expected, method)?;
-            let seconds = median(timer.time(&record, runs));
-            let note = format!(
+            }
+        } else {
+            match method {
+                "copy_limit" => Work::Copy(
+                    storage_buffer(device, padded.len() as u64),
+                    bytes.div_ceil(4) * 4,
+                ),
+                "shader_copy" => {
+                    let dst = storage_buffer(device, padded.len() as u64);
+                    let kernel = ShaderCopy::new(device, &input_buffer, &dst, padded.len() as u64);
+                    Work::Shader(kernel, dst)
+                }
+                "view" => {
+                    if let Some(row) = time_views(
+                        splitter,
+                        case,
+                        &split,
+                        &input,
+                        &input_buffer,
+                        &expected,
+                        runs,
+                    )? {
+                        rows.push(row);
+                    }
+                    continue;
+                }
+                _ => unreachable!("{method}"),
+            }
+        };
+        let p = Prepared { method, work };
+        let record = |e: &mut wgpu::CommandEncoder| p.record(splitter, &input_buffer, e);
+        match &p.work {
+            Work::Plan(plan, arena) => {
+                check_arena(splitter, &record, arena, plan, &expected, method)?
+            }
+            Work::Copy(dst, _) | Work::Shader(_, dst) => {
+                check_copy(splitter, &record, dst, input.as_bytes()?, method)?
+            }
+        }
+        prepared.push(p);
+    }
+    let mut samples: Vec<Vec<f64>> = vec![Vec::new(); prepared.len()];
+    for p in &prepared {
+        timer.warm_up(&|e: &mut wgpu::CommandEncoder| p.record(splitter, &input_buffer, e));
+    }
+    for _ in 0..runs {
+        for (p, times) in prepared.iter().zip(&mut samples) {
+            times.push(
+                timer.once(&|e: &mut wgpu::CommandEncoder| p.record(splitter, &input_buffer, e)),
+            );
+        }
+    }
+    for (p, times) in prepared.iter().zip(samples) {
+        let note = match &p.work {
+            Work::Plan(plan, _) => format!(
                 "{} dispatch, {} copies",
                 plan.dispatch_count(),
                 plan.copy_count()
-            );
-            rows.push(row(case.name, method, bytes, seconds, note));
-            continue;
-        }
-        match method {
-            "copy_limit" => {
-                let dst = storage_buffer(device, padded.len() as u64);
-                let size = bytes.div_ceil(4) * 4;
-                let record = |encoder: &mut wgpu::CommandEncoder| {
-                    encoder.copy_buffer_to_buffer(&input_buffer, 0, &dst, 0, size);
-                };
-                check_copy(splitter, &record, &dst, input.as_bytes()?, method)?;
-                let seconds = median(timer.time(&record, runs));
-                rows.push(row(case.name, method, bytes, seconds, "one copy command"));
-            }
-            "shader_copy" => {
-                let dst = storage_buffer(device, padded.len() as u64);
-                let kernel = ShaderCopy::new(device, &input_buffer, &dst, padded.len() as u64);
-                let record = |encoder: &mut wgpu::CommandEncoder| kernel.record(encoder);
-                check_copy(splitter, &record, &dst, input.as_bytes()?, method)?;
-                let seconds = median(timer.time(&record, runs));
-                rows.push(row(case.name, method, bytes, seconds, "vec4 compute copy"));
-            }
-            "view" => {
-                let plan = splitter.plan(&split, case.element_type)?;
-                let Some(views) = plan.input_views() else {
-                    continue;
-                };
-                // Check: every view holds exactly its output's bytes.
-                for (v, e) in views.iter().zip(&expected) {
-                    let range = v.start as usize..v.end as usize;
-                    if &input.as_bytes()?[range] != e.as_bytes()? {
-                        return Err(
-                            format!("{}: view differs from the host path", case.name).into()
-                        );
-                    }
-                }
-                // The cost of a view is a binding per output: time creating them.
-                let layout = view_layout(device);
-                let times: Vec<f64> = (0..runs + 1)
-                    .map(|_| {
-                        let t = Instant::now();
-                        let groups: Vec<_> = views
-                            .iter()
-                            .map(|v| view_bind_group(device, &layout, &input_buffer, v))
-                            .collect();
-                        drop(groups);
-                        t.elapsed().as_secs_f64()
-                    })
-                    .skip(1)
-                    .collect();
-                rows.push(row(
-                    case.name,
-                    method,
-                    bytes,
-                    median(times),
-                    "zero-copy bindings",
-                ));
-            }
-            _ => unreachable!("{method}"),
-        }
+            ),
+            Work::Copy(..) => "one copy command".to_string(),
+            Work::Shader(..) => "vec4 compute copy".to_string(),
+        };
+        rows.push(row(case.name, p.method, bytes, median(times), note));
     }
+    // Report in the fixed method order.
+    rows.sort_by_key(|r| GPU_METHODS.iter().position(|m| *m == r.method));
 
     // Host methods: preallocated outputs, as a runtime would reuse them.
     let mut outputs: Vec<Vec<u8>> = expected
@@ -404,36 +390,122 @@ fn bench_case(
             return Err(format!("{}: host path differs from host::split", case.name).into());
         }
     }
-    let times: Vec<f64> = (0..runs).map(|_| time_host(&mut outputs)).collect();
+    let src = input.as_bytes()?;
+    let mut dst = vec![0u8; src.len()];
+    let memcpy = |dst: &mut [u8]| {
+        let t = Instant::now();
+        dst.copy_from_slice(std::hint::black_box(src));
+        std::hint::black_box(&dst);
+        t.elapsed().as_secs_f64()
+    };
+    memcpy(&mut dst);
+    if dst.as_slice() != src {
+        return Err("host memcpy differs".into());
+    }
+    // Interleaved, like the GPU methods.
+    let (mut host_times, mut memcpy_times) = (Vec::new(), Vec::new());
+    for _ in 0..runs {
+        host_times.push(time_host(&mut outputs));
+        memcpy_times.push(memcpy(&mut dst));
+    }
     rows.push(row(
         case.name,
         "host",
         bytes,
-        median(times),
+        median(host_times),
         "split_into, all cores",
     ));
-    let src = input.as_bytes()?;
-    let mut dst = vec![0u8; src.len()];
-    dst.copy_from_slice(src);
-    let times: Vec<f64> = (0..runs)
-        .map(|_| {
-            let t = Instant::now();
-            dst.copy_from_slice(std::hint::black_box(src));
-            std::hint::black_box(&dst);
-            t.elapsed().as_secs_f64()
-        })
-        .collect();
-    if dst.as_slice() != src {
-        return Err("host memcpy differs".into());
-    }
     rows.push(row(
         case.name,
         "host_memcpy",
         bytes,
-        median(times),
+        median(memcpy_times),
         "one memcpy",
     ));
     Ok(rows)
+}
+
+/// What one GPU method records.
+enum Work {
+    /// A split plan and its arena.
+    Plan(SplitPlan, wgpu::Buffer),
+    /// One copy command of the given size into the buffer.
+    Copy(wgpu::Buffer, u64),
+    /// The vec4 copy kernel and its destination.
+    Shader(ShaderCopy, wgpu::Buffer),
+}
+
+struct Prepared {
+    method: &'static str,
+    work: Work,
+}
+
+impl Prepared {
+    fn record(
+        &self,
+        splitter: &GpuSplitter,
+        input: &wgpu::Buffer,
+        encoder: &mut wgpu::CommandEncoder,
+    ) {
+        match &self.work {
+            Work::Plan(plan, arena) => splitter
+                .encode(
+                    encoder,
+                    plan,
+                    BufferRegion::whole(input),
+                    BufferRegion::whole(arena),
+                )
+                .expect("encode"),
+            Work::Copy(dst, size) => encoder.copy_buffer_to_buffer(input, 0, dst, 0, *size),
+            Work::Shader(kernel, _) => kernel.record(encoder),
+        }
+    }
+}
+
+/// The view method: checks that each view holds its output's bytes and times
+/// what a view costs a runtime (one binding per output). `None` where views
+/// do not apply.
+fn time_views(
+    splitter: &GpuSplitter,
+    case: &Case,
+    split: &ResolvedSplit,
+    input: &HostTensor,
+    input_buffer: &wgpu::Buffer,
+    expected: &[HostTensor],
+    runs: usize,
+) -> Result<Option<Row>, Box<dyn std::error::Error>> {
+    let device = splitter.device();
+    let plan = splitter.plan(split, case.element_type)?;
+    let Some(views) = plan.input_views() else {
+        return Ok(None);
+    };
+    for (v, e) in views.iter().zip(expected) {
+        let range = v.start as usize..v.end as usize;
+        if &input.as_bytes()?[range] != e.as_bytes()? {
+            return Err(format!("{}: view differs from the host path", case.name).into());
+        }
+    }
+    let layout = view_layout(device);
+    let times: Vec<f64> = (0..runs + 1)
+        .map(|_| {
+            let t = Instant::now();
+            let groups: Vec<_> = views
+                .iter()
+                .map(|v| view_bind_group(device, &layout, input_buffer, v))
+                .collect();
+            drop(groups);
+            t.elapsed().as_secs_f64()
+        })
+        .skip(1)
+        .collect();
+    let bytes = input.as_bytes()?.len() as u64;
+    Ok(Some(row(
+        case.name,
+        "view",
+        bytes,
+        median(times),
+        "zero-copy bindings",
+    )))
 }
 
 fn storage_buffer(device: &wgpu::Device, size: u64) -> wgpu::Buffer {
