@@ -11,7 +11,7 @@ use wgpu_split::{ElementType, OnnxSplit, Operator};
 fn bench(c: &mut Criterion) {
     let ctx =
         GpuContext::new_default().expect("a GPU adapter (apt-get install -y mesa-vulkan-drivers)");
-    let splitter = ctx.splitter();
+    let splitter = ctx.splitter().unwrap();
     let mut group = c.benchmark_group("host_cost");
     for outputs in [2usize, 16, 1000] {
         // f16 [64, outputs * 6] split on the last axis into equal parts: one
@@ -39,8 +39,10 @@ fn bench(c: &mut Criterion) {
             &Strategy::Gather,
         )
         .unwrap();
-        let input = splitter.create_input(&vec![0u8; plan.input_binding_bytes() as usize]);
-        let arena = splitter.create_arena(&plan);
+        let input = splitter
+            .create_input(&vec![0u8; plan.input_binding_bytes() as usize])
+            .unwrap();
+        let arena = splitter.create_arena(&plan).unwrap();
         group.bench_with_input(BenchmarkId::new("encode", outputs), &outputs, |b, _| {
             b.iter(|| {
                 let mut encoder = ctx.device.create_command_encoder(&Default::default());

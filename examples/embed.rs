@@ -59,7 +59,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let ctx = GpuContext::new_default()?;
     println!("adapter: {}", ctx.describe());
     let device = &ctx.device;
-    let splitter = ctx.splitter();
+    let splitter = ctx.splitter()?;
 
     // The split the runtime's model asks for: Split-18, axis 1, 3 outputs of
     // 14, 14 and 12 columns. We consume output 1.
@@ -76,7 +76,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         usage: storage,
         mapped_at_creation: false,
     });
-    let arena = splitter.create_arena(&plan);
+    let arena = splitter.create_arena(&plan)?;
     let result = device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("consumer result"),
         size: consumed.len,

@@ -56,11 +56,11 @@ fn main() -> ExitCode {
     // host when no adapter exists and says so.
     let splitter = match device {
         Device::Cpu => None,
-        Device::Gpu | Device::Auto => match GpuContext::new_default() {
-            Ok(ctx) => {
-                eprintln!("device: {}", ctx.describe());
-                Some(ctx.splitter())
-            }
+        Device::Gpu | Device::Auto => match GpuContext::new_default().and_then(|ctx| {
+            eprintln!("device: {}", ctx.describe());
+            ctx.splitter()
+        }) {
+            Ok(splitter) => Some(splitter),
             Err(e) if device == Device::Auto => {
                 eprintln!("device: host path ({e})");
                 None

@@ -353,8 +353,8 @@ fn misuse_is_a_typed_error_before_wgpu_sees_it() {
     use wgpu_split::gpu::BufferRegion;
     let split = ResolvedSplit::new(&[4, 8], 1, vec![3, 5], true).unwrap();
     let plan = gather_plan(gpu, &split, ElementType::Float);
-    let input = gpu.create_input(&[0u8; 128]);
-    let arena = gpu.create_arena(&plan);
+    let input = gpu.create_input(&[0u8; 128]).unwrap();
+    let arena = gpu.create_arena(&plan).unwrap();
     let device = gpu.device();
     let mut encoder = device.create_command_encoder(&Default::default());
     let small = device.create_buffer(&wgpu::BufferDescriptor {
@@ -462,7 +462,7 @@ fn encode_at_offsets_inside_shared_buffers() {
     let mut padded = rng.bytes(3 * align as usize);
     padded.extend_from_slice(input.as_bytes().unwrap());
     padded.extend_from_slice(&rng.bytes(64));
-    let input_buffer = gpu.create_input(&padded);
+    let input_buffer = gpu.create_input(&padded).unwrap();
     let arena = gpu.device().create_buffer(&wgpu::BufferDescriptor {
         label: None,
         size: 2 * align + plan.arena_size() + 64,
@@ -671,7 +671,7 @@ fn copy_plans_need_copy_usages() {
             missing: "COPY_SRC".into()
         }
     );
-    let input = gpu.create_input(&[0; 128]);
+    let input = gpu.create_input(&[0; 128]).unwrap();
     let e = gpu
         .encode(
             &mut encoder,
@@ -723,17 +723,19 @@ fn cached_tables_and_bind_groups_follow_plans_and_buffers() {
         gather_plan(gpu, &a, ElementType::Uint8),
         gather_plan(gpu, &b, ElementType::Uint8),
     );
-    let arena = gpu.create_arena(if plan_a.arena_size() > plan_b.arena_size() {
-        &plan_a
-    } else {
-        &plan_b
-    });
+    let arena = gpu
+        .create_arena(if plan_a.arena_size() > plan_b.arena_size() {
+            &plan_a
+        } else {
+            &plan_b
+        })
+        .unwrap();
     let inputs: Vec<HostTensor> = (0..2)
         .map(|_| random_tensor(&mut rng, ElementType::Uint8, &shape))
         .collect();
     let buffers: Vec<wgpu::Buffer> = inputs
         .iter()
-        .map(|t| gpu.create_input(t.as_bytes().unwrap()))
+        .map(|t| gpu.create_input(t.as_bytes().unwrap()).unwrap())
         .collect();
     // Alternate plans and inputs through the same arena; every result must
     // match its own plan and input, whatever was cached before.

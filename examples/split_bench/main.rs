@@ -170,7 +170,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let options = parse_args()?;
     let wanted = wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS;
     let ctx = pollster::block_on(GpuContext::request_with_features(wanted))?;
-    let splitter = ctx.splitter();
+    let splitter = ctx.splitter()?;
     let timer = GpuTimer::new(&ctx.device, &ctx.queue);
     let info = ctx.adapter.get_info();
     println!("adapter: {}", ctx.describe());
@@ -282,7 +282,7 @@ fn bench_case(
     // Padded to 16 bytes so the vec4 shader copy can read it whole.
     let mut padded = input.as_bytes()?.to_vec();
     padded.resize(padded.len().div_ceil(16) * 16, 0);
-    let input_buffer = splitter.create_input(&padded);
+    let input_buffer = splitter.create_input(&padded)?;
     let mut rows = Vec::new();
 
     // Prepare and check every GPU method first, then time them round-robin,
@@ -299,7 +299,7 @@ fn bench_case(
         let work = if let Some(strategy) = strategy {
             match splitter.plan_with(&split, case.element_type, splitter.plan_limits(), &strategy) {
                 Ok(plan) => {
-                    let arena = splitter.create_arena(&plan);
+                    let arena = splitter.create_arena(&plan)?;
                     Work::Plan(plan, arena)
                 }
                 Err(e) => {
@@ -734,8 +734,8 @@ fn calibrate(
      -> Result<(f64, SplitPlan), Box<dyn std::error::Error>> {
         let split = ResolvedSplit::new(&shape, axis, lengths, true)?;
         let plan = splitter.plan_with(&split, t, splitter.plan_limits(), &strategy)?;
-        let input = splitter.create_input(&vec![0u8; plan.input_binding_bytes() as usize]);
-        let arena = splitter.create_arena(&plan);
+        let input = splitter.create_input(&vec![0u8; plan.input_binding_bytes() as usize])?;
+        let arena = splitter.create_arena(&plan)?;
         let record = |e: &mut wgpu::CommandEncoder| {
             splitter
                 .encode(

@@ -101,7 +101,11 @@ impl GpuContext {
     }
 
     /// A splitter for this context's device.
-    pub fn splitter(&self) -> GpuSplitter {
+    ///
+    /// # Errors
+    ///
+    /// As [`GpuSplitter::new`].
+    pub fn splitter(&self) -> Result<GpuSplitter> {
         GpuSplitter::new(&self.device, &self.queue)
     }
 }
@@ -203,8 +207,8 @@ impl GpuSplitter {
             // Nothing to move (every output is empty).
             vec![0; plan.arena_size() as usize]
         } else {
-            let input_buffer = self.create_input(input.as_bytes()?);
-            let arena = self.create_arena(plan);
+            let input_buffer = self.create_input(input.as_bytes()?)?;
+            let arena = self.create_arena(plan)?;
             self.run_and_read(plan, &input_buffer, &arena).await?
         };
         plan.outputs()
@@ -226,32 +230,31 @@ impl GpuSplitter {
     ) -> Result<Vec<u8>> {
         let device = self.device();
         let size = plan.arena_size();
-        let staging = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("wgpu-split readback"),
-            size,
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        // The scope guard must not live across an await (it is !Send), so
-        // everything up to `pop` is synchronous.
-        let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
-            label: Some("wgpu-split convenience"),
-        });
-        self.encode(
-            &mut encoder,
-            plan,
-            BufferRegion::whole(input),
-            BufferRegion::whole(arena),
-        )?;
-        encoder.copy_buffer_to_buffer(arena, 0, &staging, 0, size);
-        let index = self.queue().submit([encoder.finish()]);
-        let validation = scope.pop();
-        if let Some(e) = validation.await {
-            return Err(Error::Gpu {
-                detail: e.to_string(),
+        // Everything up to the submission runs inside error scopes, so a lost
+        // device is a typed error here (the scope guards are !Send and must
+        // not live across an await; this part is synchronous).
+        let (staging, index) = super::scoped(device, "running the split", || {
+            let staging = device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("wgpu-split readback"),
+                size,
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
             });
-        }
+            let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("wgpu-split convenience"),
+            });
+            // One-off buffers: do not keep their bind groups in the cache.
+            self.encode_with(
+                &mut encoder,
+                plan,
+                BufferRegion::whole(input),
+                BufferRegion::whole(arena),
+                false,
+            )?;
+            encoder.copy_buffer_to_buffer(arena, 0, &staging, 0, size);
+            let index = self.queue().submit([encoder.finish()]);
+            Ok::<_, Error>((staging, index))
+        })??;
         let (sender, receiver) = futures_intrusive::channel::shared::oneshot_channel();
         let slice = staging.slice(..);
         slice.map_async(wgpu::MapMode::Read, move |result| {

@@ -10,8 +10,6 @@ pub use convenience::{GpuContext, READBACK_TIMEOUT};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use wgpu::util::DeviceExt;
-
 use crate::element::ElementType;
 use crate::error::{Error, Result};
 use crate::plan::{AccessUnit, PlanLimits, SplitPlan, Strategy};
@@ -34,6 +32,55 @@ impl<'a> BufferRegion<'a> {
     pub fn whole(buffer: &'a wgpu::Buffer) -> Self {
         BufferRegion { buffer, offset: 0 }
     }
+}
+
+/// Runs `f` inside validation and out-of-memory error scopes, so that wgpu
+/// errors (a lost or destroyed device, a buffer from another device) become
+/// a typed [`Error::Gpu`] instead of reaching the uncaptured-error handler.
+/// On native backends the scopes resolve at once.
+pub(crate) fn scoped<T>(device: &wgpu::Device, what: &str, f: impl FnOnce() -> T) -> Result<T> {
+    let validation = device.push_error_scope(wgpu::ErrorFilter::Validation);
+    let memory = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+    let value = f();
+    let memory = pollster::block_on(memory.pop());
+    let validation = pollster::block_on(validation.pop());
+    match memory.or(validation) {
+        Some(e) => Err(Error::Gpu {
+            detail: format!("{what}: {e}"),
+        }),
+        None => Ok(value),
+    }
+}
+
+/// A buffer created mapped and filled with `contents` (padded with zeros to
+/// `size`); unlike `DeviceExt::create_buffer_init` it reports a lost device
+/// as an error instead of panicking.
+pub(crate) fn buffer_with_contents(
+    device: &wgpu::Device,
+    label: &str,
+    contents: &[u8],
+    size: u64,
+    usage: wgpu::BufferUsages,
+) -> Result<wgpu::Buffer> {
+    let buffer = scoped(device, label, || {
+        device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(label),
+            size,
+            usage,
+            mapped_at_creation: true,
+        })
+    })?;
+    {
+        let mut view = buffer
+            .slice(..)
+            .get_mapped_range_mut()
+            .map_err(|e| Error::Gpu {
+                detail: format!("{label}: {e}"),
+            })?;
+        view.slice(..contents.len()).copy_from_slice(contents);
+    }
+    buffer.unmap();
+    Ok(buffer)
 }
 
 /// One compiled entry point with its bind group layout.
@@ -101,11 +148,11 @@ impl Kernel {
 /// use wgpu_split::{ElementType, OnnxSplit};
 ///
 /// let ctx = GpuContext::new_default()?;
-/// let splitter = GpuSplitter::new(&ctx.device, &ctx.queue);
+/// let splitter = GpuSplitter::new(&ctx.device, &ctx.queue)?;
 /// let split = OnnxSplit::new(18, 2).axis(1).num_outputs(2).resolve(&[64, 10])?;
 /// let plan = splitter.plan(&split, ElementType::Float16)?;
-/// # let input = splitter.create_arena(&plan);
-/// let arena = splitter.create_arena(&plan);
+/// # let input = splitter.create_arena(&plan)?;
+/// let arena = splitter.create_arena(&plan)?;
 /// let mut encoder = ctx.device.create_command_encoder(&Default::default());
 /// splitter.encode(&mut encoder, &plan, BufferRegion::whole(&input), BufferRegion::whole(&arena))?;
 /// ctx.queue.submit([encoder.finish()]);
@@ -150,13 +197,23 @@ const MAX_CACHED_BIND_GROUPS: usize = 1024;
 impl GpuSplitter {
     /// Compiles the gather shader for `device` (handles are cloned; wgpu
     /// devices are reference-counted).
-    pub fn new(device: &wgpu::Device, queue: &wgpu::Queue) -> Self {
-        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("wgpu-split gather"),
-            source: wgpu::ShaderSource::Wgsl(SHADER_SOURCE.into()),
-        });
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Gpu`] when the device is lost or rejects the shader.
+    pub fn new(device: &wgpu::Device, queue: &wgpu::Queue) -> Result<Self> {
+        let (module, words, vec4) = scoped(device, "compiling the gather shader", || {
+            let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some("wgpu-split gather"),
+                source: wgpu::ShaderSource::Wgsl(SHADER_SOURCE.into()),
+            });
+            let words = Kernel::new(device, &module, "split_words", 1, 2);
+            let vec4 = Kernel::new(device, &module, "split_vec4", 3, 4);
+            (module, words, vec4)
+        })?;
+        drop(module);
         let l = device.limits();
-        GpuSplitter {
+        Ok(GpuSplitter {
             device: device.clone(),
             queue: queue.clone(),
             limits: PlanLimits {
@@ -166,10 +223,10 @@ impl GpuSplitter {
                 max_compute_workgroups_per_dimension: l.max_compute_workgroups_per_dimension,
             },
             strategy: Strategy::Auto(Default::default()),
-            words: Kernel::new(device, &module, "split_words", 1, 2),
-            vec4: Kernel::new(device, &module, "split_vec4", 3, 4),
+            words,
+            vec4,
             cache: Mutex::new(EncodeCache::default()),
-        }
+        })
     }
 
     /// The device.
@@ -235,30 +292,47 @@ impl GpuSplitter {
 
     /// A buffer of [`SplitPlan::arena_size`] bytes (at least 4) with the
     /// usages the split and a readback need (`STORAGE | COPY_SRC | COPY_DST`).
-    pub fn create_arena(&self, plan: &SplitPlan) -> wgpu::Buffer {
-        self.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("wgpu-split arena"),
-            size: plan.arena_size().max(4),
-            usage: wgpu::BufferUsages::STORAGE
-                | wgpu::BufferUsages::COPY_SRC
-                | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Gpu`] when the device is lost or out of memory.
+    pub fn create_arena(&self, plan: &SplitPlan) -> Result<wgpu::Buffer> {
+        scoped(&self.device, "creating the arena", || {
+            self.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("wgpu-split arena"),
+                size: plan.arena_size().max(4),
+                usage: wgpu::BufferUsages::STORAGE
+                    | wgpu::BufferUsages::COPY_SRC
+                    | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            })
         })
     }
 
     /// A storage buffer holding `bytes`, padded with zeros to a multiple of 4
     /// (`STORAGE | COPY_SRC | COPY_DST`).
-    pub fn create_input(&self, bytes: &[u8]) -> wgpu::Buffer {
-        let mut contents = bytes.to_vec();
-        contents.resize(bytes.len().div_ceil(4).max(1) * 4, 0);
-        self.device
-            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("wgpu-split input"),
-                contents: &contents,
-                usage: wgpu::BufferUsages::STORAGE
-                    | wgpu::BufferUsages::COPY_SRC
-                    | wgpu::BufferUsages::COPY_DST,
-            })
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Gpu`] when the device is lost or out of memory.
+    pub fn create_input(&self, bytes: &[u8]) -> Result<wgpu::Buffer> {
+        buffer_with_contents(
+            &self.device,
+            "wgpu-split input",
+            bytes,
+            (bytes.len() as u64).div_ceil(4).max(1) * 4,
+            wgpu::BufferUsages::STORAGE
+                | wgpu::BufferUsages::COPY_SRC
+                | wgpu::BufferUsages::COPY_DST,
+        )
+    }
+
+    /// Drops every cached parameter table and bind group (and with them the
+    /// references they hold to caller buffers).
+    pub fn clear_cache(&self) {
+        let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
+        cache.tables.clear();
+        cache.bind_groups.clear();
     }
 
     /// Records the split into `encoder`: reads `input` (the packed tensor,
@@ -282,6 +356,19 @@ impl GpuSplitter {
         input: BufferRegion<'_>,
         arena: BufferRegion<'_>,
     ) -> Result<()> {
+        self.encode_with(encoder, plan, input, arena, true)
+    }
+
+    /// [`GpuSplitter::encode`], optionally without remembering the bind
+    /// groups (for one-off buffers, which the cache would otherwise keep alive).
+    pub(crate) fn encode_with(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        plan: &SplitPlan,
+        input: BufferRegion<'_>,
+        arena: BufferRegion<'_>,
+        remember: bool,
+    ) -> Result<()> {
         self.check(plan, input, arena)?;
         for c in plan.copies() {
             for k in 0..c.count {
@@ -301,8 +388,11 @@ impl GpuSplitter {
             AccessUnit::Vec4 => &self.vec4,
             AccessUnit::Word => &self.words,
         };
-        for (index, pass) in plan.passes().iter().enumerate() {
-            let bind_group = self.bind_group(plan, kernel, index, input, arena);
+        let mut bind_groups = Vec::with_capacity(plan.passes().len());
+        for index in 0..plan.passes().len() {
+            bind_groups.push(self.bind_group(plan, kernel, index, input, arena, remember)?);
+        }
+        for (pass, bind_group) in plan.passes().iter().zip(bind_groups) {
             // One compute pass per dispatch: a later pass may complete words an
             // earlier one started, and pass boundaries order the storage writes.
             let mut cpass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
@@ -317,32 +407,32 @@ impl GpuSplitter {
     }
 
     /// The table buffer for `plan`, uploaded once per distinct table.
-    fn table_buffer(&self, cache: &mut EncodeCache, plan: &SplitPlan) -> Arc<wgpu::Buffer> {
+    fn table_buffer(&self, cache: &mut EncodeCache, plan: &SplitPlan) -> Result<Arc<wgpu::Buffer>> {
         let key = plan.table_fingerprint();
         if let Some((bytes, buffer)) = cache.tables.get(&key)
             && bytes.as_slice() == plan.table()
         {
-            return buffer.clone();
+            return Ok(buffer.clone());
         }
         if cache.tables.len() >= MAX_CACHED_TABLES {
             cache.tables.clear();
             cache.bind_groups.clear();
         }
-        let buffer = Arc::new(
-            self.device
-                .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                    label: Some("wgpu-split table"),
-                    contents: plan.table(),
-                    usage: wgpu::BufferUsages::STORAGE,
-                }),
-        );
+        let buffer = Arc::new(buffer_with_contents(
+            &self.device,
+            "wgpu-split table",
+            plan.table(),
+            plan.table().len() as u64,
+            wgpu::BufferUsages::STORAGE,
+        )?);
         cache
             .tables
             .insert(key, (plan.table().to_vec(), buffer.clone()));
-        buffer
+        Ok(buffer)
     }
 
-    /// The bind group of pass `index`, created once per plan and buffers.
+    /// The bind group of pass `index`: from the cache, or created (and
+    /// remembered when `remember` is set).
     fn bind_group(
         &self,
         plan: &SplitPlan,
@@ -350,12 +440,13 @@ impl GpuSplitter {
         index: usize,
         input: BufferRegion<'_>,
         arena: BufferRegion<'_>,
-    ) -> Arc<wgpu::BindGroup> {
+        remember: bool,
+    ) -> Result<Arc<wgpu::BindGroup>> {
         let mut cache = self
             .cache
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
-        let table = self.table_buffer(&mut cache, plan);
+        let table = self.table_buffer(&mut cache, plan)?;
         let key = BindKey {
             table: plan.table_fingerprint(),
             pass: index,
@@ -366,7 +457,7 @@ impl GpuSplitter {
             arena_offset: arena.offset,
         };
         if let Some(group) = cache.bind_groups.get(&key) {
-            return group.clone();
+            return Ok(group.clone());
         }
         if cache.bind_groups.len() >= MAX_CACHED_BIND_GROUPS {
             cache.bind_groups.clear();
@@ -379,26 +470,32 @@ impl GpuSplitter {
                 size: wgpu::BufferSize::new(range.end - range.start),
             })
         };
-        let group = Arc::new(self.device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("wgpu-split pass"),
-            layout: &kernel.layout,
-            entries: &[
-                wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: binding(&table, 0, &pass.table),
-                },
-                wgpu::BindGroupEntry {
-                    binding: kernel.src_binding,
-                    resource: binding(input.buffer, input.offset, &pass.src_window),
-                },
-                wgpu::BindGroupEntry {
-                    binding: kernel.dst_binding,
-                    resource: binding(arena.buffer, arena.offset, &pass.dst_window),
-                },
-            ],
-        }));
-        cache.bind_groups.insert(key, group.clone());
-        group
+        // A buffer from another device, or a lost device, fails here.
+        let group = scoped(&self.device, "binding the split's buffers", || {
+            self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("wgpu-split pass"),
+                layout: &kernel.layout,
+                entries: &[
+                    wgpu::BindGroupEntry {
+                        binding: 0,
+                        resource: binding(&table, 0, &pass.table),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: kernel.src_binding,
+                        resource: binding(input.buffer, input.offset, &pass.src_window),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: kernel.dst_binding,
+                        resource: binding(arena.buffer, arena.offset, &pass.dst_window),
+                    },
+                ],
+            })
+        })?;
+        let group = Arc::new(group);
+        if remember {
+            cache.bind_groups.insert(key, group.clone());
+        }
+        Ok(group)
     }
 
     fn check(

@@ -187,7 +187,7 @@ pub fn gpu(test: &str) -> Option<&'static wgpu_split::gpu::GpuSplitter> {
     static GPU: OnceLock<Result<GpuSplitter, String>> = OnceLock::new();
     let result = GPU.get_or_init(|| {
         GpuContext::new_default()
-            .map(|ctx| {
+            .and_then(|ctx| {
                 eprintln!("wgpu-split tests: adapter {}", ctx.describe());
                 ctx.splitter()
             })
