@@ -210,7 +210,11 @@ fn run_ranges(
     run: &Run,
 ) -> impl Iterator<Item = std::ops::Range<usize>> + use<> {
     let (block, run) = (layout.block(), *run);
-    (0..layout.outer()).map(move |o| {
+    // An empty run has nothing in any block: yield nothing rather than
+    // `outer` empty ranges (a zero-size tensor such as [2^33, 0] would
+    // otherwise loop billions of times).
+    let rows = if run.len == 0 { 0 } else { layout.outer() };
+    (0..rows).map(move |o| {
         let start = o * block + run.offset;
         start..start + run.len
     })
