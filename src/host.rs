@@ -53,14 +53,21 @@ pub fn split(input: &HostTensor, split: &ResolvedSplit) -> Result<Vec<HostTensor
         .collect()
 }
 
-/// The string case of [`split`]: the same runs over byte strings.
-fn split_strings(input: &HostTensor, split: &ResolvedSplit) -> Result<Vec<HostTensor>> {
-    if input.shape() != split.input_shape() {
-        return Err(Error::ShapeMismatch {
+/// [`Error::ShapeMismatch`] unless `input` has the shape `split` was resolved for.
+pub(crate) fn check_input_shape(input: &HostTensor, split: &ResolvedSplit) -> Result<()> {
+    if input.shape() == split.input_shape() {
+        Ok(())
+    } else {
+        Err(Error::ShapeMismatch {
             expected: split.input_shape().to_vec(),
             actual: input.shape().to_vec(),
-        });
+        })
     }
+}
+
+/// The string case of [`split`]: the same runs over byte strings.
+fn split_strings(input: &HostTensor, split: &ResolvedSplit) -> Result<Vec<HostTensor>> {
+    check_input_shape(input, split)?;
     let layout = RunLayout::new(split);
     let strings = input.byte_strings()?;
     layout
@@ -113,12 +120,7 @@ pub fn split_into(
     split: &ResolvedSplit,
     outputs: &mut [&mut [u8]],
 ) -> Result<()> {
-    if input.shape() != split.input_shape() {
-        return Err(Error::ShapeMismatch {
-            expected: split.input_shape().to_vec(),
-            actual: input.shape().to_vec(),
-        });
-    }
+    check_input_shape(input, split)?;
     let element_type = input.element_type();
     let bytes = input.as_bytes()?;
     let bits = element_type.bit_width().unwrap_or_default() as usize;

@@ -162,12 +162,7 @@ impl GpuSplitter {
         if input.element_type().bit_width().is_none() {
             return host::split(input, split);
         }
-        if input.shape() != split.input_shape() {
-            return Err(Error::ShapeMismatch {
-                expected: split.input_shape().to_vec(),
-                actual: input.shape().to_vec(),
-            });
-        }
+        host::check_input_shape(input, split)?;
         let plan = self.plan(split, input.element_type())?;
         self.run_plan_async(&plan, input).await
     }
