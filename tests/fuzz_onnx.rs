@@ -10,6 +10,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use common::Rng;
+use proptest::prelude::*;
 use wgpu_split::onnx::{SplitModel, read_sequence, read_tensor};
 
 /// Tracks the largest single allocation while armed.
@@ -104,4 +105,15 @@ fn ten_thousand_arbitrary_and_mutated_inputs_never_panic_or_over_allocate() {
         worst_ratio = worst_ratio.max(largest as f64 / (bytes.len().max(1)) as f64);
     }
     println!("onnx fuzz: {cases} inputs, largest allocation {worst_ratio:.1}x the input size");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(10_000))]
+
+    /// Arbitrary bytes: a typed error or a value, within the same allocation bound.
+    #[test]
+    fn arbitrary_bytes_are_read_safely(bytes in prop::collection::vec(any::<u8>(), 0..600)) {
+        let largest = read_all(&bytes);
+        prop_assert!(largest <= 64 * bytes.len() + (64 << 10), "allocated {} for {} bytes", largest, bytes.len());
+    }
 }

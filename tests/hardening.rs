@@ -382,19 +382,27 @@ fn a_destroyed_device_gives_typed_errors_promptly() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(256))]
+    #![proptest_config(ProptestConfig::with_cases(10_000))]
 
-    /// Resolution never panics on arbitrary attribute values.
+    /// Resolution and planning never panic on arbitrary attribute values and
+    /// shapes: each gives a typed error or a plan.
     #[test]
-    fn resolution_never_panics(
+    fn resolution_and_planning_never_panic(
         opset in -2i64..30, outputs in 0usize..8, axis in any::<i64>(),
         lengths in prop::collection::vec(any::<i64>(), 0..6), n in any::<i64>(),
-        dims in prop::collection::vec(any::<usize>(), 0..5),
+        dims in prop::collection::vec(any::<usize>(), 0..5), t in 0..ElementType::ALL.len(),
     ) {
-        let _ = OnnxSplit::new(opset, outputs).axis(axis).split_attribute(&lengths).resolve(&dims);
-        let _ = OnnxSplit::new(opset, outputs).axis(axis).num_outputs(n).resolve(&dims);
-        let _ = OnnxSplitToSequence::new(opset).axis(axis).split(ParamTensor::int64_scalar(n)).resolve(&dims);
-        let _ = OpenVinoSplit::new(ParamTensor::int64_scalar(axis), n).resolve(&dims);
-        let _ = OpenVinoVariadicSplit::new(ParamTensor::int64_scalar(axis), ParamTensor::int64_1d(&lengths)).resolve(&dims);
+        let ops: [Operator; 5] = [
+            OnnxSplit::new(opset, outputs).axis(axis).split_attribute(&lengths).into(),
+            OnnxSplit::new(opset, outputs).axis(axis).num_outputs(n).into(),
+            OnnxSplitToSequence::new(opset).axis(axis).split(ParamTensor::int64_scalar(n)).into(),
+            OpenVinoSplit::new(ParamTensor::int64_scalar(axis), n).into(),
+            OpenVinoVariadicSplit::new(ParamTensor::int64_scalar(axis), ParamTensor::int64_1d(&lengths)).into(),
+        ];
+        for op in ops {
+            if let Ok(split) = op.resolve(&dims) {
+                let _ = SplitPlan::with_strategy(&split, ElementType::ALL[t], &PlanLimits::LAVAPIPE, &Strategy::Auto(Default::default()));
+            }
+        }
     }
 }
