@@ -388,10 +388,17 @@ impl GpuSplitter {
             AccessUnit::Vec4 => &self.vec4,
             AccessUnit::Word => &self.words,
         };
+        // One cache lock and one table lookup per encode, not per pass.
+        let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
+        let table = self.table_buffer(&mut cache, plan)?;
         let mut bind_groups = Vec::with_capacity(plan.passes().len());
         for index in 0..plan.passes().len() {
-            bind_groups.push(self.bind_group(plan, kernel, index, input, arena, remember)?);
+            let group = self.bind_group(
+                &mut cache, &table, plan, kernel, index, input, arena, remember,
+            )?;
+            bind_groups.push(group);
         }
+        drop(cache);
         for (pass, bind_group) in plan.passes().iter().zip(bind_groups) {
             // One compute pass per dispatch: a later pass may complete words an
             // earlier one started, and pass boundaries order the storage writes.
@@ -433,8 +440,11 @@ impl GpuSplitter {
 
     /// The bind group of pass `index`: from the cache, or created (and
     /// remembered when `remember` is set).
+    #[allow(clippy::too_many_arguments)]
     fn bind_group(
         &self,
+        cache: &mut EncodeCache,
+        table: &wgpu::Buffer,
         plan: &SplitPlan,
         kernel: &Kernel,
         index: usize,
@@ -442,11 +452,6 @@ impl GpuSplitter {
         arena: BufferRegion<'_>,
         remember: bool,
     ) -> Result<Arc<wgpu::BindGroup>> {
-        let mut cache = self
-            .cache
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        let table = self.table_buffer(&mut cache, plan)?;
         let key = BindKey {
             table: plan.table_fingerprint(),
             pass: index,
@@ -478,7 +483,7 @@ impl GpuSplitter {
                 entries: &[
                     wgpu::BindGroupEntry {
                         binding: 0,
-                        resource: binding(&table, 0, &pass.table),
+                        resource: binding(table, 0, &pass.table),
                     },
                     wgpu::BindGroupEntry {
                         binding: kernel.src_binding,

@@ -346,6 +346,8 @@ struct PassGroup {
     dst: Range<u64>,
     members: Vec<Chunk>,
     invocations: u64,
+    /// End (exclusive, in bytes) of the last member's destination units.
+    last_dst_end: u64,
 }
 
 /// A piece of one output: output bits `[start, end)`.
@@ -644,33 +646,25 @@ impl SplitPlan {
         for c in chunks {
             let (src, dst) = self.chunk_ranges(&geometry[c.output], c);
             let work = invocations(c);
-            if let Some(PassGroup {
-                src: gs,
-                dst: gd,
-                members,
-                invocations: total,
-            }) = groups.last_mut()
-            {
+            if let Some(group) = groups.last_mut() {
                 // A chunk that starts in the unit where the previous one ended
                 // (a run boundary mid-word) must wait for the next pass: two
                 // invocations of one dispatch never write the same unit.
-                let last = members
-                    .last()
-                    .map(|m| self.chunk_ranges(&geometry[m.output], m).1);
-                let shares_unit = last.is_some_and(|l| dst.start < l.end);
-                let other_output = per_output && members.iter().any(|m| m.output != c.output);
-                let us = widen(&(gs.start.min(src.start)..gs.end.max(src.end)));
-                let ud = widen(&(gd.start.min(dst.start)..gd.end.max(dst.end)));
-                let fits_grid = *total + work <= max_invocations;
+                let shares_unit = dst.start < group.last_dst_end;
+                let other_output = per_output && group.members[0].output != c.output;
+                let us = widen(&(group.src.start.min(src.start)..group.src.end.max(src.end)));
+                let ud = widen(&(group.dst.start.min(dst.start)..group.dst.end.max(dst.end)));
+                let fits_grid = group.invocations + work <= max_invocations;
                 if fits_grid
                     && !shares_unit
                     && !other_output
                     && us.end - us.start <= window
                     && ud.end - ud.start <= window
                 {
-                    (*gs, *gd) = (us, ud);
-                    members.push(*c);
-                    *total += work;
+                    (group.src, group.dst) = (us, ud);
+                    group.members.push(*c);
+                    group.invocations += work;
+                    group.last_dst_end = dst.end;
                     continue;
                 }
             }
@@ -679,6 +673,7 @@ impl SplitPlan {
                 dst: widen(&dst),
                 members: vec![*c],
                 invocations: work,
+                last_dst_end: dst.end,
             });
         }
         for g in groups {
