@@ -67,7 +67,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let split = op.resolve(&[ROWS as usize, COLS as usize])?;
     let plan = splitter.plan(&split, ElementType::Uint32)?;
     let consumed = &plan.outputs()[1];
-    let consumed_words = consumed.len / 4;
+    let consumed_words = consumed.len_bytes / 4;
 
     let storage = wgpu::BufferUsages::STORAGE;
     let tensor = device.create_buffer(&wgpu::BufferDescriptor {
@@ -79,13 +79,13 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let arena = splitter.create_arena(&plan)?;
     let result = device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("consumer result"),
-        size: consumed.len,
+        size: consumed.len_bytes,
         usage: storage | wgpu::BufferUsages::COPY_SRC,
         mapped_at_creation: false,
     });
     let readback = device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("readback"),
-        size: consumed.len,
+        size: consumed.len_bytes,
         usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
         mapped_at_creation: false,
     });
@@ -122,8 +122,8 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
                 binding: 1,
                 resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
                     buffer: &arena,
-                    offset: consumed.offset,
-                    size: wgpu::BufferSize::new(consumed.len),
+                    offset: consumed.offset_bytes,
+                    size: wgpu::BufferSize::new(consumed.len_bytes),
                 }),
             },
             wgpu::BindGroupEntry {
@@ -152,7 +152,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         pass.set_bind_group(0, &consume_bind, &[]);
         pass.dispatch_workgroups((consumed_words as u32).div_ceil(64), 1, 1);
     }
-    encoder.copy_buffer_to_buffer(&result, 0, &readback, 0, consumed.len);
+    encoder.copy_buffer_to_buffer(&result, 0, &readback, 0, consumed.len_bytes);
     let submission = ctx.queue.submit([encoder.finish()]);
 
     let slice = readback.slice(..);
@@ -183,7 +183,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         "embed: OK: produce -> split ({} dispatch) -> consume output 1 {:?} at arena offset {}, {} words checked against the host path",
         plan.dispatch_count(),
         consumed.shape,
-        consumed.offset,
+        consumed.offset_bytes,
         expected.len()
     );
     Ok(())

@@ -1,12 +1,17 @@
-// wgpu-split gather shader: one invocation per output unit (a u32 word or a
-// vec4<u32>) finds its output chunk in the parameter table and copies raw
-// source bits. Values never pass through float registers, so NaN payloads,
-// -0.0 and padding survive. No optional feature (f16, int64, subgroups).
+// wgpu-split gather shader. Each invocation moves UNITS_PER_INVOCATION
+// consecutive units (u32 words or vec4<u32>) of one output chunk: it finds
+// its chunk in the parameter table and copies raw source bits. Values never
+// pass through float registers, so NaN payloads, -0.0 and padding survive.
+// No optional feature (f16, int64, subgroups).
 //
 // Each output chunk is a contiguous bit string: chunk bit q (counted from the
 // chunk's run phase) comes from source bit
 //     src_bit + (q / run_bits) * block_bits + q % run_bits.
-// The table layout matches `plan::TableHeader` / `plan::TableEntry`.
+//
+// The constants (WORKGROUP_SIZE, UNITS_PER_INVOCATION, FLAG_*) are generated
+// from Rust and prepended (wgpu_split::plan::abi::wgsl_constants); the
+// structs mirror plan::TableHeader / plan::TableEntry, and tests/shaders.rs
+// checks every member's offset and size against Rust.
 
 struct Entry {
     first_invocation: u32,
@@ -15,7 +20,7 @@ struct Entry {
     len_bits: u32,
     run_bits: u32,
     block_bits: u32,
-    run_phase: u32,
+    run_phase_bits: u32,
     src_bit: u32,
     flags: u32,
     pad0: u32,
@@ -31,12 +36,8 @@ struct Table {
     entries: array<Entry>,
 }
 
-const WORKGROUP_SIZE: u32 = 256u;
-const FLAG_PAD: u32 = 1u;
-const FLAG_ALIGNED: u32 = 2u;
-
 @group(0) @binding(0) var<storage, read> table: Table;
-// split_words binds 1 and 2; split_vec4 binds 3 and 4.
+// split_words binds 1 and 2; split_vec4 binds 3 and 4 (plan::Kernel::bindings).
 @group(0) @binding(1) var<storage, read> src_words: array<u32>;
 @group(0) @binding(2) var<storage, read_write> dst_words: array<u32>;
 @group(0) @binding(3) var<storage, read> src_vec4: array<vec4<u32>>;
@@ -76,70 +77,75 @@ fn read_bits(bit: u32, count: u32) -> u32 {
     return value;
 }
 
-// Units (words or vec4s) each invocation moves: the table lookup and the one
-// division are paid once per UNITS_PER_INVOCATION units, not once per unit.
-const UNITS_PER_INVOCATION: u32 = 8u;
+// Word-aligned chunk: whole words from whole words, walking the run without
+// dividing after the first word.
+fn copy_aligned_words(e: Entry, first_word: u32, last_word: u32) {
+    let run = e.run_bits >> 5u;
+    let block = e.block_bits >> 5u;
+    let q = first_word + (e.run_phase_bits >> 5u);
+    var col = q % run;
+    var src = (e.src_bit >> 5u) + (q / run) * block + col;
+    for (var w = first_word; w < last_word; w++) {
+        dst_words[e.dst_unit + w] = src_words[src];
+        col += 1u;
+        src += 1u;
+        if (col == run) {
+            col = 0u;
+            src += block - run;
+        }
+    }
+}
 
-@compute @workgroup_size(256)
-fn split_words(
-    @builtin(workgroup_id) wid: vec3<u32>,
-    @builtin(num_workgroups) groups: vec3<u32>,
-    @builtin(local_invocation_id) lid: vec3<u32>,
-) {
-    let g = invocation_index(wid, groups, lid);
-    if (g >= table.invocations) {
-        return;
+// Every word lies whole inside one run that starts at source bit s: a funnel
+// shift over consecutive source words, one load per word.
+fn copy_shifted_words(e: Entry, first_word: u32, last_word: u32, s: u32) {
+    var index = s >> 5u;
+    let shift = s & 31u;
+    var current = src_words[index];
+    for (var w = first_word; w < last_word; w++) {
+        var value = current;
+        if (shift != 0u) {
+            let next = src_words[index + 1u];
+            value = (current >> shift) | (next << (32u - shift));
+            current = next;
+        }
+        dst_words[e.dst_unit + w] = value;
+        index += 1u;
+        if (shift == 0u && w + 1u < last_word) {
+            current = src_words[index];
+        }
     }
-    let e = table.entries[find_entry(g)];
+}
+
+// Writes the bits [lo, hi) of destination word `w` (bit positions relative
+// to the chunk's first unit), keeping the word's other bits unless this is
+// the output's last word, whose tail past the output is written as zero.
+fn store_word_bits(e: Entry, w: u32, lo: u32, hi: u32, value: u32) {
+    let word_start = w * 32u;
+    let own_lo = lo - word_start;
+    var own_hi = hi - word_start;
+    if ((e.flags & FLAG_PAD) != 0u && hi == e.first_bit + e.len_bits) {
+        own_hi = 32u;
+    }
+    let upper = select((1u << own_hi) - 1u, 0xFFFFFFFFu, own_hi == 32u);
+    let mask = upper & ~((1u << own_lo) - 1u);
+    let dst = e.dst_unit + w;
+    if (mask == 0xFFFFFFFFu) {
+        dst_words[dst] = value;
+    } else {
+        // A chunk that starts or ends mid-word (only in multi-pass plans):
+        // another pass owns the other bits of this word.
+        dst_words[dst] = (dst_words[dst] & ~mask) | value;
+    }
+}
+
+// The general case: each word assembled from segments, each inside one run;
+// (row, r) walks the runs incrementally from bit b after one division.
+fn assemble_words(e: Entry, first_word: u32, last_word: u32, start: u32, row0: u32, r0: u32) {
     let end = e.first_bit + e.len_bits;
-    let first_word = (g - e.first_invocation) * UNITS_PER_INVOCATION;
-    let last_word = min(first_word + UNITS_PER_INVOCATION, (end + 31u) / 32u);
-    if ((e.flags & FLAG_ALIGNED) != 0u) {
-        // Whole words from whole words, walking the run without dividing.
-        let run = e.run_bits >> 5u;
-        let q = first_word + (e.run_phase >> 5u);
-        var col = q % run;
-        var src = (e.src_bit >> 5u) + (q / run) * (e.block_bits >> 5u) + col;
-        for (var w = first_word; w < last_word; w++) {
-            dst_words[e.dst_unit + w] = src_words[src];
-            col += 1u;
-            src += 1u;
-            if (col == run) {
-                col = 0u;
-                src += (e.block_bits >> 5u) - run;
-            }
-        }
-        return;
-    }
-    // Assemble each word from segments, each inside one run; (row, r) walks
-    // the runs incrementally after one division.
-    var b = max(first_word * 32u, e.first_bit);
-    let q = b - e.first_bit + e.run_phase;
-    var row = q / e.run_bits;
-    var r = q % e.run_bits;
-    let span = (last_word - first_word) * 32u;
-    if (b == first_word * 32u && b + span <= end && r + span <= e.run_bits) {
-        // Every word lies whole inside one run: a funnel shift over
-        // consecutive source words, one load per word.
-        let s = e.src_bit + row * e.block_bits + r;
-        var index = s >> 5u;
-        let shift = s & 31u;
-        var current = src_words[index];
-        for (var w = first_word; w < last_word; w++) {
-            var value = current;
-            if (shift != 0u) {
-                let next = src_words[index + 1u];
-                value = (current >> shift) | (next << (32u - shift));
-                current = next;
-            }
-            dst_words[e.dst_unit + w] = value;
-            index += 1u;
-            if (shift == 0u && w + 1u < last_word) {
-                current = src_words[index];
-            }
-        }
-        return;
-    }
+    var b = start;
+    var row = row0;
+    var r = r0;
     for (var w = first_word; w < last_word; w++) {
         let word_start = w * 32u;
         let lo = b;
@@ -158,27 +164,41 @@ fn split_words(
                 row += 1u;
             }
         }
-        // The bits this invocation owns: [lo, hi) of the word, plus the tail
-        // after the output's last bit, which is written as zero.
-        let own_lo = lo - word_start;
-        var own_hi = hi - word_start;
-        if ((e.flags & FLAG_PAD) != 0u && hi == end) {
-            own_hi = 32u;
-        }
-        let upper = select((1u << own_hi) - 1u, 0xFFFFFFFFu, own_hi == 32u);
-        let mask = upper & ~((1u << own_lo) - 1u);
-        let dst = e.dst_unit + w;
-        if (mask == 0xFFFFFFFFu) {
-            dst_words[dst] = value;
-        } else {
-            // A chunk that starts or ends mid-word (only in multi-pass plans):
-            // another pass owns the other bits of this word.
-            dst_words[dst] = (dst_words[dst] & ~mask) | value;
-        }
+        store_word_bits(e, w, lo, hi, value);
     }
 }
 
-@compute @workgroup_size(256)
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn split_words(
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+    @builtin(local_invocation_id) lid: vec3<u32>,
+) {
+    let g = invocation_index(wid, groups, lid);
+    if (g >= table.invocations) {
+        return;
+    }
+    let e = table.entries[find_entry(g)];
+    let end = e.first_bit + e.len_bits;
+    let first_word = (g - e.first_invocation) * UNITS_PER_INVOCATION;
+    let last_word = min(first_word + UNITS_PER_INVOCATION, (end + 31u) / 32u);
+    if ((e.flags & FLAG_ALIGNED) != 0u) {
+        copy_aligned_words(e, first_word, last_word);
+        return;
+    }
+    let b = max(first_word * 32u, e.first_bit);
+    let q = b - e.first_bit + e.run_phase_bits;
+    let row = q / e.run_bits;
+    let r = q % e.run_bits;
+    let span = (last_word - first_word) * 32u;
+    if (b == first_word * 32u && b + span <= end && r + span <= e.run_bits) {
+        copy_shifted_words(e, first_word, last_word, e.src_bit + row * e.block_bits + r);
+        return;
+    }
+    assemble_words(e, first_word, last_word, b, row, r);
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
 fn split_vec4(
     @builtin(workgroup_id) wid: vec3<u32>,
     @builtin(num_workgroups) groups: vec3<u32>,
@@ -194,7 +214,7 @@ fn split_vec4(
     let last = min(first + UNITS_PER_INVOCATION, e.len_bits >> 7u);
     let run = e.run_bits >> 7u;
     let block = e.block_bits >> 7u;
-    let q = first + (e.run_phase >> 7u);
+    let q = first + (e.run_phase_bits >> 7u);
     var col = q % run;
     var src = (e.src_bit >> 7u) + (q / run) * block + col;
     for (var w = first; w < last; w++) {

@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use crate::element::ElementType;
-use crate::semantics::{OpId, OpKind};
+use crate::op::{OpId, OpKind};
 
 /// Result alias used throughout the crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -239,6 +239,21 @@ pub enum Error {
         /// The scalar value.
         split: i128,
     },
+    /// onnxruntime-compatible SplitToSequence shapes drop the axis of chunks
+    /// longer than 1.
+    #[error(
+        "{op} (onnxruntime shapes): keepdims = 0 with a scalar split drops the axis, which needs chunks of length 1, but a chunk has length {chunk} (axis {axis}, dimension {dim})"
+    )]
+    CannotDropAxis {
+        /// The operator.
+        op: OpId,
+        /// The normalised axis.
+        axis: usize,
+        /// The dimension on the axis.
+        dim: usize,
+        /// The first chunk length that is not 1.
+        chunk: usize,
+    },
     /// More outputs than this crate will plan.
     #[error("{op}: {outputs} outputs requested, more than the limit of {limit}")]
     TooManyOutputs {
@@ -284,6 +299,14 @@ pub enum Error {
         expected: ElementType,
         /// The tensor's type.
         actual: ElementType,
+    },
+    /// Strings have no fixed width, so a string tensor has no packed bytes.
+    #[error(
+        "{element_type} elements have no fixed width, so the tensor has no packed bytes (use its byte strings)"
+    )]
+    NoPackedBytes {
+        /// The element type (string).
+        element_type: ElementType,
     },
     /// The tensor's shape is not the one the split was resolved for.
     #[error("the split was resolved for shape {expected:?}, but the tensor has shape {actual:?}")]
@@ -403,6 +426,13 @@ pub enum Error {
     #[error("the plan does not fit this call: {detail}")]
     PlanMismatch {
         /// What differs.
+        detail: String,
+    },
+    /// A planner invariant did not hold. This is a bug in this crate; the
+    /// detail says which value broke it.
+    #[error("internal error in wgpu-split (please report): {detail}")]
+    Internal {
+        /// What broke.
         detail: String,
     },
     /// No GPU adapter could be found.

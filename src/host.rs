@@ -1,6 +1,7 @@
 //! The host path: executes a resolved split on a [`HostTensor`] on the CPU.
 //! It is the test oracle for the GPU path and its fallback (strings).
 
+use crate::element::ElementType;
 use crate::error::{Error, Result};
 use crate::plan::{Run, RunLayout};
 use crate::semantics::{Operator, ResolvedSplit};
@@ -53,21 +54,9 @@ pub fn split(input: &HostTensor, split: &ResolvedSplit) -> Result<Vec<HostTensor
         .collect()
 }
 
-/// [`Error::ShapeMismatch`] unless `input` has the shape `split` was resolved for.
-pub(crate) fn check_input_shape(input: &HostTensor, split: &ResolvedSplit) -> Result<()> {
-    if input.shape() == split.input_shape() {
-        Ok(())
-    } else {
-        Err(Error::ShapeMismatch {
-            expected: split.input_shape().to_vec(),
-            actual: input.shape().to_vec(),
-        })
-    }
-}
-
 /// The string case of [`split`]: the same runs over byte strings.
 fn split_strings(input: &HostTensor, split: &ResolvedSplit) -> Result<Vec<HostTensor>> {
-    check_input_shape(input, split)?;
+    split.check_input_shape(input.shape())?;
     let layout = RunLayout::new(split);
     let strings = input.byte_strings()?;
     layout
@@ -87,7 +76,7 @@ fn split_strings(input: &HostTensor, split: &ResolvedSplit) -> Result<Vec<HostTe
 /// Below this many bytes a split runs on the calling thread only.
 const PARALLEL_MIN_BYTES: usize = 1 << 20;
 
-fn output_bytes(element_type: crate::ElementType, shape: &[usize]) -> usize {
+fn output_bytes(element_type: ElementType, shape: &[usize]) -> usize {
     // Output shapes come from a checked input shape, so this cannot overflow.
     element_type
         .byte_len(shape.iter().product())
@@ -101,7 +90,7 @@ fn output_bytes(element_type: crate::ElementType, shape: &[usize]) -> usize {
 ///
 /// # Errors
 ///
-/// [`Error::ShapeMismatch`]; [`Error::ElementTypeMismatch`] for strings;
+/// [`Error::ShapeMismatch`]; [`Error::NoPackedBytes`] for strings;
 /// [`Error::DataLength`] when the buffer count or a buffer's length is wrong.
 ///
 /// # Examples
@@ -120,10 +109,26 @@ pub fn split_into(
     split: &ResolvedSplit,
     outputs: &mut [&mut [u8]],
 ) -> Result<()> {
-    check_input_shape(input, split)?;
+    split.check_input_shape(input.shape())?;
     let element_type = input.element_type();
     let bytes = input.as_bytes()?;
+    check_output_buffers(element_type, split, outputs)?;
     let bits = element_type.bit_width().unwrap_or_default() as usize;
+    let layout = RunLayout::new(split);
+    if bits.is_multiple_of(8) {
+        split_whole_bytes(&layout, bytes, bits / 8, outputs);
+    } else {
+        split_sub_byte(&layout, bytes, bits, outputs);
+    }
+    Ok(())
+}
+
+/// One buffer per output, each exactly the output's packed length.
+fn check_output_buffers(
+    element_type: ElementType,
+    split: &ResolvedSplit,
+    outputs: &[&mut [u8]],
+) -> Result<()> {
     let shapes = split.output_shapes();
     if outputs.len() != shapes.len() {
         return Err(Error::DataLength {
@@ -146,32 +151,37 @@ pub fn split_into(
             });
         }
     }
-    let layout = RunLayout::new(split);
-    if !bits.is_multiple_of(8) {
-        for (run, out) in layout.runs().iter().zip(outputs.iter_mut()) {
-            out.fill(0);
-            for (o, source) in run_ranges(&layout, run).enumerate() {
-                copy_bits(
-                    bytes,
-                    source.start * bits,
-                    out,
-                    o * run.len * bits,
-                    run.len * bits,
-                    bits,
-                );
-            }
+    Ok(())
+}
+
+/// 2- and 4-bit elements: bit copies, each output re-packed from its own
+/// first element with zero padding bits.
+fn split_sub_byte(layout: &RunLayout, bytes: &[u8], bits: usize, outputs: &mut [&mut [u8]]) {
+    for (run, out) in layout.runs().iter().zip(outputs.iter_mut()) {
+        out.fill(0);
+        for (o, source) in run_ranges(layout, run).enumerate() {
+            copy_bits(
+                bytes,
+                source.start * bits,
+                out,
+                o * run.len * bits,
+                run.len * bits,
+                bits,
+            );
         }
-        return Ok(());
     }
-    let width = bits / 8;
+}
+
+/// Whole-byte elements: memcpy of runs, on every core for large inputs.
+/// Each thread takes an equal contiguous share of every output's bytes, cut
+/// at element boundaries, whatever the rows look like (an axis-0 split is
+/// one long row per output).
+fn split_whole_bytes(layout: &RunLayout, bytes: &[u8], width: usize, outputs: &mut [&mut [u8]]) {
     let threads = if bytes.len() >= PARALLEL_MIN_BYTES {
         std::thread::available_parallelism().map_or(1, |n| n.get().min(8))
     } else {
         1
     };
-    // Each thread takes an equal contiguous share of every output's bytes,
-    // cut at element boundaries, whatever the rows look like (an axis-0
-    // split is one long row per output).
     let mut tasks: Vec<Vec<(Run, usize, &mut [u8])>> = (0..threads).map(|_| Vec::new()).collect();
     for (run, out) in layout.runs().iter().zip(outputs.iter_mut()) {
         let share = out.len().div_ceil(threads).div_ceil(width).max(1) * width;
@@ -203,7 +213,6 @@ pub fn split_into(
             }
         });
     }
-    Ok(())
 }
 
 /// The element range of `run` in every outer block, in order.

@@ -4,22 +4,55 @@
 //! (opsets 1, 2, 11, 13, 18), ONNX `SplitToSequence` (11, 24), OpenVINO
 //! `VariadicSplit-1` and OpenVINO `Split-1`, for every ONNX element type.
 //!
+//! You hand it a tensor that already lives in a GPU buffer and a split node;
+//! it records every output into your own command encoder, exact to the bit,
+//! with no round trip through the CPU.
+//!
+//! # Recording a split into your command stream
+//!
+//! ```no_run
+//! use wgpu_split::gpu::{BufferRegion, GpuContext, GpuSplitter};
+//! use wgpu_split::{ElementType, OnnxSplit};
+//!
+//! # fn main() -> Result<(), wgpu_split::Error> {
+//! # let ctx = GpuContext::new_default()?;
+//! # let (device, queue) = (&ctx.device, &ctx.queue);
+//! // Once per device: compiles the shader and its pipelines.
+//! let splitter = GpuSplitter::new(device, queue)?;
+//!
+//! // Per model node: resolve and plan (host-only work, O(outputs)).
+//! let split = OnnxSplit::new(18, 3).axis(1).num_outputs(3).resolve(&[64, 10])?;
+//! let plan = splitter.plan(&split, ElementType::Float16)?;
+//! let arena = splitter.create_arena(&plan)?;
+//! # let input = splitter.create_input(&[0u8; 64 * 10 * 2])?;
+//!
+//! // Per run: record into your encoder; nothing is submitted or read back.
+//! let mut encoder = device.create_command_encoder(&Default::default());
+//! splitter.encode(&mut encoder, &plan, BufferRegion::whole(&input), BufferRegion::whole(&arena))?;
+//! queue.submit([encoder.finish()]);
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! # The rooms
+//!
 //! The crate is built in rooms with one-way dependencies:
 //!
 //! - [`semantics`]: operators and opsets resolve against an input shape into a
-//!   [`ResolvedSplit`] or a typed [`Error`];
+//!   [`ResolvedSplit`] or a typed [`Error`] (rules: [`docs::semantics`]);
 //! - [`plan`]: pure data derived from a resolved split: runs, offsets, the
-//!   arena layout, the access unit and the dispatches;
-//! - [`gpu`]: the pipeline cache, parameter upload and `encode` into the
+//!   output layout, the kernel and the dispatches;
+//! - [`gpu`]: the compiled shader, parameter upload and recording into the
 //!   caller's command encoder, plus a blocking/async convenience path;
-//! - [`host`]: the CPU path, the test oracle and the fallback;
+//! - [`host`]: the CPU path, the test oracle and the fallback (and the path
+//!   for strings);
 //! - [`onnx`]: an edge module that reads ONNX models and tensors and feeds
 //!   [`semantics`].
 //!
-//! Element types live in [`element`], errors in [`error`], host tensors in
-//! [`tensor`].
+//! Operator identity lives in [`op`], element types in [`element`], errors in
+//! [`error`], host tensors in [`tensor`].
 //!
-//! # Examples
+//! # Host example
 //!
 //! ```
 //! use wgpu_split::{host, HostTensor, OnnxSplit, ParamTensor};
@@ -38,18 +71,30 @@ pub mod error;
 pub mod gpu;
 pub mod host;
 pub mod onnx;
+pub mod op;
 pub mod plan;
 pub mod semantics;
 pub mod tensor;
 
 pub use element::ElementType;
 pub use error::{Error, Result};
+pub use op::{OpId, OpKind};
 pub use plan::{Run, RunLayout};
 pub use semantics::{
-    MAX_OUTPUTS, OnnxSplit, OnnxSplitToSequence, OpId, OpKind, OpenVinoSplit,
-    OpenVinoVariadicSplit, Operator, ParamTensor, ParamValues, ResolvedSplit,
+    MAX_OUTPUTS, OnnxSplit, OnnxSplitToSequence, OpenVinoSplit, OpenVinoVariadicSplit, Operator,
+    ParamTensor, ParamValues, ResolvedSplit, SequenceShapes,
 };
 pub use tensor::{HostTensor, NativeElement};
+
+/// The crate's documents, rendered here so that they travel with the crate
+/// (the same files are `docs/*.md` in the repository).
+pub mod docs {
+    #[doc = include_str!("../docs/SEMANTICS.md")]
+    pub mod semantics {}
+
+    #[doc = include_str!("../docs/DEVICE.md")]
+    pub mod device {}
+}
 
 /// The README's examples, compiled and run as doctests.
 #[cfg(doctest)]

@@ -113,17 +113,14 @@ impl HostTensor {
     ///
     /// # Errors
     ///
-    /// [`Error::ElementTypeMismatch`] for [`ElementType::String`];
+    /// [`Error::NoPackedBytes`] for [`ElementType::String`];
     /// [`Error::DataLength`] when `bytes.len()` differs from what the shape
     /// needs; [`Error::ShapeOverflow`].
     pub fn from_raw(element_type: ElementType, shape: &[usize], bytes: Vec<u8>) -> Result<Self> {
         let count = element_count(shape)?;
         let Some(expected) = element_type.byte_len(count) else {
             return match element_type.bit_width() {
-                None => Err(Error::ElementTypeMismatch {
-                    expected: ElementType::Uint8,
-                    actual: element_type,
-                }),
+                None => Err(Error::NoPackedBytes { element_type }),
                 Some(_) => Err(Error::ShapeOverflow {
                     shape: shape.iter().map(|&d| d as u64).collect(),
                 }),
@@ -204,13 +201,12 @@ impl HostTensor {
     ///
     /// # Errors
     ///
-    /// [`Error::ElementTypeMismatch`] for a string tensor.
+    /// [`Error::NoPackedBytes`] for a string tensor.
     pub fn as_bytes(&self) -> Result<&[u8]> {
         match &self.storage {
             Storage::Bytes(b) => Ok(b),
-            Storage::Strings(_) => Err(Error::ElementTypeMismatch {
-                expected: ElementType::Uint8,
-                actual: ElementType::String,
+            Storage::Strings(_) => Err(Error::NoPackedBytes {
+                element_type: self.element_type,
             }),
         }
     }
@@ -359,7 +355,12 @@ mod tests {
         assert_eq!(b.to_bools().unwrap(), vec![true, false]);
         let s = HostTensor::from_strings(&[2], &["a", "bc"]).unwrap();
         assert_eq!(s.to_strings().unwrap(), vec!["a", "bc"]);
-        assert!(s.as_bytes().is_err());
+        assert_eq!(
+            s.as_bytes(),
+            Err(Error::NoPackedBytes {
+                element_type: ElementType::String
+            })
+        );
     }
 
     #[test]
@@ -377,7 +378,12 @@ mod tests {
             Err(Error::ShapeOverflow { .. })
         ));
         assert!(HostTensor::from_strings(&[3], &["x"]).is_err());
-        assert!(HostTensor::from_raw(ElementType::String, &[0], vec![]).is_err());
+        assert_eq!(
+            HostTensor::from_raw(ElementType::String, &[0], vec![]),
+            Err(Error::NoPackedBytes {
+                element_type: ElementType::String
+            })
+        );
     }
 
     #[test]

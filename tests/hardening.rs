@@ -190,11 +190,11 @@ fn limits_past_two_to_the_32_are_errors_or_multi_pass_plans() {
     let plan = SplitPlan::new(&split, ElementType::Float, &huge).unwrap();
     assert!(plan.dispatch_count() > 1);
     for pass in plan.passes() {
-        assert!(pass.src_window.end - pass.src_window.start <= 128 << 20);
-        assert!(pass.dst_window.end - pass.dst_window.start <= 128 << 20);
+        assert!(pass.src_window_bytes.end - pass.src_window_bytes.start <= 128 << 20);
+        assert!(pass.dst_window_bytes.end - pass.dst_window_bytes.start <= 128 << 20);
         assert!(
-            pass.dst_window.end <= plan.arena_size()
-                && pass.src_window.end <= plan.input_binding_bytes()
+            pass.dst_window_bytes.end <= plan.arena_bytes()
+                && pass.src_window_bytes.end <= plan.input_binding_bytes()
         );
     }
     // Arena past max_buffer_size: 10,000 outputs padded to 256 bytes.

@@ -7,7 +7,7 @@ mod common;
 use common::{Rng, random_tensor, tiny};
 use proptest::prelude::*;
 use wgpu_split::plan::{
-    AccessUnit, CostModel, PlanLimits, SplitPlan, Strategy, TableEntry, TableHeader,
+    CostModel, Kernel, PlanLimits, SplitPlan, Strategy, TableEntry, TableHeader,
     UNITS_PER_INVOCATION, WORKGROUP_SIZE,
 };
 use wgpu_split::{ElementType, Error, HostTensor, OnnxSplitToSequence, ResolvedSplit, host};
@@ -16,29 +16,27 @@ use wgpu_split::{ElementType, Error, HostTensor, OnnxSplitToSequence, ResolvedSp
 /// time; returns the arena. Asserts that no bit is written twice in one pass
 /// by different invocations and that every access stays inside its windows.
 fn emulate(plan: &SplitPlan, input: &[u8]) -> Vec<u8> {
-    let mut arena = vec![0u8; plan.arena_size() as usize];
-    let unit = match plan.unit() {
-        AccessUnit::Vec4 => 128u64,
-        AccessUnit::Word => 32,
-    };
+    let mut arena = vec![0u8; plan.arena_bytes() as usize];
+    let unit = plan.kernel().unit_bits();
     let get = |bytes: &[u8], bit: u64| (bytes[(bit / 8) as usize] >> (bit % 8)) & 1;
     for c in plan.copies() {
         assert!(
-            c.size % 4 == 0
-                && c.src_offset % 4 == 0
-                && c.src_stride % 4 == 0
-                && c.dst_offset % 4 == 0
+            c.size_bytes % 4 == 0
+                && c.src_offset_bytes % 4 == 0
+                && c.src_stride_bytes % 4 == 0
+                && c.dst_offset_bytes % 4 == 0
         );
         for k in 0..c.count {
             let (src, dst) = (
-                (c.src_offset + k * c.src_stride) as usize,
-                (c.dst_offset + k * c.size) as usize,
+                (c.src_offset_bytes + k * c.src_stride_bytes) as usize,
+                (c.dst_offset_bytes + k * c.size_bytes) as usize,
             );
-            arena[dst..dst + c.size as usize].copy_from_slice(&input[src..src + c.size as usize]);
+            arena[dst..dst + c.size_bytes as usize]
+                .copy_from_slice(&input[src..src + c.size_bytes as usize]);
         }
     }
     for pass in plan.passes() {
-        let table = &plan.table()[pass.table.start as usize..pass.table.end as usize];
+        let table = &plan.table()[pass.table_bytes.start as usize..pass.table_bytes.end as usize];
         let header: TableHeader = bytemuck::pod_read_unaligned(&table[..16]);
         let entries: Vec<TableEntry> = bytemuck::pod_collect_to_vec(&table[16..]);
         assert_eq!(header.entry_count as usize, entries.len());
@@ -58,12 +56,12 @@ fn emulate(plan: &SplitPlan, input: &[u8]) -> Vec<u8> {
                     "two invocations of one pass own the same unit"
                 );
             }
-            let src = &input[pass.src_window.start as usize..];
-            let src_len_bits = (pass.src_window.end - pass.src_window.start) * 8;
-            let dst_base = (pass.dst_window.start * 8) + u64::from(e.dst_unit) * unit;
+            let src = &input[pass.src_window_bytes.start as usize..];
+            let src_len_bits = (pass.src_window_bytes.end - pass.src_window_bytes.start) * 8;
+            let dst_base = (pass.dst_window_bytes.start * 8) + u64::from(e.dst_unit) * unit;
             for b in 0..e.len_bits {
                 // The shader's u32 arithmetic, wrapping included.
-                let q = b + e.run_phase;
+                let q = b + e.run_phase_bits;
                 let s = e
                     .src_bit
                     .wrapping_add((q / e.run_bits) * e.block_bits)
@@ -73,7 +71,7 @@ fn emulate(plan: &SplitPlan, input: &[u8]) -> Vec<u8> {
                 assert!(s < src_len_bits, "source bit outside the window");
                 let d = dst_base + u64::from(e.first_bit) + b;
                 assert!(
-                    d < pass.dst_window.end * 8,
+                    d < pass.dst_window_bytes.end * 8,
                     "destination bit outside the window"
                 );
                 arena[(d / 8) as usize] |= get(src, s) << (d % 8);
@@ -89,15 +87,15 @@ fn check_plan(plan: &SplitPlan, input: &HostTensor, split: &ResolvedSplit, conte
     let window = limits.max_storage_buffer_binding_size.min(1 << 28);
     let align = u64::from(limits.min_storage_buffer_offset_alignment);
     for pass in plan.passes() {
-        for w in [&pass.src_window, &pass.dst_window] {
+        for w in [&pass.src_window_bytes, &pass.dst_window_bytes] {
             assert!(
                 w.end - w.start <= window && w.start % align == 0 && (w.end - w.start) % 4 == 0,
                 "{context}: window {w:?}"
             );
         }
-        assert!(pass.src_window.end <= plan.input_binding_bytes());
-        assert!(pass.dst_window.end <= plan.arena_size());
-        assert_eq!(pass.table.start % align, 0);
+        assert!(pass.src_window_bytes.end <= plan.input_binding_bytes());
+        assert!(pass.dst_window_bytes.end <= plan.arena_bytes());
+        assert_eq!(pass.table_bytes.start % align, 0);
         let [x, y] = pass.workgroups;
         let max = limits.max_compute_workgroups_per_dimension;
         assert!(x <= max && y <= max, "{context}: grid {x} x {y}");
@@ -113,11 +111,11 @@ fn check_plan(plan: &SplitPlan, input: &HostTensor, split: &ResolvedSplit, conte
     }
     let mut end = 0;
     for slot in plan.outputs() {
-        assert_eq!(slot.offset % align, 0);
-        assert!(slot.offset >= end, "slots do not overlap");
-        end = slot.offset + slot.len;
+        assert_eq!(slot.offset_bytes % align, 0);
+        assert!(slot.offset_bytes >= end, "slots do not overlap");
+        end = slot.offset_bytes + slot.len_bytes;
     }
-    assert!(plan.arena_size() >= end && plan.arena_size().is_multiple_of(4));
+    assert!(plan.arena_bytes() >= end && plan.arena_bytes().is_multiple_of(4));
     let mut padded = input.as_bytes().unwrap().to_vec();
     padded.resize(plan.input_binding_bytes() as usize, 0);
     let arena = emulate(plan, &padded);
@@ -125,7 +123,7 @@ fn check_plan(plan: &SplitPlan, input: &HostTensor, split: &ResolvedSplit, conte
     for (i, (slot, e)) in plan.outputs().iter().zip(&expected).enumerate() {
         assert_eq!(slot.shape, e.shape());
         assert_eq!(
-            &arena[slot.offset as usize..(slot.offset + slot.len) as usize],
+            &arena[slot.offset_bytes as usize..(slot.offset_bytes + slot.len_bytes) as usize],
             e.as_bytes().unwrap(),
             "{context}: output {i}"
         );
@@ -150,7 +148,7 @@ fn one_dispatch_under_the_limits() {
                     let lengths = rng.lengths(shape[axis], count);
                     let split = ResolvedSplit::new(&shape, axis, lengths, true).unwrap();
                     let plan = SplitPlan::new(&split, element_type, &limits).unwrap();
-                    let nonempty = plan.outputs().iter().any(|s| s.len > 0);
+                    let nonempty = plan.outputs().iter().any(|s| s.len_bytes > 0);
                     assert_eq!(plan.dispatch_count(), usize::from(nonempty));
                     let input = random_tensor(&mut rng, element_type, &shape);
                     check_plan(
@@ -169,11 +167,11 @@ fn one_dispatch_under_the_limits() {
 fn arena_slots_are_aligned_for_direct_binding() {
     let split = ResolvedSplit::new(&[3, 10], 1, vec![1, 2, 7], true).unwrap();
     let plan = SplitPlan::new(&split, ElementType::Int4, &PlanLimits::WEBGPU_DEFAULT).unwrap();
-    let offsets: Vec<u64> = plan.outputs().iter().map(|s| s.offset).collect();
+    let offsets: Vec<u64> = plan.outputs().iter().map(|s| s.offset_bytes).collect();
     assert_eq!(offsets, [0, 256, 512]);
-    let lens: Vec<u64> = plan.outputs().iter().map(|s| s.len).collect();
+    let lens: Vec<u64> = plan.outputs().iter().map(|s| s.len_bytes).collect();
     assert_eq!(lens, [2, 3, 11]); // 3, 6 and 21 nibbles
-    assert_eq!(plan.arena_size(), 524);
+    assert_eq!(plan.arena_bytes(), 524);
     assert_eq!(plan.outputs()[1].range(), 256..259);
 }
 
@@ -183,36 +181,36 @@ fn the_access_unit_is_the_widest_that_divides_everything() {
         let split = ResolvedSplit::new(shape, axis, lengths, true).unwrap();
         SplitPlan::new(&split, t, &PlanLimits::LAVAPIPE)
             .unwrap()
-            .unit()
+            .kernel()
     };
     assert_eq!(
         unit(&[4096, 4096], 0, vec![1024; 4], ElementType::Float),
-        AccessUnit::Vec4
+        Kernel::Vec4
     );
     assert_eq!(
         unit(&[4096, 4096], 1, vec![1024; 4], ElementType::Float),
-        AccessUnit::Vec4
+        Kernel::Vec4
     );
     assert_eq!(
         unit(&[8, 6], 1, vec![4, 2], ElementType::Float),
-        AccessUnit::Word
+        Kernel::Words
     );
     assert_eq!(
         unit(&[8, 32], 1, vec![16, 16], ElementType::Uint8),
-        AccessUnit::Vec4
+        Kernel::Vec4
     );
     assert_eq!(
         unit(&[8, 33], 1, vec![16, 17], ElementType::Uint8),
-        AccessUnit::Word
+        Kernel::Words
     );
     // One row (outer = 1): only the runs and offsets matter.
     assert_eq!(
         unit(&[1, 36], 1, vec![33, 3], ElementType::Float),
-        AccessUnit::Word
+        Kernel::Words
     );
     assert_eq!(
         unit(&[1, 36], 1, vec![4, 32], ElementType::Float),
-        AccessUnit::Vec4
+        Kernel::Vec4
     );
 }
 
@@ -360,7 +358,7 @@ fn strategies_move_the_same_bits() {
                 &split,
                 &format!("{t} {shape:?} {strategy:?}"),
             );
-            let nonempty = plan.outputs().iter().filter(|s| s.len > 0).count();
+            let nonempty = plan.outputs().iter().filter(|s| s.len_bytes > 0).count();
             match strategy {
                 Strategy::Gather => assert_eq!(plan.dispatch_count(), 1),
                 Strategy::GatherPerOutput => assert_eq!(plan.dispatch_count(), nonempty),

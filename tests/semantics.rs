@@ -572,6 +572,70 @@ fn sequence_keepdims_is_ignored_when_split_is_given() {
     }
 }
 
+#[test]
+fn sequence_keepdims_other_than_zero_and_one_keeps_the_axis() {
+    // Decision (docs/SEMANTICS.md): non-zero keeps, as ONNX's checker, shape
+    // inference and reference implementation and onnxruntime do.
+    for keepdims in [2, -1, i64::MAX] {
+        let r = OnnxSplitToSequence::new(11)
+            .axis(1)
+            .keepdims(keepdims)
+            .resolve(&[2, 3])
+            .unwrap();
+        assert!(r.keep_axis(), "{keepdims}");
+        assert_eq!(r.output_shapes(), vec![vec![2, 1]; 3], "{keepdims}");
+    }
+}
+
+#[test]
+fn sequence_onnxruntime_shapes_drop_the_axis_on_a_scalar_split_only() {
+    use wgpu_split::SequenceShapes;
+    // torch.onnx exports unbind as a scalar split of 1 with keepdims = 0.
+    let unbind = |keepdims| {
+        OnnxSplitToSequence::new(11)
+            .axis(1)
+            .keepdims(keepdims)
+            .split(ParamTensor::int64_scalar(1))
+    };
+    let spec = unbind(0).resolve(&[5, 2]).unwrap();
+    assert_eq!(spec.output_shapes(), vec![vec![5, 1]; 2]);
+    let ort = unbind(0).onnxruntime_shapes();
+    assert_eq!(ort.shapes, SequenceShapes::OnnxRuntime);
+    let r = ort.resolve(&[5, 2]).unwrap();
+    assert!(!r.keep_axis());
+    assert_eq!(r.output_shapes(), vec![vec![5]; 2]);
+    // keepdims = 1 keeps the axis in both modes.
+    let r = unbind(1).onnxruntime_shapes().resolve(&[5, 2]).unwrap();
+    assert_eq!(r.output_shapes(), vec![vec![5, 1]; 2]);
+    // A chunk longer than 1 cannot drop the axis (onnxruntime fails too).
+    let e = OnnxSplitToSequence::new(11)
+        .keepdims(0)
+        .split(ParamTensor::int64_scalar(2))
+        .onnxruntime_shapes()
+        .resolve(&[5, 2])
+        .unwrap_err();
+    assert!(
+        matches!(
+            e,
+            Error::CannotDropAxis {
+                axis: 0,
+                dim: 5,
+                chunk: 2,
+                ..
+            }
+        ),
+        "{e}"
+    );
+    // A 1-D split ignores keepdims in both modes.
+    let r = OnnxSplitToSequence::new(11)
+        .keepdims(0)
+        .split(ParamTensor::int64_1d(&[1, 4]))
+        .onnxruntime_shapes()
+        .resolve(&[5, 2])
+        .unwrap();
+    assert_eq!(r.output_shapes(), vec![vec![1, 2], vec![4, 2]]);
+}
+
 // ---- OpenVINO VariadicSplit-1 -----------------------------------------------------------
 
 fn variadic(axis: ParamTensor, l: &[i64]) -> OpenVinoVariadicSplit {

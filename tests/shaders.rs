@@ -1,39 +1,142 @@
-//! Every WGSL file in `shaders/` parses and validates with naga, with no
-//! optional capability (no f16, int64, subgroups), so it runs on every adapter.
+//! The shader as the library compiles it (Rust-generated constants followed by
+//! `shaders/split.wgsl`) validates with naga with no optional capability, so
+//! it runs on every adapter; and the Rust/WGSL contract cannot drift: the
+//! WGSL structs are reflected and every member's offset and size must equal
+//! the Rust struct's, the constants and workgroup sizes must be Rust's.
+
+use std::mem::{offset_of, size_of};
 
 use naga::valid::{Capabilities, ValidationFlags, Validator};
+use wgpu_split::plan::{
+    FLAG_ALIGNED, FLAG_PAD, Kernel, TableEntry, TableHeader, UNITS_PER_INVOCATION, WORKGROUP_SIZE,
+};
 
-#[test]
-fn shaders_validate_without_optional_capabilities() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders");
-    let mut checked = 0;
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.extension().is_none_or(|e| e != "wgsl") {
-            continue;
-        }
-        let source = std::fs::read_to_string(&path).unwrap();
-        let module = naga::front::wgsl::parse_str(&source)
-            .unwrap_or_else(|e| panic!("{}: {}", path.display(), e.emit_to_string(&source)));
-        Validator::new(ValidationFlags::all(), Capabilities::empty())
-            .validate(&module)
-            .unwrap_or_else(|e| panic!("{}: {}", path.display(), e.emit_to_string(&source)));
-        let entries: Vec<&str> = module
-            .entry_points
-            .iter()
-            .map(|e| e.name.as_str())
-            .collect();
-        assert!(
-            entries.contains(&"split_words") && entries.contains(&"split_vec4"),
-            "{entries:?}"
-        );
-        checked += 1;
-    }
-    assert_eq!(checked, 1);
+fn module() -> naga::Module {
+    let source = wgpu_split::gpu::shader_source();
+    let module = naga::front::wgsl::parse_str(&source)
+        .unwrap_or_else(|e| panic!("{}", e.emit_to_string(&source)));
+    Validator::new(ValidationFlags::all(), Capabilities::empty())
+        .validate(&module)
+        .unwrap_or_else(|e| panic!("{}", e.emit_to_string(&source)));
+    module
+}
+
+/// `(name, offset, size)` of every member of the WGSL struct `name`, and the
+/// struct's size.
+fn wgsl_struct(module: &naga::Module, name: &str) -> (Vec<(String, u32, u32)>, u32) {
+    let mut layouter = naga::proc::Layouter::default();
+    layouter.update(module.to_ctx()).unwrap();
+    let (_, ty) = module
+        .types
+        .iter()
+        .find(|(_, t)| t.name.as_deref() == Some(name))
+        .unwrap_or_else(|| panic!("no struct {name} in the shader"));
+    let naga::TypeInner::Struct { members, span } = &ty.inner else {
+        panic!("{name} is not a struct");
+    };
+    let members = members
+        .iter()
+        .map(|m| {
+            let size = match module.types[m.ty].inner {
+                // A runtime-sized array's size is its stride per element.
+                naga::TypeInner::Array { stride, .. } => stride,
+                _ => layouter[m.ty].size,
+            };
+            (m.name.clone().unwrap_or_default(), m.offset, size)
+        })
+        .collect();
+    (members, *span)
 }
 
 #[test]
-fn the_library_embeds_the_shader_file() {
-    let on_disk = include_str!("../shaders/split.wgsl");
-    assert_eq!(wgpu_split::gpu::SHADER_SOURCE, on_disk);
+fn the_compiled_shader_validates_without_optional_capabilities() {
+    let module = module();
+    for kernel in Kernel::ALL {
+        let entry = module
+            .entry_points
+            .iter()
+            .find(|e| e.name == kernel.entry_point())
+            .unwrap_or_else(|| panic!("no entry point {}", kernel.entry_point()));
+        assert_eq!(entry.workgroup_size, [WORKGROUP_SIZE, 1, 1], "{kernel:?}");
+    }
+}
+
+#[test]
+fn the_table_entry_matches_rust_member_for_member() {
+    let (members, size) = wgsl_struct(&module(), "Entry");
+    let rust = [
+        ("first_invocation", offset_of!(TableEntry, first_invocation)),
+        ("dst_unit", offset_of!(TableEntry, dst_unit)),
+        ("first_bit", offset_of!(TableEntry, first_bit)),
+        ("len_bits", offset_of!(TableEntry, len_bits)),
+        ("run_bits", offset_of!(TableEntry, run_bits)),
+        ("block_bits", offset_of!(TableEntry, block_bits)),
+        ("run_phase_bits", offset_of!(TableEntry, run_phase_bits)),
+        ("src_bit", offset_of!(TableEntry, src_bit)),
+        ("flags", offset_of!(TableEntry, flags)),
+    ];
+    for (i, (name, offset)) in rust.iter().enumerate() {
+        assert_eq!(
+            (members[i].0.as_str(), members[i].1, members[i].2),
+            (*name, *offset as u32, 4),
+            "Entry member {i}"
+        );
+    }
+    // The rest is padding, up to the Rust size.
+    assert!(members[rust.len()..].iter().all(|m| m.0.starts_with("pad")));
+    assert_eq!(size as usize, size_of::<TableEntry>());
+}
+
+#[test]
+fn the_table_header_matches_rust_and_entries_follow_it() {
+    let (members, _) = wgsl_struct(&module(), "Table");
+    let rust = [
+        ("invocations", offset_of!(TableHeader, invocations), 4),
+        ("entry_count", offset_of!(TableHeader, entry_count), 4),
+    ];
+    for (i, (name, offset, size)) in rust.iter().enumerate() {
+        assert_eq!(
+            (members[i].0.as_str(), members[i].1, members[i].2),
+            (*name, *offset as u32, *size),
+            "Table member {i}"
+        );
+    }
+    let entries = members.last().unwrap();
+    assert_eq!(
+        (entries.0.as_str(), entries.1, entries.2),
+        (
+            "entries",
+            size_of::<TableHeader>() as u32,
+            size_of::<TableEntry>() as u32
+        ),
+        "entries start after the header, one TableEntry per element"
+    );
+}
+
+#[test]
+fn shared_constants_have_the_rust_values_and_are_defined_only_in_rust() {
+    let module = module();
+    let expected = [
+        ("WORKGROUP_SIZE", u64::from(WORKGROUP_SIZE)),
+        ("UNITS_PER_INVOCATION", UNITS_PER_INVOCATION),
+        ("FLAG_PAD", u64::from(FLAG_PAD)),
+        ("FLAG_ALIGNED", u64::from(FLAG_ALIGNED)),
+    ];
+    for (name, value) in expected {
+        let (_, constant) = module
+            .constants
+            .iter()
+            .find(|(_, c)| c.name.as_deref() == Some(name))
+            .unwrap_or_else(|| panic!("no constant {name}"));
+        let literal = match module.global_expressions[constant.init] {
+            naga::Expression::Literal(naga::Literal::U32(v)) => u64::from(v),
+            ref other => panic!("{name} is {other:?}"),
+        };
+        assert_eq!(literal, value, "{name}");
+        let file = include_str!("../shaders/split.wgsl");
+        assert!(
+            !file.contains(&format!("const {name}")),
+            "{name} must come only from the generated header"
+        );
+    }
 }

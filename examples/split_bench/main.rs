@@ -556,7 +556,7 @@ fn check_arena(
 ) -> Result<(), Box<dyn std::error::Error>> {
     let bytes = run_and_read(splitter, record, arena)?;
     for (i, (slot, e)) in plan.outputs().iter().zip(expected).enumerate() {
-        let got = &bytes[slot.offset as usize..(slot.offset + slot.len) as usize];
+        let got = &bytes[slot.offset_bytes as usize..(slot.offset_bytes + slot.len_bytes) as usize];
         if got != e.as_bytes()? {
             return Err(format!("{method}: output {i} differs from the host path").into());
         }

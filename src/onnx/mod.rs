@@ -4,6 +4,9 @@
 //! types are fed from here; nothing else depends on this module.
 
 pub mod node_test;
+/// The protobuf messages the reader decodes (a subset of `onnx.proto`),
+/// public for tests that build models; not part of the supported API.
+#[doc(hidden)]
 pub mod proto;
 
 use std::collections::HashMap;
@@ -13,7 +16,7 @@ use prost::Message;
 
 use crate::element::ElementType;
 use crate::error::{Error, Result};
-use crate::semantics::{OnnxSplit, OnnxSplitToSequence, Operator, element_count};
+use crate::semantics::{OnnxSplit, OnnxSplitToSequence, Operator, SequenceShapes, element_count};
 use crate::tensor::HostTensor;
 use proto::{AttributeProto, NodeProto, SequenceProto, TensorProto, attribute_type};
 
@@ -70,7 +73,9 @@ pub fn tensor_from_proto(t: &TensorProto) -> Result<HostTensor> {
         name: name.clone(),
         detail: detail.to_string(),
     };
-    let element_type = ElementType::from_onnx_code(t.data_type.unwrap_or(0))?;
+    let code = t.data_type.unwrap_or(0);
+    let element_type =
+        ElementType::from_onnx_code(code).ok_or(Error::UnknownElementType { code })?;
     if t.data_location == Some(1) || !t.external_data.is_empty() {
         return Err(malformed("external data is not supported"));
     }
@@ -342,6 +347,7 @@ impl SplitModel {
                 axis: attrs.int("axis")?.unwrap_or(0),
                 keepdims: attrs.int("keepdims")?.unwrap_or(1),
                 split,
+                shapes: SequenceShapes::Spec,
             })
         };
         Ok((operator, data))

@@ -1,91 +1,37 @@
-//! Planning: pure data derived from a [`ResolvedSplit`], with no GPU types.
-//! [`RunLayout`] is the split as contiguous runs (used by the host path);
-//! [`SplitPlan`] adds the arena layout, the access unit and the dispatches
-//! for the GPU.
+//! Planning: pure data derived from a [`ResolvedSplit`](crate::ResolvedSplit),
+//! with no GPU types, testable anywhere.
 //!
-//! A split of a row-major tensor along `axis` is a sequence of contiguous
-//! runs: the input is `outer` blocks of `dim * inner` elements, and output `i`
-//! takes `lengths[i] * inner` consecutive elements from every block, at the
-//! same offset in each.
+//! - [`RunLayout`] is the split as contiguous runs (the host path's plan);
+//! - [`SplitPlan`] is the GPU plan: where outputs live, which outputs move
+//!   with copy commands, and the dispatches with their parameter tables;
+//! - [`PlanLimits`] are the device limits a plan depends on;
+//! - [`Strategy`] and [`CostModel`] choose between copies and the gather;
+//! - the shader contract ([`Kernel`], [`TableHeader`], [`TableEntry`] and
+//!   the shared constants) lives in [`abi`].
+//!
+//! The shader sees each output as a contiguous bit string (`outer` runs of
+//! `run_bits`, packed); output bit `p` comes from source bit
+//! `(p / run) * block + offset + p % run`. A plan under the device limits is
+//! one pass; a tensor or arena larger than one storage binding is cut into
+//! chunks whose source and destination fit in windows, grouped greedily into
+//! passes.
 
-mod dispatch;
+pub mod abi;
+mod arena;
+mod chunks;
+mod geometry;
+mod limits;
+mod passes;
+mod runs;
+mod split_plan;
+mod strategy;
 
-pub use dispatch::{
-    AccessUnit, CopyRuns, CostModel, FLAG_ALIGNED, FLAG_PAD, OutputSlot, Pass, PlanLimits,
-    SplitPlan, Strategy, TableEntry, TableHeader, UNITS_PER_INVOCATION, WORKGROUP_SIZE,
+pub use abi::{
+    FLAG_ALIGNED, FLAG_PAD, Kernel, TableEntry, TableHeader, UNITS_PER_INVOCATION, WORKGROUP_SIZE,
 };
-
-use crate::semantics::ResolvedSplit;
-
-/// One output's contiguous run inside every outer block, in elements.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct Run {
-    /// Offset of the run from the start of its block.
-    pub offset: usize,
-    /// Length of the run.
-    pub len: usize,
-}
-
-/// The normalised problem: `outer` blocks of `block` elements, one run per
-/// output in each block.
-///
-/// # Examples
-///
-/// ```
-/// use wgpu_split::{OnnxSplit, RunLayout};
-///
-/// // [2, 6, 3] split on axis 1 into [1, 5]: 2 blocks of 18 elements.
-/// let split = OnnxSplit::new(13, 2)
-///     .axis(1)
-///     .split_input(wgpu_split::ParamTensor::int64_1d(&[1, 5]))
-///     .resolve(&[2, 6, 3])
-///     .unwrap();
-/// let layout = RunLayout::new(&split);
-/// assert_eq!((layout.outer(), layout.block()), (2, 18));
-/// assert_eq!(layout.runs()[1].offset, 3);
-/// assert_eq!(layout.runs()[1].len, 15);
-/// ```
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct RunLayout {
-    outer: usize,
-    block: usize,
-    runs: Vec<Run>,
-}
-
-impl RunLayout {
-    /// The run layout of a resolved split.
-    pub fn new(split: &ResolvedSplit) -> Self {
-        let shape = split.input_shape();
-        let axis = split.axis();
-        // ResolvedSplit guarantees that the product of the non-zero dimensions
-        // fits in usize, so none of these products can overflow.
-        let outer: usize = shape[..axis].iter().product();
-        let inner: usize = shape[axis + 1..].iter().product();
-        let block = shape[axis] * inner;
-        let runs = split
-            .starts()
-            .into_iter()
-            .zip(split.lengths())
-            .map(|(start, &len)| Run {
-                offset: start * inner,
-                len: len * inner,
-            })
-            .collect();
-        RunLayout { outer, block, runs }
-    }
-
-    /// Product of the dimensions before the axis.
-    pub fn outer(&self) -> usize {
-        self.outer
-    }
-
-    /// Elements in one outer block (`dim * inner`).
-    pub fn block(&self) -> usize {
-        self.block
-    }
-
-    /// One run per output.
-    pub fn runs(&self) -> &[Run] {
-        &self.runs
-    }
-}
+pub use arena::OutputSlot;
+pub use limits::PlanLimits;
+pub use passes::Pass;
+pub use runs::{Run, RunLayout};
+pub use split_plan::SplitPlan;
+pub use strategy::{CopyRuns, CostModel, Strategy};

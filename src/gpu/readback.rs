@@ -1,11 +1,12 @@
-//! The convenience path for tests and simple users: pick a default adapter,
-//! split a host tensor on the GPU and read the outputs back.
+//! The convenience path for tests and simple users: split a host tensor on
+//! the GPU and read the outputs back.
 
 use std::time::Duration;
 
-use super::{BufferRegion, GpuSplitter};
+use super::GpuSplitter;
+use super::region::BufferRegion;
+use super::scope::scoped;
 use crate::error::{Error, Result};
-use crate::host;
 use crate::plan::SplitPlan;
 use crate::semantics::{Operator, ResolvedSplit};
 use crate::tensor::HostTensor;
@@ -14,105 +15,10 @@ use crate::tensor::HostTensor;
 /// instead of blocking forever.
 pub const READBACK_TIMEOUT: Duration = Duration::from_secs(120);
 
-/// An instance, adapter, device and queue chosen the default way.
-#[derive(Debug, Clone)]
-pub struct GpuContext {
-    /// The instance.
-    pub instance: wgpu::Instance,
-    /// The adapter.
-    pub adapter: wgpu::Adapter,
-    /// The device, created with the adapter's own limits (so buffers past
-    /// wgpu's 256 MiB default work) and no optional features.
-    pub device: wgpu::Device,
-    /// The queue.
-    pub queue: wgpu::Queue,
-}
-
-impl GpuContext {
-    /// Blocking form of [`GpuContext::request_default`].
-    ///
-    /// # Errors
-    ///
-    /// As [`GpuContext::request_default`].
-    pub fn new_default() -> Result<Self> {
-        pollster::block_on(Self::request_default())
-    }
-
-    /// Picks the default adapter, honouring `WGPU_BACKEND` (e.g. `vulkan`,
-    /// `gl`) and `WGPU_POWER_PREF`, and requests a device with the adapter's
-    /// limits.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::NoAdapter`] (its message names `mesa-vulkan-drivers`), or
-    /// [`Error::RequestDevice`].
-    pub async fn request_default() -> Result<Self> {
-        Self::request_with_features(wgpu::Features::empty()).await
-    }
-
-    /// As [`GpuContext::request_default`], also enabling those of `wanted`
-    /// that the adapter has (e.g. timestamp queries for benchmarks). The
-    /// split itself never needs a feature.
-    ///
-    /// # Errors
-    ///
-    /// As [`GpuContext::request_default`].
-    pub async fn request_with_features(wanted: wgpu::Features) -> Result<Self> {
-        let instance =
-            wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
-        let options = wgpu::RequestAdapterOptions {
-            power_preference: wgpu::PowerPreference::from_env().unwrap_or_default(),
-            ..Default::default()
-        };
-        let adapter = instance
-            .request_adapter(&options)
-            .await
-            .map_err(|e| Error::NoAdapter {
-                detail: e.to_string(),
-            })?;
-        let (device, queue) = adapter
-            .request_device(&wgpu::DeviceDescriptor {
-                label: Some("wgpu-split"),
-                required_features: adapter.features() & wanted,
-                required_limits: adapter.limits(),
-                experimental_features: wgpu::ExperimentalFeatures::disabled(),
-                memory_hints: wgpu::MemoryHints::Performance,
-                trace: wgpu::Trace::Off,
-            })
-            .await
-            .map_err(|e| Error::RequestDevice {
-                detail: e.to_string(),
-            })?;
-        Ok(GpuContext {
-            instance,
-            adapter,
-            device,
-            queue,
-        })
-    }
-
-    /// One line naming the adapter, its backend and device type.
-    pub fn describe(&self) -> String {
-        let info = self.adapter.get_info();
-        format!(
-            "{} ({:?}, {:?}, driver {} {})",
-            info.name, info.backend, info.device_type, info.driver, info.driver_info
-        )
-    }
-
-    /// A splitter for this context's device.
-    ///
-    /// # Errors
-    ///
-    /// As [`GpuSplitter::new`].
-    pub fn splitter(&self) -> Result<GpuSplitter> {
-        GpuSplitter::new(&self.device, &self.queue)
-    }
-}
-
 impl GpuSplitter {
     /// Resolves `op` for `input` and splits it on the GPU, blocking until the
-    /// outputs are back on the host. Strings go through the host path.
+    /// outputs are back on the host. Strings have no GPU layout
+    /// ([`Error::NotOnGpu`]): split them with [`crate::host::split`].
     ///
     /// # Errors
     ///
@@ -160,9 +66,11 @@ impl GpuSplitter {
         input: &HostTensor,
     ) -> Result<Vec<HostTensor>> {
         if input.element_type().bit_width().is_none() {
-            return host::split(input, split);
+            return Err(Error::NotOnGpu {
+                element_type: input.element_type(),
+            });
         }
-        host::check_input_shape(input, split)?;
+        split.check_input_shape(input.shape())?;
         let plan = self.plan(split, input.element_type())?;
         self.run_plan_async(&plan, input).await
     }
@@ -200,7 +108,7 @@ impl GpuSplitter {
         }
         let bytes = if plan.passes().is_empty() && plan.copies().is_empty() {
             // Nothing to move (every output is empty).
-            vec![0; plan.arena_size() as usize]
+            vec![0; plan.arena_bytes() as usize]
         } else {
             let input_buffer = self.create_input(input.as_bytes()?)?;
             let arena = self.create_arena(plan)?;
@@ -209,7 +117,8 @@ impl GpuSplitter {
         plan.outputs()
             .iter()
             .map(|slot| {
-                let range = slot.offset as usize..(slot.offset + slot.len) as usize;
+                let range =
+                    slot.offset_bytes as usize..(slot.offset_bytes + slot.len_bytes) as usize;
                 HostTensor::from_raw(input.element_type(), &slot.shape, bytes[range].to_vec())
             })
             .collect()
@@ -224,11 +133,11 @@ impl GpuSplitter {
         arena: &wgpu::Buffer,
     ) -> Result<Vec<u8>> {
         let device = self.device();
-        let size = plan.arena_size();
+        let size = plan.arena_bytes();
         // Everything up to the submission runs inside error scopes, so a lost
         // device is a typed error here (the scope guards are !Send and must
         // not live across an await; this part is synchronous).
-        let (staging, index) = super::scoped(device, "running the split", || {
+        let (staging, index) = scoped(device, "running the split", || {
             let staging = device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("wgpu-split readback"),
                 size,

@@ -1,0 +1,289 @@
+//! [`SplitPlan`]: everything the GPU path records for one split, derived
+//! from a resolved split, an element type, device limits and a strategy by
+//! a pipeline of plain functions: geometry -> arena layout -> copies ->
+//! kernel -> chunks -> passes and tables.
+
+use std::ops::Range;
+
+use super::abi::Kernel;
+use super::arena::{OutputSlot, arena_layout};
+use super::chunks::{Chunk, chunks};
+use super::geometry::OutputGeometry;
+use super::limits::PlanLimits;
+use super::passes::{Pass, PassContext, build_passes};
+use super::runs::RunLayout;
+use super::strategy::{CopyRuns, Strategy, choose_copies, copy_runs};
+use crate::element::ElementType;
+use crate::error::{Error, Result};
+use crate::semantics::ResolvedSplit;
+
+/// A complete GPU plan for one split: where every output lives, which
+/// outputs are copied, and the dispatches (passes) with their parameter
+/// tables. Pure data: no GPU types, testable anywhere.
+///
+/// # Examples
+///
+/// ```
+/// use wgpu_split::plan::{Kernel, PlanLimits, SplitPlan};
+/// use wgpu_split::{ElementType, OnnxSplit};
+///
+/// let split = OnnxSplit::new(18, 3).axis(1).num_outputs(3).resolve(&[4, 10]).unwrap();
+/// let plan = SplitPlan::new(&split, ElementType::Float, &PlanLimits::LAVAPIPE).unwrap();
+/// assert_eq!(plan.dispatch_count(), 1);
+/// assert_eq!(plan.kernel(), Kernel::Words); // runs of 4, 4, 2 floats
+/// assert_eq!(plan.outputs()[1].offset_bytes % 32, 0);
+/// assert_eq!(plan.outputs()[2].len_bytes, 4 * 2 * 4);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct SplitPlan {
+    element_type: ElementType,
+    input_shape: Vec<usize>,
+    limits: PlanLimits,
+    kernel: Kernel,
+    input_bytes: u64,
+    outputs: Vec<OutputSlot>,
+    arena_bytes: u64,
+    passes: Vec<Pass>,
+    table: Vec<u8>,
+    copies: Vec<CopyRuns>,
+    /// Byte ranges of the outputs in the input when every output is one
+    /// contiguous, bindable range (view mode).
+    views: Option<Vec<Range<u64>>>,
+    fingerprint: u64,
+}
+
+impl SplitPlan {
+    /// Plans `split` of a tensor of `element_type` for a device with
+    /// `limits`, every output through the gather shader.
+    ///
+    /// Planning cost grows with the number of outputs (and, past the binding
+    /// limit, with the number of windows), never with the number of elements.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NotOnGpu`] for strings; [`Error::TooLargeForDevice`] when the
+    /// input or the arena exceeds `max_buffer_size`.
+    pub fn new(
+        split: &ResolvedSplit,
+        element_type: ElementType,
+        limits: &PlanLimits,
+    ) -> Result<Self> {
+        Self::with_strategy(split, element_type, limits, &Strategy::Gather)
+    }
+
+    /// Plans with an explicit [`Strategy`].
+    ///
+    /// # Errors
+    ///
+    /// As [`SplitPlan::new`], and [`Error::NotCopyable`] for
+    /// [`Strategy::Copy`] when a run is not 4-byte aligned.
+    pub fn with_strategy(
+        split: &ResolvedSplit,
+        element_type: ElementType,
+        limits: &PlanLimits,
+        strategy: &Strategy,
+    ) -> Result<Self> {
+        let element_bits = u64::from(
+            element_type
+                .bit_width()
+                .ok_or(Error::NotOnGpu { element_type })?,
+        );
+        let input_bytes = input_bytes(split, element_bits, limits)?;
+        let layout = RunLayout::new(split);
+        let outer = layout.outer() as u64;
+        let geometry = OutputGeometry::of_layout(&layout, element_bits);
+        let (outputs, arena_bytes) = arena_layout(split, &geometry, limits)?;
+        let slot_offsets: Vec<u64> = outputs.iter().map(|s| s.offset_bytes).collect();
+        let copied = choose_copies(strategy, &geometry, outer)?;
+        let copies = copy_runs(&geometry, &copied, &slot_offsets, outer);
+        let kernel = choose_kernel(&geometry, &copied, outer, limits);
+        let room_bits = (limits.window_bytes() - 2 * limits.alignment_bytes()) * 8;
+        let gathered: Vec<Chunk> = chunks(&geometry, room_bits, kernel.unit_bits())
+            .into_iter()
+            .filter(|c| !copied[c.output])
+            .collect();
+        let cx = PassContext {
+            geometry: &geometry,
+            dst_offsets_bytes: &slot_offsets,
+            limits,
+            kernel,
+        };
+        let per_output = *strategy == Strategy::GatherPerOutput;
+        let (passes, table) = build_passes(&cx, &gathered, per_output)?;
+        let fingerprint = fnv1a(&table);
+        Ok(SplitPlan {
+            element_type,
+            input_shape: split.input_shape().to_vec(),
+            limits: *limits,
+            kernel,
+            input_bytes,
+            views: views(&geometry, &outputs, outer, limits),
+            outputs,
+            arena_bytes,
+            passes,
+            table,
+            copies,
+            fingerprint,
+        })
+    }
+
+    /// The element type planned for.
+    pub fn element_type(&self) -> ElementType {
+        self.element_type
+    }
+
+    /// The input shape planned for.
+    pub fn input_shape(&self) -> &[usize] {
+        &self.input_shape
+    }
+
+    /// The limits planned for.
+    pub fn limits(&self) -> &PlanLimits {
+        &self.limits
+    }
+
+    /// The gather shader's entry point for this plan's dispatches.
+    pub fn kernel(&self) -> Kernel {
+        self.kernel
+    }
+
+    /// Packed size of the input in bytes.
+    pub fn input_bytes(&self) -> u64 {
+        self.input_bytes
+    }
+
+    /// Bytes of the input buffer the plan binds from the input's offset
+    /// (the input size rounded up to 4).
+    pub fn input_binding_bytes(&self) -> u64 {
+        self.input_bytes.div_ceil(4) * 4
+    }
+
+    /// Where each output lives in the arena.
+    pub fn outputs(&self) -> &[OutputSlot] {
+        &self.outputs
+    }
+
+    /// Arena size in bytes (a multiple of 4).
+    pub fn arena_bytes(&self) -> u64 {
+        self.arena_bytes
+    }
+
+    /// The passes, in recording order.
+    pub fn passes(&self) -> &[Pass] {
+        &self.passes
+    }
+
+    /// Number of dispatches [`crate::gpu::GpuSplitter::encode`] records.
+    pub fn dispatch_count(&self) -> usize {
+        self.passes.len()
+    }
+
+    /// Copy commands, per copied output.
+    pub fn copies(&self) -> &[CopyRuns] {
+        &self.copies
+    }
+
+    /// Number of `copy_buffer_to_buffer` commands
+    /// [`crate::gpu::GpuSplitter::encode`] records.
+    pub fn copy_count(&self) -> u64 {
+        self.copies.iter().map(|c| c.count).sum()
+    }
+
+    /// View mode: when every output is one contiguous byte range of the input
+    /// starting at a bindable offset (axis-0 splits, SplitToSequence on axis
+    /// 0), those ranges (relative to the input's offset), so a runtime can
+    /// bind them instead of copying. `None` otherwise.
+    ///
+    /// A storage binding's size must be a multiple of 4: bind
+    /// `range.start..range.end.next_multiple_of(4)`; bytes past `range.end`
+    /// belong to the next output.
+    pub fn input_views(&self) -> Option<Vec<Range<u64>>> {
+        self.views.clone()
+    }
+
+    /// A 64-bit FNV-1a hash of [`SplitPlan::table`], computed once when
+    /// planning; the GPU path keys its cache of uploaded tables on it.
+    pub fn table_fingerprint(&self) -> u64 {
+        self.fingerprint
+    }
+
+    /// The parameter tables of all passes, each at its
+    /// [`Pass::table_bytes`] range.
+    pub fn table(&self) -> &[u8] {
+        &self.table
+    }
+}
+
+/// The packed input size in bytes.
+///
+/// # Errors
+///
+/// [`Error::TooLargeForDevice`] when the input, rounded up to a word, does
+/// not fit `max_buffer_size`.
+fn input_bytes(split: &ResolvedSplit, element_bits: u64, limits: &PlanLimits) -> Result<u64> {
+    let count: u128 = split.input_shape().iter().map(|&d| d as u128).product();
+    let bytes = (count * u128::from(element_bits)).div_ceil(8);
+    let max = limits.max_buffer_size;
+    if bytes.div_ceil(4) * 4 > u128::from(max) {
+        return Err(Error::TooLargeForDevice {
+            what: "input",
+            bytes,
+            max,
+        });
+    }
+    Ok(bytes as u64)
+}
+
+/// The widest kernel whose unit divides every gathered output's runs,
+/// offsets and strides (copied outputs do not constrain it). Vec4 also needs
+/// arena slots on 16-byte boundaries.
+fn choose_kernel(
+    geometry: &[OutputGeometry],
+    copied: &[bool],
+    outer: u64,
+    limits: &PlanLimits,
+) -> Kernel {
+    let vec4 = limits.alignment_bytes().is_multiple_of(16)
+        && geometry
+            .iter()
+            .zip(copied)
+            .all(|(g, &c)| c || g.is_empty() || g.is_aligned_to(128, outer));
+    if vec4 { Kernel::Vec4 } else { Kernel::Words }
+}
+
+/// View mode (see [`SplitPlan::input_views`]): with one outer block every
+/// output is one contiguous range of the input; each must start on a byte
+/// and at a bindable offset.
+fn views(
+    geometry: &[OutputGeometry],
+    outputs: &[OutputSlot],
+    outer: u64,
+    limits: &PlanLimits,
+) -> Option<Vec<Range<u64>>> {
+    if outer > 1 {
+        return None;
+    }
+    geometry
+        .iter()
+        .zip(outputs)
+        .map(|(g, slot)| {
+            let start = g.offset_bits / 8;
+            let exact =
+                g.offset_bits.is_multiple_of(8) && start.is_multiple_of(limits.alignment_bytes());
+            exact.then_some(start..start + slot.len_bytes)
+        })
+        .collect()
+}
+
+/// FNV-1a over 8-byte words (tables are multiples of 16 bytes), fast enough
+/// to run on every plan.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut words = bytes.chunks_exact(8);
+    let hash = words.by_ref().fold(0xcbf2_9ce4_8422_2325, |h, w| {
+        let word = u64::from_le_bytes(w.try_into().unwrap_or_default());
+        (h ^ word).wrapping_mul(0x0100_0000_01b3)
+    });
+    words.remainder().iter().fold(hash, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}

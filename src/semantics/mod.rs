@@ -1,0 +1,91 @@
+//! Operator semantics: the five split operators, their opsets and
+//! attributes, and how each resolves against an input shape into a
+//! [`ResolvedSplit`] (normalised axis, output lengths, whether the axis is
+//! kept) or a typed [`crate::Error`]. The rules, and what this crate decided
+//! where public implementations disagree, are in [`crate::docs::semantics`]. This
+//! module does no I/O and knows nothing of GPUs.
+
+mod onnx_split;
+mod openvino;
+mod param;
+mod resolved;
+mod rules;
+mod split_to_sequence;
+
+pub use onnx_split::OnnxSplit;
+pub use openvino::{OpenVinoSplit, OpenVinoVariadicSplit};
+pub use param::{ParamTensor, ParamValues};
+pub use resolved::ResolvedSplit;
+pub use rules::{MAX_OUTPUTS, element_count};
+pub use split_to_sequence::{OnnxSplitToSequence, SequenceShapes};
+
+use crate::error::Result;
+
+/// Any of the supported operators.
+///
+/// # Examples
+///
+/// ```
+/// use wgpu_split::{Operator, OnnxSplit};
+///
+/// let op: Operator = OnnxSplit::new(13, 3).axis(1).into();
+/// let resolved = op.resolve(&[2, 6]).unwrap();
+/// assert_eq!(resolved.output_shapes(), vec![vec![2, 2]; 3]);
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Operator {
+    /// ONNX `Split`.
+    OnnxSplit(OnnxSplit),
+    /// ONNX `SplitToSequence`.
+    OnnxSplitToSequence(OnnxSplitToSequence),
+    /// OpenVINO `VariadicSplit-1`.
+    OpenVinoVariadicSplit(OpenVinoVariadicSplit),
+    /// OpenVINO `Split-1`.
+    OpenVinoSplit(OpenVinoSplit),
+}
+
+impl Operator {
+    /// Resolves the split for an input of shape `input_shape`.
+    ///
+    /// # Errors
+    ///
+    /// The operator's typed [`crate::Error`] for any rule the node breaks.
+    pub fn resolve(&self, input_shape: &[usize]) -> Result<ResolvedSplit> {
+        match self {
+            Operator::OnnxSplit(op) => op.resolve(input_shape),
+            Operator::OnnxSplitToSequence(op) => op.resolve(input_shape),
+            Operator::OpenVinoVariadicSplit(op) => op.resolve(input_shape),
+            Operator::OpenVinoSplit(op) => op.resolve(input_shape),
+        }
+    }
+
+    /// True when the outputs form one sequence value (SplitToSequence).
+    pub fn produces_sequence(&self) -> bool {
+        matches!(self, Operator::OnnxSplitToSequence(_))
+    }
+}
+
+impl From<OnnxSplit> for Operator {
+    fn from(op: OnnxSplit) -> Self {
+        Operator::OnnxSplit(op)
+    }
+}
+
+impl From<OnnxSplitToSequence> for Operator {
+    fn from(op: OnnxSplitToSequence) -> Self {
+        Operator::OnnxSplitToSequence(op)
+    }
+}
+
+impl From<OpenVinoVariadicSplit> for Operator {
+    fn from(op: OpenVinoVariadicSplit) -> Self {
+        Operator::OpenVinoVariadicSplit(op)
+    }
+}
+
+impl From<OpenVinoSplit> for Operator {
+    fn from(op: OpenVinoSplit) -> Self {
+        Operator::OpenVinoSplit(op)
+    }
+}
