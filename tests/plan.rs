@@ -6,10 +6,8 @@ mod common;
 
 use common::{Rng, random_tensor, tiny};
 use proptest::prelude::*;
-use wgpu_split::plan::{
-    CostModel, Kernel, PlanLimits, SplitPlan, Strategy, TableEntry, TableHeader,
-    UNITS_PER_INVOCATION, WORKGROUP_SIZE,
-};
+use wgpu_split::plan::abi::{TableEntry, TableHeader, UNITS_PER_INVOCATION, WORKGROUP_SIZE};
+use wgpu_split::plan::{CostModel, Kernel, PlanLimits, SplitPlan, Strategy};
 use wgpu_split::{ElementType, Error, HostTensor, OnnxSplitToSequence, ResolvedSplit, host};
 
 /// Reads the table of every pass as the shader does and moves bits one at a

@@ -7,8 +7,9 @@
 use std::mem::{offset_of, size_of};
 
 use naga::valid::{Capabilities, ValidationFlags, Validator};
-use wgpu_split::plan::{
-    FLAG_ALIGNED, FLAG_PAD, Kernel, TableEntry, TableHeader, UNITS_PER_INVOCATION, WORKGROUP_SIZE,
+use wgpu_split::plan::Kernel;
+use wgpu_split::plan::abi::{
+    FLAG_ALIGNED, FLAG_PAD, TableEntry, TableHeader, UNITS_PER_INVOCATION, WORKGROUP_SIZE,
 };
 
 fn module() -> naga::Module {

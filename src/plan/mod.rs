@@ -6,8 +6,9 @@
 //!   with copy commands, and the dispatches with their parameter tables;
 //! - [`PlanLimits`] are the device limits a plan depends on;
 //! - [`Strategy`] and [`CostModel`] choose between copies and the gather;
-//! - the shader contract ([`Kernel`], [`TableHeader`], [`TableEntry`] and
-//!   the shared constants) lives in [`abi`].
+//! - the shader contract (the parameter table's layout and the constants
+//!   Rust and WGSL share) lives in [`abi`]; [`Kernel`] names the entry
+//!   points.
 //!
 //! The shader sees each output as a contiguous bit string (`outer` runs of
 //! `run_bits`, packed); output bit `p` comes from source bit
@@ -26,9 +27,7 @@ mod runs;
 mod split_plan;
 mod strategy;
 
-pub use abi::{
-    FLAG_ALIGNED, FLAG_PAD, Kernel, TableEntry, TableHeader, UNITS_PER_INVOCATION, WORKGROUP_SIZE,
-};
+pub use abi::Kernel;
 pub use arena::OutputSlot;
 pub use limits::PlanLimits;
 pub use passes::Pass;
