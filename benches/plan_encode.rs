@@ -1,81 +1,58 @@
-//! Host-side cost of a split: resolve + plan, and encode with a cached
-//! pipeline, for 2, 16 and 1000 outputs. Target: under 10 µs for 16 outputs.
+//! Host-side cost of a split: resolve + plan, and encode with compiled
+//! pipelines, for 2, 16 and 1000 outputs, each into a buffer of its own.
+//! Target: under 10 µs for 16 outputs.
 //!
 //! `cargo bench --bench plan_encode`
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use wgpu_split::gpu::{BufferRegion, GpuContext};
-use wgpu_split::plan::{SplitPlan, Strategy};
+use wgpu_split::plan::{PlanOptions, Strategy};
 use wgpu_split::{ElementType, OnnxSplit, Operator};
 
 fn bench(c: &mut Criterion) {
     let ctx =
         GpuContext::new_default().expect("a GPU adapter (apt-get install -y mesa-vulkan-drivers)");
     let splitter = ctx.splitter().unwrap();
+    let gather = PlanOptions::default().strategy(Strategy::Gather);
     let mut group = c.benchmark_group("host_cost");
     for outputs in [2usize, 16, 1000] {
-        // f16 [64, outputs * 6] split on the last axis into equal parts: one
-        // gather dispatch.
+        // f16 [64, outputs * 6] split on the last axis into equal parts:
+        // gather dispatches only.
         let shape = [64, outputs * 6];
         let op: Operator = OnnxSplit::new(18, outputs)
             .axis(1)
             .num_outputs(outputs as i64)
             .into();
+        let plan_of = |split: &wgpu_split::ResolvedSplit| {
+            splitter
+                .plan_with(split, ElementType::Float16, splitter.plan_limits(), &gather)
+                .unwrap()
+        };
         group.bench_with_input(
             BenchmarkId::new("resolve_and_plan", outputs),
             &outputs,
-            |b, _| {
-                b.iter(|| {
-                    let split = op.resolve(&shape).unwrap();
-                    splitter.plan(&split, ElementType::Float16).unwrap()
-                })
-            },
+            |b, _| b.iter(|| plan_of(&op.resolve(&shape).unwrap())),
         );
-        let split = op.resolve(&shape).unwrap();
-        let plan = SplitPlan::with_strategy(
-            &split,
-            ElementType::Float16,
-            splitter.plan_limits(),
-            &Strategy::Gather,
-        )
-        .unwrap();
+        let plan = plan_of(&op.resolve(&shape).unwrap());
         let input = splitter
             .create_input(&vec![0u8; plan.input_binding_bytes() as usize])
             .unwrap();
-        let arena = splitter.create_arena(&plan).unwrap();
+        let buffers = splitter.create_output_buffers(&plan).unwrap();
+        let regions: Vec<BufferRegion> = buffers.iter().map(BufferRegion::whole).collect();
+        let encode = |plan: &wgpu_split::plan::SplitPlan| {
+            let mut encoder = ctx.device.create_command_encoder(&Default::default());
+            splitter
+                .encode(&mut encoder, plan, BufferRegion::whole(&input), &regions)
+                .unwrap();
+            encoder
+        };
         group.bench_with_input(BenchmarkId::new("encode", outputs), &outputs, |b, _| {
-            b.iter(|| {
-                let mut encoder = ctx.device.create_command_encoder(&Default::default());
-                splitter
-                    .encode(
-                        &mut encoder,
-                        &plan,
-                        BufferRegion::whole(&input),
-                        BufferRegion::whole(&arena),
-                    )
-                    .unwrap();
-                encoder
-            })
+            b.iter(|| encode(&plan))
         });
         group.bench_with_input(
             BenchmarkId::new("resolve_plan_encode", outputs),
             &outputs,
-            |b, _| {
-                b.iter(|| {
-                    let split = op.resolve(&shape).unwrap();
-                    let plan = splitter.plan(&split, ElementType::Float16).unwrap();
-                    let mut encoder = ctx.device.create_command_encoder(&Default::default());
-                    splitter
-                        .encode(
-                            &mut encoder,
-                            &plan,
-                            BufferRegion::whole(&input),
-                            BufferRegion::whole(&arena),
-                        )
-                        .unwrap();
-                    encoder
-                })
-            },
+            |b, _| b.iter(|| encode(&plan_of(&op.resolve(&shape).unwrap()))),
         );
     }
     group.finish();

@@ -1,9 +1,10 @@
 //! Embedding the split in a runtime's own command stream.
 //!
 //! A producer kernel writes a tensor into a buffer, the split is recorded into
-//! the same encoder, and a consumer kernel reads one output through a binding
-//! at its arena offset. One submission, one readback at the end, checked
-//! against the host path.
+//! the same encoder with each output into a buffer of its own, and a consumer
+//! kernel binds one output as it is. One submission, one readback at the end,
+//! checked against the host path. The device comes from the caller's own
+//! instance and adapter.
 //!
 //! ```text
 //! cargo run --release --example embed
@@ -11,7 +12,7 @@
 
 use std::process::ExitCode;
 
-use wgpu_split::gpu::{BufferRegion, GpuContext};
+use wgpu_split::gpu::{BufferRegion, GpuSplitter};
 use wgpu_split::{ElementType, HostTensor, OnnxSplit, host};
 
 const ROWS: u32 = 300;
@@ -56,10 +57,18 @@ fn main() -> ExitCode {
 }
 
 fn run() -> Result<(), Box<dyn std::error::Error>> {
-    let ctx = GpuContext::new_default()?;
-    println!("adapter: {}", ctx.describe());
-    let device = &ctx.device;
-    let splitter = ctx.splitter()?;
+    // The caller's own instance, adapter, device and queue.
+    let instance =
+        wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+    let adapter = pollster::block_on(instance.request_adapter(&Default::default()))?;
+    let (device, queue) = pollster::block_on(adapter.request_device(&Default::default()))?;
+    let info = adapter.get_info();
+    println!(
+        "adapter: {} ({:?}, {:?})",
+        info.name, info.backend, info.device_type
+    );
+    let device = &device;
+    let splitter = GpuSplitter::new(device, &queue)?;
 
     // The split the runtime's model asks for: Split-18, axis 1, 3 outputs of
     // 14, 14 and 12 columns. We consume output 1.
@@ -68,6 +77,9 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let plan = splitter.plan(&split, ElementType::Uint32)?;
     let consumed = &plan.outputs()[1];
     let consumed_words = consumed.len_bytes / 4;
+    // One buffer per output, as the runtime keeps its tensors.
+    let outputs = splitter.create_output_buffers(&plan)?;
+    let regions: Vec<BufferRegion> = outputs.iter().map(BufferRegion::whole).collect();
 
     let storage = wgpu::BufferUsages::STORAGE;
     let tensor = device.create_buffer(&wgpu::BufferDescriptor {
@@ -76,7 +88,6 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         usage: storage,
         mapped_at_creation: false,
     });
-    let arena = splitter.create_arena(&plan)?;
     let result = device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("consumer result"),
         size: consumed.len_bytes,
@@ -113,18 +124,14 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             resource: tensor.as_entire_binding(),
         }],
     });
-    // The consumer binds output 1 directly at its arena offset.
+    // The consumer binds output 1 as it is.
     let consume_bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
         label: Some("consume"),
         layout: &consume.get_bind_group_layout(0),
         entries: &[
             wgpu::BindGroupEntry {
                 binding: 1,
-                resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                    buffer: &arena,
-                    offset: consumed.offset_bytes,
-                    size: wgpu::BufferSize::new(consumed.len_bytes),
-                }),
+                resource: wgpu::BindingResource::Buffer(regions[1].binding()),
             },
             wgpu::BindGroupEntry {
                 binding: 2,
@@ -140,12 +147,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         pass.set_bind_group(0, &produce_bind, &[]);
         pass.dispatch_workgroups((ROWS * COLS).div_ceil(64), 1, 1);
     }
-    splitter.encode(
-        &mut encoder,
-        &plan,
-        BufferRegion::whole(&tensor),
-        BufferRegion::whole(&arena),
-    )?;
+    splitter.encode(&mut encoder, &plan, BufferRegion::whole(&tensor), &regions)?;
     {
         let mut pass = encoder.begin_compute_pass(&Default::default());
         pass.set_pipeline(&consume);
@@ -153,7 +155,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         pass.dispatch_workgroups((consumed_words as u32).div_ceil(64), 1, 1);
     }
     encoder.copy_buffer_to_buffer(&result, 0, &readback, 0, consumed.len_bytes);
-    let submission = ctx.queue.submit([encoder.finish()]);
+    let submission = queue.submit([encoder.finish()]);
 
     let slice = readback.slice(..);
     slice.map_async(wgpu::MapMode::Read, |r| r.expect("map the readback buffer"));
@@ -180,10 +182,10 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         .into());
     }
     println!(
-        "embed: OK: produce -> split ({} dispatch) -> consume output 1 {:?} at arena offset {}, {} words checked against the host path",
+        "embed: OK: produce -> split ({} dispatch, {} copies) -> consume output 1 {:?} in its own buffer, {} words checked against the host path",
         plan.dispatch_count(),
+        plan.copy_count(),
         consumed.shape,
-        consumed.offset_bytes,
         expected.len()
     );
     Ok(())

@@ -7,6 +7,31 @@ use std::path::PathBuf;
 use crate::element::ElementType;
 use crate::op::{OpId, OpKind};
 
+/// Which of an encode's buffers an error is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum BufferRole {
+    /// The input tensor.
+    Input,
+    /// The arena of an arena plan.
+    Arena,
+    /// The destination region of output `n`.
+    Output(usize),
+    /// A readback buffer.
+    Staging,
+}
+
+impl std::fmt::Display for BufferRole {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BufferRole::Input => f.write_str("input"),
+            BufferRole::Arena => f.write_str("arena"),
+            BufferRole::Output(n) => write!(f, "output {n}"),
+            BufferRole::Staging => f.write_str("staging"),
+        }
+    }
+}
+
 /// Result alias used throughout the crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
@@ -387,41 +412,92 @@ pub enum Error {
         /// Bit offset of the run in its block.
         offset_bits: u64,
     },
-    /// A caller's buffer is smaller than the split needs.
-    #[error("the {which} buffer has {size} bytes, but offset {offset} + {needed} bytes are needed")]
+    /// A caller's region is smaller than the split needs.
+    #[error("the {which} region has {size} bytes, but {needed} are needed ({why})")]
     BufferTooSmall {
-        /// `"input"` or `"arena"`.
-        which: &'static str,
-        /// The buffer's size.
+        /// Which region.
+        which: BufferRole,
+        /// The region's size.
         size: u64,
-        /// The offset given.
-        offset: u64,
-        /// Bytes needed from the offset on.
+        /// Bytes needed.
         needed: u64,
+        /// Why that many, e.g. `"18 bytes rounded up to the 4-byte word the split writes"`.
+        why: String,
     },
-    /// A caller's buffer lacks a usage flag the split needs.
-    #[error("the {which} buffer lacks usage {missing}")]
+    /// A region that does not lie inside its buffer.
+    #[error(
+        "the {which} region [{offset}, {offset} + {size}) does not lie inside its buffer of {buffer_size} bytes"
+    )]
+    RegionOutsideBuffer {
+        /// Which region.
+        which: BufferRole,
+        /// The region's offset.
+        offset: u64,
+        /// The region's size (or the bytes the split binds from the offset).
+        size: u64,
+        /// The buffer's size.
+        buffer_size: u64,
+    },
+    /// A caller's buffer lacks a usage flag the plan needs.
+    #[error("the {which} buffer lacks usage {missing}: {why}")]
     MissingUsage {
-        /// `"input"`, `"arena"` or `"staging"`.
-        which: &'static str,
+        /// Which buffer.
+        which: BufferRole,
         /// The missing flags, e.g. `"STORAGE"`.
         missing: String,
+        /// Why the plan needs them and what fixes it.
+        why: String,
     },
-    /// A buffer offset that the device cannot bind.
-    #[error(
-        "the {which} offset {offset} is not a multiple of {alignment} (min_storage_buffer_offset_alignment)"
-    )]
+    /// A region offset the plan cannot use.
+    #[error("the {which} offset {offset} is not a multiple of {alignment} ({why})")]
     MisalignedOffset {
-        /// `"input"` or `"arena"`.
-        which: &'static str,
+        /// Which region.
+        which: BufferRole,
         /// The offset given.
         offset: u64,
         /// The required alignment.
         alignment: u64,
+        /// Why, e.g. `"this plan moves 16-byte units"`.
+        why: &'static str,
     },
-    /// The input and the arena are the same buffer.
-    #[error("the input and the arena must be different buffers")]
-    InputIsArena,
+    /// Two destination regions share bytes.
+    #[error("the regions of outputs {first} and {second} overlap in one buffer")]
+    OverlappingRegions {
+        /// The output whose region starts first.
+        first: usize,
+        /// The other output.
+        second: usize,
+    },
+    /// The input shares a buffer with a destination.
+    #[error(
+        "the input and the {which} region are in the same buffer; wgpu cannot read and write one buffer in the same dispatch or copy (copy the input, or use another buffer)"
+    )]
+    InputSharesBuffer {
+        /// The destination that shares the input's buffer.
+        which: BufferRole,
+    },
+    /// The number of destination regions is not the plan's output count.
+    #[error("{actual} destination regions given for a plan of {expected} outputs")]
+    RegionCount {
+        /// The plan's outputs.
+        expected: usize,
+        /// Regions given.
+        actual: usize,
+    },
+    /// A plan with copy commands cannot be recorded inside a compute pass.
+    #[error(
+        "this plan records {copies} copy commands, which cannot go inside a compute pass; plan with Strategy::Gather (dispatches only) to record into a pass"
+    )]
+    CopiesInComputePass {
+        /// The plan's copy commands.
+        copies: u64,
+    },
+    /// A caller's buffer is mapped, so the GPU cannot use it.
+    #[error("the {which} buffer is mapped; unmap it before the split is submitted")]
+    BufferMapped {
+        /// Which buffer.
+        which: BufferRole,
+    },
     /// The plan was made for another element type or device than it is used with.
     #[error("the plan does not fit this call: {detail}")]
     PlanMismatch {

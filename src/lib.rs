@@ -11,28 +11,32 @@
 //! # Recording a split into your command stream
 //!
 //! ```no_run
-//! use wgpu_split::gpu::{BufferRegion, GpuContext, GpuSplitter};
+//! use wgpu_split::gpu::{BufferRegion, GpuSplitter};
 //! use wgpu_split::{ElementType, OnnxSplit};
 //!
 //! # fn main() -> Result<(), wgpu_split::Error> {
-//! # let ctx = GpuContext::new_default()?;
+//! # let ctx = wgpu_split::gpu::GpuContext::new_default()?;
 //! # let (device, queue) = (&ctx.device, &ctx.queue);
-//! // Once per device: compiles the shader and its pipelines.
+//! // Once per device, from your own device and queue.
 //! let splitter = GpuSplitter::new(device, queue)?;
 //!
 //! // Per model node: resolve and plan (host-only work, O(outputs)).
 //! let split = OnnxSplit::new(18, 3).axis(1).num_outputs(3).resolve(&[64, 10])?;
 //! let plan = splitter.plan(&split, ElementType::Float16)?;
-//! let arena = splitter.create_arena(&plan)?;
-//! # let input = splitter.create_input(&[0u8; 64 * 10 * 2])?;
 //!
-//! // Per run: record into your encoder; nothing is submitted or read back.
+//! // Per run: your tensors, each a buffer of its own or a slice of a page.
+//! # let input = splitter.create_input(&[0u8; 64 * 10 * 2])?;
+//! # let outputs = splitter.create_output_buffers(&plan)?;
+//! let regions: Vec<BufferRegion> = outputs.iter().map(BufferRegion::whole).collect();
 //! let mut encoder = device.create_command_encoder(&Default::default());
-//! splitter.encode(&mut encoder, &plan, BufferRegion::whole(&input), BufferRegion::whole(&arena))?;
+//! splitter.encode(&mut encoder, &plan, BufferRegion::whole(&input), &regions)?;
 //! queue.submit([encoder.finish()]);
 //! # Ok(())
 //! # }
 //! ```
+//!
+//! [`gpu::GpuSplitter::prepare`] records into your own compute pass instead;
+//! [`gpu::GpuSplitter::plan_arena`] puts every output in one arena buffer.
 //!
 //! # The rooms
 //!
@@ -77,7 +81,7 @@ pub mod semantics;
 pub mod tensor;
 
 pub use element::ElementType;
-pub use error::{Error, Result};
+pub use error::{BufferRole, Error, Result};
 pub use op::{OpId, OpKind};
 pub use plan::{Run, RunLayout};
 pub use semantics::{

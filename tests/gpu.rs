@@ -5,17 +5,24 @@
 
 mod common;
 
-use common::{Rng, assert_outputs_equal, gpu, naive_split, random_tensor, tiny};
+use common::{Rng, assert_outputs_equal, gpu, naive_split, random_tensor, read_buffer, tiny};
 use proptest::prelude::*;
 use wgpu_split::gpu::GpuSplitter;
-use wgpu_split::plan::{Kernel, PlanLimits, SplitPlan, Strategy as PlanStrategy};
+use wgpu_split::plan::{
+    Kernel, Outputs, PlanLimits, PlanOptions, SplitPlan, Strategy as PlanStrategy,
+};
 use wgpu_split::{
     ElementType, Error, HostTensor, OnnxSplit, OnnxSplitToSequence, Operator, ResolvedSplit, host,
 };
 
-/// The pure-gather plan (one dispatch under the limits) on this device.
+/// Dispatches only, each output into its own region.
+fn gather() -> PlanOptions {
+    PlanOptions::default().strategy(PlanStrategy::Gather)
+}
+
+/// The pure-gather plan on this device.
 fn gather_plan(gpu: &GpuSplitter, split: &ResolvedSplit, t: ElementType) -> SplitPlan {
-    gpu.plan_with(split, t, gpu.plan_limits(), &PlanStrategy::Gather)
+    gpu.plan_with(split, t, gpu.plan_limits(), &gather())
         .unwrap()
 }
 
@@ -185,8 +192,8 @@ fn the_plan_picks_vec4_when_everything_is_128_bit_aligned() {
 }
 
 #[test]
-fn ten_thousand_outputs_in_one_dispatch() {
-    let Some(gpu) = gpu("ten_thousand_outputs_in_one_dispatch") else {
+fn ten_thousand_and_100_000_outputs() {
+    let Some(gpu) = gpu("ten_thousand_and_100_000_outputs") else {
         return;
     };
     let mut rng = Rng::new(26);
@@ -194,17 +201,30 @@ fn ten_thousand_outputs_in_one_dispatch() {
     let op: Operator = OnnxSplitToSequence::new(11).axis(1).keepdims(0).into();
     let split = op.resolve(input.shape()).unwrap();
     assert_eq!(split.output_count(), 10_000);
+    // Into one arena: one dispatch.
+    let arena = gpu.plan_arena(&split, ElementType::Float16).unwrap();
+    assert_eq!(arena.dispatch_count(), 1);
+    let expected = host::split(&input, &split).unwrap();
+    assert_outputs_equal(&expected, &gpu.run_plan(&arena, &input).unwrap(), "arena");
+    // Into 10,000 regions: one dispatch per destinations_per_dispatch outputs.
     let plan = gpu.plan(&split, ElementType::Float16).unwrap();
-    assert_eq!(plan.dispatch_count(), 1);
+    let per = gpu.plan_limits().destinations_per_dispatch() as usize;
+    assert_eq!(plan.dispatch_count(), 10_000usize.div_ceil(per));
     check(gpu, &input, &split, "10,000 outputs");
-    // 100,000 outputs: the table is 4.8 MB, far past the 64 KiB uniform limit;
-    // it lives in a storage buffer, still one dispatch.
+    // 100,000 outputs: the arena table is 4.8 MB, far past the 64 KiB uniform
+    // limit; it lives in a storage buffer, still one dispatch.
     let input = random_tensor(&mut rng, ElementType::Uint8, &[100_000]);
     let split = OnnxSplitToSequence::new(11).resolve(input.shape()).unwrap();
-    let plan = gpu.plan(&split, ElementType::Uint8).unwrap();
-    assert_eq!(plan.dispatch_count(), 1);
-    assert!(plan.table().len() > 64 << 10);
-    check(gpu, &input, &split, "100,000 outputs");
+    let arena = gpu.plan_arena(&split, ElementType::Uint8).unwrap();
+    assert_eq!(arena.dispatch_count(), 1);
+    assert!(arena.table().len() > 64 << 10);
+    let expected = host::split(&input, &split).unwrap();
+    assert_outputs_equal(
+        &expected,
+        &gpu.run_plan(&arena, &input).unwrap(),
+        "100,000 arena",
+    );
+    check(gpu, &input, &split, "100,000 outputs into 100,000 regions");
 }
 
 #[test]
@@ -260,12 +280,7 @@ fn multi_pass_plans_with_small_windows_are_exact() {
         let input = random_tensor(&mut rng, element_type, &shape);
         let split = ResolvedSplit::new(&shape, axis, lengths, true).unwrap();
         let plan = gpu
-            .plan_with(
-                &split,
-                element_type,
-                &tiny(window, 65535),
-                &PlanStrategy::Gather,
-            )
+            .plan_with(&split, element_type, &tiny(window, 65535), &gather())
             .unwrap();
         assert!(
             plan.dispatch_count() > 1,
@@ -297,7 +312,7 @@ fn two_dimensional_grids_past_the_workgroup_limit() {
         ..*gpu.plan_limits()
     };
     let plan = gpu
-        .plan_with(&split, ElementType::Uint8, &limits, &PlanStrategy::Gather)
+        .plan_with(&split, ElementType::Uint8, &limits, &gather())
         .unwrap();
     assert!(plan.dispatch_count() > 1);
     let actual = gpu.run_plan(&plan, &input).unwrap();
@@ -307,7 +322,7 @@ fn two_dimensional_grids_past_the_workgroup_limit() {
         ..*gpu.plan_limits()
     };
     let plan = gpu
-        .plan_with(&split, ElementType::Uint8, &limits, &PlanStrategy::Gather)
+        .plan_with(&split, ElementType::Uint8, &limits, &gather())
         .unwrap();
     assert_eq!(plan.dispatch_count(), 1);
     let [x, y] = plan.passes()[0].workgroups;
@@ -342,7 +357,7 @@ fn a_tensor_above_the_binding_limit() {
     let input = HostTensor::from_slice(&[rows, cols], &data).unwrap();
     let split = ResolvedSplit::new(&[rows, cols], 1, vec![4095, 1, 4096], true).unwrap();
     let plan = gpu
-        .plan_with(&split, ElementType::Uint32, &limits, &PlanStrategy::Gather)
+        .plan_with(&split, ElementType::Uint32, &limits, &gather())
         .unwrap();
     assert!(plan.dispatch_count() > 1);
     let actual = gpu.run_plan(&plan, &input).unwrap();
@@ -350,7 +365,7 @@ fn a_tensor_above_the_binding_limit() {
     assert_outputs_equal(&expected, &actual, "144 MiB gather");
     // The default strategy (copies for these long aligned runs), and axis 0,
     // where every output is one contiguous range.
-    let auto = PlanStrategy::Auto(Default::default());
+    let auto = PlanOptions::default();
     let plan = gpu
         .plan_with(&split, ElementType::Uint32, &limits, &auto)
         .unwrap();
@@ -363,169 +378,6 @@ fn a_tensor_above_the_binding_limit() {
     let actual = gpu.run_plan(&plan, &input).unwrap();
     let expected = host::split(&input, &split).unwrap();
     assert_outputs_equal(&expected, &actual, "144 MiB axis 0");
-}
-
-#[test]
-fn misuse_is_a_typed_error_before_wgpu_sees_it() {
-    let Some(gpu) = gpu("misuse_is_a_typed_error_before_wgpu_sees_it") else {
-        return;
-    };
-    use wgpu_split::gpu::BufferRegion;
-    let split = ResolvedSplit::new(&[4, 8], 1, vec![3, 5], true).unwrap();
-    let plan = gather_plan(gpu, &split, ElementType::Float);
-    let input = gpu.create_input(&[0u8; 128]).unwrap();
-    let arena = gpu.create_arena(&plan).unwrap();
-    let device = gpu.device();
-    let mut encoder = device.create_command_encoder(&Default::default());
-    let small = device.create_buffer(&wgpu::BufferDescriptor {
-        label: None,
-        size: 64,
-        usage: wgpu::BufferUsages::STORAGE,
-        mapped_at_creation: false,
-    });
-    let no_storage = device.create_buffer(&wgpu::BufferDescriptor {
-        label: None,
-        size: 4096,
-        usage: wgpu::BufferUsages::COPY_DST,
-        mapped_at_creation: false,
-    });
-    let whole = BufferRegion::whole;
-    let e = gpu
-        .encode(&mut encoder, &plan, whole(&small), whole(&arena))
-        .unwrap_err();
-    assert!(
-        matches!(
-            e,
-            Error::BufferTooSmall {
-                which: "input",
-                needed: 128,
-                ..
-            }
-        ),
-        "{e}"
-    );
-    let e = gpu
-        .encode(&mut encoder, &plan, whole(&input), whole(&small))
-        .unwrap_err();
-    assert!(
-        matches!(e, Error::BufferTooSmall { which: "arena", .. }),
-        "{e}"
-    );
-    let e = gpu
-        .encode(&mut encoder, &plan, whole(&no_storage), whole(&arena))
-        .unwrap_err();
-    assert!(
-        matches!(e, Error::MissingUsage { which: "input", .. }),
-        "{e}"
-    );
-    let e = gpu
-        .encode(&mut encoder, &plan, whole(&input), whole(&input))
-        .unwrap_err();
-    assert_eq!(e, Error::InputIsArena);
-    let odd = BufferRegion {
-        buffer: &input,
-        offset: 4,
-    };
-    let e = gpu
-        .encode(&mut encoder, &plan, odd, whole(&arena))
-        .unwrap_err();
-    assert!(
-        matches!(
-            e,
-            Error::MisalignedOffset {
-                which: "input",
-                offset: 4,
-                ..
-            }
-        ),
-        "{e}"
-    );
-    let strict = PlanLimits {
-        max_storage_buffer_binding_size: u64::MAX,
-        ..*gpu.plan_limits()
-    };
-    assert!(matches!(
-        gpu.plan_with(&split, ElementType::Float, &strict, &PlanStrategy::Gather),
-        Err(Error::PlanMismatch { .. })
-    ));
-    assert!(matches!(
-        gpu.plan(&split, ElementType::String),
-        Err(Error::NotOnGpu { .. })
-    ));
-    let wrong = HostTensor::from_slice(&[32], &[0f32; 32]).unwrap();
-    assert!(matches!(
-        gpu.run_plan(&plan, &wrong),
-        Err(Error::PlanMismatch { .. })
-    ));
-    assert!(matches!(
-        gpu.split_resolved(&split, &wrong),
-        Err(Error::ShapeMismatch { .. })
-    ));
-    // Nothing was recorded by the failed calls; the encoder is still usable.
-    gpu.encode(&mut encoder, &plan, whole(&input), whole(&arena))
-        .unwrap();
-    gpu.queue().submit([encoder.finish()]);
-}
-
-#[test]
-fn encode_at_offsets_inside_shared_buffers() {
-    let Some(gpu) = gpu("encode_at_offsets_inside_shared_buffers") else {
-        return;
-    };
-    use wgpu_split::gpu::BufferRegion;
-    let mut rng = Rng::new(30);
-    let input = random_tensor(&mut rng, ElementType::Int4, &[7, 9]);
-    let split = ResolvedSplit::new(&[7, 9], 1, vec![4, 5], true).unwrap();
-    let plan = gpu.plan(&split, ElementType::Int4).unwrap();
-    let align = u64::from(gpu.plan_limits().min_storage_buffer_offset_alignment);
-    // The input sits at offset 3*align of a larger buffer, the arena at 2*align.
-    let mut padded = rng.bytes(3 * align as usize);
-    padded.extend_from_slice(input.as_bytes().unwrap());
-    padded.extend_from_slice(&rng.bytes(64));
-    let input_buffer = gpu.create_input(&padded).unwrap();
-    let arena = gpu.device().create_buffer(&wgpu::BufferDescriptor {
-        label: None,
-        size: 2 * align + plan.arena_bytes() + 64,
-        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-        mapped_at_creation: false,
-    });
-    let staging = gpu.device().create_buffer(&wgpu::BufferDescriptor {
-        label: None,
-        size: arena.size(),
-        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-        mapped_at_creation: false,
-    });
-    let mut encoder = gpu.device().create_command_encoder(&Default::default());
-    gpu.encode(
-        &mut encoder,
-        &plan,
-        BufferRegion {
-            buffer: &input_buffer,
-            offset: 3 * align,
-        },
-        BufferRegion {
-            buffer: &arena,
-            offset: 2 * align,
-        },
-    )
-    .unwrap();
-    encoder.copy_buffer_to_buffer(&arena, 0, &staging, 0, arena.size());
-    gpu.queue().submit([encoder.finish()]);
-    staging
-        .slice(..)
-        .map_async(wgpu::MapMode::Read, |r| r.unwrap());
-    gpu.device()
-        .poll(wgpu::PollType::wait_indefinitely())
-        .unwrap();
-    let bytes = staging.slice(..).get_mapped_range().unwrap().to_vec();
-    let expected = host::split(&input, &split).unwrap();
-    for (slot, e) in plan.outputs().iter().zip(&expected) {
-        let start = (2 * align + slot.offset_bytes) as usize;
-        assert_eq!(
-            &bytes[start..start + slot.len_bytes as usize],
-            e.as_bytes().unwrap()
-        );
-    }
 }
 
 #[test]
@@ -648,96 +500,22 @@ fn every_strategy_gives_the_same_bytes_on_the_gpu() {
             PlanStrategy::Copy,
             PlanStrategy::Auto(Default::default()),
         ] {
-            let plan = gpu
-                .plan_with(&split, t, gpu.plan_limits(), &strategy)
-                .unwrap();
-            let actual = gpu.run_plan(&plan, &input).unwrap();
-            assert_outputs_equal(&expected, &actual, &format!("{t} {shape:?} {strategy:?}"));
+            for outputs in [Outputs::Separate, Outputs::Arena] {
+                let options = PlanOptions::default().strategy(strategy).outputs(outputs);
+                let plan = gpu
+                    .plan_with(&split, t, gpu.plan_limits(), &options)
+                    .unwrap();
+                let actual = gpu.run_plan(&plan, &input).unwrap();
+                let context = format!("{t} {shape:?} {strategy:?} {outputs:?}");
+                assert_outputs_equal(&expected, &actual, &context);
+            }
         }
     }
 }
 
 #[test]
-fn copy_plans_need_copy_usages() {
-    let Some(gpu) = gpu("copy_plans_need_copy_usages") else {
-        return;
-    };
-    use wgpu_split::gpu::BufferRegion;
-    let split = ResolvedSplit::new(&[4, 8], 1, vec![4, 4], true).unwrap();
-    let plan = gpu
-        .plan_with(
-            &split,
-            ElementType::Float,
-            gpu.plan_limits(),
-            &PlanStrategy::Copy,
-        )
-        .unwrap();
-    let storage_only = |size| {
-        gpu.device().create_buffer(&wgpu::BufferDescriptor {
-            label: None,
-            size,
-            usage: wgpu::BufferUsages::STORAGE,
-            mapped_at_creation: false,
-        })
-    };
-    let (input, arena) = (storage_only(128), storage_only(plan.arena_bytes()));
-    let mut encoder = gpu.device().create_command_encoder(&Default::default());
-    let e = gpu
-        .encode(
-            &mut encoder,
-            &plan,
-            BufferRegion::whole(&input),
-            BufferRegion::whole(&arena),
-        )
-        .unwrap_err();
-    assert_eq!(
-        e,
-        Error::MissingUsage {
-            which: "input",
-            missing: "COPY_SRC".into()
-        }
-    );
-    let input = gpu.create_input(&[0; 128]).unwrap();
-    let e = gpu
-        .encode(
-            &mut encoder,
-            &plan,
-            BufferRegion::whole(&input),
-            BufferRegion::whole(&arena),
-        )
-        .unwrap_err();
-    assert_eq!(
-        e,
-        Error::MissingUsage {
-            which: "arena",
-            missing: "COPY_DST".into()
-        }
-    );
-}
-
-/// Reads a buffer back (test helper).
-fn read_buffer(gpu: &GpuSplitter, buffer: &wgpu::Buffer) -> Vec<u8> {
-    let staging = gpu.device().create_buffer(&wgpu::BufferDescriptor {
-        label: None,
-        size: buffer.size(),
-        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-        mapped_at_creation: false,
-    });
-    let mut encoder = gpu.device().create_command_encoder(&Default::default());
-    encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, buffer.size());
-    gpu.queue().submit([encoder.finish()]);
-    staging
-        .slice(..)
-        .map_async(wgpu::MapMode::Read, |r| r.unwrap());
-    gpu.device()
-        .poll(wgpu::PollType::wait_indefinitely())
-        .unwrap();
-    staging.slice(..).get_mapped_range().unwrap().to_vec()
-}
-
-#[test]
-fn cached_tables_and_bind_groups_follow_plans_and_buffers() {
-    let Some(gpu) = gpu("cached_tables_and_bind_groups_follow_plans_and_buffers") else {
+fn cached_tables_follow_plans_and_buffers() {
+    let Some(gpu) = gpu("cached_tables_follow_plans_and_buffers") else {
         return;
     };
     use wgpu_split::gpu::BufferRegion;
@@ -745,10 +523,12 @@ fn cached_tables_and_bind_groups_follow_plans_and_buffers() {
     let shape = [6, 10];
     let a = ResolvedSplit::new(&shape, 1, vec![3, 7], true).unwrap();
     let b = ResolvedSplit::new(&shape, 1, vec![7, 3], true).unwrap();
-    let (plan_a, plan_b) = (
-        gather_plan(gpu, &a, ElementType::Uint8),
-        gather_plan(gpu, &b, ElementType::Uint8),
-    );
+    let arena_options = gather().outputs(Outputs::Arena);
+    let plan = |split| {
+        gpu.plan_with(split, ElementType::Uint8, gpu.plan_limits(), &arena_options)
+            .unwrap()
+    };
+    let (plan_a, plan_b) = (plan(&a), plan(&b));
     let arena = gpu
         .create_arena(if plan_a.arena_bytes() > plan_b.arena_bytes() {
             &plan_a
@@ -769,7 +549,7 @@ fn cached_tables_and_bind_groups_follow_plans_and_buffers() {
         for (plan, split) in [(&plan_a, &a), (&plan_b, &b)] {
             for (input, buffer) in inputs.iter().zip(&buffers) {
                 let mut encoder = gpu.device().create_command_encoder(&Default::default());
-                gpu.encode(
+                gpu.encode_arena(
                     &mut encoder,
                     plan,
                     BufferRegion::whole(buffer),
@@ -780,8 +560,8 @@ fn cached_tables_and_bind_groups_follow_plans_and_buffers() {
                 let bytes = read_buffer(gpu, &arena);
                 let expected = host::split(input, split).unwrap();
                 for (slot, e) in plan.outputs().iter().zip(&expected) {
-                    let got = &bytes
-                        [slot.offset_bytes as usize..(slot.offset_bytes + slot.len_bytes) as usize];
+                    let range = slot.arena_range();
+                    let got = &bytes[range.start as usize..range.end as usize];
                     assert_eq!(got, e.as_bytes().unwrap(), "round {round}");
                 }
             }

@@ -7,7 +7,7 @@ mod common;
 use common::{Rng, gpu, random_tensor};
 use proptest::prelude::*;
 use wgpu_split::gpu::{BufferRegion, GpuContext};
-use wgpu_split::plan::{PlanLimits, SplitPlan, Strategy};
+use wgpu_split::plan::{Outputs, PlanLimits, PlanOptions, SplitPlan, Strategy};
 use wgpu_split::{
     ElementType, Error, HostTensor, OnnxSplit, OnnxSplitToSequence, OpenVinoSplit,
     OpenVinoVariadicSplit, Operator, ParamTensor, ParamValues, ResolvedSplit, host,
@@ -139,18 +139,18 @@ fn ten_thousand_random_operators_give_typed_errors_or_agreeing_paths() {
             }
         };
         resolved += 1;
-        let plan = SplitPlan::with_strategy(
-            &split,
-            element_type,
-            &PlanLimits::LAVAPIPE,
-            &Strategy::Gather,
-        );
+        let gather = PlanOptions::default().strategy(Strategy::Gather);
+        let plan = SplitPlan::new(&split, element_type, &PlanLimits::LAVAPIPE, &gather);
         let count: u128 = shape.iter().map(|&d| d as u128).product();
         if count > 4096 || element_type == ElementType::String {
             continue;
         }
         let plan = plan.unwrap_or_else(|e| panic!("case {case}: small {shape:?} must plan: {e}"));
-        assert!(plan.dispatch_count() <= 1, "case {case}");
+        let per = PlanLimits::LAVAPIPE.destinations_per_dispatch() as usize;
+        assert!(
+            plan.dispatch_count() <= split.output_count().div_ceil(per),
+            "case {case}"
+        );
         let input = random_tensor(&mut rng, element_type, &shape);
         let expected = host::split(&input, &split).unwrap();
         if let Some(gpu) = gpu {
@@ -175,7 +175,10 @@ fn ten_thousand_random_operators_give_typed_errors_or_agreeing_paths() {
 fn limits_past_two_to_the_32_are_errors_or_multi_pass_plans() {
     // 2^33 bytes: no buffer on lavapipe can hold it.
     let split = ResolvedSplit::new(&[1 << 33], 0, vec![1 << 32, 1 << 32], true).unwrap();
-    let e = SplitPlan::new(&split, ElementType::Uint8, &PlanLimits::LAVAPIPE).unwrap_err();
+    let arena = PlanOptions::default()
+        .strategy(Strategy::Gather)
+        .outputs(Outputs::Arena);
+    let e = SplitPlan::new(&split, ElementType::Uint8, &PlanLimits::LAVAPIPE, &arena).unwrap_err();
     assert!(
         matches!(e, Error::TooLargeForDevice { what: "input", .. }),
         "{e}"
@@ -187,13 +190,14 @@ fn limits_past_two_to_the_32_are_errors_or_multi_pass_plans() {
         ..PlanLimits::LAVAPIPE
     };
     let split = ResolvedSplit::new(&[3, 1 << 31], 1, vec![(1 << 31) - 3, 3], true).unwrap();
-    let plan = SplitPlan::new(&split, ElementType::Float, &huge).unwrap();
+    let plan = SplitPlan::new(&split, ElementType::Float, &huge, &arena).unwrap();
     assert!(plan.dispatch_count() > 1);
     for pass in plan.passes() {
         assert!(pass.src_window_bytes.end - pass.src_window_bytes.start <= 128 << 20);
-        assert!(pass.dst_window_bytes.end - pass.dst_window_bytes.start <= 128 << 20);
+        let dst = &pass.dst_windows[0].bytes;
+        assert!(dst.end - dst.start <= 128 << 20);
         assert!(
-            pass.dst_window_bytes.end <= plan.arena_bytes()
+            dst.end <= plan.arena_bytes()
                 && pass.src_window_bytes.end <= plan.input_binding_bytes()
         );
     }
@@ -203,7 +207,7 @@ fn limits_past_two_to_the_32_are_errors_or_multi_pass_plans() {
         max_buffer_size: 1 << 20,
         ..PlanLimits::WEBGPU_DEFAULT
     };
-    let e = SplitPlan::new(&many, ElementType::Uint8, &small).unwrap_err();
+    let e = SplitPlan::new(&many, ElementType::Uint8, &small, &arena).unwrap_err();
     assert!(
         matches!(e, Error::TooLargeForDevice { what: "arena", .. }),
         "{e}"
@@ -230,17 +234,14 @@ fn buffers_from_another_device_are_a_typed_error() {
         pollster::block_on(ctx.adapter.request_device(&Default::default())).unwrap();
     let other = wgpu_split::gpu::GpuSplitter::new(&device, &queue).unwrap();
     let split = ResolvedSplit::new(&[4, 8], 1, vec![3, 5], true).unwrap();
-    let plan = SplitPlan::new(&split, ElementType::Float, gpu.plan_limits()).unwrap();
+    let gather = PlanOptions::default().strategy(Strategy::Gather);
+    let plan = SplitPlan::new(&split, ElementType::Float, gpu.plan_limits(), &gather).unwrap();
     let foreign = other.create_input(&[0; 128]).unwrap();
-    let arena = gpu.create_arena(&plan).unwrap();
+    let outputs = gpu.create_output_buffers(&plan).unwrap();
+    let regions: Vec<BufferRegion> = outputs.iter().map(BufferRegion::whole).collect();
     let mut encoder = gpu.device().create_command_encoder(&Default::default());
     let e = gpu
-        .encode(
-            &mut encoder,
-            &plan,
-            BufferRegion::whole(&foreign),
-            BufferRegion::whole(&arena),
-        )
+        .encode(&mut encoder, &plan, BufferRegion::whole(&foreign), &regions)
         .unwrap_err();
     assert!(matches!(e, Error::Gpu { .. }), "{e}");
 }
@@ -314,15 +315,11 @@ fn ten_thousand_consecutive_splits_keep_memory_flat() {
         assert_eq!(host::split(&input, &split).unwrap(), actual);
         let plan = gpu.plan(&split, input.element_type()).unwrap();
         let buffer = gpu.create_input(input.as_bytes().unwrap()).unwrap();
-        let arena = gpu.create_arena(&plan).unwrap();
+        let outputs = gpu.create_output_buffers(&plan).unwrap();
+        let regions: Vec<BufferRegion> = outputs.iter().map(BufferRegion::whole).collect();
         let mut encoder = gpu.device().create_command_encoder(&Default::default());
-        gpu.encode(
-            &mut encoder,
-            &plan,
-            BufferRegion::whole(&buffer),
-            BufferRegion::whole(&arena),
-        )
-        .unwrap();
+        gpu.encode(&mut encoder, &plan, BufferRegion::whole(&buffer), &regions)
+            .unwrap();
         gpu.queue().submit([encoder.finish()]);
     };
     for _ in 0..1000 {
@@ -401,7 +398,10 @@ proptest! {
         ];
         for op in ops {
             if let Ok(split) = op.resolve(&dims) {
-                let _ = SplitPlan::with_strategy(&split, ElementType::ALL[t], &PlanLimits::LAVAPIPE, &Strategy::Auto(Default::default()));
+                for outputs in [Outputs::Separate, Outputs::Arena] {
+                    let options = PlanOptions::default().outputs(outputs);
+                    let _ = SplitPlan::new(&split, ElementType::ALL[t], &PlanLimits::LAVAPIPE, &options);
+                }
             }
         }
     }

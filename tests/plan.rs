@@ -1,98 +1,40 @@
-//! The planner, without a GPU: arena layout, access unit, dispatch counts,
-//! windows and grids within the limits, and the parameter table interpreted
-//! bit by bit (the shader's contract) against the host path.
+//! The planner, without a GPU: output layouts, kernels, dispatch counts,
+//! windows and grids within the limits, and every plan run through the CPU
+//! emulator of the encode contract (bindings at the caller's offsets, the
+//! table bit by bit) against the host path, with sentinels around every
+//! region.
 
 mod common;
 
+use common::emulator::{Layout, check_emulated};
 use common::{Rng, random_tensor, tiny};
 use proptest::prelude::*;
-use wgpu_split::plan::abi::{TableEntry, TableHeader, UNITS_PER_INVOCATION, WORKGROUP_SIZE};
-use wgpu_split::plan::{CostModel, Kernel, PlanLimits, SplitPlan, Strategy};
-use wgpu_split::{ElementType, Error, HostTensor, OnnxSplitToSequence, ResolvedSplit, host};
+use wgpu_split::plan::abi::WORKGROUP_SIZE;
+use wgpu_split::plan::{CostModel, Kernel, Outputs, PlanLimits, PlanOptions, SplitPlan, Strategy};
+use wgpu_split::{ElementType, Error, HostTensor, OnnxSplitToSequence, ResolvedSplit};
 
-/// Reads the table of every pass as the shader does and moves bits one at a
-/// time; returns the arena. Asserts that no bit is written twice in one pass
-/// by different invocations and that every access stays inside its windows.
-fn emulate(plan: &SplitPlan, input: &[u8]) -> Vec<u8> {
-    let mut arena = vec![0u8; plan.arena_bytes() as usize];
-    let unit = plan.kernel().unit_bits();
-    let get = |bytes: &[u8], bit: u64| (bytes[(bit / 8) as usize] >> (bit % 8)) & 1;
-    for c in plan.copies() {
-        assert!(
-            c.size_bytes % 4 == 0
-                && c.src_offset_bytes % 4 == 0
-                && c.src_stride_bytes % 4 == 0
-                && c.dst_offset_bytes % 4 == 0
-        );
-        for k in 0..c.count {
-            let (src, dst) = (
-                (c.src_offset_bytes + k * c.src_stride_bytes) as usize,
-                (c.dst_offset_bytes + k * c.size_bytes) as usize,
-            );
-            arena[dst..dst + c.size_bytes as usize]
-                .copy_from_slice(&input[src..src + c.size_bytes as usize]);
-        }
-    }
-    for pass in plan.passes() {
-        let table = &plan.table()[pass.table_bytes.start as usize..pass.table_bytes.end as usize];
-        let header: TableHeader = bytemuck::pod_read_unaligned(&table[..16]);
-        let entries: Vec<TableEntry> = bytemuck::pod_collect_to_vec(&table[16..]);
-        assert_eq!(header.entry_count as usize, entries.len());
-        assert_eq!(header.invocations, pass.invocations);
-        let mut owned_units = std::collections::HashSet::new();
-        let mut next_invocation = 0;
-        for e in &entries {
-            assert_eq!(
-                e.first_invocation, next_invocation,
-                "entries are sorted and dense"
-            );
-            let units = (u64::from(e.first_bit) + u64::from(e.len_bits)).div_ceil(unit);
-            next_invocation += units.div_ceil(UNITS_PER_INVOCATION) as u32;
-            for u in 0..units {
-                assert!(
-                    owned_units.insert(u64::from(e.dst_unit) + u),
-                    "two invocations of one pass own the same unit"
-                );
-            }
-            let src = &input[pass.src_window_bytes.start as usize..];
-            let src_len_bits = (pass.src_window_bytes.end - pass.src_window_bytes.start) * 8;
-            let dst_base = (pass.dst_window_bytes.start * 8) + u64::from(e.dst_unit) * unit;
-            for b in 0..e.len_bits {
-                // The shader's u32 arithmetic, wrapping included.
-                let q = b + e.run_phase_bits;
-                let s = e
-                    .src_bit
-                    .wrapping_add((q / e.run_bits) * e.block_bits)
-                    .wrapping_add(q % e.run_bits);
-                let s = u64::from(s);
-                let b = u64::from(b);
-                assert!(s < src_len_bits, "source bit outside the window");
-                let d = dst_base + u64::from(e.first_bit) + b;
-                assert!(
-                    d < pass.dst_window_bytes.end * 8,
-                    "destination bit outside the window"
-                );
-                arena[(d / 8) as usize] |= get(src, s) << (d % 8);
-            }
-        }
-        assert_eq!(next_invocation, header.invocations);
-    }
-    arena
-}
-
-fn check_plan(plan: &SplitPlan, input: &HostTensor, split: &ResolvedSplit, context: &str) {
+/// Static properties of a plan: windows, grids, tables and the output
+/// layout within the limits.
+fn check_structure(plan: &SplitPlan, context: &str) {
     let limits = plan.limits();
     let window = limits.max_storage_buffer_binding_size.min(1 << 28);
     let align = u64::from(limits.min_storage_buffer_offset_alignment);
     for pass in plan.passes() {
-        for w in [&pass.src_window_bytes, &pass.dst_window_bytes] {
+        let windows = std::iter::once(&pass.src_window_bytes)
+            .chain(pass.dst_windows.iter().map(|w| &w.bytes));
+        for w in windows {
             assert!(
-                w.end - w.start <= window && w.start % align == 0 && (w.end - w.start) % 4 == 0,
+                w.end - w.start <= window - align
+                    && w.start % align == 0
+                    && (w.end - w.start) % 4 == 0,
                 "{context}: window {w:?}"
             );
         }
         assert!(pass.src_window_bytes.end <= plan.input_binding_bytes());
-        assert!(pass.dst_window_bytes.end <= plan.arena_bytes());
+        for w in &pass.dst_windows {
+            assert!(w.bytes.end <= plan.destination_bytes(w.destination).next_multiple_of(16));
+        }
+        assert!(pass.dst_windows.len() as u32 <= limits.destinations_per_dispatch());
         assert_eq!(pass.table_bytes.start % align, 0);
         let [x, y] = pass.workgroups;
         let max = limits.max_compute_workgroups_per_dimension;
@@ -107,25 +49,41 @@ fn check_plan(plan: &SplitPlan, input: &HostTensor, split: &ResolvedSplit, conte
             "{context}: grid is tight"
         );
     }
-    let mut end = 0;
-    for slot in plan.outputs() {
-        assert_eq!(slot.offset_bytes % align, 0);
-        assert!(slot.offset_bytes >= end, "slots do not overlap");
-        end = slot.offset_bytes + slot.len_bytes;
+    if plan.placement() == Outputs::Arena {
+        let mut end = 0;
+        for o in plan.outputs() {
+            assert_eq!(o.arena_offset_bytes % align, 0);
+            assert!(o.arena_offset_bytes >= end, "slots do not overlap");
+            end = o.arena_offset_bytes + o.region_bytes;
+        }
+        assert!(plan.arena_bytes() >= end && plan.arena_bytes().is_multiple_of(4));
     }
-    assert!(plan.arena_bytes() >= end && plan.arena_bytes().is_multiple_of(4));
-    let mut padded = input.as_bytes().unwrap().to_vec();
-    padded.resize(plan.input_binding_bytes() as usize, 0);
-    let arena = emulate(plan, &padded);
-    let expected = host::split(input, split).unwrap();
-    for (i, (slot, e)) in plan.outputs().iter().zip(&expected).enumerate() {
-        assert_eq!(slot.shape, e.shape());
-        assert_eq!(
-            &arena[slot.offset_bytes as usize..(slot.offset_bytes + slot.len_bytes) as usize],
-            e.as_bytes().unwrap(),
-            "{context}: output {i}"
+}
+
+/// Structure, then the emulated encode in both caller layouts.
+fn check_plan(plan: &SplitPlan, input: &HostTensor, split: &ResolvedSplit, context: &str) {
+    check_structure(plan, context);
+    let mut rng = Rng::new(split.output_count() as u64);
+    for layout in [Layout::OwnBuffers, Layout::Pooled] {
+        check_emulated(
+            plan,
+            input,
+            split,
+            layout,
+            &mut rng,
+            &format!("{context} {layout:?}"),
         );
     }
+}
+
+fn options(strategy: Strategy, outputs: Outputs) -> PlanOptions {
+    PlanOptions::default().strategy(strategy).outputs(outputs)
+}
+
+/// The pure-gather plan, in both placements.
+fn gather_plans(split: &ResolvedSplit, t: ElementType, limits: &PlanLimits) -> [SplitPlan; 2] {
+    [Outputs::Separate, Outputs::Arena]
+        .map(|o| SplitPlan::new(split, t, limits, &options(Strategy::Gather, o)).unwrap())
 }
 
 #[test]
@@ -145,16 +103,13 @@ fn one_dispatch_under_the_limits() {
                     let count = 1 + rng.below(4);
                     let lengths = rng.lengths(shape[axis], count);
                     let split = ResolvedSplit::new(&shape, axis, lengths, true).unwrap();
-                    let plan = SplitPlan::new(&split, element_type, &limits).unwrap();
-                    let nonempty = plan.outputs().iter().any(|s| s.len_bytes > 0);
-                    assert_eq!(plan.dispatch_count(), usize::from(nonempty));
                     let input = random_tensor(&mut rng, element_type, &shape);
-                    check_plan(
-                        &plan,
-                        &input,
-                        &split,
-                        &format!("{element_type} {shape:?} axis {axis}"),
-                    );
+                    for plan in gather_plans(&split, element_type, &limits) {
+                        let nonempty = plan.outputs().iter().any(|s| s.len_bytes > 0);
+                        assert_eq!(plan.dispatch_count(), usize::from(nonempty));
+                        let context = format!("{element_type} {shape:?} axis {axis}");
+                        check_plan(&plan, &input, &split, &context);
+                    }
                 }
             }
         }
@@ -164,51 +119,60 @@ fn one_dispatch_under_the_limits() {
 #[test]
 fn arena_slots_are_aligned_for_direct_binding() {
     let split = ResolvedSplit::new(&[3, 10], 1, vec![1, 2, 7], true).unwrap();
-    let plan = SplitPlan::new(&split, ElementType::Int4, &PlanLimits::WEBGPU_DEFAULT).unwrap();
-    let offsets: Vec<u64> = plan.outputs().iter().map(|s| s.offset_bytes).collect();
+    let [separate, arena] = gather_plans(&split, ElementType::Int4, &PlanLimits::WEBGPU_DEFAULT);
+    let offsets: Vec<u64> = arena
+        .outputs()
+        .iter()
+        .map(|s| s.arena_offset_bytes)
+        .collect();
     assert_eq!(offsets, [0, 256, 512]);
-    let lens: Vec<u64> = plan.outputs().iter().map(|s| s.len_bytes).collect();
+    let lens: Vec<u64> = arena.outputs().iter().map(|s| s.len_bytes).collect();
     assert_eq!(lens, [2, 3, 11]); // 3, 6 and 21 nibbles
-    assert_eq!(plan.arena_bytes(), 524);
-    assert_eq!(plan.outputs()[1].range(), 256..259);
+    // Each region holds the output rounded up to the word the split writes.
+    let regions: Vec<u64> = arena.outputs().iter().map(|s| s.region_bytes).collect();
+    assert_eq!(regions, [4, 4, 12]);
+    assert_eq!(arena.arena_bytes(), 524);
+    assert_eq!(arena.outputs()[1].arena_range(), 256..259);
+    // Separate destinations need no arena; the regions are the same.
+    assert_eq!(separate.arena_bytes(), 0);
+    assert_eq!(separate.destination_bytes(2), 12);
 }
 
 #[test]
-fn the_access_unit_is_the_widest_that_divides_everything() {
-    let unit = |shape: &[usize], axis, lengths: Vec<usize>, t| {
+fn the_kernel_is_the_widest_that_divides_everything() {
+    let kernel = |shape: &[usize], axis, lengths: Vec<usize>, t| {
         let split = ResolvedSplit::new(shape, axis, lengths, true).unwrap();
-        SplitPlan::new(&split, t, &PlanLimits::LAVAPIPE)
-            .unwrap()
-            .kernel()
+        gather_plans(&split, t, &PlanLimits::LAVAPIPE).map(|p| p.kernel())
     };
+    let both = |k| [k, k];
     assert_eq!(
-        unit(&[4096, 4096], 0, vec![1024; 4], ElementType::Float),
-        Kernel::Vec4
+        kernel(&[4096, 4096], 0, vec![1024; 4], ElementType::Float),
+        both(Kernel::Vec4)
     );
     assert_eq!(
-        unit(&[4096, 4096], 1, vec![1024; 4], ElementType::Float),
-        Kernel::Vec4
+        kernel(&[4096, 4096], 1, vec![1024; 4], ElementType::Float),
+        both(Kernel::Vec4)
     );
     assert_eq!(
-        unit(&[8, 6], 1, vec![4, 2], ElementType::Float),
-        Kernel::Words
+        kernel(&[8, 6], 1, vec![4, 2], ElementType::Float),
+        both(Kernel::Words)
     );
     assert_eq!(
-        unit(&[8, 32], 1, vec![16, 16], ElementType::Uint8),
-        Kernel::Vec4
+        kernel(&[8, 32], 1, vec![16, 16], ElementType::Uint8),
+        both(Kernel::Vec4)
     );
     assert_eq!(
-        unit(&[8, 33], 1, vec![16, 17], ElementType::Uint8),
-        Kernel::Words
+        kernel(&[8, 33], 1, vec![16, 17], ElementType::Uint8),
+        both(Kernel::Words)
     );
     // One row (outer = 1): only the runs and offsets matter.
     assert_eq!(
-        unit(&[1, 36], 1, vec![33, 3], ElementType::Float),
-        Kernel::Words
+        kernel(&[1, 36], 1, vec![33, 3], ElementType::Float),
+        both(Kernel::Words)
     );
     assert_eq!(
-        unit(&[1, 36], 1, vec![4, 32], ElementType::Float),
-        Kernel::Vec4
+        kernel(&[1, 36], 1, vec![4, 32], ElementType::Float),
+        both(Kernel::Vec4)
     );
 }
 
@@ -236,48 +200,104 @@ fn multi_pass_plans_cover_every_bit_once() {
         (ElementType::Float, vec![40000], 0, vec![10000, 30000], 4096),
     ] {
         let split = ResolvedSplit::new(&shape, axis, lengths, true).unwrap();
-        let plan = SplitPlan::new(&split, element_type, &tiny(window, 65535)).unwrap();
-        assert!(plan.dispatch_count() > 1);
         let input = random_tensor(&mut rng, element_type, &shape);
-        check_plan(&plan, &input, &split, &format!("{element_type} {shape:?}"));
+        for plan in gather_plans(&split, element_type, &tiny(window, 65535)) {
+            assert!(plan.dispatch_count() > 1);
+            check_plan(&plan, &input, &split, &format!("{element_type} {shape:?}"));
+        }
     }
 }
 
 #[test]
 fn grids_stay_within_the_workgroup_limit() {
     let split = ResolvedSplit::new(&[400_012], 0, vec![200_001, 200_011], true).unwrap();
+    let input = random_tensor(&mut Rng::new(43), ElementType::Uint8, &[400_012]);
     for max in [3, 10, 65535] {
-        let plan = SplitPlan::new(&split, ElementType::Uint8, &tiny(128 << 20, max)).unwrap();
-        let input = random_tensor(&mut Rng::new(43), ElementType::Uint8, &[400_012]);
-        check_plan(&plan, &input, &split, &format!("max {max}"));
-        if max == 10 {
-            assert_eq!(plan.dispatch_count(), 1);
-            assert!(plan.passes()[0].workgroups[1] > 1, "a 2-D grid");
+        for plan in gather_plans(&split, ElementType::Uint8, &tiny(128 << 20, max)) {
+            check_plan(&plan, &input, &split, &format!("max {max}"));
+            if max == 10 {
+                assert_eq!(plan.dispatch_count(), 1);
+                assert!(plan.passes()[0].workgroups[1] > 1, "a 2-D grid");
+            }
         }
     }
 }
 
+/// Dispatches for `outputs` one-element outputs (SplitToSequence of a
+/// [outputs, 2] f32 tensor), each into its own destination.
+fn dispatches_for(outputs: usize, limits: &PlanLimits) -> usize {
+    let split = OnnxSplitToSequence::new(11).resolve(&[outputs, 2]).unwrap();
+    let options = options(Strategy::Gather, Outputs::Separate);
+    SplitPlan::new(&split, ElementType::Float, limits, &options)
+        .unwrap()
+        .dispatch_count()
+}
+
 #[test]
-fn tables_past_the_uniform_limit_are_still_one_dispatch() {
+fn dispatch_counts_follow_the_storage_buffer_limit() {
+    // WebGPU's 8 storage buffers: the input and 7 destinations (the table
+    // is a uniform buffer).
+    assert_eq!(PlanLimits::WEBGPU_DEFAULT.destinations_per_dispatch(), 7);
+    assert_eq!(PlanLimits::LAVAPIPE.destinations_per_dispatch(), 31);
+    for (outputs, webgpu, lavapipe) in [
+        (3, 1, 1),
+        (8, 2, 1),
+        (1000, 143, 33),
+        (100_000, 14_286, 3_226),
+    ] {
+        assert_eq!(
+            dispatches_for(outputs, &PlanLimits::WEBGPU_DEFAULT),
+            webgpu,
+            "{outputs}"
+        );
+        assert_eq!(
+            dispatches_for(outputs, &PlanLimits::LAVAPIPE),
+            lavapipe,
+            "{outputs}"
+        );
+    }
+    // The arena binds one destination: one dispatch for any count.
     let split = OnnxSplitToSequence::new(11).resolve(&[100_000, 2]).unwrap();
-    let plan = SplitPlan::new(&split, ElementType::Float, &PlanLimits::LAVAPIPE).unwrap();
-    assert_eq!(plan.outputs().len(), 100_000);
-    assert_eq!(plan.dispatch_count(), 1);
-    assert_eq!(plan.table().len(), 16 + 48 * 100_000);
+    let arena = SplitPlan::new(
+        &split,
+        ElementType::Float,
+        &PlanLimits::LAVAPIPE,
+        &options(Strategy::Gather, Outputs::Arena),
+    )
+    .unwrap();
+    assert_eq!(arena.dispatch_count(), 1);
+    assert_eq!(arena.table().len(), 16 + 48 * 100_000);
+}
+
+#[test]
+fn many_outputs_into_many_regions_are_exact() {
+    let mut rng = Rng::new(47);
+    let split = OnnxSplitToSequence::new(11).resolve(&[1000, 3]).unwrap();
+    let input = random_tensor(&mut rng, ElementType::Float16, &[1000, 3]);
+    let plan = SplitPlan::new(
+        &split,
+        ElementType::Float16,
+        &PlanLimits::WEBGPU_DEFAULT,
+        &options(Strategy::Gather, Outputs::Separate),
+    )
+    .unwrap();
+    assert_eq!(plan.dispatch_count(), 143);
+    check_plan(&plan, &input, &split, "1000 outputs");
 }
 
 #[test]
 fn plans_past_the_device_are_errors() {
     let split = ResolvedSplit::new(&[4], 0, vec![4], true).unwrap();
+    let gather = options(Strategy::Gather, Outputs::Arena);
     assert_eq!(
-        SplitPlan::new(&split, ElementType::String, &PlanLimits::LAVAPIPE),
+        SplitPlan::new(&split, ElementType::String, &PlanLimits::LAVAPIPE, &gather),
         Err(Error::NotOnGpu {
             element_type: ElementType::String
         })
     );
     let huge = ResolvedSplit::new(&[1 << 40], 0, vec![1 << 40], true).unwrap();
     assert!(matches!(
-        SplitPlan::new(&huge, ElementType::Float, &PlanLimits::LAVAPIPE),
+        SplitPlan::new(&huge, ElementType::Float, &PlanLimits::LAVAPIPE, &gather),
         Err(Error::TooLargeForDevice { what: "input", .. })
     ));
     // The input fits, but 1,000 outputs padded to 256 bytes each do not.
@@ -287,9 +307,12 @@ fn plans_past_the_device_are_errors() {
         ..PlanLimits::WEBGPU_DEFAULT
     };
     assert!(matches!(
-        SplitPlan::new(&many, ElementType::Uint8, &limits),
+        SplitPlan::new(&many, ElementType::Uint8, &limits, &gather),
         Err(Error::TooLargeForDevice { what: "arena", .. })
     ));
+    // Separate destinations need no arena.
+    let separate = options(Strategy::Gather, Outputs::Separate);
+    assert!(SplitPlan::new(&many, ElementType::Uint8, &limits, &separate).is_ok());
 }
 
 #[test]
@@ -303,6 +326,52 @@ fn limits_a_device_allows() {
         ..device
     };
     assert!(!odd.fits_within(&device));
+    let more_buffers = PlanLimits {
+        max_storage_buffers_per_shader_stage: 33,
+        ..device
+    };
+    assert!(!more_buffers.fits_within(&device));
+}
+
+#[test]
+fn offsets_need_only_word_alignment_and_fold_into_the_table() {
+    let split = ResolvedSplit::new(&[6, 10], 1, vec![3, 7], true).unwrap();
+    let [separate, _] = gather_plans(&split, ElementType::Uint8, &PlanLimits::WEBGPU_DEFAULT);
+    assert_eq!(separate.offset_alignment_bytes(), 4);
+    // Aligned offsets use the plan's own table; others a patched copy.
+    let aligned = separate.bind(0, &[256, 512]).unwrap();
+    assert!(matches!(aligned.table, std::borrow::Cow::Borrowed(_)));
+    let packed = separate.bind(20, &[4, 36]).unwrap();
+    assert!(matches!(packed.table, std::borrow::Cow::Owned(_)));
+    assert_eq!(
+        packed.passes[0].src.start, 0,
+        "bound from the aligned-down offset"
+    );
+    // A vec4 plan needs 16-byte offsets; a word plan 4-byte ones.
+    let e = separate.bind(2, &[0, 64]).unwrap_err();
+    assert!(
+        matches!(e, Error::MisalignedOffset { alignment: 4, .. }),
+        "{e}"
+    );
+    let split = ResolvedSplit::new(&[4, 16], 1, vec![8, 8], true).unwrap();
+    let [vec4, _] = gather_plans(&split, ElementType::Float, &PlanLimits::WEBGPU_DEFAULT);
+    assert_eq!(vec4.kernel(), Kernel::Vec4);
+    let e = vec4.bind(16, &[4, 64]).unwrap_err();
+    assert!(
+        matches!(e, Error::MisalignedOffset { alignment: 16, .. }),
+        "{e}"
+    );
+    let e = vec4.bind(16, &[0]).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            Error::RegionCount {
+                expected: 2,
+                actual: 1
+            }
+        ),
+        "{e}"
+    );
 }
 
 proptest! {
@@ -313,9 +382,10 @@ proptest! {
         t in 0..ElementType::ALL.len(),
         shape in prop::collection::vec(1usize..40, 1..=4),
         axis_seed in any::<usize>(),
-        count in 1usize..5,
+        count in 1usize..9,
         window_kib in 1u64..6,
         max_groups in 1u32..5,
+        arena in any::<bool>(),
         seed in any::<u64>(),
     ) {
         let element_type = ElementType::ALL[t];
@@ -324,7 +394,9 @@ proptest! {
         let mut rng = Rng::new(seed);
         let lengths = rng.lengths(shape[axis], count);
         let split = ResolvedSplit::new(&shape, axis, lengths, true).unwrap();
-        let plan = SplitPlan::new(&split, element_type, &tiny(window_kib * 1024, max_groups)).unwrap();
+        let outputs = if arena { Outputs::Arena } else { Outputs::Separate };
+        let limits = tiny(window_kib * 1024, max_groups);
+        let plan = SplitPlan::new(&split, element_type, &limits, &options(Strategy::Gather, outputs)).unwrap();
         let input = random_tensor(&mut rng, element_type, &shape);
         check_plan(&plan, &input, &split, "random");
     }
@@ -349,34 +421,68 @@ fn strategies_move_the_same_bits() {
             Strategy::Copy,
             Strategy::Auto(CostModel::LAVAPIPE),
         ] {
-            let plan = SplitPlan::with_strategy(&split, t, &limits, &strategy).unwrap();
-            check_plan(
-                &plan,
-                &input,
-                &split,
-                &format!("{t} {shape:?} {strategy:?}"),
-            );
-            let nonempty = plan.outputs().iter().filter(|s| s.len_bytes > 0).count();
-            match strategy {
-                Strategy::Gather => assert_eq!(plan.dispatch_count(), 1),
-                Strategy::GatherPerOutput => assert_eq!(plan.dispatch_count(), nonempty),
-                Strategy::Copy => {
-                    assert_eq!((plan.dispatch_count(), plan.copies().len()), (0, nonempty))
+            for outputs in [Outputs::Separate, Outputs::Arena] {
+                let plan = SplitPlan::new(&split, t, &limits, &options(strategy, outputs)).unwrap();
+                check_plan(
+                    &plan,
+                    &input,
+                    &split,
+                    &format!("{t} {shape:?} {strategy:?}"),
+                );
+                let nonempty = plan.outputs().iter().filter(|s| s.len_bytes > 0).count();
+                match strategy {
+                    Strategy::Gather => assert_eq!(plan.dispatch_count(), 1),
+                    Strategy::GatherPerOutput => assert_eq!(plan.dispatch_count(), nonempty),
+                    Strategy::Copy => {
+                        assert_eq!((plan.dispatch_count(), plan.copies().len()), (0, nonempty))
+                    }
+                    _ => assert!(plan.dispatch_count() <= 1),
                 }
-                Strategy::Auto(_) => assert!(plan.dispatch_count() <= 1),
             }
         }
     }
 }
 
 #[test]
+fn usages_follow_what_the_plan_records() {
+    let split = ResolvedSplit::new(&[64, 40], 1, vec![8, 32], true).unwrap();
+    let plan = |strategy| {
+        SplitPlan::new(
+            &split,
+            ElementType::Float,
+            &PlanLimits::LAVAPIPE,
+            &options(strategy, Outputs::Separate),
+        )
+        .unwrap()
+    };
+    use wgpu::BufferUsages as U;
+    let gather = plan(Strategy::Gather);
+    assert_eq!(gather.input_usages(), U::STORAGE);
+    assert_eq!(gather.output_usages(1), U::STORAGE);
+    let copy = plan(Strategy::Copy);
+    assert_eq!(copy.input_usages(), U::COPY_SRC);
+    assert_eq!(copy.output_usages(0), U::COPY_DST);
+    // An empty output needs nothing.
+    let split = ResolvedSplit::new(&[4, 8], 1, vec![0, 8], true).unwrap();
+    let p = SplitPlan::new(
+        &split,
+        ElementType::Float,
+        &PlanLimits::LAVAPIPE,
+        &PlanOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(p.output_usages(0), U::empty());
+    assert_eq!(p.destination_bytes(0), 0);
+}
+
+#[test]
 fn copy_needs_four_byte_runs() {
     let split = ResolvedSplit::new(&[4, 6], 1, vec![1, 5], true).unwrap();
-    let e = SplitPlan::with_strategy(
+    let e = SplitPlan::new(
         &split,
         ElementType::Uint8,
         &PlanLimits::LAVAPIPE,
-        &Strategy::Copy,
+        &options(Strategy::Copy, Outputs::Separate),
     )
     .unwrap_err();
     assert!(
@@ -397,7 +503,13 @@ fn the_cost_model_copies_long_runs_and_gathers_short_ones() {
     let auto = Strategy::Auto(CostModel::LAVAPIPE);
     let plan = |shape: &[usize], axis, lengths: Vec<usize>, t| {
         let split = ResolvedSplit::new(shape, axis, lengths, true).unwrap();
-        SplitPlan::with_strategy(&split, t, &PlanLimits::LAVAPIPE, &auto).unwrap()
+        SplitPlan::new(
+            &split,
+            t,
+            &PlanLimits::LAVAPIPE,
+            &options(auto, Outputs::Separate),
+        )
+        .unwrap()
     };
     // Axis 0 of a large tensor: one long copy per output, no dispatch.
     let p = plan(&[4096, 4096], 0, vec![1024; 4], ElementType::Float);
@@ -418,7 +530,9 @@ fn views_are_offered_where_outputs_are_contiguous_and_bindable() {
     let limits = PlanLimits::LAVAPIPE; // 32-byte alignment
     let views = |shape: &[usize], axis, lengths: Vec<usize>, t| {
         let split = ResolvedSplit::new(shape, axis, lengths, true).unwrap();
-        SplitPlan::new(&split, t, &limits).unwrap().input_views()
+        SplitPlan::new(&split, t, &limits, &PlanOptions::default())
+            .unwrap()
+            .input_views()
     };
     assert_eq!(
         views(&[8, 4], 0, vec![2, 6], ElementType::Float),
@@ -433,7 +547,7 @@ fn views_are_offered_where_outputs_are_contiguous_and_bindable() {
     assert_eq!(views(&[8, 4], 1, vec![2, 2], ElementType::Float), None);
     // A sequence along axis 0 of 8-float rows.
     let split = OnnxSplitToSequence::new(11).resolve(&[3, 8]).unwrap();
-    let v = SplitPlan::new(&split, ElementType::Float, &limits)
+    let v = SplitPlan::new(&split, ElementType::Float, &limits, &PlanOptions::default())
         .unwrap()
         .input_views();
     assert_eq!(v, Some(vec![0..32, 32..64, 64..96]));

@@ -7,13 +7,26 @@
 use std::mem::{offset_of, size_of};
 
 use naga::valid::{Capabilities, ValidationFlags, Validator};
-use wgpu_split::plan::Kernel;
 use wgpu_split::plan::abi::{
     FLAG_ALIGNED, FLAG_PAD, TableEntry, TableHeader, UNITS_PER_INVOCATION, WORKGROUP_SIZE,
 };
+use wgpu_split::plan::{Kernel, Outputs};
+
+/// Modules the GPU path compiles: the arena (1 slot), and separate
+/// destinations with WebGPU's default (7), lavapipe's (31) and the most any
+/// device gets (32) slots.
+fn every_module() -> Vec<(Outputs, u32)> {
+    let mut modules = vec![(Outputs::Arena, 1)];
+    modules.extend([1, 2, 7, 31, 32].map(|s| (Outputs::Separate, s)));
+    modules
+}
 
 fn module() -> naga::Module {
-    let source = wgpu_split::gpu::shader_source();
+    module_with(Outputs::Arena, 1)
+}
+
+fn module_with(outputs: Outputs, slots: u32) -> naga::Module {
+    let source = wgpu_split::gpu::shader_source(outputs, slots);
     let module = naga::front::wgsl::parse_str(&source)
         .unwrap_or_else(|e| panic!("{}", e.emit_to_string(&source)));
     Validator::new(ValidationFlags::all(), Capabilities::empty())
@@ -51,14 +64,44 @@ fn wgsl_struct(module: &naga::Module, name: &str) -> (Vec<(String, u32, u32)>, u
 
 #[test]
 fn the_compiled_shader_validates_without_optional_capabilities() {
-    let module = module();
-    for kernel in Kernel::ALL {
-        let entry = module
-            .entry_points
-            .iter()
-            .find(|e| e.name == kernel.entry_point())
-            .unwrap_or_else(|| panic!("no entry point {}", kernel.entry_point()));
-        assert_eq!(entry.workgroup_size, [WORKGROUP_SIZE, 1, 1], "{kernel:?}");
+    for (outputs, slots) in every_module() {
+        let module = module_with(outputs, slots);
+        for kernel in Kernel::ALL {
+            for outputs in [Outputs::Arena, Outputs::Separate] {
+                let name = kernel.entry_point(outputs);
+                let entry = module
+                    .entry_points
+                    .iter()
+                    .find(|e| e.name == name)
+                    .unwrap_or_else(|| panic!("no entry point {name}"));
+                assert_eq!(entry.workgroup_size, [WORKGROUP_SIZE, 1, 1], "{name}");
+            }
+        }
+    }
+}
+
+#[test]
+fn every_destination_slot_has_the_binding_rust_expects() {
+    for (outputs, slots) in every_module() {
+        let module = module_with(outputs, slots);
+        let binding = |name: &str| {
+            module
+                .global_variables
+                .iter()
+                .find(|(_, g)| g.name.as_deref() == Some(name))
+                .and_then(|(_, g)| g.binding.as_ref())
+                .unwrap_or_else(|| panic!("no binding {name} with {slots} slots"))
+                .binding
+        };
+        assert_eq!(binding("table"), 0);
+        assert_eq!(binding("src_words"), Kernel::Words.src_binding());
+        assert_eq!(binding("src_vec4"), Kernel::Vec4.src_binding());
+        for slot in 0..slots {
+            let words = binding(&format!("dst_words_{slot}"));
+            let vec4 = binding(&format!("dst_vec4_{slot}"));
+            assert_eq!(words, Kernel::Words.dst_binding(slot, slots));
+            assert_eq!(vec4, Kernel::Vec4.dst_binding(slot, slots));
+        }
     }
 }
 
@@ -75,6 +118,11 @@ fn the_table_entry_matches_rust_member_for_member() {
         ("run_phase_bits", offset_of!(TableEntry, run_phase_bits)),
         ("src_bit", offset_of!(TableEntry, src_bit)),
         ("flags", offset_of!(TableEntry, flags)),
+        ("dst_slot", offset_of!(TableEntry, dst_slot)),
+        (
+            "units_per_invocation",
+            offset_of!(TableEntry, units_per_invocation),
+        ),
     ];
     for (i, (name, offset)) in rust.iter().enumerate() {
         assert_eq!(
@@ -90,7 +138,13 @@ fn the_table_entry_matches_rust_member_for_member() {
 
 #[test]
 fn the_table_header_matches_rust_and_entries_follow_it() {
-    let (members, _) = wgsl_struct(&module(), "Table");
+    for (outputs, slots) in every_module() {
+        table_header_matches(&module_with(outputs, slots));
+    }
+}
+
+fn table_header_matches(module: &naga::Module) {
+    let (members, _) = wgsl_struct(module, "Table");
     let rust = [
         ("invocations", offset_of!(TableHeader, invocations), 4),
         ("entry_count", offset_of!(TableHeader, entry_count), 4),

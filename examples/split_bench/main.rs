@@ -21,7 +21,7 @@ use std::time::Instant;
 
 use gpu_timer::GpuTimer;
 use wgpu_split::gpu::{BufferRegion, GpuContext, GpuSplitter};
-use wgpu_split::plan::{CostModel, SplitPlan, Strategy};
+use wgpu_split::plan::{CostModel, Outputs, PlanOptions, SplitPlan, Strategy};
 use wgpu_split::{
     ElementType, HostTensor, OnnxSplit, OnnxSplitToSequence, Operator, ParamTensor, ResolvedSplit,
     host,
@@ -94,8 +94,9 @@ fn suite(quick: bool) -> Vec<Case> {
 }
 
 /// The methods, in report order.
-const GPU_METHODS: [&str; 7] = [
+const GPU_METHODS: [&str; 8] = [
     "plan",
+    "destinations",
     "gather",
     "per_output_dispatch",
     "per_output_copy",
@@ -289,18 +290,24 @@ fn bench_case(
     // so that all of them see the same machine noise.
     let mut prepared: Vec<Prepared> = Vec::new();
     for method in GPU_METHODS {
-        let strategy = match method {
-            "plan" => Some(*splitter.strategy()),
-            "gather" => Some(Strategy::Gather),
-            "per_output_dispatch" => Some(Strategy::GatherPerOutput),
-            "per_output_copy" => Some(Strategy::Copy),
+        // Every method but `destinations` writes one arena, as before.
+        let arena = PlanOptions::default().outputs(Outputs::Arena);
+        let options = match method {
+            "plan" => Some(arena.strategy(*splitter.strategy())),
+            "destinations" => Some(PlanOptions::default().strategy(*splitter.strategy())),
+            "gather" => Some(arena.strategy(Strategy::Gather)),
+            "per_output_dispatch" => Some(arena.strategy(Strategy::GatherPerOutput)),
+            "per_output_copy" => Some(arena.strategy(Strategy::Copy)),
             _ => None,
         };
-        let work = if let Some(strategy) = strategy {
-            match splitter.plan_with(&split, case.element_type, splitter.plan_limits(), &strategy) {
+        let work = if let Some(options) = options {
+            match splitter.plan_with(&split, case.element_type, splitter.plan_limits(), &options) {
                 Ok(plan) => {
-                    let arena = splitter.create_arena(&plan)?;
-                    Work::Plan(plan, arena)
+                    let buffers = match plan.placement() {
+                        Outputs::Arena => vec![splitter.create_arena(&plan)?],
+                        _ => splitter.create_output_buffers(&plan)?,
+                    };
+                    Work::Plan(Box::new(plan), buffers)
                 }
                 Err(e) => {
                     eprintln!("    {method}: n/a: {e}");
@@ -338,8 +345,8 @@ fn bench_case(
         let p = Prepared { method, work };
         let record = |e: &mut wgpu::CommandEncoder| p.record(splitter, &input_buffer, e);
         match &p.work {
-            Work::Plan(plan, arena) => {
-                check_arena(splitter, &record, arena, plan, &expected, method)?
+            Work::Plan(plan, buffers) => {
+                check_plan(splitter, &record, buffers, plan, &expected, method)?
             }
             Work::Copy(dst, _) | Work::Shader(_, dst) => {
                 check_copy(splitter, &record, dst, input.as_bytes()?, method)?
@@ -427,8 +434,8 @@ fn bench_case(
 
 /// What one GPU method records.
 enum Work {
-    /// A split plan and its arena.
-    Plan(SplitPlan, wgpu::Buffer),
+    /// A split plan and its arena, or one buffer per output.
+    Plan(Box<SplitPlan>, Vec<wgpu::Buffer>),
     /// One copy command of the given size into the buffer.
     Copy(wgpu::Buffer, u64),
     /// The vec4 copy kernel and its destination.
@@ -448,14 +455,15 @@ impl Prepared {
         encoder: &mut wgpu::CommandEncoder,
     ) {
         match &self.work {
-            Work::Plan(plan, arena) => splitter
-                .encode(
-                    encoder,
-                    plan,
-                    BufferRegion::whole(input),
-                    BufferRegion::whole(arena),
-                )
-                .expect("encode"),
+            Work::Plan(plan, buffers) => {
+                let input = BufferRegion::whole(input);
+                let regions: Vec<BufferRegion> = buffers.iter().map(BufferRegion::whole).collect();
+                match plan.placement() {
+                    Outputs::Arena => splitter.encode_arena(encoder, plan, input, regions[0]),
+                    _ => splitter.encode(encoder, plan, input, &regions),
+                }
+                .expect("encode")
+            }
             Work::Copy(dst, size) => encoder.copy_buffer_to_buffer(input, 0, dst, 0, *size),
             Work::Shader(kernel, _) => kernel.record(encoder),
         }
@@ -546,17 +554,24 @@ fn run_and_read(
     Ok(bytes)
 }
 
-fn check_arena(
+fn check_plan(
     splitter: &GpuSplitter,
     record: &dyn Fn(&mut wgpu::CommandEncoder),
-    arena: &wgpu::Buffer,
+    buffers: &[wgpu::Buffer],
     plan: &SplitPlan,
     expected: &[HostTensor],
     method: &str,
 ) -> Result<(), Box<dyn std::error::Error>> {
-    let bytes = run_and_read(splitter, record, arena)?;
-    for (i, (slot, e)) in plan.outputs().iter().zip(expected).enumerate() {
-        let got = &bytes[slot.offset_bytes as usize..(slot.offset_bytes + slot.len_bytes) as usize];
+    let read: Vec<Vec<u8>> = buffers
+        .iter()
+        .map(|b| run_and_read(splitter, record, b))
+        .collect::<Result<_, _>>()?;
+    for (i, (output, e)) in plan.outputs().iter().zip(expected).enumerate() {
+        let (bytes, start) = match plan.placement() {
+            Outputs::Arena => (&read[0], output.arena_offset_bytes),
+            _ => (&read[i], 0),
+        };
+        let got = &bytes[start as usize..(start + output.len_bytes) as usize];
         if got != e.as_bytes()? {
             return Err(format!("{method}: output {i} differs from the host path").into());
         }
@@ -716,6 +731,38 @@ fn print_table(rows: &[Row]) {
     println!(
         "ratio: to copy_limit for GPU methods, to host_memcpy for host methods; GB/s counts bytes read + written."
     );
+    print_summary(rows);
+}
+
+/// GB/s of `method` on `case`.
+fn gbps(rows: &[Row], case: &str, method: &str) -> Option<f64> {
+    rows.iter()
+        .find(|r| r.case == case && r.method == method)
+        .map(|r| r.gbps)
+}
+
+/// The ratios the targets are stated in, one line per case.
+fn print_summary(rows: &[Row]) {
+    let mut cases: Vec<&str> = rows.iter().map(|r| r.case.as_str()).collect();
+    cases.dedup();
+    println!();
+    println!(
+        "{:<26} {:>18} {:>18} {:>18}",
+        "case", "destinations/plan", "plan/copy_limit", "plan/shader_copy"
+    );
+    let ratio = |case: &str, a: &str, b: &str| match (gbps(rows, case, a), gbps(rows, case, b)) {
+        (Some(a), Some(b)) => format!("{:.2}", a / b),
+        _ => "n/a".to_string(),
+    };
+    for case in cases {
+        println!(
+            "{:<26} {:>18} {:>18} {:>18}",
+            case,
+            ratio(case, "destinations", "plan"),
+            ratio(case, "plan", "copy_limit"),
+            ratio(case, "plan", "shader_copy"),
+        );
+    }
 }
 
 /// Measures the cost model's constants on this adapter and prints them.
@@ -733,12 +780,15 @@ fn calibrate(
                    strategy: Strategy|
      -> Result<(f64, SplitPlan), Box<dyn std::error::Error>> {
         let split = ResolvedSplit::new(&shape, axis, lengths, true)?;
-        let plan = splitter.plan_with(&split, t, splitter.plan_limits(), &strategy)?;
+        let options = PlanOptions::default()
+            .strategy(strategy)
+            .outputs(Outputs::Arena);
+        let plan = splitter.plan_with(&split, t, splitter.plan_limits(), &options)?;
         let input = splitter.create_input(&vec![0u8; plan.input_binding_bytes() as usize])?;
         let arena = splitter.create_arena(&plan)?;
         let record = |e: &mut wgpu::CommandEncoder| {
             splitter
-                .encode(
+                .encode_arena(
                     e,
                     &plan,
                     BufferRegion::whole(&input),

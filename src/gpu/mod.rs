@@ -1,19 +1,25 @@
 //! GPU execution: a [`GpuSplitter`] owns the compiled gather shader and
-//! records a planned split into the caller's command encoder, reading the
-//! caller's input buffer and writing the caller's arena buffer. It submits
-//! nothing and reads nothing back; [`GpuSplitter::split`] is the convenience
-//! path that does.
+//! records a planned split into the caller's command encoder
+//! ([`GpuSplitter::encode`]) or compute pass ([`GpuSplitter::prepare`]),
+//! reading the caller's input region and writing each output into the
+//! caller's region for it (or one arena). It submits nothing and reads
+//! nothing back; [`GpuSplitter::split`] is the convenience path that does.
 
 mod cache;
 mod context;
+mod dispatch;
 mod kernels;
+mod prepared;
 mod readback;
 mod region;
+mod resources;
 mod scope;
 mod splitter;
 
+pub use cache::CachePolicy;
 pub use context::GpuContext;
 pub use kernels::shader_source;
+pub use prepared::PreparedSplit;
 pub use readback::READBACK_TIMEOUT;
 pub use region::BufferRegion;
 pub use splitter::GpuSplitter;

@@ -7,7 +7,7 @@ use super::GpuSplitter;
 use super::region::BufferRegion;
 use super::scope::scoped;
 use crate::error::{Error, Result};
-use crate::plan::SplitPlan;
+use crate::plan::{Outputs, SplitPlan};
 use crate::semantics::{Operator, ResolvedSplit};
 use crate::tensor::HostTensor;
 
@@ -106,34 +106,54 @@ impl GpuSplitter {
                 ),
             });
         }
-        let bytes = if plan.passes().is_empty() && plan.copies().is_empty() {
-            // Nothing to move (every output is empty).
-            vec![0; plan.arena_bytes() as usize]
+        // Every destination in one page, so that one readback serves all.
+        let (destinations, page_bytes) = page_layout(plan);
+        let bytes = if plan.dispatch_count() == 0 && plan.copy_count() == 0 {
+            vec![0; page_bytes as usize] // every output is empty
         } else {
             let input_buffer = self.create_input(input.as_bytes()?)?;
-            let arena = self.create_arena(plan)?;
-            self.run_and_read(plan, &input_buffer, &arena).await?
+            let page = self.create_page(page_bytes)?;
+            self.run_and_read(plan, &input_buffer, &page, &destinations)
+                .await?
         };
         plan.outputs()
             .iter()
-            .map(|slot| {
-                let range =
-                    slot.offset_bytes as usize..(slot.offset_bytes + slot.len_bytes) as usize;
-                HostTensor::from_raw(input.element_type(), &slot.shape, bytes[range].to_vec())
+            .enumerate()
+            .map(|(i, output)| {
+                let start = match plan.placement() {
+                    Outputs::Separate => destinations[i].start,
+                    Outputs::Arena => output.arena_offset_bytes,
+                } as usize;
+                let range = start..start + output.len_bytes as usize;
+                HostTensor::from_raw(input.element_type(), &output.shape, bytes[range].to_vec())
             })
             .collect()
     }
 
-    /// Encodes the plan, copies the arena to a staging buffer, submits and
-    /// maps it; returns the arena's bytes.
+    fn create_page(&self, bytes: u64) -> Result<wgpu::Buffer> {
+        scoped(self.device(), "creating the output page", || {
+            self.device().create_buffer(&wgpu::BufferDescriptor {
+                label: Some("wgpu-split output page"),
+                size: bytes.max(4),
+                usage: wgpu::BufferUsages::STORAGE
+                    | wgpu::BufferUsages::COPY_SRC
+                    | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            })
+        })
+    }
+
+    /// Encodes the plan into regions of `page`, copies the page to a staging
+    /// buffer, submits and maps it; returns the page's bytes.
     async fn run_and_read(
         &self,
         plan: &SplitPlan,
         input: &wgpu::Buffer,
-        arena: &wgpu::Buffer,
+        page: &wgpu::Buffer,
+        destinations: &[std::ops::Range<u64>],
     ) -> Result<Vec<u8>> {
         let device = self.device();
-        let size = plan.arena_bytes();
+        let size = page.size();
         // Everything up to the submission runs inside error scopes, so a lost
         // device is a typed error here (the scope guards are !Send and must
         // not live across an await; this part is synchronous).
@@ -147,15 +167,16 @@ impl GpuSplitter {
             let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
                 label: Some("wgpu-split convenience"),
             });
-            // One-off buffers: do not keep their bind groups in the cache.
-            self.encode_with(
-                &mut encoder,
-                plan,
-                BufferRegion::whole(input),
-                BufferRegion::whole(arena),
-                false,
-            )?;
-            encoder.copy_buffer_to_buffer(arena, 0, &staging, 0, size);
+            let regions: Vec<BufferRegion<'_>> = destinations
+                .iter()
+                .map(|r| BufferRegion::new(page, r.start, r.end - r.start))
+                .collect();
+            let input = BufferRegion::whole(input);
+            match plan.placement() {
+                Outputs::Separate => self.encode(&mut encoder, plan, input, &regions)?,
+                Outputs::Arena => self.encode_arena(&mut encoder, plan, input, regions[0])?,
+            }
+            encoder.copy_buffer_to_buffer(page, 0, &staging, 0, size);
             let index = self.queue().submit([encoder.finish()]);
             Ok::<_, Error>((staging, index))
         })??;
@@ -188,4 +209,18 @@ impl GpuSplitter {
         staging.unmap();
         Ok(bytes)
     }
+}
+
+/// Where each destination of `plan` goes in one page buffer (each at a
+/// 16-byte boundary, as a runtime's pool would pack them), and the page size.
+fn page_layout(plan: &SplitPlan) -> (Vec<std::ops::Range<u64>>, u64) {
+    let mut end: u64 = 0;
+    let ranges = (0..plan.destination_count())
+        .map(|i| {
+            let start = end.div_ceil(16) * 16;
+            end = start + plan.destination_bytes(i);
+            start..end
+        })
+        .collect();
+    (ranges, end.div_ceil(4) * 4)
 }

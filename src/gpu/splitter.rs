@@ -1,21 +1,23 @@
 //! [`GpuSplitter`]: plans splits for one device and records them into the
-//! caller's command encoder.
+//! caller's command encoder or compute pass.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
-use super::cache::{BindKey, EncodeCache, MAX_CACHED_BIND_GROUPS, MAX_CACHED_TABLES};
-use super::kernels::{CompiledKernel, Kernels};
+use super::cache::{CachePolicy, TableCache};
+use super::kernels::Kernels;
+use super::prepared::PreparedSplit;
 use super::region::{BufferRegion, check_encode};
-use super::scope::{buffer_with_contents, scoped};
+use super::scope::scoped;
 use crate::element::ElementType;
 use crate::error::{Error, Result};
-use crate::plan::{Pass, PlanLimits, SplitPlan, Strategy};
+use crate::plan::{Outputs, PlanLimits, PlanOptions, SplitPlan, Strategy};
 use crate::semantics::ResolvedSplit;
 
 /// Splits tensors that live in GPU buffers.
 ///
-/// Built once per device; it caches the shader module, bind group layouts and
-/// pipelines, and is `Send + Sync`, so one splitter serves every thread.
+/// Built once per device from the caller's own device and queue; it
+/// compiles the gather shader's pipelines on first use and keeps them, and
+/// is `Send + Sync`, so one splitter serves every thread.
 ///
 /// # Examples
 ///
@@ -27,52 +29,71 @@ use crate::semantics::ResolvedSplit;
 /// let splitter = GpuSplitter::new(&ctx.device, &ctx.queue)?;
 /// let split = OnnxSplit::new(18, 2).axis(1).num_outputs(2).resolve(&[64, 10])?;
 /// let plan = splitter.plan(&split, ElementType::Float16)?;
-/// # let input = splitter.create_arena(&plan)?;
-/// let arena = splitter.create_arena(&plan)?;
+/// # let input = splitter.create_input(&[0; 64 * 10 * 2])?;
+/// let outputs = splitter.create_output_buffers(&plan)?;
+/// let regions: Vec<BufferRegion> = outputs.iter().map(BufferRegion::whole).collect();
 /// let mut encoder = ctx.device.create_command_encoder(&Default::default());
-/// splitter.encode(&mut encoder, &plan, BufferRegion::whole(&input), BufferRegion::whole(&arena))?;
+/// splitter.encode(&mut encoder, &plan, BufferRegion::whole(&input), &regions)?;
 /// ctx.queue.submit([encoder.finish()]);
-/// // Output 1 lives at plan.outputs()[1].range() inside `arena`.
 /// # Ok::<(), wgpu_split::Error>(())
 /// ```
 #[derive(Debug)]
 pub struct GpuSplitter {
-    device: wgpu::Device,
-    queue: wgpu::Queue,
-    limits: PlanLimits,
-    strategy: Strategy,
-    kernels: Kernels,
-    cache: Mutex<EncodeCache>,
+    pub(super) device: wgpu::Device,
+    pub(super) queue: wgpu::Queue,
+    pub(super) limits: PlanLimits,
+    pub(super) strategy: Strategy,
+    pub(super) kernels: Kernels,
+    pub(super) policy: CachePolicy,
+    pub(super) tables: Mutex<TableCache>,
+    /// Bound to destination slots a pass does not use.
+    pub(super) spare: wgpu::Buffer,
 }
 
 /// The planner's limits of a wgpu device.
-fn plan_limits(limits: &wgpu::Limits) -> PlanLimits {
+pub(crate) fn plan_limits(limits: &wgpu::Limits) -> PlanLimits {
     PlanLimits {
         min_storage_buffer_offset_alignment: limits.min_storage_buffer_offset_alignment,
         max_storage_buffer_binding_size: limits.max_storage_buffer_binding_size,
         max_buffer_size: limits.max_buffer_size,
         max_compute_workgroups_per_dimension: limits.max_compute_workgroups_per_dimension,
+        max_storage_buffers_per_shader_stage: limits.max_storage_buffers_per_shader_stage,
+        min_uniform_buffer_offset_alignment: limits.min_uniform_buffer_offset_alignment,
+        max_uniform_buffer_binding_size: limits.max_uniform_buffer_binding_size,
     }
 }
 
 impl GpuSplitter {
-    /// Compiles the gather shader for `device` (handles are cloned; wgpu
-    /// devices are reference-counted).
+    /// A splitter for `device` (handles are cloned; wgpu devices are
+    /// reference-counted). Pipelines are compiled on first use.
     ///
     /// # Errors
     ///
     /// [`Error::Gpu`] when the device is lost or rejects the shader.
     pub fn new(device: &wgpu::Device, queue: &wgpu::Queue) -> Result<Self> {
-        let kernels = scoped(device, "compiling the gather shader", || {
-            Kernels::compile(device)
+        let kernels = Kernels::default();
+        let spare = scoped(device, "compiling the gather shader", || {
+            // Compile the arena pipelines now: a device that rejects the
+            // shader fails here, not in the middle of a runtime's step.
+            for kernel in crate::plan::Kernel::ALL {
+                kernels.get(device, kernel, Outputs::Arena, 1);
+            }
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("wgpu-split spare destination"),
+                size: 16,
+                usage: wgpu::BufferUsages::STORAGE,
+                mapped_at_creation: false,
+            })
         })?;
         Ok(GpuSplitter {
             device: device.clone(),
             queue: queue.clone(),
             limits: plan_limits(&device.limits()),
-            strategy: Strategy::Auto(Default::default()),
+            strategy: Strategy::default(),
             kernels,
-            cache: Mutex::new(EncodeCache::default()),
+            policy: CachePolicy::default(),
+            tables: Mutex::new(TableCache::default()),
+            spare,
         })
     }
 
@@ -92,11 +113,16 @@ impl GpuSplitter {
     }
 
     /// The same splitter with another default [`Strategy`] for
-    /// [`GpuSplitter::plan`] (the default is [`Strategy::Auto`] with
-    /// [`crate::plan::CostModel::LAVAPIPE`]; use a calibrated model for other
-    /// adapters, or [`Strategy::Gather`] for buffers without copy usages).
+    /// [`GpuSplitter::plan`] (the default is [`Strategy::Auto`] with the
+    /// default cost model; [`Strategy::Gather`] plans dispatches only).
     pub fn with_strategy(mut self, strategy: Strategy) -> Self {
         self.strategy = strategy;
+        self
+    }
+
+    /// The same splitter with another [`CachePolicy`] for uploaded tables.
+    pub fn with_cache_policy(mut self, policy: CachePolicy) -> Self {
+        self.policy = policy;
         self
     }
 
@@ -105,263 +131,224 @@ impl GpuSplitter {
         &self.strategy
     }
 
-    /// Plans `split` of an `element_type` tensor for this device with the
-    /// splitter's strategy.
+    /// The cache policy for uploaded tables.
+    pub fn cache_policy(&self) -> CachePolicy {
+        self.policy
+    }
+
+    /// Plans `split` of an `element_type` tensor for this device, each
+    /// output into a destination region of its own, with the splitter's
+    /// strategy.
     ///
     /// # Errors
     ///
-    /// The errors of [`SplitPlan::with_strategy`].
+    /// The errors of [`SplitPlan::new`].
     pub fn plan(&self, split: &ResolvedSplit, element_type: ElementType) -> Result<SplitPlan> {
-        SplitPlan::with_strategy(split, element_type, &self.limits, &self.strategy)
+        let options = PlanOptions::default().strategy(self.strategy);
+        SplitPlan::new(split, element_type, &self.limits, &options)
     }
 
-    /// Plans with an explicit strategy and limits at most the device's (for
-    /// instance tiny windows, to exercise multi-pass plans on small tensors).
+    /// Plans `split` with every output in one arena buffer
+    /// ([`Outputs::Arena`]), with the splitter's strategy.
+    ///
+    /// # Errors
+    ///
+    /// The errors of [`SplitPlan::new`].
+    pub fn plan_arena(
+        &self,
+        split: &ResolvedSplit,
+        element_type: ElementType,
+    ) -> Result<SplitPlan> {
+        let options = PlanOptions::default()
+            .strategy(self.strategy)
+            .outputs(Outputs::Arena);
+        SplitPlan::new(split, element_type, &self.limits, &options)
+    }
+
+    /// Plans with explicit options and limits at most the device's (for
+    /// instance tiny windows, to exercise multi-pass plans on small tensors,
+    /// or WebGPU's default limits, to plan what every adapter runs).
     ///
     /// # Errors
     ///
     /// [`Error::PlanMismatch`] when `limits` does not fit within the device's,
-    /// and the errors of [`SplitPlan::with_strategy`].
+    /// and the errors of [`SplitPlan::new`].
     pub fn plan_with(
         &self,
         split: &ResolvedSplit,
         element_type: ElementType,
         limits: &PlanLimits,
-        strategy: &Strategy,
+        options: &PlanOptions,
     ) -> Result<SplitPlan> {
         if !limits.fits_within(&self.limits) {
             return Err(Error::PlanMismatch {
                 detail: format!("{limits:?} exceeds the device's {:?}", self.limits),
             });
         }
-        SplitPlan::with_strategy(split, element_type, limits, strategy)
+        SplitPlan::new(split, element_type, limits, options)
     }
 
-    /// A buffer of [`SplitPlan::arena_bytes`] bytes (at least 4) with the
-    /// usages the split and a readback need (`STORAGE | COPY_SRC | COPY_DST`).
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Gpu`] when the device is lost or out of memory.
-    pub fn create_arena(&self, plan: &SplitPlan) -> Result<wgpu::Buffer> {
-        scoped(&self.device, "creating the arena", || {
-            self.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("wgpu-split arena"),
-                size: plan.arena_bytes().max(4),
-                usage: wgpu::BufferUsages::STORAGE
-                    | wgpu::BufferUsages::COPY_SRC
-                    | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            })
-        })
-    }
-
-    /// A storage buffer holding `bytes`, padded with zeros to a multiple of 4
-    /// (`STORAGE | COPY_SRC | COPY_DST`).
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Gpu`] when the device is lost or out of memory.
-    pub fn create_input(&self, bytes: &[u8]) -> Result<wgpu::Buffer> {
-        buffer_with_contents(
-            &self.device,
-            "wgpu-split input",
-            bytes,
-            (bytes.len() as u64).div_ceil(4).max(1) * 4,
-            wgpu::BufferUsages::STORAGE
-                | wgpu::BufferUsages::COPY_SRC
-                | wgpu::BufferUsages::COPY_DST,
-        )
-    }
-
-    /// Drops every cached parameter table and bind group (and with them the
-    /// references they hold to caller buffers).
+    /// Drops every cached parameter table.
     pub fn clear_cache(&self) {
-        self.lock_cache().clear();
+        self.lock_tables().clear();
     }
 
-    fn lock_cache(&self) -> std::sync::MutexGuard<'_, EncodeCache> {
+    /// Bytes of parameter tables the cache holds (the splitter's own
+    /// buffers; no caller buffer is ever held).
+    pub fn cached_table_bytes(&self) -> u64 {
+        self.lock_tables().bytes()
+    }
+
+    pub(super) fn lock_tables(&self) -> std::sync::MutexGuard<'_, TableCache> {
         // A panic while holding the lock leaves the cache consistent (every
-        // insert is one statement), so a poisoned lock is still usable.
-        self.cache.lock().unwrap_or_else(|p| p.into_inner())
+        // change is one call), so a poisoned lock is still usable.
+        self.tables.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Records the split into `encoder`: reads `input` (the packed tensor,
-    /// [`SplitPlan::input_binding_bytes`] bytes from its offset) and writes every
-    /// output into `arena` at its [`SplitPlan::outputs`] offset. Records
-    /// [`SplitPlan::copy_count`] copy commands and [`SplitPlan::dispatch_count`]
-    /// dispatches, each in its own compute pass; submits nothing.
+    /// Records the split into `encoder`, each output straight into its
+    /// region of `outputs` (one per output, in order; an empty output's
+    /// region is ignored and may be empty). Records
+    /// [`SplitPlan::copy_count`] copy commands and, in one compute pass,
+    /// [`SplitPlan::dispatch_count`] dispatches; submits nothing. Nothing
+    /// outside the regions is written.
     ///
     /// # Errors
     ///
-    /// Caught before wgpu sees them: [`Error::PlanMismatch`] for a plan made
-    /// for other limits, [`Error::InputIsArena`], [`Error::MissingUsage`]
-    /// (`STORAGE` when the plan dispatches, `COPY_SRC` on the input and
-    /// `COPY_DST` on the arena when it copies), [`Error::MisalignedOffset`]
-    /// (offsets must be multiples of `min_storage_buffer_offset_alignment`),
-    /// [`Error::BufferTooSmall`].
+    /// Caught before wgpu sees them: [`Error::PlanMismatch`] (an arena plan,
+    /// or a plan for other limits), [`Error::RegionCount`],
+    /// [`Error::MissingUsage`] (the plan's [`SplitPlan::input_usages`] and
+    /// [`SplitPlan::output_usages`]), [`Error::MisalignedOffset`] (offsets
+    /// must be multiples of [`SplitPlan::offset_alignment_bytes`]),
+    /// [`Error::BufferTooSmall`] (a region below
+    /// [`crate::plan::PlannedOutput::region_bytes`]),
+    /// [`Error::RegionOutsideBuffer`], [`Error::InputSharesBuffer`],
+    /// [`Error::OverlappingRegions`]; [`Error::Gpu`] when wgpu rejects a
+    /// buffer (another device, destroyed) while binding it.
     pub fn encode(
         &self,
         encoder: &mut wgpu::CommandEncoder,
         plan: &SplitPlan,
         input: BufferRegion<'_>,
-        arena: BufferRegion<'_>,
+        outputs: &[BufferRegion<'_>],
     ) -> Result<()> {
-        self.encode_with(encoder, plan, input, arena, true)
+        expect_placement(plan, Outputs::Separate)?;
+        self.record(encoder, plan, &input, outputs)
     }
 
-    /// [`GpuSplitter::encode`], optionally without remembering the bind
-    /// groups (for one-off buffers, which the cache would otherwise keep alive).
-    pub(crate) fn encode_with(
+    /// Records an arena plan ([`Outputs::Arena`]): every output into `arena`
+    /// at its [`crate::plan::PlannedOutput::arena_offset_bytes`].
+    ///
+    /// # Errors
+    ///
+    /// As [`GpuSplitter::encode`], with the arena in place of the outputs.
+    pub fn encode_arena(
         &self,
         encoder: &mut wgpu::CommandEncoder,
         plan: &SplitPlan,
         input: BufferRegion<'_>,
         arena: BufferRegion<'_>,
-        remember: bool,
     ) -> Result<()> {
-        check_encode(&self.limits, plan, input, arena)?;
+        expect_placement(plan, Outputs::Arena)?;
+        self.record(encoder, plan, &input, &[arena])
+    }
+
+    /// Prepares a plan that needs only dispatches for recording inside the
+    /// caller's own compute pass ([`PreparedSplit::record`]): pipeline, bind
+    /// groups and workgroup counts, checked like [`GpuSplitter::encode`].
+    ///
+    /// # Errors
+    ///
+    /// [`Error::CopiesInComputePass`] for a plan with copy commands (plan
+    /// with [`Strategy::Gather`]), and the errors of [`GpuSplitter::encode`].
+    pub fn prepare(
+        &self,
+        plan: &SplitPlan,
+        input: BufferRegion<'_>,
+        outputs: &[BufferRegion<'_>],
+    ) -> Result<PreparedSplit> {
+        expect_placement(plan, Outputs::Separate)?;
+        self.prepare_checked(plan, &input, outputs)
+    }
+
+    /// [`GpuSplitter::prepare`] for an arena plan.
+    ///
+    /// # Errors
+    ///
+    /// As [`GpuSplitter::prepare`].
+    pub fn prepare_arena(
+        &self,
+        plan: &SplitPlan,
+        input: BufferRegion<'_>,
+        arena: BufferRegion<'_>,
+    ) -> Result<PreparedSplit> {
+        expect_placement(plan, Outputs::Arena)?;
+        self.prepare_checked(plan, &input, &[arena])
+    }
+
+    fn prepare_checked(
+        &self,
+        plan: &SplitPlan,
+        input: &BufferRegion<'_>,
+        destinations: &[BufferRegion<'_>],
+    ) -> Result<PreparedSplit> {
+        if plan.copy_count() > 0 {
+            return Err(Error::CopiesInComputePass {
+                copies: plan.copy_count(),
+            });
+        }
+        check_encode(&self.limits, plan, input, destinations)?;
+        self.prepare_dispatches(plan, input, destinations)
+    }
+
+    /// Checks, then records the copies and the dispatches.
+    fn record(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        plan: &SplitPlan,
+        input: &BufferRegion<'_>,
+        destinations: &[BufferRegion<'_>],
+    ) -> Result<()> {
+        check_encode(&self.limits, plan, input, destinations)?;
+        let prepared = self.prepare_dispatches(plan, input, destinations)?;
         for c in plan.copies() {
+            let destination = match plan.placement() {
+                Outputs::Separate => &destinations[c.output],
+                Outputs::Arena => &destinations[0],
+            };
             for k in 0..c.count {
                 encoder.copy_buffer_to_buffer(
                     input.buffer,
                     input.offset + c.src_offset_bytes + k * c.src_stride_bytes,
-                    arena.buffer,
-                    arena.offset + c.dst_offset_bytes + k * c.size_bytes,
+                    destination.buffer,
+                    destination.offset + c.dst_offset_bytes + k * c.size_bytes,
                     c.size_bytes,
                 );
             }
         }
-        if plan.passes().is_empty() {
-            return Ok(());
-        }
-        let kernel = self.kernels.get(plan.kernel());
-        // One cache lock and one table lookup per encode, not per pass.
-        let mut cache = self.lock_cache();
-        let table = self.table_buffer(&mut cache, plan)?;
-        let bind_groups = (0..plan.passes().len())
-            .map(|index| {
-                let binding = PassBinding {
-                    plan,
-                    index,
-                    table: &table,
-                    input,
-                    arena,
-                };
-                self.bind_group(&mut cache, kernel, &binding, remember)
-            })
-            .collect::<Result<Vec<_>>>()?;
-        drop(cache);
-        for (pass, bind_group) in plan.passes().iter().zip(bind_groups) {
-            // One compute pass per dispatch: a later pass may complete words an
-            // earlier one started, and pass boundaries order the storage writes.
-            let mut cpass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+        if prepared.dispatch_count() > 0 {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: Some("wgpu-split"),
                 timestamp_writes: None,
             });
-            cpass.set_pipeline(&kernel.pipeline);
-            cpass.set_bind_group(0, bind_group.as_ref(), &[]);
-            cpass.dispatch_workgroups(pass.workgroups[0], pass.workgroups[1], 1);
+            prepared.record(&mut pass);
         }
         Ok(())
     }
-
-    /// The table buffer for `plan`, uploaded once per distinct table.
-    fn table_buffer(&self, cache: &mut EncodeCache, plan: &SplitPlan) -> Result<Arc<wgpu::Buffer>> {
-        let key = plan.table_fingerprint();
-        if let Some((bytes, buffer)) = cache.tables.get(&key)
-            && bytes.as_slice() == plan.table()
-        {
-            return Ok(buffer.clone());
-        }
-        if cache.tables.len() >= MAX_CACHED_TABLES {
-            cache.clear();
-        }
-        let buffer = Arc::new(buffer_with_contents(
-            &self.device,
-            "wgpu-split table",
-            plan.table(),
-            plan.table().len() as u64,
-            wgpu::BufferUsages::STORAGE,
-        )?);
-        cache
-            .tables
-            .insert(key, (plan.table().to_vec(), buffer.clone()));
-        Ok(buffer)
-    }
-
-    /// The bind group of one pass: from the cache, or created (and
-    /// remembered when `remember` is set).
-    fn bind_group(
-        &self,
-        cache: &mut EncodeCache,
-        kernel: &CompiledKernel,
-        b: &PassBinding<'_>,
-        remember: bool,
-    ) -> Result<Arc<wgpu::BindGroup>> {
-        let key = BindKey {
-            table: b.plan.table_fingerprint(),
-            pass: b.index,
-            kernel: b.plan.kernel(),
-            input: b.input.buffer.clone(),
-            input_offset: b.input.offset,
-            arena: b.arena.buffer.clone(),
-            arena_offset: b.arena.offset,
-        };
-        if let Some(group) = cache.bind_groups.get(&key) {
-            return Ok(group.clone());
-        }
-        if cache.bind_groups.len() >= MAX_CACHED_BIND_GROUPS {
-            cache.bind_groups.clear();
-        }
-        // A buffer from another device, or a lost device, fails here.
-        let group = Arc::new(scoped(&self.device, "binding the split's buffers", || {
-            b.create(&self.device, kernel)
-        })?);
-        if remember {
-            cache.bind_groups.insert(key, group.clone());
-        }
-        Ok(group)
-    }
 }
 
-/// What one pass binds: the table slice and the two windows.
-struct PassBinding<'a> {
-    plan: &'a SplitPlan,
-    index: usize,
-    table: &'a wgpu::Buffer,
-    input: BufferRegion<'a>,
-    arena: BufferRegion<'a>,
-}
-
-impl PassBinding<'_> {
-    fn create(&self, device: &wgpu::Device, kernel: &CompiledKernel) -> wgpu::BindGroup {
-        let pass: &Pass = &self.plan.passes()[self.index];
-        let binding = |buffer, offset, range: &std::ops::Range<u64>| {
-            wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                buffer,
-                offset: offset + range.start,
-                size: wgpu::BufferSize::new(range.end - range.start),
-            })
-        };
-        let (src, dst) = self.plan.kernel().bindings();
-        device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("wgpu-split pass"),
-            layout: &kernel.layout,
-            entries: &[
-                wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: binding(self.table, 0, &pass.table_bytes),
-                },
-                wgpu::BindGroupEntry {
-                    binding: src,
-                    resource: binding(self.input.buffer, self.input.offset, &pass.src_window_bytes),
-                },
-                wgpu::BindGroupEntry {
-                    binding: dst,
-                    resource: binding(self.arena.buffer, self.arena.offset, &pass.dst_window_bytes),
-                },
-            ],
-        })
+/// The plan was made for the placement this call records.
+fn expect_placement(plan: &SplitPlan, wanted: Outputs) -> Result<()> {
+    if plan.placement() == wanted {
+        return Ok(());
     }
+    Err(Error::PlanMismatch {
+        detail: match wanted {
+            Outputs::Separate => {
+                "an arena plan: record it with encode_arena / prepare_arena".to_string()
+            }
+            Outputs::Arena => {
+                "a plan for separate destinations: record it with encode / prepare".to_string()
+            }
+        },
+    })
 }

@@ -3,6 +3,11 @@
 
 use super::abi::{UNITS_PER_INVOCATION, WORKGROUP_SIZE};
 
+/// Most destinations one dispatch binds, whatever the device allows: each is
+/// a case of the shader's store switch, and past 32 the dispatch count of a
+/// large split hardly falls further.
+pub const MAX_DESTINATIONS_PER_DISPATCH: u32 = 32;
+
 /// Largest window bound in one pass: bit offsets inside a window stay below
 /// 2^31, so the shader's u32 bit arithmetic cannot wrap.
 const MAX_WINDOW_BYTES: u64 = 1 << 28;
@@ -22,6 +27,14 @@ pub struct PlanLimits {
     pub max_buffer_size: u64,
     /// `max_compute_workgroups_per_dimension`.
     pub max_compute_workgroups_per_dimension: u32,
+    /// `max_storage_buffers_per_shader_stage`: a dispatch of separate
+    /// destinations binds the input and up to this many less one
+    /// destinations (its table is a uniform buffer).
+    pub max_storage_buffers_per_shader_stage: u32,
+    /// `min_uniform_buffer_offset_alignment`, in bytes.
+    pub min_uniform_buffer_offset_alignment: u32,
+    /// `max_uniform_buffer_binding_size`, in bytes.
+    pub max_uniform_buffer_binding_size: u64,
 }
 
 impl PlanLimits {
@@ -31,6 +44,9 @@ impl PlanLimits {
         max_storage_buffer_binding_size: 128 << 20,
         max_buffer_size: 256 << 20,
         max_compute_workgroups_per_dimension: 65535,
+        max_storage_buffers_per_shader_stage: 8,
+        min_uniform_buffer_offset_alignment: 256,
+        max_uniform_buffer_binding_size: 64 << 10,
     };
 
     /// Lavapipe's limits (Mesa 22.3, [`crate::docs::device`]), handy for tests.
@@ -39,20 +55,49 @@ impl PlanLimits {
         max_storage_buffer_binding_size: 128 << 20,
         max_buffer_size: (2 << 30) - 1,
         max_compute_workgroups_per_dimension: 65535,
+        max_storage_buffers_per_shader_stage: 32,
+        min_uniform_buffer_offset_alignment: 32,
+        max_uniform_buffer_binding_size: 64 << 10,
     };
 
     /// True when a plan made for `self` is valid on a device with `device`
     /// limits: alignment a multiple of the device's, and no limit above it.
     /// (Tests plan with tiny windows to exercise multi-pass plans cheaply.)
     pub fn fits_within(&self, device: &PlanLimits) -> bool {
-        let a = self.min_storage_buffer_offset_alignment;
-        let d = device.min_storage_buffer_offset_alignment.max(1);
-        a >= d
-            && a.is_multiple_of(d)
+        let aligned = |a: u32, d: u32| a >= d.max(1) && a.is_multiple_of(d.max(1));
+        aligned(
+            self.min_storage_buffer_offset_alignment,
+            device.min_storage_buffer_offset_alignment,
+        ) && aligned(
+            self.min_uniform_buffer_offset_alignment,
+            device.min_uniform_buffer_offset_alignment,
+        ) && self.max_uniform_buffer_binding_size <= device.max_uniform_buffer_binding_size
             && self.max_storage_buffer_binding_size <= device.max_storage_buffer_binding_size
             && self.max_buffer_size <= device.max_buffer_size
             && self.max_compute_workgroups_per_dimension
                 <= device.max_compute_workgroups_per_dimension
+            && self.max_storage_buffers_per_shader_stage
+                <= device.max_storage_buffers_per_shader_stage
+    }
+
+    /// Destinations one dispatch writes: the storage buffers a shader stage
+    /// may bind less the input (the parameter table of such a dispatch is a
+    /// uniform buffer), at most [`MAX_DESTINATIONS_PER_DISPATCH`] and as
+    /// many as a uniform table holds (at least 1: WebGPU's minimum of the
+    /// limit is 8, so 7 on every adapter).
+    pub fn destinations_per_dispatch(&self) -> u32 {
+        let table_entries = self.max_uniform_buffer_binding_size.saturating_sub(16) / 48;
+        self.max_storage_buffers_per_shader_stage
+            .saturating_sub(1)
+            .min(u32::try_from(table_entries).unwrap_or(u32::MAX))
+            .clamp(1, MAX_DESTINATIONS_PER_DISPATCH)
+    }
+
+    /// The alignment of each pass's table in the table buffer: a binding
+    /// offset for a storage (arena) or uniform (separate) table.
+    pub(crate) fn table_alignment_bytes(&self) -> u64 {
+        self.alignment_bytes()
+            .max(u64::from(self.min_uniform_buffer_offset_alignment))
     }
 
     /// The offset alignment of bindings, in bytes (at least 4).

@@ -18,19 +18,24 @@
 //! passes.
 
 pub mod abi;
-mod arena;
+mod binding;
 mod chunks;
 mod geometry;
 mod limits;
+mod needs;
+mod outputs;
 mod passes;
+mod placement;
 mod runs;
 mod split_plan;
 mod strategy;
 
 pub use abi::Kernel;
-pub use arena::OutputSlot;
-pub use limits::PlanLimits;
-pub use passes::Pass;
+pub use binding::{BoundPlan, PassBindings};
+pub use limits::{MAX_DESTINATIONS_PER_DISPATCH, PlanLimits};
+pub use outputs::PlannedOutput;
+pub use passes::{DstWindow, Pass};
+pub use placement::Outputs;
 pub use runs::{Run, RunLayout};
-pub use split_plan::SplitPlan;
+pub use split_plan::{PlanOptions, SplitPlan, fingerprint};
 pub use strategy::{CopyRuns, CostModel, Strategy};

@@ -3,20 +3,33 @@
 
 use std::ops::Range;
 
-use super::abi::WORKGROUP_SIZE;
-use super::abi::{FLAG_ALIGNED, FLAG_PAD, Kernel, TableEntry, TableHeader, UNITS_PER_INVOCATION};
+use super::abi::{
+    FLAG_ALIGNED, FLAG_PAD, Kernel, TableEntry, TableHeader, UNITS_PER_INVOCATION, WORKGROUP_SIZE,
+};
 use super::chunks::Chunk;
 use super::geometry::OutputGeometry;
 use super::limits::PlanLimits;
+use super::placement::Outputs;
 use crate::error::{Error, Result};
+
+/// One destination a pass binds: which destination, and the bytes bound.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct DstWindow {
+    /// The output whose region is bound ([`Outputs::Separate`]), or 0 for
+    /// the arena ([`Outputs::Arena`]).
+    pub destination: usize,
+    /// Bytes bound, relative to the destination's offset (the start is a
+    /// multiple of the storage offset alignment).
+    pub bytes: Range<u64>,
+}
 
 /// One dispatch: the windows it binds, its table slice and its grid.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Pass {
     /// Bytes of the input bound, relative to the input's offset.
     pub src_window_bytes: Range<u64>,
-    /// Bytes of the destination bound, relative to the destination's offset.
-    pub dst_window_bytes: Range<u64>,
+    /// The destinations bound, in slot order (entry `dst_slot` indexes it).
+    pub dst_windows: Vec<DstWindow>,
     /// This pass's table slice in [`crate::plan::SplitPlan::table`], in bytes.
     pub table_bytes: Range<u64>,
     /// Workgroups in x and y (z is 1).
@@ -28,20 +41,29 @@ pub struct Pass {
 /// What the pass builder needs to know about the plan.
 pub(crate) struct PassContext<'a> {
     pub geometry: &'a [OutputGeometry],
-    /// Where each output starts in the destination, in bytes.
+    pub outputs: Outputs,
+    /// Where each output starts in its destination, in bytes.
     pub dst_offsets_bytes: &'a [u64],
     pub limits: &'a PlanLimits,
     pub kernel: Kernel,
+    /// Each output in passes of its own (a benchmark baseline).
+    pub per_output: bool,
+}
+
+/// A destination bound by a pass being grouped.
+struct Slot {
+    destination: usize,
+    bytes: Range<u64>,
+    /// End (exclusive, in bytes) of the last member's destination units.
+    last_end: u64,
 }
 
 /// Chunks gathered into one pass: the union of their windows and their work.
 struct PassGroup {
     src: Range<u64>,
-    dst: Range<u64>,
-    members: Vec<Chunk>,
+    slots: Vec<Slot>,
+    members: Vec<(Chunk, usize)>,
     invocations: u64,
-    /// End (exclusive, in bytes) of the last member's destination units.
-    last_dst_end: u64,
 }
 
 fn align_up(x: u64, a: u64) -> u64 {
@@ -52,22 +74,44 @@ fn align_down(x: u64, a: u64) -> u64 {
     x / a * a
 }
 
+fn union(a: &Range<u64>, b: &Range<u64>) -> Range<u64> {
+    a.start.min(b.start)..a.end.max(b.end)
+}
+
 impl PassContext<'_> {
-    /// The chunk's first destination bit, counted from the destination's start.
+    /// The destination a chunk writes.
+    fn destination(&self, c: &Chunk) -> usize {
+        match self.outputs {
+            Outputs::Separate => c.output,
+            Outputs::Arena => 0,
+        }
+    }
+
+    /// Most destinations one pass binds.
+    fn max_slots(&self) -> usize {
+        match self.outputs {
+            Outputs::Separate => self.limits.destinations_per_dispatch() as usize,
+            Outputs::Arena => 1,
+        }
+    }
+
+    /// The chunk's first destination bit, counted from its destination's start.
     fn dst_bit(&self, c: &Chunk) -> u64 {
         self.dst_offsets_bytes[c.output] * 8 + c.start_bit
     }
 
-    /// Invocations a chunk needs: its units (counted from the unit holding
-    /// its first bit), `UNITS_PER_INVOCATION` per invocation. Window starts
-    /// are multiples of the unit, so the bit inside the first unit is the
-    /// same whether counted from the destination or from a window: grouping
-    /// and table writing count the same work.
-    fn invocations(&self, c: &Chunk) -> u64 {
+    /// Units a chunk writes, counted from the unit holding its first bit.
+    /// Window starts are multiples of the unit, so the bit inside the first
+    /// unit is the same whether counted from the destination or from a
+    /// window: grouping and table writing count the same work.
+    fn units(&self, c: &Chunk) -> u64 {
         let unit = self.kernel.unit_bits();
-        (self.dst_bit(c) % unit + c.len_bits())
-            .div_ceil(unit)
-            .div_ceil(UNITS_PER_INVOCATION)
+        (self.dst_bit(c) % unit + c.len_bits()).div_ceil(unit)
+    }
+
+    /// Invocations a chunk needs at `UNITS_PER_INVOCATION` units each.
+    fn invocations(&self, c: &Chunk) -> u64 {
+        self.units(c).div_ceil(UNITS_PER_INVOCATION)
     }
 
     /// Source and destination byte ranges a chunk touches (destination
@@ -88,53 +132,116 @@ impl PassContext<'_> {
         align_down(r.start, self.limits.alignment_bytes())..align_up(r.end, 4)
     }
 
-    /// Groups chunks into passes greedily, in order. A chunk joins the
-    /// current pass when the pass's windows still fit, its grid still fits,
-    /// and it does not start in the unit where the previous chunk ended (a
-    /// run boundary mid-word: two invocations of one dispatch never write the
-    /// same unit, so it waits for the next pass). `per_output` keeps each
-    /// output in passes of its own.
-    fn group(&self, chunks: &[Chunk], per_output: bool) -> Vec<PassGroup> {
-        let window = self.limits.window_bytes();
-        let max_invocations = self.limits.max_invocations();
+    /// The longest window a pass may plan. The caller's offsets are only
+    /// known when encoding; a binding starts at the offset aligned down, so
+    /// one alignment is kept free for the difference.
+    fn plannable_window(&self) -> u64 {
+        self.limits.window_bytes() - self.limits.alignment_bytes()
+    }
+
+    /// Adds chunk `c` to `group` when its windows, grid, slots and the
+    /// one-writer-per-unit rule allow; returns whether it did.
+    fn join(&self, group: &mut PassGroup, c: &Chunk, src: &Range<u64>, dst: &Range<u64>) -> bool {
+        let window = self.plannable_window();
+        let work = self.invocations(c);
+        let src_union = self.widen(&union(&group.src, src));
+        let destination = self.destination(c);
+        let slot = group
+            .slots
+            .iter()
+            .position(|s| s.destination == destination);
+        let fits = group.invocations + work <= self.limits.max_invocations()
+            && !(self.per_output
+                && group
+                    .members
+                    .first()
+                    .is_some_and(|m| m.0.output != c.output))
+            && src_union.end - src_union.start <= window
+            && match slot {
+                // With separate destinations a pass holds one chunk per
+                // output: each invocation serves every slot's one entry.
+                Some(_) if self.outputs == Outputs::Separate => false,
+                // A chunk that starts in the unit where the previous one
+                // ended (a run boundary mid-word) waits for the next pass:
+                // two invocations of one dispatch never write the same unit.
+                Some(i) => {
+                    let s = &group.slots[i];
+                    let w = self.widen(&union(&s.bytes, dst));
+                    dst.start >= s.last_end && w.end - w.start <= window
+                }
+                None => group.slots.len() < self.max_slots(),
+            };
+        if !fits {
+            return false;
+        }
+        group.src = src_union;
+        let slot = slot.unwrap_or_else(|| {
+            group.slots.push(Slot {
+                destination,
+                bytes: self.widen(dst),
+                last_end: 0,
+            });
+            group.slots.len() - 1
+        });
+        let s = &mut group.slots[slot];
+        s.bytes = self.widen(&union(&s.bytes, dst));
+        s.last_end = dst.end;
+        group.members.push((*c, slot));
+        group.invocations = self.pass_invocations(group.invocations, work);
+        true
+    }
+
+    /// A pass's invocations once a chunk of `work` invocations joins: in an
+    /// arena pass the chunks' invocations follow each other (the shader finds
+    /// an invocation's entry by search); with separate destinations every
+    /// invocation serves every slot, so the pass needs the most any chunk
+    /// needs.
+    fn pass_invocations(&self, pass: u64, work: u64) -> u64 {
+        match self.outputs {
+            Outputs::Arena => pass + work,
+            Outputs::Separate => pass.max(work),
+        }
+    }
+
+    /// Groups chunks into passes greedily, in order.
+    fn group(&self, chunks: &[Chunk]) -> Result<Vec<PassGroup>> {
         let mut groups: Vec<PassGroup> = Vec::new();
         for c in chunks {
             let (src, dst) = self.ranges(c);
-            let work = self.invocations(c);
-            if let Some(group) = groups.last_mut() {
-                let src_union =
-                    self.widen(&(group.src.start.min(src.start)..group.src.end.max(src.end)));
-                let dst_union =
-                    self.widen(&(group.dst.start.min(dst.start)..group.dst.end.max(dst.end)));
-                let joins = group.invocations + work <= max_invocations
-                    && dst.start >= group.last_dst_end
-                    && !(per_output && group.members[0].output != c.output)
-                    && src_union.end - src_union.start <= window
-                    && dst_union.end - dst_union.start <= window;
-                if joins {
-                    (group.src, group.dst) = (src_union, dst_union);
-                    group.members.push(*c);
-                    group.invocations += work;
-                    group.last_dst_end = dst.end;
-                    continue;
-                }
+            if let Some(group) = groups.last_mut()
+                && self.join(group, c, &src, &dst)
+            {
+                continue;
             }
-            groups.push(PassGroup {
+            let mut group = PassGroup {
                 src: self.widen(&src),
-                dst: self.widen(&dst),
-                members: vec![*c],
-                invocations: work,
-                last_dst_end: dst.end,
-            });
+                slots: Vec::new(),
+                members: Vec::new(),
+                invocations: 0,
+            };
+            // Chunks are cut to fit a window, so an empty pass takes any.
+            if !self.join(&mut group, c, &src, &dst) {
+                return Err(Error::Internal {
+                    detail: format!("chunk {c:?} does not fit an empty pass"),
+                });
+            }
+            groups.push(group);
         }
-        groups
+        Ok(groups)
     }
 
-    /// The table entry of chunk `c` in a pass with these windows.
-    fn entry(&self, c: &Chunk, group: &PassGroup, first_invocation: u64) -> Result<TableEntry> {
+    /// The table entry of chunk `c`, writing slot `slot` of `group`.
+    fn entry(
+        &self,
+        c: &Chunk,
+        slot: usize,
+        group: &PassGroup,
+        first_invocation: u64,
+        units_per_invocation: u64,
+    ) -> Result<TableEntry> {
         let g = &self.geometry[c.output];
         let unit = self.kernel.unit_bits();
-        let dst_bit = self.dst_bit(c) - group.dst.start * 8;
+        let dst_bit = self.dst_bit(c) - group.slots[slot].bytes.start * 8;
         let len = c.len_bits();
         let (run, block, phase) = if c.within_run {
             (len, 0, 0)
@@ -168,14 +275,16 @@ impl PassContext<'_> {
             // shader's addition of the phase wraps back.
             src_bit: src_bit as u32,
             flags,
-            padding: [0; 3],
+            dst_slot: to_u32(slot as u64, "destination slot")?,
+            units_per_invocation: to_u32(units_per_invocation, "units per invocation")?,
+            padding: 0,
         })
     }
 }
 
 /// Windows are at most 2^28 bytes, so every bit position in a table fits
 /// u32; a value that does not is a planner bug, reported instead of wrapped.
-fn to_u32(value: u64, what: &'static str) -> Result<u32> {
+pub(crate) fn to_u32(value: u64, what: &'static str) -> Result<u32> {
     u32::try_from(value).map_err(|_| Error::Internal {
         detail: format!("{what} {value} does not fit the shader's u32 table"),
     })
@@ -183,38 +292,68 @@ fn to_u32(value: u64, what: &'static str) -> Result<u32> {
 
 /// Groups `chunks` into passes and writes every pass's table (each at an
 /// offset aligned for binding) into one byte vector.
-pub(crate) fn build_passes(
-    cx: &PassContext<'_>,
-    chunks: &[Chunk],
-    per_output: bool,
-) -> Result<(Vec<Pass>, Vec<u8>)> {
-    let mut passes = Vec::new();
+///
+/// Arena tables are read-only storage buffers of any length. Tables of
+/// separate destinations are uniform buffers, which WGSL sizes at compile
+/// time: each holds as many entries as the plan's most-used pass (the slot
+/// count of its shader), unused ones zero.
+pub(crate) fn build_passes(cx: &PassContext<'_>, chunks: &[Chunk]) -> Result<(Vec<Pass>, Vec<u8>)> {
+    let groups = cx.group(chunks)?;
+    let slots = groups.iter().map(|g| g.slots.len()).max().unwrap_or(0);
+    let mut passes = Vec::with_capacity(groups.len());
     let mut table = Vec::new();
-    for group in cx.group(chunks, per_output) {
+    for group in groups {
+        let (header, entries) = cx.table_of(&group)?;
+        let start = align_up(table.len() as u64, cx.limits.table_alignment_bytes());
+        table.resize(start as usize, 0);
+        table.extend_from_slice(bytemuck::bytes_of(&header));
+        table.extend_from_slice(bytemuck::cast_slice(&entries));
+        if cx.outputs == Outputs::Separate {
+            let padded = table.len() + (slots - entries.len()) * size_of::<TableEntry>();
+            table.resize(padded, 0);
+        }
+        passes.push(Pass {
+            src_window_bytes: group.src,
+            dst_windows: group
+                .slots
+                .into_iter()
+                .map(|s| DstWindow {
+                    destination: s.destination,
+                    bytes: s.bytes,
+                })
+                .collect(),
+            table_bytes: start..table.len() as u64,
+            workgroups: grid(u64::from(header.invocations), cx.limits)?,
+            invocations: header.invocations,
+        });
+    }
+    Ok((passes, table))
+}
+
+impl PassContext<'_> {
+    /// One pass's table header and entries.
+    fn table_of(&self, group: &PassGroup) -> Result<(TableHeader, Vec<TableEntry>)> {
         let mut entries = Vec::with_capacity(group.members.len());
         let mut invocations: u64 = 0;
-        for c in &group.members {
-            entries.push(cx.entry(c, &group, invocations)?);
-            invocations += cx.invocations(c);
+        for (c, slot) in &group.members {
+            // Arena entries take consecutive invocation ranges of
+            // UNITS_PER_INVOCATION units. Separate destinations' entries (one
+            // per slot, in slot order) all start at invocation 0 and spread
+            // their units over the pass's invocations.
+            let (first, per) = match self.outputs {
+                Outputs::Arena => (invocations, UNITS_PER_INVOCATION),
+                Outputs::Separate => (0, self.units(c).div_ceil(group.invocations).max(1)),
+            };
+            entries.push(self.entry(c, *slot, group, first, per)?);
+            invocations = self.pass_invocations(invocations, self.units(c).div_ceil(per));
         }
         let header = TableHeader {
             invocations: to_u32(invocations, "invocations")?,
             entry_count: to_u32(entries.len() as u64, "entry count")?,
             padding: [0; 2],
         };
-        let start = align_up(table.len() as u64, cx.limits.alignment_bytes());
-        table.resize(start as usize, 0);
-        table.extend_from_slice(bytemuck::bytes_of(&header));
-        table.extend_from_slice(bytemuck::cast_slice(&entries));
-        passes.push(Pass {
-            src_window_bytes: group.src,
-            dst_window_bytes: group.dst,
-            table_bytes: start..table.len() as u64,
-            workgroups: grid(invocations, cx.limits)?,
-            invocations: header.invocations,
-        });
+        Ok((header, entries))
     }
-    Ok((passes, table))
 }
 
 /// A tight 1-D or 2-D grid of workgroups covering `invocations` (which the

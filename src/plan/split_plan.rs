@@ -1,37 +1,72 @@
 //! [`SplitPlan`]: everything the GPU path records for one split, derived
 //! from a resolved split, an element type, device limits and a strategy by
-//! a pipeline of plain functions: geometry -> arena layout -> copies ->
+//! a pipeline of plain functions: geometry -> output layout -> copies ->
 //! kernel -> chunks -> passes and tables.
 
 use std::ops::Range;
 
 use super::abi::Kernel;
-use super::arena::{OutputSlot, arena_layout};
 use super::chunks::{Chunk, chunks};
 use super::geometry::OutputGeometry;
 use super::limits::PlanLimits;
+use super::outputs::{PlannedOutput, plan_outputs};
 use super::passes::{Pass, PassContext, build_passes};
+use super::placement::Outputs;
 use super::runs::RunLayout;
 use super::strategy::{CopyRuns, Strategy, choose_copies, copy_runs};
 use crate::element::ElementType;
 use crate::error::{Error, Result};
 use crate::semantics::ResolvedSplit;
 
-/// A complete GPU plan for one split: where every output lives, which
+/// How to plan: the strategy and where the outputs go.
+///
+/// # Examples
+///
+/// ```
+/// use wgpu_split::plan::{Outputs, PlanOptions, Strategy};
+///
+/// let options = PlanOptions::default().strategy(Strategy::Gather).outputs(Outputs::Arena);
+/// assert_eq!(options.outputs, Outputs::Arena);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct PlanOptions {
+    /// How each output moves (default: [`Strategy::Auto`] with the default
+    /// cost model).
+    pub strategy: Strategy,
+    /// Where the outputs go (default: [`Outputs::Separate`]).
+    pub outputs: Outputs,
+}
+
+impl PlanOptions {
+    /// Sets the strategy.
+    pub fn strategy(mut self, strategy: Strategy) -> Self {
+        self.strategy = strategy;
+        self
+    }
+
+    /// Sets where the outputs go.
+    pub fn outputs(mut self, outputs: Outputs) -> Self {
+        self.outputs = outputs;
+        self
+    }
+}
+
+/// A complete GPU plan for one split: where every output goes, which
 /// outputs are copied, and the dispatches (passes) with their parameter
 /// tables. Pure data: no GPU types, testable anywhere.
 ///
 /// # Examples
 ///
 /// ```
-/// use wgpu_split::plan::{Kernel, PlanLimits, SplitPlan};
+/// use wgpu_split::plan::{Kernel, PlanLimits, PlanOptions, SplitPlan, Strategy};
 /// use wgpu_split::{ElementType, OnnxSplit};
 ///
 /// let split = OnnxSplit::new(18, 3).axis(1).num_outputs(3).resolve(&[4, 10]).unwrap();
-/// let plan = SplitPlan::new(&split, ElementType::Float, &PlanLimits::LAVAPIPE).unwrap();
+/// let options = PlanOptions::default().strategy(Strategy::Gather);
+/// let plan = SplitPlan::new(&split, ElementType::Float, &PlanLimits::WEBGPU_DEFAULT, &options).unwrap();
+/// // Three destinations fit one dispatch on every WebGPU adapter.
 /// assert_eq!(plan.dispatch_count(), 1);
 /// assert_eq!(plan.kernel(), Kernel::Words); // runs of 4, 4, 2 floats
-/// assert_eq!(plan.outputs()[1].offset_bytes % 32, 0);
 /// assert_eq!(plan.outputs()[2].len_bytes, 4 * 2 * 4);
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -39,9 +74,12 @@ pub struct SplitPlan {
     element_type: ElementType,
     input_shape: Vec<usize>,
     limits: PlanLimits,
+    placement: Outputs,
     kernel: Kernel,
     input_bytes: u64,
-    outputs: Vec<OutputSlot>,
+    outputs: Vec<PlannedOutput>,
+    /// Per output: moved by the gather (passes) rather than copied.
+    gathered: Vec<bool>,
     arena_bytes: u64,
     passes: Vec<Pass>,
     table: Vec<u8>,
@@ -54,7 +92,7 @@ pub struct SplitPlan {
 
 impl SplitPlan {
     /// Plans `split` of a tensor of `element_type` for a device with
-    /// `limits`, every output through the gather shader.
+    /// `limits`.
     ///
     /// Planning cost grows with the number of outputs (and, past the binding
     /// limit, with the number of windows), never with the number of elements.
@@ -62,26 +100,13 @@ impl SplitPlan {
     /// # Errors
     ///
     /// [`Error::NotOnGpu`] for strings; [`Error::TooLargeForDevice`] when the
-    /// input or the arena exceeds `max_buffer_size`.
+    /// input or the arena exceeds `max_buffer_size`; [`Error::NotCopyable`]
+    /// for [`Strategy::Copy`] when a run is not 4-byte aligned.
     pub fn new(
         split: &ResolvedSplit,
         element_type: ElementType,
         limits: &PlanLimits,
-    ) -> Result<Self> {
-        Self::with_strategy(split, element_type, limits, &Strategy::Gather)
-    }
-
-    /// Plans with an explicit [`Strategy`].
-    ///
-    /// # Errors
-    ///
-    /// As [`SplitPlan::new`], and [`Error::NotCopyable`] for
-    /// [`Strategy::Copy`] when a run is not 4-byte aligned.
-    pub fn with_strategy(
-        split: &ResolvedSplit,
-        element_type: ElementType,
-        limits: &PlanLimits,
-        strategy: &Strategy,
+        options: &PlanOptions,
     ) -> Result<Self> {
         let element_bits = u64::from(
             element_type
@@ -92,32 +117,41 @@ impl SplitPlan {
         let layout = RunLayout::new(split);
         let outer = layout.outer() as u64;
         let geometry = OutputGeometry::of_layout(&layout, element_bits);
-        let (outputs, arena_bytes) = arena_layout(split, &geometry, limits)?;
-        let slot_offsets: Vec<u64> = outputs.iter().map(|s| s.offset_bytes).collect();
-        let copied = choose_copies(strategy, &geometry, outer)?;
-        let copies = copy_runs(&geometry, &copied, &slot_offsets, outer);
+        let (outputs, arena_bytes) = plan_outputs(split, &geometry, options.outputs, limits)?;
+        let dst_offsets: Vec<u64> = outputs.iter().map(|o| o.arena_offset_bytes).collect();
+        let copied = choose_copies(&options.strategy, &geometry, outer)?;
+        let copies = copy_runs(&geometry, &copied, &dst_offsets, outer);
         let kernel = choose_kernel(&geometry, &copied, outer, limits);
-        let room_bits = (limits.window_bytes() - 2 * limits.alignment_bytes()) * 8;
-        let gathered: Vec<Chunk> = chunks(&geometry, room_bits, kernel.unit_bits())
+        // A chunk's windows, widened to alignments at both ends, plus the
+        // alignment kept free for the caller's offsets, fit one window.
+        let room_bits = (limits.window_bytes() - 3 * limits.alignment_bytes()) * 8;
+        let gathered_chunks: Vec<Chunk> = chunks(&geometry, room_bits, kernel.unit_bits())
             .into_iter()
             .filter(|c| !copied[c.output])
             .collect();
         let cx = PassContext {
             geometry: &geometry,
-            dst_offsets_bytes: &slot_offsets,
+            outputs: options.outputs,
+            dst_offsets_bytes: &dst_offsets,
             limits,
             kernel,
+            per_output: options.strategy == Strategy::GatherPerOutput,
         };
-        let per_output = *strategy == Strategy::GatherPerOutput;
-        let (passes, table) = build_passes(&cx, &gathered, per_output)?;
-        let fingerprint = fnv1a(&table);
+        let (passes, table) = build_passes(&cx, &gathered_chunks)?;
+        let fingerprint = fingerprint(&table);
         Ok(SplitPlan {
             element_type,
             input_shape: split.input_shape().to_vec(),
             limits: *limits,
+            placement: options.outputs,
             kernel,
             input_bytes,
             views: views(&geometry, &outputs, outer, limits),
+            gathered: geometry
+                .iter()
+                .zip(&copied)
+                .map(|(g, &c)| !g.is_empty() && !c)
+                .collect(),
             outputs,
             arena_bytes,
             passes,
@@ -142,6 +176,11 @@ impl SplitPlan {
         &self.limits
     }
 
+    /// Where the outputs go.
+    pub fn placement(&self) -> Outputs {
+        self.placement
+    }
+
     /// The gather shader's entry point for this plan's dispatches.
     pub fn kernel(&self) -> Kernel {
         self.kernel
@@ -152,18 +191,21 @@ impl SplitPlan {
         self.input_bytes
     }
 
-    /// Bytes of the input buffer the plan binds from the input's offset
-    /// (the input size rounded up to 4).
+    /// Bytes of the input's buffer the plan may bind from the input's offset
+    /// (the input size rounded up to a word). The input region itself need
+    /// only hold [`SplitPlan::input_bytes`]; the rest is read, never used.
     pub fn input_binding_bytes(&self) -> u64 {
         self.input_bytes.div_ceil(4) * 4
     }
 
-    /// Where each output lives in the arena.
-    pub fn outputs(&self) -> &[OutputSlot] {
+    /// Every output as planned: shape, length, the bytes its region must
+    /// hold and, in arena plans, its offset in the arena.
+    pub fn outputs(&self) -> &[PlannedOutput] {
         &self.outputs
     }
 
-    /// Arena size in bytes (a multiple of 4).
+    /// Arena size in bytes (a multiple of 4) for [`Outputs::Arena`]; 0 for
+    /// separate destinations.
     pub fn arena_bytes(&self) -> u64 {
         self.arena_bytes
     }
@@ -173,9 +215,20 @@ impl SplitPlan {
         &self.passes
     }
 
-    /// Number of dispatches [`crate::gpu::GpuSplitter::encode`] records.
+    /// Number of dispatches an encode records, known before anything is
+    /// encoded.
     pub fn dispatch_count(&self) -> usize {
         self.passes.len()
+    }
+
+    /// Destination bindings the shader needs (the most any pass binds; 0
+    /// without dispatches).
+    pub fn destination_slots(&self) -> u32 {
+        self.passes
+            .iter()
+            .map(|p| p.dst_windows.len() as u32)
+            .max()
+            .unwrap_or(0)
     }
 
     /// Copy commands, per copied output.
@@ -183,10 +236,15 @@ impl SplitPlan {
         &self.copies
     }
 
-    /// Number of `copy_buffer_to_buffer` commands
-    /// [`crate::gpu::GpuSplitter::encode`] records.
+    /// Number of `copy_buffer_to_buffer` commands an encode records.
     pub fn copy_count(&self) -> u64 {
         self.copies.iter().map(|c| c.count).sum()
+    }
+
+    /// True when output `index` is written by the gather dispatches (false
+    /// when it is copied or empty).
+    pub fn is_gathered(&self, index: usize) -> bool {
+        self.gathered.get(index).copied().unwrap_or(false)
     }
 
     /// View mode: when every output is one contiguous byte range of the input
@@ -256,7 +314,7 @@ fn choose_kernel(
 /// and at a bindable offset.
 fn views(
     geometry: &[OutputGeometry],
-    outputs: &[OutputSlot],
+    outputs: &[PlannedOutput],
     outer: u64,
     limits: &PlanLimits,
 ) -> Option<Vec<Range<u64>>> {
@@ -275,9 +333,10 @@ fn views(
         .collect()
 }
 
-/// FNV-1a over 8-byte words (tables are multiples of 16 bytes), fast enough
-/// to run on every plan.
-fn fnv1a(bytes: &[u8]) -> u64 {
+/// A 64-bit FNV-1a hash over 8-byte words (tables are multiples of 16
+/// bytes), fast enough to run on every plan; keys the GPU path's cache of
+/// uploaded tables.
+pub fn fingerprint(bytes: &[u8]) -> u64 {
     let mut words = bytes.chunks_exact(8);
     let hash = words.by_ref().fold(0xcbf2_9ce4_8422_2325, |h, w| {
         let word = u64::from_le_bytes(w.try_into().unwrap_or_default());

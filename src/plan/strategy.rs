@@ -6,12 +6,16 @@ use crate::error::{Error, Result};
 
 /// How the planner moves each output.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
 pub enum Strategy {
     /// Per output, copy commands or the gather dispatch, whichever the cost
     /// model says is cheaper; outputs that are not 4-byte aligned always
     /// gather. The default of [`crate::gpu::GpuSplitter::plan`].
     Auto(CostModel),
-    /// Every output through the gather shader: one dispatch under the limits.
+    /// Every output through the gather shader, no copy command: the
+    /// strategy for buffers without copy usages and for recording inside a
+    /// compute pass. One dispatch per
+    /// [`crate::plan::PlanLimits::destinations_per_dispatch`] outputs.
     Gather,
     /// The gather shader with one dispatch per output (a naive baseline for
     /// benchmarks).
@@ -203,4 +207,10 @@ pub(crate) fn copy_runs(
             }
         })
         .collect()
+}
+
+impl Default for Strategy {
+    fn default() -> Self {
+        Strategy::Auto(CostModel::default())
+    }
 }

@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod emulator;
+
 use wgpu_split::{ElementType, HostTensor, ResolvedSplit};
 
 /// A small deterministic PRNG (xorshift64*), so failures reproduce.
@@ -215,5 +217,28 @@ pub fn tiny(window: u64, max_groups: u32) -> wgpu_split::plan::PlanLimits {
         max_storage_buffer_binding_size: window,
         max_buffer_size: 256 << 20,
         max_compute_workgroups_per_dimension: max_groups,
+        max_storage_buffers_per_shader_stage: 8,
+        min_uniform_buffer_offset_alignment: 256,
+        max_uniform_buffer_binding_size: 64 << 10,
     }
+}
+
+/// Reads a whole buffer back through a staging buffer.
+pub fn read_buffer(gpu: &wgpu_split::gpu::GpuSplitter, buffer: &wgpu::Buffer) -> Vec<u8> {
+    let staging = gpu.device().create_buffer(&wgpu::BufferDescriptor {
+        label: Some("test readback"),
+        size: buffer.size(),
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let mut encoder = gpu.device().create_command_encoder(&Default::default());
+    encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, buffer.size());
+    gpu.queue().submit([encoder.finish()]);
+    staging
+        .slice(..)
+        .map_async(wgpu::MapMode::Read, |r| r.unwrap());
+    gpu.device()
+        .poll(wgpu::PollType::wait_indefinitely())
+        .unwrap();
+    staging.slice(..).get_mapped_range().unwrap().to_vec()
 }

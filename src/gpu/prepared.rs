@@ -1,0 +1,81 @@
+//! [`PreparedSplit`]: a split ready to record inside the caller's own
+//! compute pass, between two of its kernels.
+
+/// A planned split bound to concrete buffers: its pipeline, one bind group
+/// per dispatch and the workgroup counts, as
+/// [`crate::gpu::GpuSplitter::prepare`] made them.
+///
+/// Recording it sets its own pipeline and bind group 0 on the pass; set
+/// yours again before your next dispatch. The value holds its bind groups
+/// and through them the buffers they bind, for as long as you keep it.
+///
+/// # Examples
+///
+/// ```no_run
+/// # use wgpu_split::gpu::{BufferRegion, GpuContext};
+/// # use wgpu_split::plan::{PlanOptions, Strategy};
+/// # use wgpu_split::{ElementType, OnnxSplit};
+/// # let ctx = GpuContext::new_default()?;
+/// # let splitter = ctx.splitter()?;
+/// # let split = OnnxSplit::new(18, 3).axis(1).num_outputs(3).resolve(&[8, 9])?;
+/// // Dispatches only, so it can go inside a compute pass.
+/// let options = PlanOptions::default().strategy(Strategy::Gather);
+/// let plan = splitter.plan_with(&split, ElementType::Float, splitter.plan_limits(), &options)?;
+/// # let input = splitter.create_input(&[0; 8 * 9 * 4])?;
+/// # let outputs = splitter.create_output_buffers(&plan)?;
+/// let regions: Vec<BufferRegion> = outputs.iter().map(BufferRegion::whole).collect();
+/// let prepared = splitter.prepare(&plan, BufferRegion::whole(&input), &regions)?;
+/// let mut encoder = ctx.device.create_command_encoder(&Default::default());
+/// {
+///     let mut pass = encoder.begin_compute_pass(&Default::default());
+///     // ... the runtime's own dispatches ...
+///     prepared.record(&mut pass);
+///     // ... more of the runtime's dispatches (set their pipeline again) ...
+/// }
+/// ctx.queue.submit([encoder.finish()]);
+/// # Ok::<(), wgpu_split::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct PreparedSplit {
+    pipeline: Option<wgpu::ComputePipeline>,
+    dispatches: Vec<(wgpu::BindGroup, [u32; 2])>,
+}
+
+impl PreparedSplit {
+    pub(crate) fn new(
+        pipeline: wgpu::ComputePipeline,
+        dispatches: Vec<(wgpu::BindGroup, [u32; 2])>,
+    ) -> Self {
+        PreparedSplit {
+            pipeline: Some(pipeline),
+            dispatches,
+        }
+    }
+
+    /// Nothing to dispatch (every output empty or copied).
+    pub(crate) fn empty() -> Self {
+        PreparedSplit {
+            pipeline: None,
+            dispatches: Vec::new(),
+        }
+    }
+
+    /// Dispatches [`PreparedSplit::record`] records.
+    pub fn dispatch_count(&self) -> usize {
+        self.dispatches.len()
+    }
+
+    /// Records every dispatch into `pass`. Dispatches of one pass run in
+    /// order with their storage writes visible to the next (WebGPU's rule),
+    /// which multi-dispatch plans rely on.
+    pub fn record(&self, pass: &mut wgpu::ComputePass<'_>) {
+        let Some(pipeline) = &self.pipeline else {
+            return;
+        };
+        pass.set_pipeline(pipeline);
+        for (group, [x, y]) in &self.dispatches {
+            pass.set_bind_group(0, group, &[]);
+            pass.dispatch_workgroups(*x, *y, 1);
+        }
+    }
+}

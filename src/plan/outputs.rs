@@ -1,0 +1,89 @@
+//! Every output as planned: its length, the bytes its destination region
+//! must hold and, in arena plans, its offset in the arena.
+
+use std::ops::Range;
+
+use super::geometry::OutputGeometry;
+use super::limits::PlanLimits;
+use super::placement::Outputs;
+use crate::error::{Error, Result};
+use crate::semantics::ResolvedSplit;
+
+/// One output as planned.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct PlannedOutput {
+    /// The output's shape.
+    pub shape: Vec<usize>,
+    /// Packed length in bytes.
+    pub len_bytes: u64,
+    /// Bytes its destination region must hold: the packed length rounded up
+    /// to the word the split writes last (the bytes past `len_bytes` are
+    /// written as zero). 0 for an empty output, which needs no region bytes.
+    pub region_bytes: u64,
+    /// Offset from the arena's start in arena plans (a multiple of the
+    /// storage offset alignment, so the output can be bound directly); 0 in
+    /// plans for separate destinations.
+    pub arena_offset_bytes: u64,
+}
+
+impl PlannedOutput {
+    /// The output's bytes inside the arena (arena plans).
+    pub fn arena_range(&self) -> Range<u64> {
+        self.arena_offset_bytes..self.arena_offset_bytes + self.len_bytes
+    }
+}
+
+/// Every output's planned form and, for [`Outputs::Arena`], the arena size
+/// in bytes (a multiple of 4; 0 for separate destinations).
+///
+/// # Errors
+///
+/// [`Error::TooLargeForDevice`] when an output or the arena exceeds
+/// `max_buffer_size`.
+pub(crate) fn plan_outputs(
+    split: &ResolvedSplit,
+    geometry: &[OutputGeometry],
+    outputs: Outputs,
+    limits: &PlanLimits,
+) -> Result<(Vec<PlannedOutput>, u64)> {
+    let align = u128::from(limits.alignment_bytes());
+    let mut end: u128 = 0;
+    let mut planned = Vec::with_capacity(geometry.len());
+    for (i, g) in geometry.iter().enumerate() {
+        let len_bytes = g.total_bits.div_ceil(8);
+        // Every output fits the input, which fits a buffer; the word the
+        // split writes last is whole.
+        let region_bytes = len_bytes.div_ceil(4) * 4;
+        let offset = match outputs {
+            // u128: 2^24 outputs each padded to the alignment may pass u64 on
+            // absurd limits before the size check below rejects them.
+            Outputs::Arena => end.div_ceil(align) * align,
+            Outputs::Separate => 0,
+        };
+        end = offset + u128::from(region_bytes);
+        planned.push((i, len_bytes, region_bytes, offset));
+    }
+    let arena_bytes = match outputs {
+        Outputs::Arena => end.div_ceil(4) * 4,
+        Outputs::Separate => 0,
+    };
+    let max = limits.max_buffer_size;
+    if arena_bytes > u128::from(max) {
+        return Err(Error::TooLargeForDevice {
+            what: "arena",
+            bytes: arena_bytes,
+            max,
+        });
+    }
+    // Below max_buffer_size, so every offset fits u64.
+    let planned = planned
+        .into_iter()
+        .map(|(i, len_bytes, region_bytes, offset)| PlannedOutput {
+            shape: split.output_shape(i),
+            len_bytes,
+            region_bytes: if len_bytes == 0 { 0 } else { region_bytes },
+            arena_offset_bytes: offset as u64,
+        })
+        .collect();
+    Ok((planned, arena_bytes as u64))
+}

@@ -1,0 +1,274 @@
+//! A CPU emulator of the encode contract: binds a plan at concrete offsets
+//! (`SplitPlan::bind`), then moves bits one at a time exactly as the copy
+//! commands and the shader's table say, inside memory buffers filled with
+//! sentinel bytes. It asserts every rule the GPU relies on: bindings start
+//! aligned and fit their buffers and the binding limit, no unit is written by
+//! two entries of one pass, every read lies in its source binding and every
+//! written bit in its binding and in its caller's region.
+
+#![allow(dead_code)]
+
+use std::collections::HashSet;
+
+use wgpu_split::plan::abi::{FLAG_PAD, TableEntry, TableHeader, UNITS_PER_INVOCATION};
+use wgpu_split::plan::{Outputs, SplitPlan};
+use wgpu_split::{HostTensor, ResolvedSplit, host};
+
+use super::Rng;
+
+/// A region of one of the emulated memory buffers.
+#[derive(Debug, Clone, Copy)]
+pub struct Region {
+    pub buffer: usize,
+    pub offset: u64,
+    pub size: u64,
+}
+
+const SENTINEL: u8 = 0xA5;
+
+fn bit(bytes: &[u8], b: u64) -> u8 {
+    (bytes[(b / 8) as usize] >> (b % 8)) & 1
+}
+
+fn set_bit(bytes: &mut [u8], b: u64, v: u8) {
+    let byte = &mut bytes[(b / 8) as usize];
+    *byte = (*byte & !(1 << (b % 8))) | (v << (b % 8));
+}
+
+fn inside(r: &Region, byte: u64) -> bool {
+    byte >= r.offset && byte < r.offset + r.size
+}
+
+/// Runs `plan` on `memory`: the input is `input`, the destinations
+/// `destinations` (one per output, or the arena).
+pub fn emulate(plan: &SplitPlan, memory: &mut [Vec<u8>], input: Region, destinations: &[Region]) {
+    for c in plan.copies() {
+        let d = match plan.placement() {
+            Outputs::Separate => destinations[c.output],
+            Outputs::Arena => destinations[0],
+        };
+        for k in 0..c.count {
+            let src = input.offset + c.src_offset_bytes + k * c.src_stride_bytes;
+            let dst = d.offset + c.dst_offset_bytes + k * c.size_bytes;
+            assert!(
+                src.is_multiple_of(4) && dst.is_multiple_of(4) && c.size_bytes.is_multiple_of(4)
+            );
+            assert!(inside(&d, dst) && dst + c.size_bytes <= d.offset + d.size);
+            let bytes = memory[input.buffer][src as usize..(src + c.size_bytes) as usize].to_vec();
+            memory[d.buffer][dst as usize..(dst + c.size_bytes) as usize].copy_from_slice(&bytes);
+        }
+    }
+    if plan.dispatch_count() == 0 {
+        return;
+    }
+    let offsets: Vec<u64> = destinations.iter().map(|d| d.offset).collect();
+    let bound = plan.bind(input.offset, &offsets).unwrap();
+    let limits = plan.limits();
+    let align = u64::from(limits.min_storage_buffer_offset_alignment.max(4));
+    let unit = plan.kernel().unit_bits();
+    for (pass, b) in plan.passes().iter().zip(&bound.passes) {
+        for range in std::iter::once(&b.src).chain(b.dst.iter().map(|(_, r)| r)) {
+            assert_eq!(range.start % align, 0, "binding {range:?} starts aligned");
+            assert!(range.end - range.start <= limits.max_storage_buffer_binding_size);
+            assert_eq!(
+                (range.end - range.start) % 4,
+                0,
+                "binding {range:?} in words"
+            );
+        }
+        assert!(b.src.end as usize <= memory[input.buffer].len());
+        assert!(b.dst.len() as u32 <= limits.destinations_per_dispatch());
+        let table = &bound.table[pass.table_bytes.start as usize..pass.table_bytes.end as usize];
+        let header: TableHeader = bytemuck::pod_read_unaligned(&table[..16]);
+        let mut entries: Vec<TableEntry> = bytemuck::pod_collect_to_vec(&table[16..]);
+        // A uniform table (separate destinations) holds one entry per slot
+        // of the shader; the ones past the pass's are zero.
+        let unused = entries.split_off(header.entry_count as usize);
+        assert!(unused.iter().all(|e| *e == bytemuck::Zeroable::zeroed()));
+        if plan.placement() == Outputs::Arena {
+            assert!(unused.is_empty());
+        }
+        assert_eq!(header.invocations, pass.invocations);
+        let mut owned = HashSet::new();
+        let mut next_invocation = 0;
+        for (k, e) in entries.iter().enumerate() {
+            let units = (u64::from(e.first_bit) + u64::from(e.len_bits)).div_ceil(unit);
+            let per = u64::from(e.units_per_invocation);
+            assert!((1..=UNITS_PER_INVOCATION).contains(&per));
+            let invocations = units.div_ceil(per) as u32;
+            match plan.placement() {
+                // Arena: consecutive invocation ranges, found by search.
+                Outputs::Arena => {
+                    assert_eq!(per, UNITS_PER_INVOCATION);
+                    assert_eq!(
+                        e.first_invocation, next_invocation,
+                        "entries sorted and dense"
+                    );
+                    next_invocation += invocations;
+                }
+                // Separate: entry k is slot k's, and every invocation runs it.
+                _ => {
+                    assert_eq!((e.first_invocation, e.dst_slot), (0, k as u32));
+                    next_invocation = next_invocation.max(invocations);
+                }
+            }
+            for u in 0..units {
+                assert!(
+                    owned.insert((e.dst_slot, u64::from(e.dst_unit) + u)),
+                    "two entries of one pass write the same unit"
+                );
+            }
+            let (destination, range) = &b.dst[e.dst_slot as usize];
+            let region = destinations[*destination];
+            assert!(range.end as usize <= memory[region.buffer].len());
+            move_entry(e, unit, memory, input.buffer, &b.src, region, range);
+        }
+        assert_eq!(next_invocation, header.invocations);
+    }
+}
+
+/// One entry's bits, and for the last chunk of an output the zero bits up to
+/// its last word's end, exactly as the shader writes them.
+fn move_entry(
+    e: &TableEntry,
+    unit: u64,
+    memory: &mut [Vec<u8>],
+    src_buffer: usize,
+    src: &std::ops::Range<u64>,
+    region: Region,
+    dst: &std::ops::Range<u64>,
+) {
+    let dst_base = dst.start * 8 + u64::from(e.dst_unit) * unit + u64::from(e.first_bit);
+    let write = |memory: &mut [Vec<u8>], d: u64, v: u8| {
+        assert!(d < dst.end * 8, "destination bit outside its binding");
+        assert!(
+            inside(&region, d / 8),
+            "bit {d} written outside the caller's region {region:?}"
+        );
+        set_bit(&mut memory[region.buffer], d, v);
+    };
+    for q in 0..e.len_bits {
+        // The shader's u32 arithmetic, wrapping included.
+        let p = q + e.run_phase_bits;
+        let s = e
+            .src_bit
+            .wrapping_add((p / e.run_bits) * e.block_bits)
+            .wrapping_add(p % e.run_bits);
+        let s = u64::from(s);
+        assert!(
+            s < (src.end - src.start) * 8,
+            "source bit outside its binding"
+        );
+        let v = bit(&memory[src_buffer], src.start * 8 + s);
+        write(memory, dst_base + u64::from(q), v);
+    }
+    if e.flags & FLAG_PAD != 0 {
+        let end = dst_base + u64::from(e.len_bits);
+        for d in end..end.div_ceil(32) * 32 {
+            write(memory, d, 0);
+        }
+    }
+}
+
+/// How the emulated caller lays out its buffers.
+#[derive(Debug, Clone, Copy)]
+pub enum Layout {
+    /// Every destination in a buffer of its own, at offset 0.
+    OwnBuffers,
+    /// Every destination in one shared page, at random offsets (multiples of
+    /// the plan's offset alignment) with random gaps; the input in another
+    /// page at a random offset.
+    Pooled,
+}
+
+/// Runs `plan` on `input` in the emulator with `layout`, then checks every
+/// output bit-exactly against the host path, the padding bytes of each
+/// region zero, and every byte outside the regions still its sentinel.
+pub fn check_emulated(
+    plan: &SplitPlan,
+    input: &HostTensor,
+    split: &ResolvedSplit,
+    layout: Layout,
+    rng: &mut Rng,
+    context: &str,
+) {
+    let align = plan.offset_alignment_bytes();
+    let gap = |rng: &mut Rng| rng.below(4) as u64 * align;
+    let bytes = input.as_bytes().unwrap();
+    // The input page: random bytes before, the tensor, random bytes after.
+    let input_offset = gap(rng);
+    let mut input_page = rng.bytes(input_offset as usize);
+    input_page.extend_from_slice(bytes);
+    input_page.extend(rng.bytes(64));
+    let mut memory = vec![input_page];
+    let input_region = Region {
+        buffer: 0,
+        offset: input_offset,
+        size: bytes.len() as u64,
+    };
+    let mut destinations = Vec::new();
+    let mut page_end = 0;
+    for i in 0..plan.destination_count() {
+        let size = plan.destination_bytes(i);
+        let region = match layout {
+            Layout::OwnBuffers => {
+                memory.push(vec![SENTINEL; size as usize]);
+                Region {
+                    buffer: memory.len() - 1,
+                    offset: 0,
+                    size,
+                }
+            }
+            Layout::Pooled => {
+                let offset = page_end + gap(rng);
+                page_end = offset + size;
+                Region {
+                    buffer: 1,
+                    offset,
+                    size,
+                }
+            }
+        };
+        destinations.push(region);
+    }
+    if let Layout::Pooled = layout {
+        memory.insert(1, vec![SENTINEL; (page_end + 64) as usize]);
+        // Buffer 1 is the page; own buffers (none here) would follow.
+    }
+    let before = memory.clone();
+    emulate(plan, &mut memory, input_region, &destinations);
+    assert_eq!(
+        memory[0], before[0],
+        "{context}: the input is never written"
+    );
+    let expected = host::split(input, split).unwrap();
+    for (i, (o, e)) in plan.outputs().iter().zip(&expected).enumerate() {
+        assert_eq!(o.shape, e.shape(), "{context}: output {i} shape");
+        let (region, start) = match plan.placement() {
+            Outputs::Separate => (destinations[i], destinations[i].offset),
+            Outputs::Arena => (
+                destinations[0],
+                destinations[0].offset + o.arena_offset_bytes,
+            ),
+        };
+        let got = &memory[region.buffer][start as usize..(start + o.len_bytes) as usize];
+        assert_eq!(got, e.as_bytes().unwrap(), "{context}: output {i}");
+        let pad = &memory[region.buffer]
+            [(start + o.len_bytes) as usize..(start + o.region_bytes) as usize];
+        assert!(
+            pad.iter().all(|&b| b == 0),
+            "{context}: output {i} padding {pad:?}"
+        );
+    }
+    for (b, (after, before)) in memory.iter().zip(&before).enumerate().skip(1) {
+        for (at, (x, y)) in after.iter().zip(before).enumerate() {
+            let covered = destinations
+                .iter()
+                .any(|r| r.buffer == b && inside(r, at as u64));
+            assert!(
+                covered || x == y,
+                "{context}: sentinel byte {at} of buffer {b} changed"
+            );
+        }
+    }
+}

@@ -1,0 +1,565 @@
+//! Outputs where a runtime keeps its tensors, on the GPU: every output into a
+//! region of its own inside shared pool pages surrounded by sentinel bytes,
+//! recorded into an encoder or inside the runtime's compute pass; and every
+//! misuse of regions a typed error before wgpu sees anything.
+
+mod common;
+
+use common::{Rng, gpu, random_tensor, read_buffer};
+use wgpu_split::gpu::{BufferRegion, GpuSplitter};
+use wgpu_split::plan::{PlanOptions, SplitPlan, Strategy};
+use wgpu_split::{
+    BufferRole, ElementType, Error, HostTensor, OnnxSplit, OnnxSplitToSequence, OpenVinoSplit,
+    OpenVinoVariadicSplit, Operator, ParamTensor, ResolvedSplit, host,
+};
+
+const SENTINEL: u8 = 0xA5;
+
+fn buffer(gpu: &GpuSplitter, size: u64, usage: wgpu::BufferUsages) -> wgpu::Buffer {
+    gpu.device().create_buffer(&wgpu::BufferDescriptor {
+        label: None,
+        size,
+        usage,
+        mapped_at_creation: false,
+    })
+}
+
+const POOL: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE
+    .union(wgpu::BufferUsages::COPY_SRC)
+    .union(wgpu::BufferUsages::COPY_DST);
+
+/// An arbitrary valid operator for `shape` (every kind).
+fn operator(rng: &mut Rng, shape: &[usize]) -> Operator {
+    let axis = rng.below(shape.len());
+    let dim = shape[axis];
+    let count = 1 + rng.below(5);
+    let lengths: Vec<i64> = rng
+        .lengths(dim, count)
+        .into_iter()
+        .map(|l| l as i64)
+        .collect();
+    let axis_param = ParamTensor::int64_scalar(axis as i64);
+    match rng.below(4) {
+        0 => OnnxSplit::new(13, lengths.len())
+            .axis(axis as i64)
+            .split_input(ParamTensor::int64_1d(&lengths))
+            .into(),
+        1 if dim > 0 => OnnxSplitToSequence::new(11)
+            .axis(axis as i64)
+            .split(ParamTensor::int64_scalar(1 + rng.below(dim) as i64))
+            .into(),
+        2 => {
+            let mut given = lengths.clone();
+            let at = rng.below(given.len());
+            given[at] = -1;
+            OpenVinoVariadicSplit::new(axis_param, ParamTensor::int64_1d(&given)).into()
+        }
+        _ => OpenVinoSplit::new(axis_param, 1).into(),
+    }
+}
+
+/// One split of a batch: its input, expected outputs, plan, and where its
+/// input and output regions sit in the pages.
+struct Placed {
+    expected: Vec<HostTensor>,
+    plan: SplitPlan,
+    input_offset: u64,
+    output_offsets: Vec<u64>,
+    prepared: bool,
+}
+
+/// Random small splits of every width, each with its input in the input
+/// page and its outputs in one of two output pages at random offsets
+/// (multiples of the plan's alignment) with random gaps, recorded into one
+/// encoder (some through `prepare` inside a compute pass); then every output
+/// is checked bit-exactly and every byte outside the regions must still be
+/// the sentinel.
+fn run_batch(gpu: &GpuSplitter, rng: &mut Rng, splits: usize) -> usize {
+    let types = [
+        ElementType::Int2,
+        ElementType::Uint4,
+        ElementType::Uint8,
+        ElementType::Float16,
+        ElementType::Float,
+        ElementType::Double,
+        ElementType::Complex128,
+    ];
+    let mut input_bytes = Vec::new();
+    let mut page_ends = [0u64; 2];
+    let mut placed = Vec::new();
+    for _ in 0..splits {
+        let element_type = types[rng.below(types.len())];
+        let rank = 1 + rng.below(3);
+        let shape: Vec<usize> = (0..rank)
+            .map(|_| rng.below(13) + usize::from(rank == 1))
+            .collect();
+        let Ok(split) = operator(rng, &shape).resolve(&shape) else {
+            continue;
+        };
+        let input = random_tensor(rng, element_type, &shape);
+        let strategy = [
+            Strategy::Gather,
+            Strategy::default(),
+            Strategy::GatherPerOutput,
+        ][rng.below(3)];
+        let options = PlanOptions::default().strategy(strategy);
+        let plan = gpu
+            .plan_with(&split, element_type, gpu.plan_limits(), &options)
+            .unwrap();
+        let align = plan.offset_alignment_bytes();
+        let input_offset =
+            (input_bytes.len() as u64).next_multiple_of(align) + rng.below(3) as u64 * align;
+        input_bytes.resize(input_offset as usize, 0x5A);
+        input_bytes.extend_from_slice(input.as_bytes().unwrap());
+        let page = rng.below(2);
+        let output_offsets = (0..plan.destination_count())
+            .map(|i| {
+                let offset = page_ends[page].next_multiple_of(align) + rng.below(3) as u64 * align;
+                page_ends[page] = offset + plan.destination_bytes(i);
+                offset
+            })
+            .collect();
+        placed.push((
+            page,
+            Placed {
+                expected: host::split(&input, &split).unwrap(),
+                prepared: plan.copy_count() == 0 && rng.below(2) == 0,
+                plan,
+                input_offset,
+                output_offsets,
+            },
+        ));
+    }
+    input_bytes.resize(input_bytes.len().next_multiple_of(4) + 64, 0x5A);
+    let input_page = gpu.create_input(&input_bytes).unwrap();
+    let pages: Vec<wgpu::Buffer> = page_ends
+        .iter()
+        .map(|&end| {
+            let size = (end + 64).next_multiple_of(4);
+            let page = buffer(gpu, size, POOL);
+            gpu.queue()
+                .write_buffer(&page, 0, &vec![SENTINEL; size as usize]);
+            page
+        })
+        .collect();
+    let mut encoder = gpu.device().create_command_encoder(&Default::default());
+    let mut prepared = Vec::new();
+    for (page, p) in &placed {
+        let input = BufferRegion::new(&input_page, p.input_offset, p.plan.input_bytes());
+        let regions: Vec<BufferRegion> = p
+            .output_offsets
+            .iter()
+            .enumerate()
+            .map(|(i, &o)| BufferRegion::new(&pages[*page], o, p.plan.destination_bytes(i)))
+            .collect();
+        if p.prepared {
+            prepared.push(gpu.prepare(&p.plan, input, &regions).unwrap());
+        } else {
+            gpu.encode(&mut encoder, &p.plan, input, &regions).unwrap();
+        }
+    }
+    {
+        let mut pass = encoder.begin_compute_pass(&Default::default());
+        for p in &prepared {
+            p.record(&mut pass);
+        }
+    }
+    gpu.queue().submit([encoder.finish()]);
+    let after: Vec<Vec<u8>> = pages.iter().map(|p| read_buffer(gpu, p)).collect();
+    let mut covered: Vec<Vec<bool>> = after.iter().map(|p| vec![false; p.len()]).collect();
+    for (n, (page, p)) in placed.iter().enumerate() {
+        for (i, (o, e)) in p.plan.outputs().iter().zip(&p.expected).enumerate() {
+            let start = p.output_offsets[i] as usize;
+            let bytes = &after[*page][start..start + o.len_bytes as usize];
+            assert_eq!(bytes, e.as_bytes().unwrap(), "split {n} output {i}");
+            let region = start..start + p.plan.destination_bytes(i) as usize;
+            assert!(
+                after[*page][start + o.len_bytes as usize..region.end]
+                    .iter()
+                    .all(|&b| b == 0),
+                "split {n} output {i}: padding is zero"
+            );
+            covered[*page][region].iter_mut().for_each(|c| *c = true);
+        }
+    }
+    for (page, (bytes, covered)) in after.iter().zip(&covered).enumerate() {
+        for (at, (&b, &c)) in bytes.iter().zip(covered).enumerate() {
+            assert!(
+                c || b == SENTINEL,
+                "page {page} byte {at} outside every region changed"
+            );
+        }
+    }
+    placed.len()
+}
+
+#[test]
+fn thousands_of_random_splits_into_pooled_regions_keep_every_sentinel() {
+    let Some(gpu) = gpu("thousands_of_random_splits_into_pooled_regions_keep_every_sentinel")
+    else {
+        return;
+    };
+    let mut rng = Rng::new(0xD1CE);
+    let mut splits = 0;
+    for _ in 0..20 {
+        splits += run_batch(gpu, &mut rng, 120);
+    }
+    println!("{splits} random splits into pooled regions: outputs exact, sentinels intact");
+    assert!(splits >= 2000, "{splits}");
+}
+
+/// A small split with a plan, an input and fitting output buffers.
+struct Setup {
+    plan: SplitPlan,
+    input: wgpu::Buffer,
+    outputs: Vec<wgpu::Buffer>,
+}
+
+fn setup(gpu: &GpuSplitter, strategy: Strategy) -> Setup {
+    // f16 [3, 6] split [1, 5] on the last axis: outputs of 6 and 30 bytes.
+    let split = ResolvedSplit::new(&[3, 6], 1, vec![1, 5], true).unwrap();
+    let options = PlanOptions::default().strategy(strategy);
+    let plan = gpu
+        .plan_with(&split, ElementType::Float16, gpu.plan_limits(), &options)
+        .unwrap();
+    Setup {
+        input: gpu.create_input(&[7; 36]).unwrap(),
+        outputs: gpu.create_output_buffers(&plan).unwrap(),
+        plan,
+    }
+}
+
+/// `call` fails with the expected error, and wgpu saw nothing: no
+/// validation error reached the device, and the encoder still works.
+fn refused(gpu: &GpuSplitter, call: impl FnOnce(&mut wgpu::CommandEncoder) -> Error) -> Error {
+    let scope = gpu.device().push_error_scope(wgpu::ErrorFilter::Validation);
+    let mut encoder = gpu.device().create_command_encoder(&Default::default());
+    let e = call(&mut encoder);
+    gpu.queue().submit([encoder.finish()]);
+    assert!(
+        pollster::block_on(scope.pop()).is_none(),
+        "wgpu saw the mistake: {e}"
+    );
+    e
+}
+
+#[test]
+fn undersized_overlapping_and_misaligned_regions_are_typed_errors() {
+    let Some(gpu) = gpu("undersized_overlapping_and_misaligned_regions_are_typed_errors") else {
+        return;
+    };
+    let s = setup(gpu, Strategy::Gather);
+    let input = BufferRegion::whole(&s.input);
+    let page = buffer(gpu, 1024, POOL);
+    // Output 0 needs 8 bytes (6 rounded up to the word the split writes).
+    assert_eq!(s.plan.destination_bytes(0), 8);
+    let e = refused(gpu, |enc| {
+        let regions = [
+            BufferRegion::new(&page, 0, 6),
+            BufferRegion::new(&page, 64, 32),
+        ];
+        gpu.encode(enc, &s.plan, input, &regions).unwrap_err()
+    });
+    assert!(
+        matches!(
+            e,
+            Error::BufferTooSmall {
+                which: BufferRole::Output(0),
+                size: 6,
+                needed: 8,
+                ..
+            }
+        ),
+        "{e}"
+    );
+    let e = refused(gpu, |enc| {
+        let regions = [
+            BufferRegion::new(&page, 0, 8),
+            BufferRegion::new(&page, 4, 32),
+        ];
+        gpu.encode(enc, &s.plan, input, &regions).unwrap_err()
+    });
+    assert_eq!(
+        e,
+        Error::OverlappingRegions {
+            first: 0,
+            second: 1
+        }
+    );
+    let e = refused(gpu, |enc| {
+        let regions = [
+            BufferRegion::new(&page, 2, 8),
+            BufferRegion::new(&page, 64, 32),
+        ];
+        gpu.encode(enc, &s.plan, input, &regions).unwrap_err()
+    });
+    assert!(
+        matches!(
+            e,
+            Error::MisalignedOffset {
+                which: BufferRole::Output(0),
+                offset: 2,
+                alignment: 4,
+                ..
+            }
+        ),
+        "{e}"
+    );
+    let e = refused(gpu, |enc| {
+        let regions = [
+            BufferRegion::new(&page, 0, 8),
+            BufferRegion::new(&page, 1000, 32),
+        ];
+        gpu.encode(enc, &s.plan, input, &regions).unwrap_err()
+    });
+    assert!(
+        matches!(
+            e,
+            Error::RegionOutsideBuffer {
+                which: BufferRole::Output(1),
+                ..
+            }
+        ),
+        "{e}"
+    );
+    let e = refused(gpu, |enc| {
+        let regions = [
+            BufferRegion::new(&s.input, 0, 8),
+            BufferRegion::new(&page, 64, 32),
+        ];
+        gpu.encode(enc, &s.plan, input, &regions).unwrap_err()
+    });
+    assert_eq!(
+        e,
+        Error::InputSharesBuffer {
+            which: BufferRole::Output(0)
+        }
+    );
+    let e = refused(gpu, |enc| {
+        gpu.encode(enc, &s.plan, input, &[BufferRegion::whole(&page)])
+            .unwrap_err()
+    });
+    assert_eq!(
+        e,
+        Error::RegionCount {
+            expected: 2,
+            actual: 1
+        }
+    );
+    let e = refused(gpu, |enc| {
+        let short = BufferRegion::new(&s.input, 0, 35);
+        let regions: Vec<_> = s.outputs.iter().map(BufferRegion::whole).collect();
+        gpu.encode(enc, &s.plan, short, &regions).unwrap_err()
+    });
+    assert!(
+        matches!(
+            e,
+            Error::BufferTooSmall {
+                which: BufferRole::Input,
+                needed: 36,
+                ..
+            }
+        ),
+        "{e}"
+    );
+    // An arena plan needs encode_arena.
+    let split = ResolvedSplit::new(&[3, 6], 1, vec![1, 5], true).unwrap();
+    let arena_plan = gpu.plan_arena(&split, ElementType::Float16).unwrap();
+    let e = refused(gpu, |enc| {
+        let regions: Vec<_> = s.outputs.iter().map(BufferRegion::whole).collect();
+        gpu.encode(enc, &arena_plan, input, &regions).unwrap_err()
+    });
+    assert!(matches!(e, Error::PlanMismatch { .. }), "{e}");
+    // An empty output needs no region bytes: a zero-size region will do.
+    let split = ResolvedSplit::new(&[3, 6], 1, vec![0, 6], true).unwrap();
+    let plan = gpu.plan(&split, ElementType::Float16).unwrap();
+    assert_eq!(plan.destination_bytes(0), 0);
+    let full = buffer(gpu, 36, POOL);
+    let mut encoder = gpu.device().create_command_encoder(&Default::default());
+    let regions = [BufferRegion::new(&page, 0, 0), BufferRegion::whole(&full)];
+    gpu.encode(&mut encoder, &plan, input, &regions).unwrap();
+    gpu.queue().submit([encoder.finish()]);
+}
+
+#[test]
+fn usages_are_stated_by_the_plan_and_named_with_the_fix() {
+    let Some(gpu) = gpu("usages_are_stated_by_the_plan_and_named_with_the_fix") else {
+        return;
+    };
+    // f32 [4, 8] split [4, 4]: copyable runs.
+    let split = ResolvedSplit::new(&[4, 8], 1, vec![4, 4], true).unwrap();
+    let copy = PlanOptions::default().strategy(Strategy::Copy);
+    let plan = gpu
+        .plan_with(&split, ElementType::Float, gpu.plan_limits(), &copy)
+        .unwrap();
+    assert_eq!(plan.input_usages(), wgpu::BufferUsages::COPY_SRC);
+    assert_eq!(plan.output_usages(1), wgpu::BufferUsages::COPY_DST);
+    let storage_only = |size| buffer(gpu, size, wgpu::BufferUsages::STORAGE);
+    let (input, out) = (storage_only(128), [storage_only(64), storage_only(64)]);
+    let regions: Vec<_> = out.iter().map(BufferRegion::whole).collect();
+    let e = refused(gpu, |enc| {
+        gpu.encode(enc, &plan, BufferRegion::whole(&input), &regions)
+            .unwrap_err()
+    });
+    let Error::MissingUsage {
+        which,
+        missing,
+        why,
+    } = &e
+    else {
+        panic!("{e}");
+    };
+    assert_eq!((*which, missing.as_str()), (BufferRole::Input, "COPY_SRC"));
+    assert!(
+        why.contains("copy command") && why.contains("Strategy::Gather"),
+        "{why}"
+    );
+    let input = gpu.create_input(&[0; 128]).unwrap();
+    let e = refused(gpu, |enc| {
+        gpu.encode(enc, &plan, BufferRegion::whole(&input), &regions)
+            .unwrap_err()
+    });
+    assert!(
+        matches!(&e, Error::MissingUsage { which: BufferRole::Output(0), missing, .. } if missing == "COPY_DST"),
+        "{e}"
+    );
+    // The dispatch-only plan of the same split works with STORAGE alone.
+    let gather = PlanOptions::default().strategy(Strategy::Gather);
+    let plan = gpu
+        .plan_with(&split, ElementType::Float, gpu.plan_limits(), &gather)
+        .unwrap();
+    assert_eq!(plan.input_usages(), wgpu::BufferUsages::STORAGE);
+    let input = storage_only(128);
+    let mut encoder = gpu.device().create_command_encoder(&Default::default());
+    gpu.encode(&mut encoder, &plan, BufferRegion::whole(&input), &regions)
+        .unwrap();
+    gpu.queue().submit([encoder.finish()]);
+}
+
+#[test]
+fn copy_plans_take_any_word_offset_and_gathers_fold_offsets_into_the_table() {
+    let Some(gpu) = gpu("copy_plans_take_any_word_offset_and_gathers_fold_offsets_into_the_table")
+    else {
+        return;
+    };
+    let mut rng = Rng::new(61);
+    let input = random_tensor(&mut rng, ElementType::Float, &[8, 12]);
+    for (strategy, lengths, offsets) in [
+        (Strategy::Copy, vec![4, 8], [4u64, 12, 20]),
+        (Strategy::Gather, vec![3, 9], [4, 12, 20]),
+        (Strategy::Gather, vec![4, 8], [16, 48, 16]),
+    ] {
+        let split = ResolvedSplit::new(&[8, 12], 1, lengths, true).unwrap();
+        let expected = host::split(&input, &split).unwrap();
+        let options = PlanOptions::default().strategy(strategy);
+        let plan = gpu
+            .plan_with(&split, ElementType::Float, gpu.plan_limits(), &options)
+            .unwrap();
+        assert_eq!(offsets[0] % plan.offset_alignment_bytes(), 0);
+        let mut bytes = rng.bytes(offsets[0] as usize);
+        bytes.extend_from_slice(input.as_bytes().unwrap());
+        let in_page = gpu.create_input(&bytes).unwrap();
+        let page = buffer(gpu, 4096, POOL);
+        let regions = [
+            BufferRegion::new(&page, offsets[1], plan.destination_bytes(0)),
+            BufferRegion::new(&page, 512 + offsets[2], plan.destination_bytes(1)),
+        ];
+        let mut encoder = gpu.device().create_command_encoder(&Default::default());
+        let input_region = BufferRegion::new(&in_page, offsets[0], plan.input_bytes());
+        gpu.encode(&mut encoder, &plan, input_region, &regions)
+            .unwrap();
+        gpu.queue().submit([encoder.finish()]);
+        let out = read_buffer(gpu, &page);
+        for (r, e) in regions.iter().zip(&expected) {
+            let got = &out[r.offset as usize..(r.offset + r.size) as usize];
+            assert_eq!(got, e.as_bytes().unwrap(), "{strategy:?} at {offsets:?}");
+        }
+    }
+}
+
+#[test]
+fn a_prepared_split_records_between_the_runtimes_own_dispatches() {
+    let Some(gpu) = gpu("a_prepared_split_records_between_the_runtimes_own_dispatches") else {
+        return;
+    };
+    let s = setup(gpu, Strategy::Gather);
+    let regions: Vec<_> = s.outputs.iter().map(BufferRegion::whole).collect();
+    let prepared = gpu
+        .prepare(&s.plan, BufferRegion::whole(&s.input), &regions)
+        .unwrap();
+    assert_eq!(prepared.dispatch_count(), s.plan.dispatch_count());
+    let mut encoder = gpu.device().create_command_encoder(&Default::default());
+    {
+        let mut pass = encoder.begin_compute_pass(&Default::default());
+        prepared.record(&mut pass);
+        prepared.record(&mut pass); // twice in one pass: same bytes
+    }
+    gpu.queue().submit([encoder.finish()]);
+    let input = HostTensor::from_raw(ElementType::Float16, &[3, 6], vec![7; 36]).unwrap();
+    let split = ResolvedSplit::new(&[3, 6], 1, vec![1, 5], true).unwrap();
+    for (buffer, e) in s.outputs.iter().zip(host::split(&input, &split).unwrap()) {
+        let bytes = read_buffer(gpu, buffer);
+        assert_eq!(&bytes[..e.as_bytes().unwrap().len()], e.as_bytes().unwrap());
+    }
+    // A plan with copy commands cannot go into a compute pass.
+    let split = ResolvedSplit::new(&[4, 8], 1, vec![4, 4], true).unwrap();
+    let copy = PlanOptions::default().strategy(Strategy::Copy);
+    let plan = gpu
+        .plan_with(&split, ElementType::Float, gpu.plan_limits(), &copy)
+        .unwrap();
+    let outputs = gpu.create_output_buffers(&plan).unwrap();
+    let regions: Vec<_> = outputs.iter().map(BufferRegion::whole).collect();
+    let e = gpu
+        .prepare(&plan, BufferRegion::whole(&s.input), &regions)
+        .unwrap_err();
+    assert_eq!(e, Error::CopiesInComputePass { copies: 8 });
+}
+
+#[test]
+fn output_bindings_round_sizes_up_to_whole_words() {
+    let Some(gpu) = gpu("output_bindings_round_sizes_up_to_whole_words") else {
+        return;
+    };
+    // An f16 output of 9 elements is 18 bytes; wgpu binds whole words.
+    let split = ResolvedSplit::new(&[9, 2], 1, vec![1, 1], true).unwrap();
+    let plan = gpu.plan(&split, ElementType::Float16).unwrap();
+    assert_eq!(
+        (plan.outputs()[0].len_bytes, plan.destination_bytes(0)),
+        (18, 20)
+    );
+    let page = buffer(gpu, 256, POOL);
+    let region = BufferRegion::new(&page, 0, plan.outputs()[0].len_bytes);
+    let binding = region.binding();
+    assert_eq!(binding.size.map(u64::from), Some(20));
+    let layout = gpu
+        .device()
+        .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: None,
+            entries: &[wgpu::BindGroupLayoutEntry {
+                binding: 0,
+                visibility: wgpu::ShaderStages::COMPUTE,
+                ty: wgpu::BindingType::Buffer {
+                    ty: wgpu::BufferBindingType::Storage { read_only: true },
+                    has_dynamic_offset: false,
+                    min_binding_size: None,
+                },
+                count: None,
+            }],
+        });
+    let scope = gpu.device().push_error_scope(wgpu::ErrorFilter::Validation);
+    let _group = gpu.device().create_bind_group(&wgpu::BindGroupDescriptor {
+        label: None,
+        layout: &layout,
+        entries: &[wgpu::BindGroupEntry {
+            binding: 0,
+            resource: wgpu::BindingResource::Buffer(binding),
+        }],
+    });
+    assert!(pollster::block_on(scope.pop()).is_none());
+    // An arena slot is a region of the arena.
+    let arena_plan = gpu.plan_arena(&split, ElementType::Float16).unwrap();
+    let arena = gpu.create_arena(&arena_plan).unwrap();
+    let slot = BufferRegion::whole(&arena).slice(arena_plan.outputs()[1].arena_range());
+    assert_eq!(slot.offset, arena_plan.outputs()[1].arena_offset_bytes);
+    assert_eq!(slot.binding().size.map(u64::from), Some(20));
+}
