@@ -1,24 +1,61 @@
 //! [`GpuContext`]: an instance, adapter, device and queue for tests,
-//! examples and simple users.
+//! examples and simple users, built from the caller's own parts or from
+//! one shared default instance.
+//!
+//! **Buffers belong to one `wgpu::Instance`.** wgpu 30 names buffers by ids
+//! that are only meaningful inside the instance that created them, and
+//! compares them by id. A buffer of another instance can therefore name an
+//! unrelated buffer of yours: a split would then read or write that other
+//! buffer, and nothing in wgpu 30 lets this crate tell (it reports an error
+//! only when the id names no buffer at all). Build the splitter from your
+//! runtime's own device; the default contexts of this module all share one
+//! process-wide instance, so they never create a second one behind your
+//! back.
+
+use std::sync::OnceLock;
 
 use super::GpuSplitter;
 use crate::error::{Error, Result};
 
-/// An instance, adapter, device and queue chosen the default way.
+/// An instance, adapter, device and queue.
 #[derive(Debug, Clone)]
 pub struct GpuContext {
     /// The instance.
     pub instance: wgpu::Instance,
     /// The adapter.
     pub adapter: wgpu::Adapter,
-    /// The device, created with the adapter's own limits (so buffers past
-    /// wgpu's 256 MiB default work) and no optional features.
+    /// The device.
     pub device: wgpu::Device,
     /// The queue.
     pub queue: wgpu::Queue,
 }
 
+/// The one instance every default context of the process uses (created on
+/// first use, honouring `WGPU_BACKEND`).
+fn shared_instance() -> &'static wgpu::Instance {
+    static INSTANCE: OnceLock<wgpu::Instance> = OnceLock::new();
+    INSTANCE.get_or_init(|| {
+        wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env())
+    })
+}
+
 impl GpuContext {
+    /// A context from parts the caller already owns (its instance, adapter,
+    /// device and queue); nothing is created.
+    pub fn from_parts(
+        instance: wgpu::Instance,
+        adapter: wgpu::Adapter,
+        device: wgpu::Device,
+        queue: wgpu::Queue,
+    ) -> Self {
+        GpuContext {
+            instance,
+            adapter,
+            device,
+            queue,
+        }
+    }
+
     /// Blocking form of [`GpuContext::request_default`].
     ///
     /// # Errors
@@ -28,9 +65,10 @@ impl GpuContext {
         pollster::block_on(Self::request_default())
     }
 
-    /// Picks the default adapter, honouring `WGPU_BACKEND` (e.g. `vulkan`,
-    /// `gl`) and `WGPU_POWER_PREF`, and requests a device with the adapter's
-    /// limits.
+    /// Picks the default adapter of the process-wide shared instance,
+    /// honouring `WGPU_BACKEND` (e.g. `vulkan`, `gl`) and `WGPU_POWER_PREF`,
+    /// and requests a new device with the adapter's limits (so buffers past
+    /// wgpu's 256 MiB default work) and no optional features.
     ///
     /// # Errors
     ///
@@ -48,8 +86,16 @@ impl GpuContext {
     ///
     /// As [`GpuContext::request_default`].
     pub async fn request_with_features(wanted: wgpu::Features) -> Result<Self> {
-        let instance =
-            wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+        Self::request(shared_instance(), wanted).await
+    }
+
+    /// As [`GpuContext::request_with_features`], on the caller's own
+    /// `instance`.
+    ///
+    /// # Errors
+    ///
+    /// As [`GpuContext::request_default`].
+    pub async fn request(instance: &wgpu::Instance, wanted: wgpu::Features) -> Result<Self> {
         let options = wgpu::RequestAdapterOptions {
             power_preference: wgpu::PowerPreference::from_env().unwrap_or_default(),
             ..Default::default()
@@ -73,12 +119,12 @@ impl GpuContext {
             .map_err(|e| Error::RequestDevice {
                 detail: e.to_string(),
             })?;
-        Ok(GpuContext {
-            instance,
+        Ok(GpuContext::from_parts(
+            instance.clone(),
             adapter,
             device,
             queue,
-        })
+        ))
     }
 
     /// One line naming the adapter, its backend and device type.

@@ -9,7 +9,10 @@ mod cache;
 mod context;
 mod dispatch;
 mod kernels;
+#[cfg(not(target_arch = "wasm32"))]
+mod poller;
 mod prepared;
+mod probe;
 mod readback;
 mod region;
 mod resources;
@@ -19,6 +22,8 @@ mod splitter;
 pub use cache::CachePolicy;
 pub use context::GpuContext;
 pub use kernels::shader_source;
+#[cfg(not(target_arch = "wasm32"))]
+pub use poller::Poller;
 pub use prepared::PreparedSplit;
 pub use readback::READBACK_TIMEOUT;
 pub use region::BufferRegion;

@@ -1,42 +1,61 @@
 //! The convenience path for tests and simple users: split a host tensor on
 //! the GPU and read the outputs back.
+//!
+//! The async forms never block: they submit, ask wgpu to map the readback
+//! buffer and await its callback. Who drives that callback is wgpu's rule:
+//! on native backends `Device::poll` (the caller's loop, or a
+//! [`crate::gpu::Poller`]), on the web the browser. The blocking forms poll
+//! the device themselves, bounded by [`READBACK_TIMEOUT`].
 
+use std::ops::Range;
 use std::time::Duration;
 
 use super::GpuSplitter;
 use super::region::BufferRegion;
-use super::scope::scoped;
+use super::scope::scoped_async;
 use crate::error::{Error, Result};
 use crate::plan::{Outputs, SplitPlan};
 use crate::semantics::{Operator, ResolvedSplit};
 use crate::tensor::HostTensor;
 
-/// How long a readback waits for the GPU before it fails with [`Error::Gpu`]
-/// instead of blocking forever.
+/// How long a blocking readback waits for the GPU before it fails with
+/// [`Error::Gpu`] instead of blocking forever.
 pub const READBACK_TIMEOUT: Duration = Duration::from_secs(120);
+
+type MapResult = std::result::Result<(), wgpu::BufferAsyncError>;
+
+/// A split submitted to the GPU whose outputs are on their way back.
+struct InFlight {
+    staging: wgpu::Buffer,
+    submission: wgpu::SubmissionIndex,
+    mapped: futures_intrusive::channel::shared::OneshotReceiver<MapResult>,
+    /// Where each output's bytes start in the read page.
+    starts: Vec<u64>,
+}
 
 impl GpuSplitter {
     /// Resolves `op` for `input` and splits it on the GPU, blocking until the
-    /// outputs are back on the host. Strings have no GPU layout
-    /// ([`Error::NotOnGpu`]): split them with [`crate::host::split`].
+    /// outputs are back on the host (this polls the device). Strings have no
+    /// GPU layout ([`Error::NotOnGpu`]): split them with
+    /// [`crate::host::split`].
     ///
     /// # Errors
     ///
     /// Resolution and planning errors, and [`Error::Gpu`] when the device
     /// fails, is lost or does not finish within [`READBACK_TIMEOUT`].
     pub fn split(&self, op: &Operator, input: &HostTensor) -> Result<Vec<HostTensor>> {
-        pollster::block_on(self.split_async(op, input))
+        self.split_resolved(&op.resolve(input.shape())?, input)
     }
 
-    /// Async form of [`GpuSplitter::split`].
-    ///
-    /// On native backends the readback is driven by a blocking
-    /// `Device::poll` inside this future (wgpu delivers `map_async` results
-    /// only from `poll`), bounded by [`READBACK_TIMEOUT`].
+    /// Async form of [`GpuSplitter::split`]. It never blocks: it submits the
+    /// work and awaits wgpu's map callback. On native backends that callback
+    /// comes from `Device::poll`, so someone must poll while this is
+    /// awaited: the caller's own loop, or a [`crate::gpu::Poller`]. A lost
+    /// device ends it with [`Error::Gpu`] once polled.
     ///
     /// # Errors
     ///
-    /// As [`GpuSplitter::split`].
+    /// As [`GpuSplitter::split`] (without the timeout).
     pub async fn split_async(&self, op: &Operator, input: &HostTensor) -> Result<Vec<HostTensor>> {
         let split = op.resolve(input.shape())?;
         self.split_resolved_async(&split, input).await
@@ -52,7 +71,8 @@ impl GpuSplitter {
         split: &ResolvedSplit,
         input: &HostTensor,
     ) -> Result<Vec<HostTensor>> {
-        pollster::block_on(self.split_resolved_async(split, input))
+        let plan = self.plan_for(split, input)?;
+        self.run_plan(&plan, input)
     }
 
     /// Async split of a resolved split (see [`GpuSplitter::split_async`]).
@@ -65,27 +85,47 @@ impl GpuSplitter {
         split: &ResolvedSplit,
         input: &HostTensor,
     ) -> Result<Vec<HostTensor>> {
+        let plan = self.plan_for(split, input)?;
+        self.run_plan_async(&plan, input).await
+    }
+
+    fn plan_for(&self, split: &ResolvedSplit, input: &HostTensor) -> Result<SplitPlan> {
         if input.element_type().bit_width().is_none() {
             return Err(Error::NotOnGpu {
                 element_type: input.element_type(),
             });
         }
         split.check_input_shape(input.shape())?;
-        let plan = self.plan(split, input.element_type())?;
-        self.run_plan_async(&plan, input).await
+        self.plan(split, input.element_type())
     }
 
-    /// Executes a ready plan on `input` and reads the outputs back, blocking.
+    /// Executes a ready plan on `input` and reads the outputs back, blocking
+    /// (this polls the device, at most [`READBACK_TIMEOUT`]).
     ///
     /// # Errors
     ///
     /// [`Error::PlanMismatch`] when `input`'s type or shape is not the plan's,
     /// and the errors of [`GpuSplitter::split`].
     pub fn run_plan(&self, plan: &SplitPlan, input: &HostTensor) -> Result<Vec<HostTensor>> {
-        pollster::block_on(self.run_plan_async(plan, input))
+        // Submission waits for nothing; on native its error scopes resolve
+        // at once, so this block_on returns without waiting.
+        let Some(in_flight) = pollster::block_on(self.submit(plan, input))? else {
+            return empty_outputs(plan, input);
+        };
+        self.device
+            .poll(wgpu::PollType::Wait {
+                submission_index: Some(in_flight.submission.clone()),
+                timeout: Some(READBACK_TIMEOUT),
+            })
+            .map_err(|e| Error::Gpu {
+                detail: format!("waiting for the split: {e}"),
+            })?;
+        let (starts, bytes) = pollster::block_on(in_flight.read())?;
+        outputs_of(plan, input, &bytes, &starts)
     }
 
-    /// Async form of [`GpuSplitter::run_plan`].
+    /// Async form of [`GpuSplitter::run_plan`]; never blocks (see
+    /// [`GpuSplitter::split_async`] for who drives it).
     ///
     /// # Errors
     ///
@@ -95,6 +135,17 @@ impl GpuSplitter {
         plan: &SplitPlan,
         input: &HostTensor,
     ) -> Result<Vec<HostTensor>> {
+        let Some(in_flight) = self.submit(plan, input).await? else {
+            return empty_outputs(plan, input);
+        };
+        let (starts, bytes) = in_flight.read().await?;
+        outputs_of(plan, input, &bytes, &starts)
+    }
+
+    /// Uploads `input`, records the plan into regions of one page buffer,
+    /// copies the page to a staging buffer, submits and asks for the
+    /// staging buffer to be mapped. `None` when every output is empty.
+    async fn submit(&self, plan: &SplitPlan, input: &HostTensor) -> Result<Option<InFlight>> {
         if input.element_type() != plan.element_type() || input.shape() != plan.input_shape() {
             return Err(Error::PlanMismatch {
                 detail: format!(
@@ -106,33 +157,74 @@ impl GpuSplitter {
                 ),
             });
         }
+        if plan.dispatch_count() == 0 && plan.copy_count() == 0 {
+            return Ok(None);
+        }
+        let input_buffer = self.create_input(input.as_bytes()?)?;
         // Every destination in one page, so that one readback serves all.
-        let (destinations, page_bytes) = page_layout(plan);
-        let bytes = if plan.dispatch_count() == 0 && plan.copy_count() == 0 {
-            vec![0; page_bytes as usize] // every output is empty
-        } else {
-            let input_buffer = self.create_input(input.as_bytes()?)?;
-            let page = self.create_page(page_bytes)?;
-            self.run_and_read(plan, &input_buffer, &page, &destinations)
-                .await?
+        let (ranges, page_bytes) = page_layout(plan);
+        let page = self.create_page(page_bytes)?;
+        let device = &self.device;
+        let (staging, submission) = scoped_async(device, "running the split", || {
+            let staging = device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("wgpu-split readback"),
+                size: page.size(),
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("wgpu-split convenience"),
+            });
+            self.encode_into_page(&mut encoder, plan, &input_buffer, &page, &ranges)?;
+            encoder.copy_buffer_to_buffer(&page, 0, &staging, 0, page.size());
+            Ok::<_, Error>((staging, self.queue.submit([encoder.finish()])))
+        })
+        .await??;
+        let (sender, mapped) = futures_intrusive::channel::shared::oneshot_channel();
+        staging
+            .slice(..)
+            .map_async(wgpu::MapMode::Read, move |result| {
+                // The receiver only goes away if the future was dropped.
+                let _ = sender.send(result);
+            });
+        let starts = match plan.placement() {
+            Outputs::Separate => ranges.iter().map(|r| r.start).collect(),
+            Outputs::Arena => plan
+                .outputs()
+                .iter()
+                .map(|o| o.arena_offset_bytes)
+                .collect(),
         };
-        plan.outputs()
+        Ok(Some(InFlight {
+            staging,
+            submission,
+            mapped,
+            starts,
+        }))
+    }
+
+    fn encode_into_page(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        plan: &SplitPlan,
+        input: &wgpu::Buffer,
+        page: &wgpu::Buffer,
+        ranges: &[Range<u64>],
+    ) -> Result<()> {
+        let regions: Vec<BufferRegion<'_>> = ranges
             .iter()
-            .enumerate()
-            .map(|(i, output)| {
-                let start = match plan.placement() {
-                    Outputs::Separate => destinations[i].start,
-                    Outputs::Arena => output.arena_offset_bytes,
-                } as usize;
-                let range = start..start + output.len_bytes as usize;
-                HostTensor::from_raw(input.element_type(), &output.shape, bytes[range].to_vec())
-            })
-            .collect()
+            .map(|r| BufferRegion::new(page, r.start, r.end - r.start))
+            .collect();
+        let input = BufferRegion::whole(input);
+        match plan.placement() {
+            Outputs::Separate => self.encode(encoder, plan, input, &regions),
+            Outputs::Arena => self.encode_arena(encoder, plan, input, regions[0]),
+        }
     }
 
     fn create_page(&self, bytes: u64) -> Result<wgpu::Buffer> {
-        scoped(self.device(), "creating the output page", || {
-            self.device().create_buffer(&wgpu::BufferDescriptor {
+        super::scope::scoped(&self.device, "creating the output page", || {
+            self.device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("wgpu-split output page"),
                 size: bytes.max(4),
                 usage: wgpu::BufferUsages::STORAGE
@@ -142,78 +234,59 @@ impl GpuSplitter {
             })
         })
     }
+}
 
-    /// Encodes the plan into regions of `page`, copies the page to a staging
-    /// buffer, submits and maps it; returns the page's bytes.
-    async fn run_and_read(
-        &self,
-        plan: &SplitPlan,
-        input: &wgpu::Buffer,
-        page: &wgpu::Buffer,
-        destinations: &[std::ops::Range<u64>],
-    ) -> Result<Vec<u8>> {
-        let device = self.device();
-        let size = page.size();
-        // Everything up to the submission runs inside error scopes, so a lost
-        // device is a typed error here (the scope guards are !Send and must
-        // not live across an await; this part is synchronous).
-        let (staging, index) = scoped(device, "running the split", || {
-            let staging = device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("wgpu-split readback"),
-                size,
-                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            });
-            let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("wgpu-split convenience"),
-            });
-            let regions: Vec<BufferRegion<'_>> = destinations
-                .iter()
-                .map(|r| BufferRegion::new(page, r.start, r.end - r.start))
-                .collect();
-            let input = BufferRegion::whole(input);
-            match plan.placement() {
-                Outputs::Separate => self.encode(&mut encoder, plan, input, &regions)?,
-                Outputs::Arena => self.encode_arena(&mut encoder, plan, input, regions[0])?,
-            }
-            encoder.copy_buffer_to_buffer(page, 0, &staging, 0, size);
-            let index = self.queue().submit([encoder.finish()]);
-            Ok::<_, Error>((staging, index))
-        })??;
-        let (sender, receiver) = futures_intrusive::channel::shared::oneshot_channel();
-        let slice = staging.slice(..);
-        slice.map_async(wgpu::MapMode::Read, move |result| {
-            // The receiver only goes away if this future was dropped.
-            let _ = sender.send(result);
-        });
-        device
-            .poll(wgpu::PollType::Wait {
-                submission_index: Some(index),
-                timeout: Some(READBACK_TIMEOUT),
-            })
-            .map_err(|e| Error::Gpu {
-                detail: format!("waiting for the split: {e}"),
-            })?;
-        let mapped = receiver.receive().await.ok_or_else(|| Error::Gpu {
+impl InFlight {
+    /// Awaits the map callback and copies the page out; returns each
+    /// output's start and the page's bytes.
+    async fn read(self) -> Result<(Vec<u64>, Vec<u8>)> {
+        let mapped = self.mapped.receive().await.ok_or_else(|| Error::Gpu {
             detail: "the map callback was dropped".to_string(),
         })?;
         mapped.map_err(|e| Error::Gpu {
             detail: format!("mapping the readback buffer: {e}"),
         })?;
-        let bytes = slice
+        let bytes = self
+            .staging
+            .slice(..)
             .get_mapped_range()
             .map_err(|e| Error::Gpu {
                 detail: format!("reading the readback buffer: {e}"),
             })?
             .to_vec();
-        staging.unmap();
-        Ok(bytes)
+        self.staging.unmap();
+        Ok((self.starts, bytes))
     }
+}
+
+/// The outputs from a read page: output `i` at `starts[i]`.
+fn outputs_of(
+    plan: &SplitPlan,
+    input: &HostTensor,
+    bytes: &[u8],
+    starts: &[u64],
+) -> Result<Vec<HostTensor>> {
+    plan.outputs()
+        .iter()
+        .zip(starts)
+        .map(|(output, &start)| {
+            let range = start as usize..(start + output.len_bytes) as usize;
+            HostTensor::from_raw(input.element_type(), &output.shape, bytes[range].to_vec())
+        })
+        .collect()
+}
+
+/// Every output empty: nothing to run.
+fn empty_outputs(plan: &SplitPlan, input: &HostTensor) -> Result<Vec<HostTensor>> {
+    plan.outputs()
+        .iter()
+        .map(|o| HostTensor::from_raw(input.element_type(), &o.shape, Vec::new()))
+        .collect()
 }
 
 /// Where each destination of `plan` goes in one page buffer (each at a
 /// 16-byte boundary, as a runtime's pool would pack them), and the page size.
-fn page_layout(plan: &SplitPlan) -> (Vec<std::ops::Range<u64>>, u64) {
+fn page_layout(plan: &SplitPlan) -> (Vec<Range<u64>>, u64) {
     let mut end: u64 = 0;
     let ranges = (0..plan.destination_count())
         .map(|i| {

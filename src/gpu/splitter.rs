@@ -81,7 +81,10 @@ impl GpuSplitter {
             device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("wgpu-split spare destination"),
                 size: 16,
-                usage: wgpu::BufferUsages::STORAGE,
+                // Also the scratch end of the probes' copies (gpu::probe).
+                usage: wgpu::BufferUsages::STORAGE
+                    | wgpu::BufferUsages::COPY_SRC
+                    | wgpu::BufferUsages::COPY_DST,
                 mapped_at_creation: false,
             })
         })?;
@@ -297,6 +300,7 @@ impl GpuSplitter {
             });
         }
         check_encode(&self.limits, plan, input, destinations)?;
+        self.probe_buffers(plan, input, destinations)?;
         self.prepare_dispatches(plan, input, destinations)
     }
 
@@ -309,6 +313,7 @@ impl GpuSplitter {
         destinations: &[BufferRegion<'_>],
     ) -> Result<()> {
         check_encode(&self.limits, plan, input, destinations)?;
+        self.probe_buffers(plan, input, destinations)?;
         let prepared = self.prepare_dispatches(plan, input, destinations)?;
         for c in plan.copies() {
             let destination = match plan.placement() {

@@ -1,0 +1,152 @@
+//! The async path never blocks its executor: `split_async` submits and
+//! awaits wgpu's callback, driven by a `Poller` (wgpu's rule on native: only
+//! `Device::poll` delivers callbacks). The tests run one at a time (they time
+//! the GPU, which the others would slow down).
+
+mod common;
+
+use std::future::Future;
+use std::pin::pin;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll, Waker};
+use std::time::{Duration, Instant};
+
+use common::{Rng, gpu, random_tensor};
+use wgpu_split::gpu::{GpuContext, Poller};
+use wgpu_split::{ElementType, Error, HostTensor, OnnxSplit, host};
+
+/// One test at a time.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+/// A split big enough to take tens of milliseconds on lavapipe.
+fn big_problem() -> (wgpu_split::Operator, HostTensor) {
+    let mut rng = Rng::new(9);
+    let input = random_tensor(&mut rng, ElementType::Uint8, &[4096, 4099]);
+    let op = OnnxSplit::new(13, 2)
+        .axis(1)
+        .split_input(wgpu_split::ParamTensor::int64_1d(&[2049, 2050]))
+        .into();
+    (op, input)
+}
+
+#[test]
+fn split_async_does_not_block_its_executor() {
+    let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let Some(gpu) = gpu("split_async_does_not_block_its_executor") else {
+        return;
+    };
+    let _poller = Poller::new(gpu.device());
+    let (op, input) = big_problem();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .unwrap();
+    let (ticks, during, outputs) = runtime.block_on(async {
+        let count = Arc::new(AtomicU32::new(0));
+        let counter = count.clone();
+        let ticker = tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(Duration::from_millis(1)).await;
+                counter.fetch_add(1, Ordering::Relaxed);
+            }
+        });
+        let started = Instant::now();
+        let outputs = gpu.split_async(&op, &input).await;
+        let during = started.elapsed();
+        ticker.abort();
+        (count.load(Ordering::Relaxed), during, outputs)
+    });
+    assert_eq!(outputs.unwrap(), host::split_op(&op, &input).unwrap());
+    println!("async split of {during:?}: a 1 ms ticker on the same thread ran {ticks} times");
+    // A future that blocks inside poll lets the ticker run 0 times. Here
+    // the first poll uploads and submits (host work) and the last copies the
+    // outputs out; while the GPU works the ticker must run, at least once
+    // per 10 ms of the whole.
+    let expected = (during.as_millis() as u32 / 10).max(2);
+    assert!(
+        ticks >= expected,
+        "the ticker ran {ticks} times in {during:?}"
+    );
+}
+
+#[test]
+fn two_async_splits_are_in_flight_together() {
+    let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let Some(gpu) = gpu("two_async_splits_are_in_flight_together") else {
+        return;
+    };
+    let (op, input) = big_problem();
+    let mut first = pin!(gpu.split_async(&op, &input));
+    let mut second = pin!(gpu.split_async(&op, &input));
+    let mut cx = Context::from_waker(Waker::noop());
+    // No poller yet: each future submits its work and waits, without
+    // blocking, for the GPU; both are then in flight at once.
+    assert!(
+        first.as_mut().poll(&mut cx).is_pending(),
+        "submitted, not done"
+    );
+    assert!(
+        second.as_mut().poll(&mut cx).is_pending(),
+        "submitted, not done"
+    );
+    let poller = Poller::new(gpu.device());
+    let started = Instant::now();
+    let (mut a, mut b) = (None, None);
+    while a.is_none() || b.is_none() {
+        if a.is_none()
+            && let Poll::Ready(r) = first.as_mut().poll(&mut cx)
+        {
+            a = Some(r);
+        }
+        if b.is_none()
+            && let Poll::Ready(r) = second.as_mut().poll(&mut cx)
+        {
+            b = Some(r);
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "never completed"
+        );
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    drop(poller);
+    let expected = host::split_op(&op, &input).unwrap();
+    assert_eq!(a.unwrap().unwrap(), expected);
+    assert_eq!(b.unwrap().unwrap(), expected);
+}
+
+#[test]
+fn a_lost_device_ends_the_future_with_an_error_not_a_hang() {
+    let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    if gpu("a_lost_device_ends_the_future_with_an_error_not_a_hang").is_none() {
+        return;
+    }
+    let ctx = GpuContext::new_default().unwrap();
+    let splitter = ctx.splitter().unwrap();
+    let (op, input) = big_problem();
+    let _poller = Poller::new(&ctx.device);
+    let mut future = pin!(splitter.split_async(&op, &input));
+    let mut cx = Context::from_waker(Waker::noop());
+    assert!(future.as_mut().poll(&mut cx).is_pending());
+    ctx.device.destroy();
+    let started = Instant::now();
+    let result = loop {
+        if let Poll::Ready(r) = future.as_mut().poll(&mut cx) {
+            break r;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the future hung after the device was lost"
+        );
+        std::thread::sleep(Duration::from_millis(1));
+    };
+    // The work may have finished before the loss; if not, a typed error.
+    if let Err(e) = result {
+        assert!(matches!(e, Error::Gpu { .. }), "{e}");
+    }
+    println!(
+        "lost device: the future ended after {:?}",
+        started.elapsed()
+    );
+}

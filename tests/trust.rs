@@ -1,0 +1,264 @@
+//! What a runtime trusts the crate with: its errors (mistakes are typed
+//! errors before anything is recorded, whatever the plan and the cache
+//! hold), its instance (none created behind its back) and the memory of the
+//! cache (only the splitter's own tables, bounded, or off). The memory of
+//! dropped buffers is `tests/memory.rs`, the executor `tests/executor.rs`.
+
+mod common;
+
+use common::{Rng, gpu};
+use wgpu_split::gpu::{BufferRegion, CachePolicy, GpuContext, GpuSplitter};
+use wgpu_split::plan::{PlanOptions, SplitPlan, Strategy};
+use wgpu_split::{BufferRole, ElementType, Error, ResolvedSplit};
+
+fn wait_idle(gpu: &GpuSplitter) {
+    gpu.device()
+        .poll(wgpu::PollType::wait_indefinitely())
+        .unwrap();
+}
+
+/// A fresh input and fresh outputs, encoded, submitted and dropped.
+fn encode_fresh(gpu: &GpuSplitter, plan: &SplitPlan) {
+    let input = gpu
+        .create_input(&vec![7u8; plan.input_bytes() as usize])
+        .unwrap();
+    let outputs = gpu.create_output_buffers(plan).unwrap();
+    let regions: Vec<BufferRegion> = outputs.iter().map(BufferRegion::whole).collect();
+    let mut encoder = gpu.device().create_command_encoder(&Default::default());
+    gpu.encode(&mut encoder, plan, BufferRegion::whole(&input), &regions)
+        .unwrap();
+    gpu.queue().submit([encoder.finish()]);
+    wait_idle(gpu);
+}
+
+#[test]
+fn the_cache_policy_bounds_the_tables_kept_and_can_be_off() {
+    let Some(shared) = gpu("the_cache_policy_bounds_the_tables_kept_and_can_be_off") else {
+        return;
+    };
+    let gather = PlanOptions::default().strategy(Strategy::Gather);
+    let run = |gpu: &GpuSplitter| {
+        let mut rng = Rng::new(5);
+        for cols in 4..40 {
+            let lengths = rng.lengths(cols, 3);
+            let split = ResolvedSplit::new(&[8, cols], 1, lengths, true).unwrap();
+            let plan = gpu
+                .plan_with(&split, ElementType::Uint8, gpu.plan_limits(), &gather)
+                .unwrap();
+            encode_fresh(gpu, &plan);
+        }
+    };
+    let device = shared.device();
+    let off = GpuSplitter::new(device, shared.queue())
+        .unwrap()
+        .with_cache_policy(CachePolicy::Off);
+    run(&off);
+    assert_eq!(off.cached_table_bytes(), 0);
+    let small = GpuSplitter::new(device, shared.queue())
+        .unwrap()
+        .with_cache_policy(CachePolicy::Bytes(4096));
+    run(&small);
+    assert!(small.cached_table_bytes() > 0 && small.cached_table_bytes() <= 4096);
+    small.clear_cache();
+    assert_eq!(small.cached_table_bytes(), 0);
+}
+
+/// `call` fails with a typed error and wgpu saw nothing: no validation error
+/// reached the device and the encoder still finishes cleanly.
+fn refused(gpu: &GpuSplitter, call: impl FnOnce(&mut wgpu::CommandEncoder) -> Error) -> Error {
+    let scope = gpu.device().push_error_scope(wgpu::ErrorFilter::Validation);
+    let mut encoder = gpu.device().create_command_encoder(&Default::default());
+    let e = call(&mut encoder);
+    gpu.queue().submit([encoder.finish()]);
+    assert!(
+        pollster::block_on(scope.pop()).is_none(),
+        "wgpu saw the mistake: {e}"
+    );
+    e
+}
+
+fn copy_plan(gpu: &GpuSplitter) -> SplitPlan {
+    let split = ResolvedSplit::new(&[4, 8], 1, vec![4, 4], true).unwrap();
+    let copy = PlanOptions::default().strategy(Strategy::Copy);
+    gpu.plan_with(&split, ElementType::Float, gpu.plan_limits(), &copy)
+        .unwrap()
+}
+
+#[test]
+fn buffers_of_another_device_are_typed_errors_even_for_copies() {
+    let Some(gpu) = gpu("buffers_of_another_device_are_typed_errors_even_for_copies") else {
+        return;
+    };
+    let other = GpuContext::new_default().unwrap().splitter().unwrap();
+    let plan = copy_plan(gpu);
+    assert_eq!(plan.dispatch_count(), 0, "copies only: no bind group");
+    let input = gpu.create_input(&[1; 128]).unwrap();
+    let foreign = other.create_output_buffers(&plan).unwrap();
+    let regions: Vec<BufferRegion> = foreign.iter().map(BufferRegion::whole).collect();
+    let e = refused(gpu, |enc| {
+        gpu.encode(enc, &plan, BufferRegion::whole(&input), &regions)
+            .unwrap_err()
+    });
+    assert!(matches!(e, Error::Gpu { .. }), "{e}");
+}
+
+#[test]
+fn a_mapped_buffer_is_a_typed_error_before_recording() {
+    let Some(gpu) = gpu("a_mapped_buffer_is_a_typed_error_before_recording") else {
+        return;
+    };
+    for plan in [copy_plan(gpu), {
+        let split = ResolvedSplit::new(&[4, 8], 1, vec![3, 5], true).unwrap();
+        gpu.plan(&split, ElementType::Float).unwrap()
+    }] {
+        let input = gpu.create_input(&[1; 128]).unwrap();
+        let outputs = gpu.create_output_buffers(&plan).unwrap();
+        // A destination still mapped since its creation.
+        let mapped = gpu.device().create_buffer(&wgpu::BufferDescriptor {
+            label: None,
+            size: 128,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: true,
+        });
+        let regions = [
+            BufferRegion::whole(&outputs[0]),
+            BufferRegion::whole(&mapped),
+        ];
+        let e = refused(gpu, |enc| {
+            gpu.encode(enc, &plan, BufferRegion::whole(&input), &regions)
+                .unwrap_err()
+        });
+        assert_eq!(
+            e,
+            Error::BufferMapped {
+                which: BufferRole::Output(1)
+            }
+        );
+        mapped.unmap();
+        let mut encoder = gpu.device().create_command_encoder(&Default::default());
+        gpu.encode(&mut encoder, &plan, BufferRegion::whole(&input), &regions)
+            .unwrap();
+        gpu.queue().submit([encoder.finish()]);
+    }
+}
+
+#[test]
+fn a_buffer_destroyed_after_an_encode_is_a_typed_error_at_the_next() {
+    let Some(gpu) = gpu("a_buffer_destroyed_after_an_encode_is_a_typed_error_at_the_next") else {
+        return;
+    };
+    let split = ResolvedSplit::new(&[4, 8], 1, vec![3, 5], true).unwrap();
+    for plan in [
+        copy_plan(gpu),
+        gpu.plan(&split, ElementType::Float).unwrap(),
+    ] {
+        let input = gpu.create_input(&[1; 128]).unwrap();
+        let outputs = gpu.create_output_buffers(&plan).unwrap();
+        let regions: Vec<BufferRegion> = outputs.iter().map(BufferRegion::whole).collect();
+        // A first encode succeeds (and caches its table).
+        let mut encoder = gpu.device().create_command_encoder(&Default::default());
+        gpu.encode(&mut encoder, &plan, BufferRegion::whole(&input), &regions)
+            .unwrap();
+        gpu.queue().submit([encoder.finish()]);
+        wait_idle(gpu);
+        // The same encode after the runtime destroyed an output: whatever
+        // was cached, a typed error, and nothing recorded.
+        outputs[1].destroy();
+        let e = refused(gpu, |enc| {
+            gpu.encode(enc, &plan, BufferRegion::whole(&input), &regions)
+                .unwrap_err()
+        });
+        assert!(matches!(e, Error::Gpu { .. }), "{e}");
+        // And the same mistake with a fresh plan and fresh buffers.
+        let fresh = gpu.create_output_buffers(&plan).unwrap();
+        fresh[0].destroy();
+        let regions: Vec<BufferRegion> = fresh.iter().map(BufferRegion::whole).collect();
+        let e = refused(gpu, |enc| {
+            gpu.encode(enc, &plan, BufferRegion::whole(&input), &regions)
+                .unwrap_err()
+        });
+        assert!(matches!(e, Error::Gpu { .. }), "{e}");
+    }
+}
+
+#[test]
+fn default_contexts_share_one_instance_so_foreign_buffers_never_alias() {
+    if gpu("default_contexts_share_one_instance_so_foreign_buffers_never_alias").is_none() {
+        return;
+    }
+    let (a, b) = (
+        GpuContext::new_default().unwrap(),
+        GpuContext::new_default().unwrap(),
+    );
+    assert_eq!(
+        a.instance, b.instance,
+        "one instance behind every default context"
+    );
+    // A buffer of b's device with a's splitter names a buffer of another
+    // device of the same instance: a typed error, never another tensor.
+    let splitter = a.splitter().unwrap();
+    let split = ResolvedSplit::new(&[4, 8], 1, vec![3, 5], true).unwrap();
+    let plan = splitter.plan(&split, ElementType::Float).unwrap();
+    let ours = splitter.create_output_buffers(&plan).unwrap();
+    let theirs = b.splitter().unwrap().create_input(&[1; 128]).unwrap();
+    let regions: Vec<BufferRegion> = ours.iter().map(BufferRegion::whole).collect();
+    let mut encoder = a.device.create_command_encoder(&Default::default());
+    let e = splitter
+        .encode(&mut encoder, &plan, BufferRegion::whole(&theirs), &regions)
+        .unwrap_err();
+    assert!(matches!(e, Error::Gpu { .. }), "{e}");
+}
+
+#[test]
+fn usable_mapped_and_destroyed_buffers_are_told_apart() {
+    // The probe reads wgpu's map-range answers; this pins all three.
+    let Some(gpu) = gpu("usable_mapped_and_destroyed_buffers_are_told_apart") else {
+        return;
+    };
+    let split = ResolvedSplit::new(&[4, 8], 1, vec![3, 5], true).unwrap();
+    let gather = PlanOptions::default().strategy(Strategy::Gather);
+    let plan = gpu
+        .plan_with(&split, ElementType::Float, gpu.plan_limits(), &gather)
+        .unwrap();
+    let input = gpu.create_input(&[1; 128]).unwrap();
+    let make = |mapped| {
+        gpu.device().create_buffer(&wgpu::BufferDescriptor {
+            label: None,
+            size: 128,
+            usage: wgpu::BufferUsages::STORAGE,
+            mapped_at_creation: mapped,
+        })
+    };
+    let (usable, mapped, destroyed) = (make(false), make(true), make(false));
+    destroyed.destroy();
+    let encode = |b: &wgpu::Buffer| {
+        let regions = [
+            BufferRegion::new(&usable, 0, 64),
+            BufferRegion::new(b, 0, 128),
+        ];
+        let mut encoder = gpu.device().create_command_encoder(&Default::default());
+        gpu.encode(&mut encoder, &plan, BufferRegion::whole(&input), &regions)
+    };
+    let spare = make(false);
+    assert_eq!(encode(&spare), Ok(()));
+    assert_eq!(
+        encode(&mapped),
+        Err(Error::BufferMapped {
+            which: BufferRole::Output(1)
+        })
+    );
+    // A view the caller still holds: still mapped.
+    let view = mapped.slice(0..16).get_mapped_range_mut().unwrap();
+    assert_eq!(
+        encode(&mapped),
+        Err(Error::BufferMapped {
+            which: BufferRole::Output(1)
+        })
+    );
+    drop(view);
+    let e = encode(&destroyed).unwrap_err();
+    assert!(
+        matches!(&e, Error::Gpu { detail } if detail.contains("destroyed")),
+        "{e}"
+    );
+}
