@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{Rng, gpu, random_tensor, read_buffer};
+use common::{Rng, gpu, random_tensor, read_buffer, refused};
 use wgpu_split::gpu::{BufferRegion, GpuSplitter};
 use wgpu_split::plan::{PlanOptions, SplitPlan, Strategy};
 use wgpu_split::{
@@ -227,20 +227,6 @@ fn setup(gpu: &GpuSplitter, strategy: Strategy) -> Setup {
         outputs: gpu.create_output_buffers(&plan).unwrap(),
         plan,
     }
-}
-
-/// `call` fails with the expected error, and wgpu saw nothing: no
-/// validation error reached the device, and the encoder still works.
-fn refused(gpu: &GpuSplitter, call: impl FnOnce(&mut wgpu::CommandEncoder) -> Error) -> Error {
-    let scope = gpu.device().push_error_scope(wgpu::ErrorFilter::Validation);
-    let mut encoder = gpu.device().create_command_encoder(&Default::default());
-    let e = call(&mut encoder);
-    gpu.queue().submit([encoder.finish()]);
-    assert!(
-        pollster::block_on(scope.pop()).is_none(),
-        "wgpu saw the mistake: {e}"
-    );
-    e
 }
 
 #[test]

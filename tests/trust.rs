@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{Rng, gpu};
+use common::{Rng, gpu, refused};
 use wgpu_split::gpu::{BufferRegion, CachePolicy, GpuContext, GpuSplitter};
 use wgpu_split::plan::{PlanOptions, SplitPlan, Strategy};
 use wgpu_split::{BufferRole, ElementType, Error, ResolvedSplit};
@@ -61,20 +61,6 @@ fn the_cache_policy_bounds_the_tables_kept_and_can_be_off() {
     assert!(small.cached_table_bytes() > 0 && small.cached_table_bytes() <= 4096);
     small.clear_cache();
     assert_eq!(small.cached_table_bytes(), 0);
-}
-
-/// `call` fails with a typed error and wgpu saw nothing: no validation error
-/// reached the device and the encoder still finishes cleanly.
-fn refused(gpu: &GpuSplitter, call: impl FnOnce(&mut wgpu::CommandEncoder) -> Error) -> Error {
-    let scope = gpu.device().push_error_scope(wgpu::ErrorFilter::Validation);
-    let mut encoder = gpu.device().create_command_encoder(&Default::default());
-    let e = call(&mut encoder);
-    gpu.queue().submit([encoder.finish()]);
-    assert!(
-        pollster::block_on(scope.pop()).is_none(),
-        "wgpu saw the mistake: {e}"
-    );
-    e
 }
 
 fn copy_plan(gpu: &GpuSplitter) -> SplitPlan {

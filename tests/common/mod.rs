@@ -242,3 +242,21 @@ pub fn read_buffer(gpu: &wgpu_split::gpu::GpuSplitter, buffer: &wgpu::Buffer) ->
         .unwrap();
     staging.slice(..).get_mapped_range().unwrap().to_vec()
 }
+
+/// Runs `call`, which must fail with a typed error before wgpu sees
+/// anything: no validation error reaches the device, and the encoder still
+/// finishes and submits cleanly. Returns the error.
+pub fn refused(
+    gpu: &wgpu_split::gpu::GpuSplitter,
+    call: impl FnOnce(&mut wgpu::CommandEncoder) -> wgpu_split::Error,
+) -> wgpu_split::Error {
+    let scope = gpu.device().push_error_scope(wgpu::ErrorFilter::Validation);
+    let mut encoder = gpu.device().create_command_encoder(&Default::default());
+    let e = call(&mut encoder);
+    gpu.queue().submit([encoder.finish()]);
+    assert!(
+        pollster::block_on(scope.pop()).is_none(),
+        "wgpu saw the mistake: {e}"
+    );
+    e
+}
