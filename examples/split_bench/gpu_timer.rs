@@ -57,14 +57,6 @@ impl GpuTimer {
         }
     }
 
-    /// Seconds per run of `record`, for `runs` runs after a warm-up.
-    pub fn time(&self, record: &dyn Fn(&mut wgpu::CommandEncoder), runs: usize) -> Vec<f64> {
-        (0..WARM_UP_RUNS + runs)
-            .map(|_| self.once(record))
-            .skip(WARM_UP_RUNS)
-            .collect()
-    }
-
     /// Runs `record` a few times untimed (pipeline JIT, caches).
     pub fn warm_up(&self, record: &dyn Fn(&mut wgpu::CommandEncoder)) {
         for _ in 0..WARM_UP_RUNS {

@@ -20,7 +20,7 @@ mod plot;
 use std::time::Instant;
 
 use gpu_timer::GpuTimer;
-use wgpu_split::gpu::{BufferRegion, GpuContext, GpuSplitter};
+use wgpu_split::gpu::{BufferRegion, GpuContext, GpuSplitter, device_class};
 use wgpu_split::plan::{CostModel, Outputs, PlanOptions, SplitPlan, Strategy};
 use wgpu_split::{
     ElementType, HostTensor, OnnxSplit, OnnxSplitToSequence, Operator, ParamTensor, ResolvedSplit,
@@ -90,6 +90,38 @@ fn suite(quick: bool) -> Vec<Case> {
             shape: vec![q(1000, 250), 4096],
             op: OnnxSplitToSequence::new(11).axis(0).keepdims(0).into(),
         },
+        // Realistic splits: attention QKV, a detection head both ways, and
+        // a channel split of an image.
+        Case {
+            name: "f16_8x512x2304_qkv",
+            element_type: ElementType::Float16,
+            shape: vec![q(8, 2), 512, 2304],
+            op: OnnxSplit::new(18, 3).axis(-1).num_outputs(3).into(),
+        },
+        Case {
+            name: "f32_1x84x8400_yolo",
+            element_type: ElementType::Float,
+            shape: vec![1, 84, 8400],
+            op: OnnxSplit::new(13, 2)
+                .axis(1)
+                .split_input(split_input(&[4, 80]))
+                .into(),
+        },
+        Case {
+            name: "f32_1x8400x84_yolo_t",
+            element_type: ElementType::Float,
+            shape: vec![1, 8400, 84],
+            op: OnnxSplit::new(13, 2)
+                .axis(-1)
+                .split_input(split_input(&[4, 80]))
+                .into(),
+        },
+        Case {
+            name: "f32_1x3x640x640_ch",
+            element_type: ElementType::Float,
+            shape: vec![1, 3, 640, 640],
+            op: OnnxSplit::new(13, 3).axis(1).into(),
+        },
     ]
 }
 
@@ -104,6 +136,9 @@ const GPU_METHODS: [&str; 8] = [
     "shader_copy",
     "view",
 ];
+
+/// The forced strategies `best_fixed` takes the fastest of.
+const FORCED: [&str; 3] = ["gather", "per_output_dispatch", "per_output_copy"];
 
 /// One measured figure.
 #[derive(Debug, Clone)]
@@ -123,6 +158,7 @@ struct Options {
     json: Option<String>,
     plot: Option<String>,
     calibrate: bool,
+    report: bool,
 }
 
 fn parse_args() -> Result<Options, String> {
@@ -133,6 +169,7 @@ fn parse_args() -> Result<Options, String> {
         json: None,
         plot: None,
         calibrate: false,
+        report: false,
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -140,6 +177,7 @@ fn parse_args() -> Result<Options, String> {
         match a.as_str() {
             "--quick" => o.quick = true,
             "--calibrate" => o.calibrate = true,
+            "--report" => o.report = true,
             "--runs" => {
                 o.runs = value("--runs")?
                     .parse()
@@ -152,7 +190,7 @@ fn parse_args() -> Result<Options, String> {
             "--json" => o.json = Some(value("--json")?),
             "--plot" => o.plot = Some(value("--plot")?),
             "-h" | "--help" => {
-                return Err("usage: split_bench [--quick] [--runs N] [--case NAME] [--json PATH] [--plot PATH] [--calibrate]".into());
+                return Err("usage: split_bench [--quick] [--runs N] [--case NAME] [--json PATH] [--plot PATH] [--calibrate] [--report]".into());
             }
             other => return Err(format!("unknown argument {other}")),
         }
@@ -180,9 +218,27 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         timer.kind(),
         options.runs
     );
+    let class = device_class(&info);
+    let default_model = CostModel::for_class(class);
+    println!("device class: {class:?}; the planner's default model: {default_model:?}");
+    let calibrated = if options.calibrate || options.report {
+        let started = Instant::now();
+        let model = splitter.calibrate()?;
+        println!(
+            "calibrated in {:.2} s (GpuSplitter::calibrate): {model:?}",
+            started.elapsed().as_secs_f64()
+        );
+        Some(model)
+    } else {
+        None
+    };
     if options.calibrate {
-        return calibrate(&splitter, &timer, options.runs);
+        return Ok(());
     }
+    let json = options
+        .json
+        .clone()
+        .or_else(|| options.report.then(|| "split_report.json".to_string()));
     let cases: Vec<Case> = suite(options.quick)
         .into_iter()
         .filter(|c| options.case.as_deref().is_none_or(|n| n == c.name))
@@ -204,13 +260,16 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         rows.extend(bench_case(&splitter, &timer, case, options.runs)?);
     }
     print_table(&rows);
-    if let Some(path) = &options.json {
+    if let Some(path) = &json {
         let device = serde_json::json!({
             "name": info.name,
             "backend": format!("{:?}", info.backend),
             "device_type": format!("{:?}", info.device_type),
             "driver": info.driver,
             "driver_info": info.driver_info,
+            "class": format!("{class:?}"),
+            "default_cost_model": default_model,
+            "calibrated_cost_model": calibrated,
             "timing": timer.kind(),
             "runs": options.runs,
             "quick": options.quick,
@@ -224,7 +283,11 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
                 })
             })
             .collect();
-        let doc = serde_json::json!({ "device": device, "results": results });
+        let doc = serde_json::json!({
+            "device": device,
+            "results": results,
+            "summary": summary_json(&rows),
+        });
         std::fs::write(path, serde_json::to_string_pretty(&doc)?)?;
         println!("wrote {path}");
     }
@@ -377,8 +440,16 @@ fn bench_case(
         };
         rows.push(row(case.name, p.method, bytes, median(times), note));
     }
-    // Report in the fixed method order.
+    // Report in the fixed method order, then the best forced strategy.
     rows.sort_by_key(|r| GPU_METHODS.iter().position(|m| *m == r.method));
+    if let Some(best) = rows
+        .iter()
+        .filter(|r| FORCED.contains(&r.method.as_str()))
+        .min_by(|a, b| a.seconds.total_cmp(&b.seconds))
+    {
+        let note = format!("the faster forced strategy: {}", best.method);
+        rows.push(row(case.name, "best_fixed", bytes, best.seconds, note));
+    }
 
     // Host methods: preallocated outputs, as a runtime would reuse them.
     let mut outputs: Vec<Vec<u8>> = expected
@@ -741,125 +812,56 @@ fn gbps(rows: &[Row], case: &str, method: &str) -> Option<f64> {
         .map(|r| r.gbps)
 }
 
-/// The ratios the targets are stated in, one line per case.
-fn print_summary(rows: &[Row]) {
+/// The ratios the targets are stated in: (column, numerator, denominator).
+const RATIOS: [(&str, &str, &str); 5] = [
+    ("plan/best_fixed", "plan", "best_fixed"),
+    ("destinations/plan", "destinations", "plan"),
+    ("plan/copy_limit", "plan", "copy_limit"),
+    ("plan/shader_copy", "plan", "shader_copy"),
+    ("host/host_memcpy", "host", "host_memcpy"),
+];
+
+fn cases_of(rows: &[Row]) -> Vec<&str> {
     let mut cases: Vec<&str> = rows.iter().map(|r| r.case.as_str()).collect();
     cases.dedup();
+    cases
+}
+
+fn ratio(rows: &[Row], case: &str, a: &str, b: &str) -> Option<f64> {
+    Some(gbps(rows, case, a)? / gbps(rows, case, b)?)
+}
+
+/// The ratios the targets are stated in, one line per case.
+fn print_summary(rows: &[Row]) {
     println!();
-    println!(
-        "{:<26} {:>18} {:>18} {:>18}",
-        "case", "destinations/plan", "plan/copy_limit", "plan/shader_copy"
-    );
-    let ratio = |case: &str, a: &str, b: &str| match (gbps(rows, case, a), gbps(rows, case, b)) {
-        (Some(a), Some(b)) => format!("{:.2}", a / b),
-        _ => "n/a".to_string(),
-    };
-    for case in cases {
-        println!(
-            "{:<26} {:>18} {:>18} {:>18}",
-            case,
-            ratio(case, "destinations", "plan"),
-            ratio(case, "plan", "copy_limit"),
-            ratio(case, "plan", "shader_copy"),
-        );
+    print!("{:<26}", "case");
+    for (name, ..) in RATIOS {
+        print!(" {name:>18}");
+    }
+    println!();
+    for case in cases_of(rows) {
+        print!("{case:<26}");
+        for (_, a, b) in RATIOS {
+            match ratio(rows, case, a, b) {
+                Some(r) => print!(" {r:>18.2}"),
+                None => print!(" {:>18}", "n/a"),
+            }
+        }
+        println!();
     }
 }
 
-/// Measures the cost model's constants on this adapter and prints them.
-fn calibrate(
-    splitter: &GpuSplitter,
-    timer: &GpuTimer,
-    runs: usize,
-) -> Result<(), Box<dyn std::error::Error>> {
-    let device = splitter.device();
-    let mb = 64usize << 20;
-    let measure = |shape: Vec<usize>,
-                   t: ElementType,
-                   lengths: Vec<usize>,
-                   axis: usize,
-                   strategy: Strategy|
-     -> Result<(f64, SplitPlan), Box<dyn std::error::Error>> {
-        let split = ResolvedSplit::new(&shape, axis, lengths, true)?;
-        let options = PlanOptions::default()
-            .strategy(strategy)
-            .outputs(Outputs::Arena);
-        let plan = splitter.plan_with(&split, t, splitter.plan_limits(), &options)?;
-        let input = splitter.create_input(&vec![0u8; plan.input_binding_bytes() as usize])?;
-        let arena = splitter.create_arena(&plan)?;
-        let record = |e: &mut wgpu::CommandEncoder| {
-            splitter
-                .encode_arena(
-                    e,
-                    &plan,
-                    BufferRegion::whole(&input),
-                    BufferRegion::whole(&arena),
-                )
-                .expect("encode");
-        };
-        Ok((median(timer.time(&record, runs)), plan))
-    };
-    let words = mb / 4;
-    // Copy bandwidth: one 64 MiB copy.
-    let (t_copy, _) = measure(
-        vec![words],
-        ElementType::Float,
-        vec![words],
-        0,
-        Strategy::Copy,
-    )?;
-    let copy_bw = 2.0 * mb as f64 / t_copy;
-    // Copy command cost: 16,384 copies of 4 KiB, minus the time of their bytes.
-    let rows = 8192;
-    let (t_many, _) = measure(
-        vec![rows, 2048],
-        ElementType::Float,
-        vec![1024, 1024],
-        1,
-        Strategy::Copy,
-    )?;
-    let command = ((t_many - 2.0 * (rows * 8192) as f64 / copy_bw) / (2 * rows) as f64).max(0.0);
-    // Gather bandwidths.
-    let (t_vec4, _) = measure(
-        vec![4096, 4096],
-        ElementType::Float,
-        vec![1024; 4],
-        1,
-        Strategy::Gather,
-    )?;
-    let (t_word, _) = measure(
-        vec![4096, 4096],
-        ElementType::Float,
-        vec![1023, 1025, 1024, 1024],
-        1,
-        Strategy::Gather,
-    )?;
-    let (t_bits, _) = measure(
-        vec![4096, 4097 * 4],
-        ElementType::Uint8,
-        vec![8193, 8195],
-        1,
-        Strategy::Gather,
-    )?;
-    // Dispatch fixed cost: a one-word gather.
-    let (t_dispatch, _) = measure(
-        vec![2, 2],
-        ElementType::Float,
-        vec![1, 1],
-        1,
-        Strategy::Gather,
-    )?;
-    let model = CostModel {
-        copy_bytes_per_second: copy_bw,
-        copy_command_seconds: command,
-        gather_vec4_bytes_per_second: 2.0 * mb as f64 / t_vec4,
-        gather_word_bytes_per_second: 2.0 * mb as f64 / t_word,
-        gather_bits_bytes_per_second: 2.0 * (4096.0 * 4097.0 * 4.0) / t_bits,
-        dispatch_seconds: t_dispatch,
-    };
-    let _ = device;
-    println!(
-        "calibrated cost model for this adapter (use with GpuSplitter::with_strategy(Strategy::Auto(model))):"
-    );
-    println!("{model:#?}");
-    Ok(())
+/// The summary ratios as JSON, per case.
+fn summary_json(rows: &[Row]) -> serde_json::Value {
+    cases_of(rows)
+        .into_iter()
+        .map(|case| {
+            let ratios: serde_json::Map<String, serde_json::Value> = RATIOS
+                .iter()
+                .map(|(name, a, b)| (name.to_string(), serde_json::json!(ratio(rows, case, a, b))))
+                .collect();
+            (case.to_string(), serde_json::Value::Object(ratios))
+        })
+        .collect::<serde_json::Map<_, _>>()
+        .into()
 }

@@ -6,6 +6,7 @@
 //! nothing back; [`GpuSplitter::split`] is the convenience path that does.
 
 mod cache;
+mod calibrate;
 mod context;
 mod dispatch;
 mod kernels;
@@ -20,6 +21,7 @@ mod scope;
 mod splitter;
 
 pub use cache::CachePolicy;
+pub use calibrate::device_class;
 pub use context::GpuContext;
 pub use kernels::shader_source;
 #[cfg(not(target_arch = "wasm32"))]

@@ -4,13 +4,14 @@
 use std::sync::Mutex;
 
 use super::cache::{CachePolicy, TableCache};
+use super::calibrate::device_class;
 use super::kernels::Kernels;
 use super::prepared::PreparedSplit;
 use super::region::{BufferRegion, check_encode};
 use super::scope::scoped;
 use crate::element::ElementType;
 use crate::error::{Error, Result};
-use crate::plan::{Outputs, PlanLimits, PlanOptions, SplitPlan, Strategy};
+use crate::plan::{CostModel, Outputs, PlanLimits, PlanOptions, SplitPlan, Strategy};
 use crate::semantics::ResolvedSplit;
 
 /// Splits tensors that live in GPU buffers.
@@ -92,7 +93,7 @@ impl GpuSplitter {
             device: device.clone(),
             queue: queue.clone(),
             limits: plan_limits(&device.limits()),
-            strategy: Strategy::default(),
+            strategy: Strategy::Auto(CostModel::for_class(device_class(&device.adapter_info()))),
             kernels,
             policy: CachePolicy::default(),
             tables: Mutex::new(TableCache::default()),
@@ -116,8 +117,11 @@ impl GpuSplitter {
     }
 
     /// The same splitter with another default [`Strategy`] for
-    /// [`GpuSplitter::plan`] (the default is [`Strategy::Auto`] with the
-    /// default cost model; [`Strategy::Gather`] plans dispatches only).
+    /// [`GpuSplitter::plan`]. The default is [`Strategy::Auto`] with the
+    /// documented model of the device's class
+    /// ([`CostModel::for_class`] of [`crate::gpu::device_class`]); pass a
+    /// model from [`GpuSplitter::calibrate`] to plan with measured figures,
+    /// or [`Strategy::Gather`] to plan dispatches only.
     pub fn with_strategy(mut self, strategy: Strategy) -> Self {
         self.strategy = strategy;
         self

@@ -20,6 +20,7 @@
 pub mod abi;
 mod binding;
 mod chunks;
+mod cost;
 mod geometry;
 mod limits;
 mod needs;
@@ -32,10 +33,11 @@ mod strategy;
 
 pub use abi::Kernel;
 pub use binding::{BoundPlan, PassBindings};
+pub use cost::{CostModel, DeviceClass};
 pub use limits::{MAX_DESTINATIONS_PER_DISPATCH, PlanLimits};
 pub use outputs::PlannedOutput;
 pub use passes::{DstWindow, Pass};
 pub use placement::Outputs;
 pub use runs::{Run, RunLayout};
 pub use split_plan::{PlanOptions, SplitPlan, fingerprint};
-pub use strategy::{CopyRuns, CostModel, Strategy};
+pub use strategy::{CopyRuns, Strategy};

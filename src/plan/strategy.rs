@@ -1,6 +1,7 @@
 //! How each output moves: copy commands or the gather dispatch, chosen by a
 //! [`Strategy`] and, for [`Strategy::Auto`], a [`CostModel`].
 
+use super::cost::CostModel;
 use super::geometry::OutputGeometry;
 use crate::error::{Error, Result};
 
@@ -25,63 +26,6 @@ pub enum Strategy {
     Copy,
 }
 
-/// The planner's cost model: what a copy command and the gather shader cost
-/// on a device. `split_bench --calibrate` measures these for an adapter.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct CostModel {
-    /// Copy-engine bandwidth, bytes read + written per second.
-    pub copy_bytes_per_second: f64,
-    /// Fixed cost of one copy command in seconds.
-    pub copy_command_seconds: f64,
-    /// Gather bandwidth (read + write) with vec4 access.
-    pub gather_vec4_bytes_per_second: f64,
-    /// Gather bandwidth with word-aligned runs.
-    pub gather_word_bytes_per_second: f64,
-    /// Gather bandwidth with runs that start or end mid-word.
-    pub gather_bits_bytes_per_second: f64,
-    /// Fixed cost of one dispatch in seconds.
-    pub dispatch_seconds: f64,
-}
-
-impl CostModel {
-    /// Measured on lavapipe (Mesa 22.3.6, LLVM 15, 2-core VM) by
-    /// `split_bench --calibrate` on 2026-11-22, rounded: 64 MiB copies, 16,384
-    /// copies of 4 KiB, gathers of 64 MiB with vec4-aligned, word-aligned and
-    /// mid-word runs, and a one-word dispatch.
-    pub const LAVAPIPE: CostModel = CostModel {
-        copy_bytes_per_second: 19e9,
-        copy_command_seconds: 0.9e-6,
-        gather_vec4_bytes_per_second: 4.3e9,
-        gather_word_bytes_per_second: 1.5e9,
-        gather_bits_bytes_per_second: 1.4e9,
-        dispatch_seconds: 65e-6,
-    };
-
-    /// Modeled seconds to copy `count` runs of `size_bytes` bytes.
-    fn copy_seconds(&self, count: u64, size_bytes: u64) -> f64 {
-        count as f64 * self.copy_command_seconds
-            + 2.0 * (count * size_bytes) as f64 / self.copy_bytes_per_second
-    }
-
-    /// Modeled seconds to gather one output with this geometry.
-    fn gather_seconds(&self, g: &OutputGeometry) -> f64 {
-        let bandwidth = if g.is_aligned_to(128, 2) {
-            self.gather_vec4_bytes_per_second
-        } else if g.is_aligned_to(32, 2) {
-            self.gather_word_bytes_per_second
-        } else {
-            self.gather_bits_bytes_per_second
-        };
-        2.0 * g.total_bits.div_ceil(8) as f64 / bandwidth
-    }
-}
-
-impl Default for CostModel {
-    fn default() -> Self {
-        Self::LAVAPIPE
-    }
-}
-
 /// Copy commands for one output: `count` runs of `size_bytes` bytes, run `k`
 /// from input byte `src_offset_bytes + k * src_stride_bytes` to destination
 /// byte `dst_offset_bytes + k * size_bytes` (both relative to the caller's
@@ -104,7 +48,7 @@ pub struct CopyRuns {
 
 /// Copy commands for an output: `(count, bytes each)`; one command when the
 /// runs are back to back in the source.
-fn copy_shape(g: &OutputGeometry, outer: u64) -> (u64, u64) {
+pub(crate) fn copy_shape(g: &OutputGeometry, outer: u64) -> (u64, u64) {
     let size = g.run_bits / 8;
     if outer <= 1 || g.run_bits == g.block_bits {
         (1, size * outer)
@@ -146,9 +90,11 @@ pub(crate) fn choose_copies(
     }
 }
 
-/// [`Strategy::Auto`]: per output the cheaper of copying and gathering; then,
-/// when only copyable outputs are left to gather, copying them too also saves
-/// the dispatch's fixed cost.
+/// [`Strategy::Auto`]: per output the cheaper of copying and gathering, as
+/// [`CostModel::robust_seconds`] weighs them (expected cost, leaning to the
+/// option that slows down less when the device is busy); then, when only
+/// copyable outputs are left to gather, copying them too also saves the
+/// dispatch's fixed cost.
 fn cheapest(
     model: &CostModel,
     geometry: &[OutputGeometry],
@@ -157,8 +103,9 @@ fn cheapest(
 ) -> Vec<bool> {
     let copy_cost = |g: &OutputGeometry| {
         let (count, size) = copy_shape(g, outer);
-        model.copy_seconds(count, size)
+        model.copy_robust_seconds(count, size)
     };
+    let gather_cost = |g: &OutputGeometry| model.gather_robust_seconds(g);
     let candidate: Vec<bool> = geometry
         .iter()
         .map(|g| !g.is_empty() && copyable(g))
@@ -166,17 +113,14 @@ fn cheapest(
     let mut copied: Vec<bool> = geometry
         .iter()
         .zip(&candidate)
-        .map(|(g, &c)| c && copy_cost(g) < model.gather_seconds(g))
+        .map(|(g, &c)| c && copy_cost(g) < gather_cost(g))
         .collect();
     let gathered: Vec<usize> = (0..geometry.len())
         .filter(|&i| !geometry[i].is_empty() && !copied[i])
         .collect();
     if !gathered.is_empty() && gathered.iter().all(|&i| candidate[i]) {
         let copy: f64 = gathered.iter().map(|&i| copy_cost(&geometry[i])).sum();
-        let gather: f64 = gathered
-            .iter()
-            .map(|&i| model.gather_seconds(&geometry[i]))
-            .sum();
+        let gather: f64 = gathered.iter().map(|&i| gather_cost(&geometry[i])).sum();
         if copy < gather + model.dispatch_seconds {
             gathered.iter().for_each(|&i| copied[i] = true);
         }

@@ -1,0 +1,185 @@
+//! The planner knows the device it runs on: a cost model per adapter class,
+//! robust choices, and calibration at run time whose result is plain data a
+//! runtime stores and plans with.
+
+mod common;
+
+use std::time::Instant;
+
+use common::{Rng, assert_outputs_equal, gpu, random_tensor};
+use wgpu_split::gpu::device_class;
+use wgpu_split::plan::{CostModel, DeviceClass, PlanLimits, PlanOptions, SplitPlan, Strategy};
+use wgpu_split::{ElementType, ResolvedSplit, host};
+
+fn auto_plan(model: CostModel, shape: &[usize], axis: usize, lengths: Vec<usize>) -> SplitPlan {
+    let split = ResolvedSplit::new(shape, axis, lengths, true).unwrap();
+    let options = PlanOptions::default().strategy(Strategy::Auto(model));
+    SplitPlan::new(
+        &split,
+        ElementType::Float,
+        &PlanLimits::WEBGPU_DEFAULT,
+        &options,
+    )
+    .unwrap()
+}
+
+#[test]
+fn gpu_models_plan_one_dispatch_where_lavapipe_copies_thousands_of_rows() {
+    // f32 [4096, 4096] on the last axis into 4: 16,384 rows of 4 KiB.
+    let lengths = || vec![1024; 4];
+    for model in [
+        CostModel::DISCRETE_GPU,
+        CostModel::INTEGRATED_GPU,
+        CostModel::CONSERVATIVE,
+    ] {
+        let plan = auto_plan(model, &[4096, 4096], 1, lengths());
+        assert_eq!(
+            (plan.dispatch_count(), plan.copy_count()),
+            (1, 0),
+            "{model:?}"
+        );
+    }
+    // Where a copy command costs what it does on lavapipe (0.9 µs, memcpy
+    // at 19 GB/s), the copies stay cheaper than a 4.3 GB/s gather.
+    let plan = auto_plan(CostModel::LAVAPIPE, &[4096, 4096], 1, lengths());
+    assert_eq!((plan.dispatch_count(), plan.copy_count()), (0, 16_384));
+    // A few long runs are copies on every model.
+    for class in [
+        DeviceClass::Software,
+        DeviceClass::DiscreteGpu,
+        DeviceClass::IntegratedGpu,
+        DeviceClass::Unknown,
+    ] {
+        let plan = auto_plan(CostModel::for_class(class), &[4096, 4096], 0, lengths());
+        assert_eq!(
+            (plan.dispatch_count(), plan.copy_count()),
+            (0, 4),
+            "{class:?}"
+        );
+    }
+}
+
+#[test]
+fn close_calls_lean_to_the_option_that_slows_down_less() {
+    // Equal expected costs: the option with the smaller load factor wins.
+    let steady = CostModel::robust_seconds(1.0, 1.2);
+    let jumpy = CostModel::robust_seconds(1.0, 2.5);
+    assert!(steady < jumpy);
+    // A clearly faster option still wins despite a larger load factor.
+    assert!(CostModel::robust_seconds(1.0, 2.5) < CostModel::robust_seconds(1.7, 1.2));
+    // f32 [1024, 1024] into [512, 512]: 2,048 rows of 2 KiB. Copies of
+    // 2 * 4 MiB at 8 GB/s plus 2,048 commands of 0.512 µs cost what a
+    // 4 GB/s gather costs (2.1 ms); with equal expectations the copies,
+    // which slow down less on a busy device, are chosen.
+    let even = CostModel {
+        copy_bytes_per_second: 8e9,
+        copy_command_seconds: 0.512e-6,
+        gather_vec4_bytes_per_second: 4e9,
+        ..CostModel::LAVAPIPE
+    };
+    let plan = auto_plan(even, &[1024, 1024], 1, vec![512, 512]);
+    assert_eq!((plan.dispatch_count(), plan.copy_count()), (0, 2048));
+    // A gather twice as fast wins although it slows down more.
+    let faster = CostModel {
+        gather_vec4_bytes_per_second: 8e9,
+        ..even
+    };
+    let plan = auto_plan(faster, &[1024, 1024], 1, vec![512, 512]);
+    assert_eq!((plan.dispatch_count(), plan.copy_count()), (1, 0));
+}
+
+#[test]
+fn adapters_map_to_classes_by_type_and_name() {
+    let Some(gpu) = gpu("adapters_map_to_classes_by_type_and_name") else {
+        return;
+    };
+    let info = gpu.device().adapter_info();
+    let with = |name: &str, device_type| wgpu::AdapterInfo {
+        name: name.to_string(),
+        driver: String::new(),
+        device_type,
+        ..info.clone()
+    };
+    use wgpu::DeviceType as T;
+    assert_eq!(
+        device_class(&with("llvmpipe (LLVM 15.0.6, 256 bits)", T::Cpu)),
+        DeviceClass::Software
+    );
+    assert_eq!(
+        device_class(&with("SwiftShader Device (Subzero)", T::Other)),
+        DeviceClass::Software
+    );
+    assert_eq!(
+        device_class(&with("Microsoft Basic Render Driver", T::Other)),
+        DeviceClass::Software
+    );
+    assert_eq!(
+        device_class(&with("NVIDIA GeForce RTX 4090", T::DiscreteGpu)),
+        DeviceClass::DiscreteGpu
+    );
+    assert_eq!(
+        device_class(&with("Intel(R) UHD Graphics 630", T::IntegratedGpu)),
+        DeviceClass::IntegratedGpu
+    );
+    assert_eq!(
+        device_class(&with("Virtio-GPU", T::VirtualGpu)),
+        DeviceClass::Unknown
+    );
+    // This machine's adapter, and the splitter's default model for it.
+    println!("this adapter: {} -> {:?}", info.name, device_class(&info));
+    let expected = CostModel::for_class(device_class(&info));
+    assert_eq!(*gpu.strategy(), Strategy::Auto(expected));
+}
+
+#[test]
+fn calibration_measures_the_device_and_its_model_plans_exact_splits() {
+    let Some(gpu) = gpu("calibration_measures_the_device_and_its_model_plans_exact_splits") else {
+        return;
+    };
+    let started = Instant::now();
+    let model = gpu.calibrate().unwrap();
+    let took = started.elapsed();
+    println!("calibrated in {took:?}: {model:#?}");
+    let positive = [
+        model.copy_bytes_per_second,
+        model.copy_command_seconds,
+        model.gather_vec4_bytes_per_second,
+        model.gather_word_bytes_per_second,
+        model.gather_bits_bytes_per_second,
+        model.dispatch_seconds,
+    ];
+    assert!(
+        positive.iter().all(|v| v.is_finite() && *v > 0.0),
+        "{model:?}"
+    );
+    // A guard against a hang, not a speed target (that is split_bench's).
+    assert!(took.as_secs() < 30, "calibration took {took:?}");
+    // Plan with it: the splitter runs exact splits with the measured model.
+    let splitter = wgpu_split::gpu::GpuSplitter::new(gpu.device(), gpu.queue())
+        .unwrap()
+        .with_strategy(Strategy::Auto(model));
+    let mut rng = Rng::new(71);
+    for (shape, axis, lengths) in [
+        (vec![256, 1024], 1, vec![256, 768]),
+        (vec![1024, 6], 1, vec![1, 2, 3]),
+        (vec![64, 64], 0, vec![32, 32]),
+    ] {
+        let input = random_tensor(&mut rng, ElementType::Float16, &shape);
+        let split = ResolvedSplit::new(&shape, axis, lengths, true).unwrap();
+        let actual = splitter.split_resolved(&split, &input).unwrap();
+        assert_outputs_equal(&host::split(&input, &split).unwrap(), &actual, "calibrated");
+    }
+}
+
+#[cfg(feature = "serde")]
+#[test]
+fn a_cost_model_is_plain_data_that_round_trips() {
+    let model = CostModel {
+        copy_command_seconds: 1.25e-6,
+        ..CostModel::LAVAPIPE
+    };
+    let text = serde_json::to_string(&model).unwrap();
+    let back: CostModel = serde_json::from_str(&text).unwrap();
+    assert_eq!(back, model);
+    assert!(text.contains("\"copy_command_seconds\":1.25e-6"), "{text}");
+}
