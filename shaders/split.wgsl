@@ -1,6 +1,8 @@
-// wgpu-split gather shader. Each invocation moves UNITS_PER_INVOCATION
+// wgpu-split gather shader. Each invocation moves up to UNITS_PER_INVOCATION
 // consecutive units (u32 words or vec4<u32>) of one output chunk: it finds
-// its chunk in the parameter table and copies raw source bits. Values never
+// its chunk in the parameter table and copies raw source bits. Three
+// kernels: words (any geometry), vec4 (everything 128-bit aligned) and the
+// funnel (runs of at least 128 bits at any offset, shifted into vec4s). Values never
 // pass through float registers, so NaN payloads, -0.0 and padding survive.
 // No optional feature (f16, int64, subgroups).
 //
@@ -12,10 +14,8 @@
 // the constants (WORKGROUP_SIZE, UNITS_PER_INVOCATION, FLAG_*), the
 // parameter table `table` (struct Table: a storage buffer for the arena, a
 // uniform buffer of DESTINATION_SLOTS entries for separate destinations),
-// the source
-// arrays src_words / src_vec4, one destination array per slot
-// (dst_words_N / dst_vec4_N) and split_words_every_slot /
-// split_vec4_every_slot. Entry and Table mirror plan::abi::TableEntry /
+// the source arrays src_words / src_vec4, one destination array per slot
+// (dst_words_N / dst_vec4_N) and split_<kernel>_every_slot. Entry and Table mirror plan::abi::TableEntry /
 // TableHeader; tests/shaders.rs checks every member's offset and size.
 
 struct Entry {
@@ -112,6 +112,52 @@ fn assemble_word(e: Entry, w: u32, walk: ptr<function, Walk>) -> u32 {
     return value;
 }
 
+// Where 128 bits start inside two consecutive source vec4s: whole words,
+// then bits.
+struct Shift {
+    words: u32,
+    bits: u32,
+}
+
+// The 128 bits of the 256 in a:b (a first) that start `shift` into a. The
+// branches depend only on the shift, which is the same for every unit of a
+// run, so lanes working on one run never diverge.
+fn funnel_by(a: vec4<u32>, b: vec4<u32>, shift: Shift) -> vec4<u32> {
+    var x0 = a;
+    var x1 = b;
+    if (shift.words >= 2u) {
+        x0 = vec4<u32>(a.z, a.w, b.x, b.y);
+        x1 = vec4<u32>(b.z, b.w, 0u, 0u);
+    }
+    if ((shift.words & 1u) != 0u) {
+        x0 = vec4<u32>(x0.y, x0.z, x0.w, x1.x);
+        x1 = vec4<u32>(x1.y, x1.z, x1.w, 0u);
+    }
+    if (shift.bits == 0u) {
+        return x0;
+    }
+    let next = vec4<u32>(x0.y, x0.z, x0.w, x1.x);
+    return (x0 >> vec4<u32>(shift.bits)) | (next << vec4<u32>(32u - shift.bits));
+}
+
+// The low `n` bits (0..=128) of a 128-bit value, the rest zero.
+fn low_bits(v: vec4<u32>, n: u32) -> vec4<u32> {
+    let base = vec4<u32>(0u, 32u, 64u, 96u);
+    let have = select(vec4<u32>(0u), vec4<u32>(n) - base, vec4<u32>(n) > base);
+    let partial = (vec4<u32>(1u) << min(have, vec4<u32>(31u))) - vec4<u32>(1u);
+    return v & select(partial, vec4<u32>(0xFFFFFFFFu), have >= vec4<u32>(32u));
+}
+
+// A 128-bit value shifted up by `n` bits (0..128), zeros shifted in.
+fn shift_up(v: vec4<u32>, n: u32) -> vec4<u32> {
+    let words = n >> 5u;
+    let b = n & 31u;
+    let x = select(v, vec4<u32>(0u, v.x, v.y, v.z), (words & 1u) != 0u);
+    let y = select(x, vec4<u32>(0u, 0u, x.x, x.y), (words & 2u) != 0u);
+    let prev = vec4<u32>(0u, y.x, y.y, y.z);
+    return select((y << vec4<u32>(b)) | (prev >> vec4<u32>(32u - b)), y, b == 0u);
+}
+
 // Arena passes: each invocation works on the entry whose invocation range
 // holds it (every entry writes the one arena binding, slot 0).
 @compute @workgroup_size(WORKGROUP_SIZE)
@@ -142,6 +188,20 @@ fn split_vec4(
     split_vec4_0(e, g - e.first_invocation);
 }
 
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn split_funnel(
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+    @builtin(local_invocation_id) lid: vec3<u32>,
+) {
+    let g = invocation_index(wid, groups, lid);
+    if (g >= table.invocations) {
+        return;
+    }
+    let e = table.entries[find_entry(g)];
+    split_funnel_0(e, g - e.first_invocation);
+}
+
 // Passes of separate destinations: entry k writes slot k, and every
 // invocation does its share of every entry (generated: *_every_slot), so no
 // invocation chooses a destination at run time.
@@ -166,6 +226,18 @@ fn split_vec4_each(
     let g = invocation_index(wid, groups, lid);
     if (g < table.invocations) {
         split_vec4_every_slot(g);
+    }
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn split_funnel_each(
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+    @builtin(local_invocation_id) lid: vec3<u32>,
+) {
+    let g = invocation_index(wid, groups, lid);
+    if (g < table.invocations) {
+        split_funnel_every_slot(g);
     }
 }
 
@@ -278,6 +350,58 @@ fn split_vec4_SLOT_ID(e: Entry, i: u32) {
             col = 0u;
             src += block - run;
         }
+    }
+}
+// Runs of at least 128 bits at any bit offset, into whole vec4 units. Inside
+// a run the source bit offset of consecutive units differs by 128, so the
+// funnel's shift is the same for the whole stretch (lanes of one run take
+// the same branches) and each unit costs one new load: its `hi` is the next
+// unit's `lo`. A unit that crosses the end of its run takes its tail from
+// the next run's start.
+fn split_funnel_SLOT_ID(e: Entry, i: u32) {
+    let first = i * e.units_per_invocation;
+    let last = min(first + e.units_per_invocation, e.len_bits >> 7u);
+    let run = e.run_bits;
+    let p = first * 128u + e.run_phase_bits;
+    var row = p / run;
+    var col = p % run;
+    // Loads are clamped to the binding: past its end a funnel at a
+    // whole-vec4 offset ignores `hi`.
+    let last_src = arrayLength(&src_vec4) - 1u;
+    var u = first;
+    while (u < last) {
+        let s = e.src_bit + row * e.block_bits + col;
+        let shift = Shift((s >> 5u) & 3u, s & 31u);
+        // Whole units left inside this run, from `col`.
+        let inside = min((run - col) >> 7u, last - u);
+        var at = s >> 7u;
+        var lo = src_vec4[at];
+        for (var k = 0u; k < inside; k++) {
+            at += 1u;
+            let hi = src_vec4[min(at, last_src)];
+            dst_vec4_SLOT_ID[e.dst_unit + u + k] = funnel_by(lo, hi, shift);
+            lo = hi;
+        }
+        u += inside;
+        col += inside << 7u;
+        if (u >= last) {
+            break;
+        }
+        // The unit that ends this run (head < 128 bits, or 0 when the run
+        // ended on a unit) and begins the next.
+        let head = run - col;
+        row += 1u;
+        col = 0u;
+        if (head == 0u) {
+            continue;
+        }
+        let v = funnel_by(lo, src_vec4[min(at + 1u, last_src)], shift);
+        let t = e.src_bit + row * e.block_bits;
+        let a = t >> 7u;
+        let next = funnel_by(src_vec4[a], src_vec4[min(a + 1u, last_src)], Shift((t >> 5u) & 3u, t & 31u));
+        dst_vec4_SLOT_ID[e.dst_unit + u] = low_bits(v, head) | shift_up(next, head);
+        col = 128u - head;
+        u += 1u;
     }
 }
 // ---- per destination slot: end ----

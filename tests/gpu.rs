@@ -191,6 +191,65 @@ fn the_plan_picks_vec4_when_everything_is_128_bit_aligned() {
     check(gpu, &input, &split, "word");
 }
 
+/// Runs the gather plan in both placements and compares with the host path.
+fn check_gather_plans(gpu: &GpuSplitter, input: &HostTensor, split: &ResolvedSplit) -> Kernel {
+    let expected = host::split(input, split).unwrap();
+    let mut kernel = None;
+    for outputs in [Outputs::Separate, Outputs::Arena] {
+        let plan = gpu
+            .plan_with(
+                split,
+                input.element_type(),
+                gpu.plan_limits(),
+                &gather().outputs(outputs),
+            )
+            .unwrap();
+        let actual = gpu.run_plan(&plan, input).unwrap();
+        let context = format!(
+            "{} {split:?} {outputs:?} {:?}",
+            input.element_type(),
+            plan.kernel()
+        );
+        assert_outputs_equal(&expected, &actual, &context);
+        kernel = Some(plan.kernel());
+    }
+    kernel.unwrap()
+}
+
+#[test]
+fn the_funnel_moves_unaligned_runs_of_every_width() {
+    let Some(gpu) = gpu("the_funnel_moves_unaligned_runs_of_every_width") else {
+        return;
+    };
+    let mut rng = Rng::new(78);
+    // The split_bench cases, scaled down, then random ones of every width.
+    let mut cases = vec![
+        (ElementType::Uint8, vec![64, 4097], vec![2048, 2049]),
+        (ElementType::Int4, vec![64, 4099], vec![1000, 1000, 2099]),
+        (ElementType::Float, vec![840, 85], vec![5, 80]),
+    ];
+    for t in common::one_type_per_width() {
+        for count in 2..6 {
+            let split = common::funnel_split(&mut rng, t, count);
+            cases.push((t, split.input_shape().to_vec(), split.lengths().to_vec()));
+        }
+    }
+    let (mut funnels, total) = (0, cases.len());
+    for (t, shape, lengths) in cases {
+        // Every case splits axis 1 (funnel_split's shapes are [outer, dim, inner]).
+        let split = ResolvedSplit::new(&shape, 1, lengths, true).unwrap();
+        let input = random_tensor(&mut rng, t, &shape);
+        let kernel = check_gather_plans(gpu, &input, &split);
+        assert_ne!(kernel, Kernel::Words, "{t} {split:?}");
+        funnels += usize::from(kernel == Kernel::Funnel);
+    }
+    // The rest had runs that happen to be vec4-aligned.
+    assert!(
+        4 * funnels >= 3 * total,
+        "{funnels} of {total} cases took the funnel"
+    );
+}
+
 #[test]
 fn ten_thousand_and_100_000_outputs() {
     let Some(gpu) = gpu("ten_thousand_and_100_000_outputs") else {
@@ -442,6 +501,22 @@ proptest! {
         let split = ResolvedSplit::new(&shape, axis, lengths, true).unwrap();
         let actual = gpu.split_resolved(&split, &input).unwrap();
         prop_assert_eq!(naive_split(&input, &split), actual);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Widths 2 to 128 bits with odd run lengths and phases through the
+    /// funnel (or vec4 where the runs happen to align).
+    #[test]
+    fn random_funnel_problems_match_the_host_path(t in 0..7usize, count in 1usize..6, seed in any::<u64>()) {
+        let Some(gpu) = gpu("random_funnel_problems_match_the_host_path") else { return Ok(()) };
+        let element_type = common::one_type_per_width()[t];
+        let mut rng = Rng::new(seed);
+        let split = common::funnel_split(&mut rng, element_type, count);
+        let input = random_tensor(&mut rng, element_type, split.input_shape());
+        prop_assert_ne!(check_gather_plans(gpu, &input, &split), Kernel::Words);
     }
 }
 

@@ -177,6 +177,76 @@ fn the_kernel_is_the_widest_that_divides_everything() {
 }
 
 #[test]
+fn runs_of_128_bits_and_more_at_any_offset_take_the_funnel() {
+    let kernel = |shape: &[usize], axis, lengths: Vec<usize>, t| {
+        let split = ResolvedSplit::new(shape, axis, lengths, true).unwrap();
+        gather_plans(&split, t, &PlanLimits::WEBGPU_DEFAULT).map(|p| p.kernel())
+    };
+    let both = |k| [k, k];
+    // The split_bench cases: rows of 4097 bytes, runs of 500 bytes of int4;
+    // a detection head of 5 and 80 floats per 85-float row.
+    assert_eq!(
+        kernel(&[4096, 4097], 1, vec![2048, 2049], ElementType::Uint8),
+        both(Kernel::Funnel)
+    );
+    assert_eq!(
+        kernel(&[4096, 4099], 1, vec![1000, 1000, 2099], ElementType::Int4),
+        both(Kernel::Funnel)
+    );
+    assert_eq!(
+        kernel(&[8400, 85], 1, vec![5, 80], ElementType::Float),
+        both(Kernel::Funnel)
+    );
+    // Rows of 84 floats are 21 vec4s: [4, 80] is aligned.
+    assert_eq!(
+        kernel(&[8400, 84], 1, vec![4, 80], ElementType::Float),
+        both(Kernel::Vec4)
+    );
+    // A run shorter than 128 bits, outputs of a partial vec4: words.
+    assert_eq!(
+        kernel(&[8400, 84], 1, vec![3, 81], ElementType::Float),
+        both(Kernel::Words)
+    );
+    assert_eq!(
+        kernel(&[3, 41], 1, vec![20, 21], ElementType::Float),
+        both(Kernel::Words)
+    );
+    assert_eq!(
+        kernel(&[2, 41], 1, vec![8, 33], ElementType::Float),
+        both(Kernel::Words)
+    );
+    // Funnel plans move 16-byte units: offsets are multiples of 16.
+    let split = ResolvedSplit::new(&[4096, 4097], 1, vec![2048, 2049], true).unwrap();
+    let [plan, _] = gather_plans(&split, ElementType::Uint8, &PlanLimits::WEBGPU_DEFAULT);
+    assert_eq!(plan.offset_alignment_bytes(), 16);
+    // An output cut into chunks (past the binding limit) takes words.
+    let [plan, _] = gather_plans(&split, ElementType::Uint8, &tiny(1 << 20, 1 << 16));
+    assert!(plan.dispatch_count() > 2);
+    assert_eq!(plan.kernel(), Kernel::Words);
+}
+
+#[test]
+fn funnel_plans_of_every_width_are_exact() {
+    let mut rng = Rng::new(77);
+    let mut funnels = 0;
+    for t in common::one_type_per_width() {
+        for count in 1..6 {
+            let split = common::funnel_split(&mut rng, t, count);
+            let input = random_tensor(&mut rng, t, split.input_shape());
+            for limits in [PlanLimits::WEBGPU_DEFAULT, PlanLimits::LAVAPIPE] {
+                for plan in gather_plans(&split, t, &limits) {
+                    // Runs that happen to be vec4-aligned take Vec4.
+                    assert_ne!(plan.kernel(), Kernel::Words, "{t} {split:?}");
+                    funnels += usize::from(plan.kernel() == Kernel::Funnel);
+                    check_plan(&plan, &input, &split, &format!("{t} {split:?}"));
+                }
+            }
+        }
+    }
+    assert!(funnels >= 100, "{funnels} of 140 plans took the funnel");
+}
+
+#[test]
 fn multi_pass_plans_cover_every_bit_once() {
     let mut rng = Rng::new(42);
     for (element_type, shape, axis, lengths, window) in [
@@ -399,6 +469,31 @@ proptest! {
         let plan = SplitPlan::new(&split, element_type, &limits, &options(Strategy::Gather, outputs)).unwrap();
         let input = random_tensor(&mut rng, element_type, &shape);
         check_plan(&plan, &input, &split, "random");
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// Widths 2 to 128 bits, odd run lengths and phases, both placements,
+    /// through the funnel kernel's table in the emulator.
+    #[test]
+    fn random_funnel_plans_match_the_host_path(
+        t in 0..7usize,
+        count in 1usize..7,
+        arena in any::<bool>(),
+        seed in any::<u64>(),
+    ) {
+        let element_type = common::one_type_per_width()[t];
+        let mut rng = Rng::new(seed);
+        let split = common::funnel_split(&mut rng, element_type, count);
+        let outputs = if arena { Outputs::Arena } else { Outputs::Separate };
+        let plan = SplitPlan::new(
+            &split, element_type, &PlanLimits::WEBGPU_DEFAULT, &options(Strategy::Gather, outputs),
+        ).unwrap();
+        prop_assert_ne!(plan.kernel(), Kernel::Words);
+        let input = random_tensor(&mut rng, element_type, split.input_shape());
+        check_plan(&plan, &input, &split, "random funnel");
     }
 }
 

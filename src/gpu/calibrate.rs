@@ -1,39 +1,17 @@
 //! Calibration at run time: the device's copy and gather rates and fixed
 //! costs, measured in about a second, as a [`CostModel`] a runtime can store
-//! and plan with; and the adapter class that picks a documented model when
-//! nothing was measured.
+//! and plan with.
 
 use std::time::Instant;
 
+use super::device_class::device_class;
 use super::region::BufferRegion;
 use super::scope::scoped;
 use super::splitter::GpuSplitter;
 use crate::element::ElementType;
 use crate::error::{Error, Result};
-use crate::plan::{CostModel, DeviceClass, Outputs, PlanOptions, SplitPlan, Strategy};
+use crate::plan::{CostModel, Kernel, Outputs, PlanOptions, SplitPlan, Strategy};
 use crate::semantics::ResolvedSplit;
-
-/// The class of an adapter from what wgpu reports: software rasterisers by
-/// device type or by name (lavapipe, llvmpipe, SwiftShader, WARP), then
-/// wgpu's device type.
-pub fn device_class(info: &wgpu::AdapterInfo) -> DeviceClass {
-    const SOFTWARE: [&str; 5] = [
-        "llvmpipe",
-        "lavapipe",
-        "swiftshader",
-        "microsoft basic render driver",
-        "warp",
-    ];
-    let names = format!("{} {}", info.name, info.driver).to_lowercase();
-    if info.device_type == wgpu::DeviceType::Cpu || SOFTWARE.iter().any(|s| names.contains(s)) {
-        return DeviceClass::Software;
-    }
-    match info.device_type {
-        wgpu::DeviceType::DiscreteGpu => DeviceClass::DiscreteGpu,
-        wgpu::DeviceType::IntegratedGpu => DeviceClass::IntegratedGpu,
-        _ => DeviceClass::Unknown,
-    }
-}
 
 /// Measurements per quantity (the median is kept), after one warm-up.
 const RUNS: usize = 5;
@@ -185,7 +163,7 @@ impl GpuSplitter {
     /// Measures this device's [`CostModel`] in about a second (blocking;
     /// the device is polled): a 16 MiB copy (bandwidth), 4,096 copies of
     /// 1 KiB (the fixed cost of a command), 16 MiB gathers with vec4-aligned,
-    /// word-aligned and mid-word runs, and a one-word dispatch (its fixed
+    /// word-aligned and mid-word runs and through the funnel, and a one-word dispatch (its fixed
     /// cost). Timestamp queries are used when the device has them, else wall
     /// time. The load factors are not measured (that needs a busy machine):
     /// they are those of the device's class.
@@ -208,13 +186,25 @@ impl GpuSplitter {
         let commands = many.plan.copy_count() as f64;
         let command = ((t_many - 2.0 * (2048 * 512 * 4) as f64 / copy_bw) / commands).max(0.0);
         let gather = Strategy::Gather;
-        let bandwidth = |shape: &[usize], lengths: Vec<usize>, t: ElementType| -> Result<f64> {
+        let bandwidth = |shape: &[usize], lengths: Vec<usize>, t, kernel| -> Result<f64> {
             let probe = self.calibration_probe(shape, 1, lengths, t, gather)?;
+            if probe.plan.kernel() != kernel {
+                return Err(Error::Internal {
+                    detail: format!("calibration probe took {:?}", probe.plan.kernel()),
+                });
+            }
             Ok(2.0 * probe.plan.input_bytes() as f64 / self.time_probe(&timer, &probe)?)
         };
-        let vec4 = bandwidth(&[1024, 4096], vec![1024; 4], f32_t)?;
-        let word = bandwidth(&[1024, 4096], vec![1023, 1025, 1024, 1024], f32_t)?;
-        let bits = bandwidth(&[1024, 4097 * 4], vec![8193, 8195], u8_t)?;
+        let vec4 = bandwidth(&[1024, 4096], vec![1024; 4], f32_t, Kernel::Vec4)?;
+        // 1023 rows: outputs of partial vec4s, which the funnel does not take.
+        let word = bandwidth(
+            &[1023, 4096],
+            vec![1023, 1025, 1024, 1024],
+            f32_t,
+            Kernel::Words,
+        )?;
+        let bits = bandwidth(&[1023, 4097 * 4], vec![8193, 8195], u8_t, Kernel::Words)?;
+        let funnel = bandwidth(&[1024, 4097 * 4], vec![8193, 8195], u8_t, Kernel::Funnel)?;
         let tiny = self.calibration_probe(&[2, 2], 1, vec![1, 1], f32_t, gather)?;
         let dispatch = self.time_probe(&timer, &tiny)?;
         let class = CostModel::for_class(device_class(&self.device.adapter_info()));
@@ -224,6 +214,7 @@ impl GpuSplitter {
             gather_vec4_bytes_per_second: vec4,
             gather_word_bytes_per_second: word,
             gather_bits_bytes_per_second: bits,
+            gather_funnel_bytes_per_second: funnel,
             dispatch_seconds: dispatch,
             ..class
         })

@@ -8,6 +8,7 @@
 mod cache;
 mod calibrate;
 mod context;
+mod device_class;
 mod dispatch;
 mod kernels;
 #[cfg(not(target_arch = "wasm32"))]
@@ -21,8 +22,8 @@ mod scope;
 mod splitter;
 
 pub use cache::CachePolicy;
-pub use calibrate::device_class;
 pub use context::GpuContext;
+pub use device_class::device_class;
 pub use kernels::shader_source;
 #[cfg(not(target_arch = "wasm32"))]
 pub use poller::Poller;

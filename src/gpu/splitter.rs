@@ -4,7 +4,7 @@
 use std::sync::Mutex;
 
 use super::cache::{CachePolicy, TableCache};
-use super::calibrate::device_class;
+use super::device_class::device_class;
 use super::kernels::Kernels;
 use super::prepared::PreparedSplit;
 use super::region::{BufferRegion, check_encode};

@@ -38,17 +38,22 @@ pub enum Kernel {
     /// One `vec4<u32>` (16 bytes) per unit: every run, offset and block is a
     /// multiple of 128 bits.
     Vec4,
+    /// One `vec4<u32>` per unit, assembled from two source vec4s with a
+    /// funnel shift, so runs that start mid-word still move 16 bytes per
+    /// load and store. For runs of at least 128 bits (a unit crosses at most
+    /// one run boundary) and outputs of whole vec4s.
+    Funnel,
 }
 
 impl Kernel {
     /// Every kernel, in the order the shader defines them.
-    pub const ALL: [Kernel; 2] = [Kernel::Words, Kernel::Vec4];
+    pub const ALL: [Kernel; 3] = [Kernel::Words, Kernel::Vec4, Kernel::Funnel];
 
     /// Width of one unit in bits.
     pub fn unit_bits(self) -> u64 {
         match self {
             Kernel::Words => 32,
-            Kernel::Vec4 => 128,
+            Kernel::Vec4 | Kernel::Funnel => 128,
         }
     }
 
@@ -59,8 +64,10 @@ impl Kernel {
         match (self, outputs) {
             (Kernel::Words, Outputs::Arena) => "split_words",
             (Kernel::Vec4, Outputs::Arena) => "split_vec4",
+            (Kernel::Funnel, Outputs::Arena) => "split_funnel",
             (Kernel::Words, Outputs::Separate) => "split_words_each",
             (Kernel::Vec4, Outputs::Separate) => "split_vec4_each",
+            (Kernel::Funnel, Outputs::Separate) => "split_funnel_each",
         }
     }
 
@@ -69,15 +76,17 @@ impl Kernel {
         match self {
             Kernel::Words => "split_words",
             Kernel::Vec4 => "split_vec4",
+            Kernel::Funnel => "split_funnel",
         }
     }
 
     /// The binding of its source array (group 0; the table is binding 0).
-    /// Each kernel reads and writes arrays of its own unit.
+    /// Each kernel reads and writes arrays of its own unit (the funnel reads
+    /// vec4s too: two loads give the 128 bits at any offset).
     pub fn src_binding(self) -> u32 {
         match self {
             Kernel::Words => 1,
-            Kernel::Vec4 => 2,
+            Kernel::Vec4 | Kernel::Funnel => 2,
         }
     }
 
@@ -86,7 +95,7 @@ impl Kernel {
     pub fn dst_binding(self, slot: u32, slots: u32) -> u32 {
         match self {
             Kernel::Words => 3 + slot,
-            Kernel::Vec4 => 3 + slots + slot,
+            Kernel::Vec4 | Kernel::Funnel => 3 + slots + slot,
         }
     }
 }
@@ -213,6 +222,8 @@ pub fn wgsl_prelude(outputs: Outputs, slots: u32) -> String {
                 "@group(0) @binding({binding}) var<storage, read_write> {array}_{slot}: array<{unit}>;\n"
             );
         }
+    }
+    for kernel in Kernel::ALL {
         // Every slot's entry, in turn: static code per slot, no switch
         // (lavapipe runs every case of a switch under masks, so its cost
         // grows with the slot count). Slots a pass does not use have no

@@ -55,6 +55,9 @@ pub struct CostModel {
     pub gather_word_bytes_per_second: f64,
     /// Gather bandwidth with runs that start or end mid-word.
     pub gather_bits_bytes_per_second: f64,
+    /// Gather bandwidth of the funnel kernel: runs of at least 128 bits at
+    /// any bit offset, in outputs of whole vec4s.
+    pub gather_funnel_bytes_per_second: f64,
     /// Fixed cost of one dispatch, seconds.
     pub dispatch_seconds: f64,
     /// How many times slower copies can run on a busy device (at least 1).
@@ -74,6 +77,7 @@ impl CostModel {
         gather_vec4_bytes_per_second: 4.3e9,
         gather_word_bytes_per_second: 1.5e9,
         gather_bits_bytes_per_second: 1.4e9,
+        gather_funnel_bytes_per_second: 4.6e9,
         dispatch_seconds: 65e-6,
         copy_load_factor: 1.2,
         gather_load_factor: 2.5,
@@ -91,6 +95,7 @@ impl CostModel {
         gather_vec4_bytes_per_second: 300e9,
         gather_word_bytes_per_second: 200e9,
         gather_bits_bytes_per_second: 150e9,
+        gather_funnel_bytes_per_second: 250e9,
         dispatch_seconds: 10e-6,
         copy_load_factor: 1.5,
         gather_load_factor: 1.5,
@@ -104,6 +109,7 @@ impl CostModel {
         gather_vec4_bytes_per_second: 40e9,
         gather_word_bytes_per_second: 30e9,
         gather_bits_bytes_per_second: 20e9,
+        gather_funnel_bytes_per_second: 35e9,
         dispatch_seconds: 15e-6,
         copy_load_factor: 1.5,
         gather_load_factor: 1.5,
@@ -118,6 +124,7 @@ impl CostModel {
         gather_vec4_bytes_per_second: 20e9,
         gather_word_bytes_per_second: 15e9,
         gather_bits_bytes_per_second: 10e9,
+        gather_funnel_bytes_per_second: 15e9,
         dispatch_seconds: 20e-6,
         copy_load_factor: 1.5,
         gather_load_factor: 1.5,
@@ -148,10 +155,13 @@ impl CostModel {
             + 2.0 * (count * size_bytes) as f64 / self.copy_bytes_per_second
     }
 
-    /// Modeled seconds to gather one output with this geometry.
+    /// Modeled seconds to gather one output with this geometry, at the
+    /// bandwidth of the kernel that would move it alone.
     pub(crate) fn gather_seconds(&self, g: &OutputGeometry) -> f64 {
         let bandwidth = if g.is_aligned_to(128, 2) {
             self.gather_vec4_bytes_per_second
+        } else if g.run_bits >= 128 && g.total_bits.is_multiple_of(128) {
+            self.gather_funnel_bytes_per_second
         } else if g.is_aligned_to(32, 2) {
             self.gather_word_bytes_per_second
         } else {

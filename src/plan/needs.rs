@@ -2,7 +2,6 @@
 //! encoded: how many destinations, the bytes each must hold, the usages of
 //! every buffer and the alignment of every offset.
 
-use super::abi::Kernel;
 use super::placement::Outputs;
 use super::split_plan::SplitPlan;
 use crate::error::BufferRole;
@@ -29,7 +28,7 @@ impl SplitPlan {
     /// bindings). Unlike bindings, offsets need not be multiples of
     /// `min_storage_buffer_offset_alignment`.
     pub fn offset_alignment_bytes(&self) -> u64 {
-        if self.kernel() == Kernel::Vec4 && self.dispatch_count() > 0 {
+        if self.kernel().unit_bits() == 128 && self.dispatch_count() > 0 {
             16
         } else {
             4

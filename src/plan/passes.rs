@@ -127,9 +127,11 @@ impl PassContext<'_> {
     }
 
     /// A byte range widened to a bindable window: start aligned down to the
-    /// offset alignment, end up to a word.
+    /// offset alignment, end up to a unit (the funnel reads whole vec4s of
+    /// the source; its plans have inputs of whole vec4s).
     fn widen(&self, r: &Range<u64>) -> Range<u64> {
-        align_down(r.start, self.limits.alignment_bytes())..align_up(r.end, 4)
+        let unit_bytes = self.kernel.unit_bits() / 8;
+        align_down(r.start, self.limits.alignment_bytes())..align_up(r.end, unit_bytes)
     }
 
     /// The longest window a pass may plan. The caller's offsets are only

@@ -121,14 +121,28 @@ impl SplitPlan {
         let dst_offsets: Vec<u64> = outputs.iter().map(|o| o.arena_offset_bytes).collect();
         let copied = choose_copies(&options.strategy, &geometry, outer)?;
         let copies = copy_runs(&geometry, &copied, &dst_offsets, outer);
-        let kernel = choose_kernel(&geometry, &copied, outer, limits);
         // A chunk's windows, widened to alignments at both ends, plus the
         // alignment kept free for the caller's offsets, fit one window.
         let room_bits = (limits.window_bytes() - 3 * limits.alignment_bytes()) * 8;
-        let gathered_chunks: Vec<Chunk> = chunks(&geometry, room_bits, kernel.unit_bits())
-            .into_iter()
-            .filter(|c| !copied[c.output])
-            .collect();
+        let gathered_chunks = |kernel: Kernel| -> Vec<Chunk> {
+            chunks(&geometry, room_bits, kernel.unit_bits())
+                .into_iter()
+                .filter(|c| !copied[c.output])
+                .collect()
+        };
+        let mut kernel = choose_kernel(&geometry, &copied, outer, input_bytes, limits);
+        let mut gathered_chunks_now = gathered_chunks(kernel);
+        // The funnel moves whole outputs: an output cut into chunks (past
+        // the binding limit) takes the word kernel instead.
+        if kernel == Kernel::Funnel
+            && gathered_chunks_now
+                .iter()
+                .any(|c| c.len_bits() != geometry[c.output].total_bits)
+        {
+            kernel = Kernel::Words;
+            gathered_chunks_now = gathered_chunks(kernel);
+        }
+        let gathered_chunks = gathered_chunks_now;
         let cx = PassContext {
             geometry: &geometry,
             outputs: options.outputs,
@@ -292,21 +306,34 @@ fn input_bytes(split: &ResolvedSplit, element_bits: u64, limits: &PlanLimits) ->
     Ok(bytes as u64)
 }
 
-/// The widest kernel whose unit divides every gathered output's runs,
-/// offsets and strides (copied outputs do not constrain it). Vec4 also needs
-/// arena slots on 16-byte boundaries.
+/// The kernel for the gathered outputs (copied outputs do not constrain
+/// it): [`Kernel::Vec4`] when 128 bits divide every run, offset and stride;
+/// else [`Kernel::Funnel`] when every run is at least 128 bits and every
+/// output and the input are whole vec4s; else [`Kernel::Words`]. Both wide
+/// kernels need 16-byte offsets, so arena slots on 16-byte boundaries.
 fn choose_kernel(
     geometry: &[OutputGeometry],
     copied: &[bool],
     outer: u64,
+    input_bytes: u64,
     limits: &PlanLimits,
 ) -> Kernel {
-    let vec4 = limits.alignment_bytes().is_multiple_of(16)
-        && geometry
-            .iter()
-            .zip(copied)
-            .all(|(g, &c)| c || g.is_empty() || g.is_aligned_to(128, outer));
-    if vec4 { Kernel::Vec4 } else { Kernel::Words }
+    let mut gathered = geometry
+        .iter()
+        .zip(copied)
+        .filter(|(g, c)| !**c && !g.is_empty())
+        .map(|(g, _)| g);
+    let wide = limits.alignment_bytes().is_multiple_of(16);
+    if wide && gathered.clone().all(|g| g.is_aligned_to(128, outer)) {
+        Kernel::Vec4
+    } else if wide
+        && input_bytes.is_multiple_of(16)
+        && gathered.all(|g| g.run_bits >= 128 && g.total_bits.is_multiple_of(128))
+    {
+        Kernel::Funnel
+    } else {
+        Kernel::Words
+    }
 }
 
 /// View mode (see [`SplitPlan::input_views`]): with one outer block every

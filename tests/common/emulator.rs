@@ -11,7 +11,7 @@
 use std::collections::HashSet;
 
 use wgpu_split::plan::abi::{FLAG_PAD, TableEntry, TableHeader, UNITS_PER_INVOCATION};
-use wgpu_split::plan::{Outputs, SplitPlan};
+use wgpu_split::plan::{Kernel, Outputs, SplitPlan};
 use wgpu_split::{HostTensor, ResolvedSplit, host};
 
 use super::Rng;
@@ -117,6 +117,16 @@ pub fn emulate(plan: &SplitPlan, memory: &mut [Vec<u8>], input: Region, destinat
                     owned.insert((e.dst_slot, u64::from(e.dst_unit) + u)),
                     "two entries of one pass write the same unit"
                 );
+            }
+            if plan.kernel() == Kernel::Funnel {
+                // What the funnel shader assumes of every entry.
+                assert_eq!(e.first_bit, 0, "funnel entries start on a vec4");
+                assert_eq!(e.len_bits % 128, 0, "funnel entries are whole vec4s");
+                assert!(
+                    e.run_bits >= 128,
+                    "a funnel unit crosses one run end at most"
+                );
+                assert_eq!((b.src.end - b.src.start) % 16, 0, "source in whole vec4s");
             }
             let (destination, range) = &b.dst[e.dst_slot as usize];
             let region = destinations[*destination];

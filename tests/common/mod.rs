@@ -260,3 +260,48 @@ pub fn refused(
     );
     e
 }
+
+/// A split the funnel kernel takes, for element type `t` (2 to 128 bits):
+/// runs of at least 128 bits at odd lengths (so most start and end mid-word),
+/// on the middle axis of `[outer, dim, inner]`, with `outer` a multiple of
+/// what makes every output and the input whole vec4s. Zero-length outputs
+/// are allowed (they are not gathered).
+pub fn funnel_split(rng: &mut Rng, t: ElementType, count: usize) -> ResolvedSplit {
+    let width = t.bit_width().expect("a GPU element type") as usize;
+    let inner = 1 + rng.below(3);
+    // outer * width * inner is then a multiple of 128 for any run length.
+    let outer = (128 / gcd(128, width * inner)) * (1 + rng.below(2));
+    let shortest = 128usize.div_ceil(width * inner);
+    let lengths: Vec<usize> = (0..count)
+        .map(|_| {
+            if rng.below(8) == 0 {
+                0
+            } else {
+                shortest + rng.below(24)
+            }
+        })
+        .collect();
+    let mut lengths = lengths;
+    if lengths.iter().all(|&l| l == 0) {
+        lengths[0] = shortest;
+    }
+    let dim = lengths.iter().sum();
+    ResolvedSplit::new(&[outer, dim, inner], 1, lengths, true).unwrap()
+}
+
+fn gcd(a: usize, b: usize) -> usize {
+    if b == 0 { a } else { gcd(b, a % b) }
+}
+
+/// One element type of each GPU width (2 to 128 bits).
+pub fn one_type_per_width() -> [ElementType; 7] {
+    [
+        ElementType::Uint2,
+        ElementType::Int4,
+        ElementType::Uint8,
+        ElementType::Float16,
+        ElementType::Float,
+        ElementType::Double,
+        ElementType::Complex128,
+    ]
+}
