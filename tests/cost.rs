@@ -147,6 +147,7 @@ fn calibration_measures_the_device_and_its_model_plans_exact_splits() {
         model.gather_word_bytes_per_second,
         model.gather_bits_bytes_per_second,
         model.gather_funnel_bytes_per_second,
+        model.gather_rows_bytes_per_second,
         model.dispatch_seconds,
     ];
     assert!(

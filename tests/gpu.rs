@@ -216,38 +216,104 @@ fn check_gather_plans(gpu: &GpuSplitter, input: &HostTensor, split: &ResolvedSpl
     kernel.unwrap()
 }
 
+/// Runs `cases` (all split on axis 1) and random splits from `generate` of
+/// every width on the GPU in both placements; returns how many took
+/// `kernel`, and of how many.
+fn kernel_cases(
+    gpu: &GpuSplitter,
+    mut cases: Vec<(ElementType, Vec<usize>, Vec<usize>)>,
+    generate: common::SplitGenerator,
+    kernel: Kernel,
+    seed: u64,
+) -> (usize, usize) {
+    let mut rng = Rng::new(seed);
+    for t in common::one_type_per_width() {
+        for count in 2..6 {
+            let split = generate(&mut rng, t, count);
+            cases.push((t, split.input_shape().to_vec(), split.lengths().to_vec()));
+        }
+    }
+    let total = cases.len();
+    let taken = cases
+        .into_iter()
+        .filter(|(t, shape, lengths)| {
+            let split = ResolvedSplit::new(shape, 1, lengths.clone(), true).unwrap();
+            let input = random_tensor(&mut rng, *t, shape);
+            check_gather_plans(gpu, &input, &split) == kernel
+        })
+        .count();
+    (taken, total)
+}
+
 #[test]
 fn the_funnel_moves_unaligned_runs_of_every_width() {
     let Some(gpu) = gpu("the_funnel_moves_unaligned_runs_of_every_width") else {
         return;
     };
-    let mut rng = Rng::new(78);
     // The split_bench cases, scaled down, then random ones of every width.
-    let mut cases = vec![
+    let cases = vec![
         (ElementType::Uint8, vec![64, 4097], vec![2048, 2049]),
         (ElementType::Int4, vec![64, 4099], vec![1000, 1000, 2099]),
         (ElementType::Float, vec![840, 85], vec![5, 80]),
     ];
-    for t in common::one_type_per_width() {
-        for count in 2..6 {
-            let split = common::funnel_split(&mut rng, t, count);
-            cases.push((t, split.input_shape().to_vec(), split.lengths().to_vec()));
-        }
-    }
-    let (mut funnels, total) = (0, cases.len());
-    for (t, shape, lengths) in cases {
-        // Every case splits axis 1 (funnel_split's shapes are [outer, dim, inner]).
-        let split = ResolvedSplit::new(&shape, 1, lengths, true).unwrap();
-        let input = random_tensor(&mut rng, t, &shape);
-        let kernel = check_gather_plans(gpu, &input, &split);
-        assert_ne!(kernel, Kernel::Words, "{t} {split:?}");
-        funnels += usize::from(kernel == Kernel::Funnel);
-    }
+    let (funnels, total) = kernel_cases(gpu, cases, common::funnel_split, Kernel::Funnel, 78);
     // The rest had runs that happen to be vec4-aligned.
     assert!(
         4 * funnels >= 3 * total,
         "{funnels} of {total} cases took the funnel"
     );
+}
+
+#[test]
+fn row_blocks_move_short_runs_of_every_width() {
+    let Some(gpu) = gpu("row_blocks_move_short_runs_of_every_width") else {
+        return;
+    };
+    let cases = vec![
+        // The split_bench case, scaled down: runs of 2, 4 and 6 bytes.
+        (ElementType::Float16, vec![4096, 6], vec![1, 2, 3]),
+        // A detection head's boxes and scores, f32 [N, 4 + 1].
+        (ElementType::Float, vec![1024, 5], vec![4, 1]),
+        // Feature maps: a few channels of a small image.
+        (ElementType::Uint8, vec![64, 3, 4], vec![1, 2]),
+    ];
+    let (rows, total) = kernel_cases(gpu, cases, common::row_block_split, Kernel::Rows, 79);
+    // The rest have blocks past 64 words.
+    assert!(
+        4 * rows >= 3 * total,
+        "{rows} of {total} cases took row blocks"
+    );
+}
+
+#[test]
+fn row_block_pipelines_are_bounded() {
+    let Some(gpu) = gpu("row_block_pipelines_are_bounded") else {
+        return;
+    };
+    // A fresh splitter: 40 layouts (u8 rows of m bytes split [a, m - a]),
+    // then the first again.
+    let splitter = GpuSplitter::new(gpu.device(), gpu.queue()).unwrap();
+    let mut rng = Rng::new(81);
+    let mut layouts = std::collections::HashSet::new();
+    let shapes = (3..=16).flat_map(|m| (1..m).map(move |a| (m, a)));
+    for (m, a) in shapes.take(40).chain([(3, 1)]) {
+        let split = ResolvedSplit::new(&[128, m], 1, vec![a, m - a], true).unwrap();
+        let input = random_tensor(&mut rng, ElementType::Uint8, &[128, m]);
+        let plan = splitter
+            .plan_with(
+                &split,
+                ElementType::Uint8,
+                splitter.plan_limits(),
+                &gather(),
+            )
+            .unwrap();
+        layouts.insert(plan.row_block().expect("a row-block plan").clone());
+        let actual = splitter.run_plan(&plan, &input).unwrap();
+        assert_outputs_equal(&host::split(&input, &split).unwrap(), &actual, "row blocks");
+        assert!(splitter.row_block_pipelines() <= 32);
+    }
+    assert!(layouts.len() > 32, "{} layouts", layouts.len());
+    assert_eq!(splitter.row_block_pipelines(), 32);
 }
 
 #[test]
@@ -517,6 +583,22 @@ proptest! {
         let split = common::funnel_split(&mut rng, element_type, count);
         let input = random_tensor(&mut rng, element_type, split.input_shape());
         prop_assert_ne!(check_gather_plans(gpu, &input, &split), Kernel::Words);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Widths 2 to 128 bits with short odd runs through the generated
+    /// row-block kernels (or another kernel where a block grows too large).
+    #[test]
+    fn random_row_block_problems_match_the_host_path(t in 0..7usize, count in 1usize..6, seed in any::<u64>()) {
+        let Some(gpu) = gpu("random_row_block_problems_match_the_host_path") else { return Ok(()) };
+        let element_type = common::one_type_per_width()[t];
+        let mut rng = Rng::new(seed);
+        let split = common::row_block_split(&mut rng, element_type, count);
+        let input = random_tensor(&mut rng, element_type, split.input_shape());
+        check_gather_plans(gpu, &input, &split);
     }
 }
 

@@ -153,8 +153,13 @@ fn the_kernel_is_the_widest_that_divides_everything() {
         kernel(&[4096, 4096], 1, vec![1024; 4], ElementType::Float),
         both(Kernel::Vec4)
     );
+    // Runs of 4 and 2 floats: two rows make whole vec4s of everything.
     assert_eq!(
         kernel(&[8, 6], 1, vec![4, 2], ElementType::Float),
+        both(Kernel::Rows)
+    );
+    assert_eq!(
+        kernel(&[7, 6], 1, vec![4, 2], ElementType::Float),
         both(Kernel::Words)
     );
     assert_eq!(
@@ -225,25 +230,84 @@ fn runs_of_128_bits_and_more_at_any_offset_take_the_funnel() {
     assert_eq!(plan.kernel(), Kernel::Words);
 }
 
-#[test]
-fn funnel_plans_of_every_width_are_exact() {
-    let mut rng = Rng::new(77);
-    let mut funnels = 0;
+/// Splits from `generate` for every width and 1 to 5 outputs, planned for
+/// WebGPU's and lavapipe's limits in both placements, run through the
+/// emulator; returns how many plans took `kernel` (of 140).
+fn plans_of_every_width(generate: common::SplitGenerator, kernel: Kernel, seed: u64) -> usize {
+    let mut rng = Rng::new(seed);
+    let mut taken = 0;
     for t in common::one_type_per_width() {
         for count in 1..6 {
-            let split = common::funnel_split(&mut rng, t, count);
+            let split = generate(&mut rng, t, count);
             let input = random_tensor(&mut rng, t, split.input_shape());
             for limits in [PlanLimits::WEBGPU_DEFAULT, PlanLimits::LAVAPIPE] {
                 for plan in gather_plans(&split, t, &limits) {
-                    // Runs that happen to be vec4-aligned take Vec4.
-                    assert_ne!(plan.kernel(), Kernel::Words, "{t} {split:?}");
-                    funnels += usize::from(plan.kernel() == Kernel::Funnel);
+                    taken += usize::from(plan.kernel() == kernel);
                     check_plan(&plan, &input, &split, &format!("{t} {split:?}"));
                 }
             }
         }
     }
+    taken
+}
+
+#[test]
+fn funnel_plans_of_every_width_are_exact() {
+    // The rest have runs that happen to be vec4-aligned.
+    let funnels = plans_of_every_width(common::funnel_split, Kernel::Funnel, 77);
     assert!(funnels >= 100, "{funnels} of 140 plans took the funnel");
+}
+
+#[test]
+fn short_runs_take_row_blocks() {
+    let plans = |shape: &[usize], lengths: Vec<usize>, t| {
+        let split = ResolvedSplit::new(shape, 1, lengths, true).unwrap();
+        gather_plans(&split, t, &PlanLimits::WEBGPU_DEFAULT)
+    };
+    // f16 [N, 6] split [1, 2, 3]: 8 rows (96 bits each) make 6 vec4s of
+    // input and 1, 2 and 3 vec4s of the outputs.
+    let [separate, arena] = plans(&[4096, 6], vec![1, 2, 3], ElementType::Float16);
+    for plan in [&separate, &arena] {
+        assert_eq!(plan.kernel(), Kernel::Rows);
+        let rb = plan.row_block().unwrap();
+        assert_eq!((rb.rows, rb.src_vec4s), (8, 6));
+        let vec4s: Vec<usize> = rb.outputs.iter().map(|o| o.words.len() / 4).collect();
+        assert_eq!(vec4s, [1, 2, 3]);
+        assert_eq!(plan.passes()[0].invocations, 512);
+        assert_eq!(plan.offset_alignment_bytes(), 16);
+    }
+    // Rows that do not fill whole blocks, blocks past 64 words, a per-output
+    // baseline: other kernels.
+    assert_ne!(
+        plans(&[4095, 6], vec![1, 2, 3], ElementType::Float16)[0].kernel(),
+        Kernel::Rows
+    );
+    assert_ne!(
+        plans(&[4096, 67], vec![1, 66], ElementType::Float)[0].kernel(),
+        Kernel::Rows
+    );
+    let split = ResolvedSplit::new(&[4096, 6], 1, vec![1, 2, 3], true).unwrap();
+    let per_output = options(Strategy::GatherPerOutput, Outputs::Separate);
+    let plan = SplitPlan::new(
+        &split,
+        ElementType::Float16,
+        &PlanLimits::WEBGPU_DEFAULT,
+        &per_output,
+    )
+    .unwrap();
+    assert_ne!(plan.kernel(), Kernel::Rows);
+    // More outputs than one dispatch binds (7 on WebGPU): other kernels.
+    let split = ResolvedSplit::new(&[128, 8], 1, vec![1; 8], true).unwrap();
+    let [separate, arena] = gather_plans(&split, ElementType::Float16, &PlanLimits::WEBGPU_DEFAULT);
+    assert_ne!(separate.kernel(), Kernel::Rows);
+    assert_eq!(arena.kernel(), Kernel::Rows);
+}
+
+#[test]
+fn row_block_plans_of_every_width_are_exact() {
+    // The rest have blocks past 64 words (wide elements, long rows).
+    let rows = plans_of_every_width(common::row_block_split, Kernel::Rows, 80);
+    assert!(rows >= 100, "{rows} of 140 plans took row blocks");
 }
 
 #[test]
@@ -472,6 +536,34 @@ proptest! {
     }
 }
 
+/// One split from `generate` (element type of width index `t`), planned in
+/// one placement and run through the emulator.
+fn check_generated(
+    generate: common::SplitGenerator,
+    t: usize,
+    count: usize,
+    arena: bool,
+    seed: u64,
+) {
+    let element_type = common::one_type_per_width()[t];
+    let mut rng = Rng::new(seed);
+    let split = generate(&mut rng, element_type, count);
+    let outputs = if arena {
+        Outputs::Arena
+    } else {
+        Outputs::Separate
+    };
+    let options = options(Strategy::Gather, outputs);
+    let plan = SplitPlan::new(&split, element_type, &PlanLimits::WEBGPU_DEFAULT, &options).unwrap();
+    let input = random_tensor(&mut rng, element_type, split.input_shape());
+    check_plan(
+        &plan,
+        &input,
+        &split,
+        &format!("{element_type} {split:?} {:?}", plan.kernel()),
+    );
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
 
@@ -479,21 +571,18 @@ proptest! {
     /// through the funnel kernel's table in the emulator.
     #[test]
     fn random_funnel_plans_match_the_host_path(
-        t in 0..7usize,
-        count in 1usize..7,
-        arena in any::<bool>(),
-        seed in any::<u64>(),
+        t in 0..7usize, count in 1usize..7, arena in any::<bool>(), seed in any::<u64>(),
     ) {
-        let element_type = common::one_type_per_width()[t];
-        let mut rng = Rng::new(seed);
-        let split = common::funnel_split(&mut rng, element_type, count);
-        let outputs = if arena { Outputs::Arena } else { Outputs::Separate };
-        let plan = SplitPlan::new(
-            &split, element_type, &PlanLimits::WEBGPU_DEFAULT, &options(Strategy::Gather, outputs),
-        ).unwrap();
-        prop_assert_ne!(plan.kernel(), Kernel::Words);
-        let input = random_tensor(&mut rng, element_type, split.input_shape());
-        check_plan(&plan, &input, &split, "random funnel");
+        check_generated(common::funnel_split, t, count, arena, seed);
+    }
+
+    /// Widths 2 to 128 bits, short odd runs, both placements, through the
+    /// row-block layout's pieces in the emulator.
+    #[test]
+    fn random_row_block_plans_match_the_host_path(
+        t in 0..7usize, count in 1usize..7, arena in any::<bool>(), seed in any::<u64>(),
+    ) {
+        check_generated(common::row_block_split, t, count, arena, seed);
     }
 }
 

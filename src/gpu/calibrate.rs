@@ -163,7 +163,7 @@ impl GpuSplitter {
     /// Measures this device's [`CostModel`] in about a second (blocking;
     /// the device is polled): a 16 MiB copy (bandwidth), 4,096 copies of
     /// 1 KiB (the fixed cost of a command), 16 MiB gathers with vec4-aligned,
-    /// word-aligned and mid-word runs and through the funnel, and a one-word dispatch (its fixed
+    /// word-aligned and mid-word runs, through the funnel and in row blocks, and a one-word dispatch (its fixed
     /// cost). Timestamp queries are used when the device has them, else wall
     /// time. The load factors are not measured (that needs a busy machine):
     /// they are those of the device's class.
@@ -205,6 +205,8 @@ impl GpuSplitter {
         )?;
         let bits = bandwidth(&[1023, 4097 * 4], vec![8193, 8195], u8_t, Kernel::Words)?;
         let funnel = bandwidth(&[1024, 4097 * 4], vec![8193, 8195], u8_t, Kernel::Funnel)?;
+        let f16_t = ElementType::Float16;
+        let rows = bandwidth(&[1 << 20, 6], vec![1, 2, 3], f16_t, Kernel::Rows)?;
         let tiny = self.calibration_probe(&[2, 2], 1, vec![1, 1], f32_t, gather)?;
         let dispatch = self.time_probe(&timer, &tiny)?;
         let class = CostModel::for_class(device_class(&self.device.adapter_info()));
@@ -215,6 +217,7 @@ impl GpuSplitter {
             gather_word_bytes_per_second: word,
             gather_bits_bytes_per_second: bits,
             gather_funnel_bytes_per_second: funnel,
+            gather_rows_bytes_per_second: rows,
             dispatch_seconds: dispatch,
             ..class
         })

@@ -29,9 +29,13 @@ impl GpuSplitter {
         // fails here, inside the scopes.
         scoped(&self.device, "binding the split's buffers", || {
             let slots = plan.destination_slots();
-            let kernel = self
-                .kernels
-                .get(&self.device, plan.kernel(), plan.placement(), slots);
+            let kernel = self.kernels.get(
+                &self.device,
+                plan.kernel(),
+                plan.placement(),
+                slots,
+                plan.row_block(),
+            );
             let groups = plan
                 .passes()
                 .iter()

@@ -1,11 +1,12 @@
 //! The compiled gather shader: one pipeline and bind group layout per
-//! [`Kernel`] and number of destination slots, built on first use and kept.
+//! [`Kernel`], placement and number of destination slots (and per layout
+//! for the generated row-block kernel), built on first use and kept.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use crate::plan::abi::wgsl_module;
-use crate::plan::{Kernel, Outputs};
+use crate::plan::{Kernel, Outputs, RowBlock, SplitPlan};
 
 /// The WGSL source of the gather shader as compiled for outputs placed as
 /// `outputs` with `slots` destination slots: `shaders/split.wgsl` with the
@@ -15,6 +16,21 @@ pub fn shader_source(outputs: Outputs, slots: u32) -> String {
     wgsl_module(outputs, slots, include_str!("../../shaders/split.wgsl"))
 }
 
+/// The WGSL module a plan's dispatches run: [`shader_source`] for its
+/// placement and slot count, plus the generated row-block entry point for a
+/// [`Kernel::Rows`] plan.
+pub fn plan_shader_source(plan: &SplitPlan) -> String {
+    module_source(plan.placement(), plan.destination_slots(), plan.row_block())
+}
+
+fn module_source(outputs: Outputs, slots: u32, row_block: Option<&RowBlock>) -> String {
+    let mut source = shader_source(outputs, slots);
+    if let Some(rb) = row_block {
+        source += &rb.wgsl(outputs == Outputs::Arena);
+    }
+    source
+}
+
 /// One compiled entry point with its bind group layout.
 #[derive(Debug)]
 pub(crate) struct CompiledKernel {
@@ -22,42 +38,102 @@ pub(crate) struct CompiledKernel {
     pub pipeline: wgpu::ComputePipeline,
 }
 
-/// Pipelines by kernel and slot count, compiled on first use. Shader
-/// modules are per slot count (the prelude declares the slots).
+/// Row-block pipelines kept at most (each is a module of its own): a model
+/// has a handful of short-run split layouts; a workload that cycles through
+/// more recompiles the least recently used instead of growing without end.
+pub(crate) const MAX_ROW_BLOCK_PIPELINES: usize = 32;
+
+/// Pipelines by kernel, placement and slot count, compiled on first use.
+/// Shader modules are per placement and slot count (the prelude declares
+/// the slots); row-block pipelines have modules of their own, kept up to
+/// [`MAX_ROW_BLOCK_PIPELINES`].
 #[derive(Debug, Default)]
 pub(crate) struct Kernels {
     modules: Mutex<HashMap<(Outputs, u32), wgpu::ShaderModule>>,
     pipelines: Mutex<HashMap<(Kernel, Outputs, u32), Arc<CompiledKernel>>>,
+    row_blocks: Mutex<RowBlockPipelines>,
+}
+
+/// Row-block pipelines with the tick of their last use.
+#[derive(Debug, Default)]
+struct RowBlockPipelines {
+    by_layout: HashMap<(Outputs, u32, RowBlock), (Arc<CompiledKernel>, u64)>,
+    tick: u64,
 }
 
 impl Kernels {
     /// The pipeline of `kernel` for outputs placed as `outputs` with `slots`
-    /// destination slots. Callers run this inside an error scope: a lost
-    /// device fails here.
+    /// destination slots (`row_block`: the layout of a [`Kernel::Rows`]
+    /// plan). Callers run this inside an error scope: a lost device fails
+    /// here.
     pub fn get(
         &self,
         device: &wgpu::Device,
         kernel: Kernel,
         outputs: Outputs,
         slots: u32,
+        row_block: Option<&RowBlock>,
     ) -> Arc<CompiledKernel> {
+        if let Some(rb) = row_block {
+            return self.row_block(device, outputs, slots, rb);
+        }
         let key = (kernel, outputs, slots);
         if let Some(compiled) = lock(&self.pipelines).get(&key) {
             return compiled.clone();
         }
         let module = lock(&self.modules)
             .entry((outputs, slots))
-            .or_insert_with(|| {
-                device.create_shader_module(wgpu::ShaderModuleDescriptor {
-                    label: Some("wgpu-split gather"),
-                    source: wgpu::ShaderSource::Wgsl(shader_source(outputs, slots).into()),
-                })
-            })
+            .or_insert_with(|| create_module(device, &shader_source(outputs, slots)))
             .clone();
         let compiled = Arc::new(compile(device, &module, outputs, kernel, slots));
         lock(&self.pipelines).insert(key, compiled.clone());
         compiled
     }
+
+    /// The row-block pipeline of a layout, compiled on first use; past
+    /// [`MAX_ROW_BLOCK_PIPELINES`] the least recently used one is dropped.
+    fn row_block(
+        &self,
+        device: &wgpu::Device,
+        outputs: Outputs,
+        slots: u32,
+        rb: &RowBlock,
+    ) -> Arc<CompiledKernel> {
+        let mut cache = lock(&self.row_blocks);
+        cache.tick += 1;
+        let tick = cache.tick;
+        let key = (outputs, slots, rb.clone());
+        if let Some((compiled, used)) = cache.by_layout.get_mut(&key) {
+            *used = tick;
+            return compiled.clone();
+        }
+        let module = create_module(device, &module_source(outputs, slots, Some(rb)));
+        let compiled = Arc::new(compile(device, &module, outputs, Kernel::Rows, slots));
+        if cache.by_layout.len() >= MAX_ROW_BLOCK_PIPELINES {
+            let oldest = cache
+                .by_layout
+                .iter()
+                .min_by_key(|(_, (_, used))| *used)
+                .map(|(k, _)| k.clone());
+            if let Some(oldest) = oldest {
+                cache.by_layout.remove(&oldest);
+            }
+        }
+        cache.by_layout.insert(key, (compiled.clone(), tick));
+        compiled
+    }
+
+    /// Row-block pipelines held (for tests of the bound).
+    pub fn row_block_pipelines(&self) -> usize {
+        lock(&self.row_blocks).by_layout.len()
+    }
+}
+
+fn create_module(device: &wgpu::Device, source: &str) -> wgpu::ShaderModule {
+    device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some("wgpu-split gather"),
+        source: wgpu::ShaderSource::Wgsl(source.into()),
+    })
 }
 
 /// A poisoned lock still holds a consistent map (every insert is one call).

@@ -24,7 +24,7 @@ mod splitter;
 pub use cache::CachePolicy;
 pub use context::GpuContext;
 pub use device_class::device_class;
-pub use kernels::shader_source;
+pub use kernels::{plan_shader_source, shader_source};
 #[cfg(not(target_arch = "wasm32"))]
 pub use poller::Poller;
 pub use prepared::PreparedSplit;

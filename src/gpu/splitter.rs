@@ -76,8 +76,8 @@ impl GpuSplitter {
         let spare = scoped(device, "compiling the gather shader", || {
             // Compile the arena pipelines now: a device that rejects the
             // shader fails here, not in the middle of a runtime's step.
-            for kernel in crate::plan::Kernel::ALL {
-                kernels.get(device, kernel, Outputs::Arena, 1);
+            for kernel in crate::plan::Kernel::GENERIC {
+                kernels.get(device, kernel, Outputs::Arena, 1, None);
             }
             device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("wgpu-split spare destination"),
@@ -109,6 +109,12 @@ impl GpuSplitter {
     /// The queue.
     pub fn queue(&self) -> &wgpu::Queue {
         &self.queue
+    }
+
+    /// Row-block pipelines compiled and kept (one per short-run layout
+    /// used, at most 32; the least recently used is dropped past that).
+    pub fn row_block_pipelines(&self) -> usize {
+        self.kernels.row_block_pipelines()
     }
 
     /// The device limits plans are made for.

@@ -43,17 +43,26 @@ pub enum Kernel {
     /// load and store. For runs of at least 128 bits (a unit crosses at most
     /// one run boundary) and outputs of whole vec4s.
     Funnel,
+    /// One block of whole input rows per invocation, read as vec4s, every
+    /// output's share of it written as whole vec4s, with the shifts and
+    /// masks generated per layout ([`crate::plan::RowBlock`]). For short
+    /// runs (a few bytes per row).
+    Rows,
 }
 
 impl Kernel {
-    /// Every kernel, in the order the shader defines them.
-    pub const ALL: [Kernel; 3] = [Kernel::Words, Kernel::Vec4, Kernel::Funnel];
+    /// Every kernel.
+    pub const ALL: [Kernel; 4] = [Kernel::Words, Kernel::Vec4, Kernel::Funnel, Kernel::Rows];
+
+    /// The kernels of `shaders/split.wgsl`, driven by the table alone (the
+    /// row-block kernel is generated per layout).
+    pub const GENERIC: [Kernel; 3] = [Kernel::Words, Kernel::Vec4, Kernel::Funnel];
 
     /// Width of one unit in bits.
     pub fn unit_bits(self) -> u64 {
         match self {
             Kernel::Words => 32,
-            Kernel::Vec4 | Kernel::Funnel => 128,
+            Kernel::Vec4 | Kernel::Funnel | Kernel::Rows => 128,
         }
     }
 
@@ -68,6 +77,7 @@ impl Kernel {
             (Kernel::Words, Outputs::Separate) => "split_words_each",
             (Kernel::Vec4, Outputs::Separate) => "split_vec4_each",
             (Kernel::Funnel, Outputs::Separate) => "split_funnel_each",
+            (Kernel::Rows, _) => "split_rows",
         }
     }
 
@@ -77,6 +87,7 @@ impl Kernel {
             Kernel::Words => "split_words",
             Kernel::Vec4 => "split_vec4",
             Kernel::Funnel => "split_funnel",
+            Kernel::Rows => "split_rows",
         }
     }
 
@@ -86,7 +97,7 @@ impl Kernel {
     pub fn src_binding(self) -> u32 {
         match self {
             Kernel::Words => 1,
-            Kernel::Vec4 | Kernel::Funnel => 2,
+            Kernel::Vec4 | Kernel::Funnel | Kernel::Rows => 2,
         }
     }
 
@@ -95,7 +106,7 @@ impl Kernel {
     pub fn dst_binding(self, slot: u32, slots: u32) -> u32 {
         match self {
             Kernel::Words => 3 + slot,
-            Kernel::Vec4 | Kernel::Funnel => 3 + slots + slot,
+            Kernel::Vec4 | Kernel::Funnel | Kernel::Rows => 3 + slots + slot,
         }
     }
 }
@@ -223,7 +234,7 @@ pub fn wgsl_prelude(outputs: Outputs, slots: u32) -> String {
             );
         }
     }
-    for kernel in Kernel::ALL {
+    for kernel in Kernel::GENERIC {
         // Every slot's entry, in turn: static code per slot, no switch
         // (lavapipe runs every case of a switch under masks, so its cost
         // grows with the slot count). Slots a pass does not use have no

@@ -58,6 +58,9 @@ pub struct CostModel {
     /// Gather bandwidth of the funnel kernel: runs of at least 128 bits at
     /// any bit offset, in outputs of whole vec4s.
     pub gather_funnel_bytes_per_second: f64,
+    /// Gather bandwidth of the row-block kernel: short runs, whole blocks
+    /// of rows per invocation.
+    pub gather_rows_bytes_per_second: f64,
     /// Fixed cost of one dispatch, seconds.
     pub dispatch_seconds: f64,
     /// How many times slower copies can run on a busy device (at least 1).
@@ -78,6 +81,7 @@ impl CostModel {
         gather_word_bytes_per_second: 1.5e9,
         gather_bits_bytes_per_second: 1.4e9,
         gather_funnel_bytes_per_second: 4.6e9,
+        gather_rows_bytes_per_second: 8e9,
         dispatch_seconds: 65e-6,
         copy_load_factor: 1.2,
         gather_load_factor: 2.5,
@@ -96,6 +100,7 @@ impl CostModel {
         gather_word_bytes_per_second: 200e9,
         gather_bits_bytes_per_second: 150e9,
         gather_funnel_bytes_per_second: 250e9,
+        gather_rows_bytes_per_second: 250e9,
         dispatch_seconds: 10e-6,
         copy_load_factor: 1.5,
         gather_load_factor: 1.5,
@@ -110,6 +115,7 @@ impl CostModel {
         gather_word_bytes_per_second: 30e9,
         gather_bits_bytes_per_second: 20e9,
         gather_funnel_bytes_per_second: 35e9,
+        gather_rows_bytes_per_second: 35e9,
         dispatch_seconds: 15e-6,
         copy_load_factor: 1.5,
         gather_load_factor: 1.5,
@@ -125,6 +131,7 @@ impl CostModel {
         gather_word_bytes_per_second: 15e9,
         gather_bits_bytes_per_second: 10e9,
         gather_funnel_bytes_per_second: 15e9,
+        gather_rows_bytes_per_second: 16e9,
         dispatch_seconds: 20e-6,
         copy_load_factor: 1.5,
         gather_load_factor: 1.5,

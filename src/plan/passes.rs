@@ -48,6 +48,8 @@ pub(crate) struct PassContext<'a> {
     pub kernel: Kernel,
     /// Each output in passes of its own (a benchmark baseline).
     pub per_output: bool,
+    /// Row-block plans: the blocks (one invocation each) of the one pass.
+    pub blocks: Option<u64>,
 }
 
 /// A destination bound by a pass being grouped.
@@ -342,12 +344,18 @@ impl PassContext<'_> {
             // UNITS_PER_INVOCATION units. Separate destinations' entries (one
             // per slot, in slot order) all start at invocation 0 and spread
             // their units over the pass's invocations.
-            let (first, per) = match self.outputs {
-                Outputs::Arena => (invocations, UNITS_PER_INVOCATION),
-                Outputs::Separate => (0, self.units(c).div_ceil(group.invocations).max(1)),
+            // Row blocks: every invocation writes its block's share of every
+            // entry.
+            let (first, per) = match (self.blocks, self.outputs) {
+                (Some(blocks), _) => (0, self.units(c) / blocks),
+                (None, Outputs::Arena) => (invocations, UNITS_PER_INVOCATION),
+                (None, Outputs::Separate) => (0, self.units(c).div_ceil(group.invocations).max(1)),
             };
             entries.push(self.entry(c, *slot, group, first, per)?);
-            invocations = self.pass_invocations(invocations, self.units(c).div_ceil(per));
+            invocations = match self.blocks {
+                Some(blocks) => blocks,
+                None => self.pass_invocations(invocations, self.units(c).div_ceil(per)),
+            };
         }
         let header = TableHeader {
             invocations: to_u32(invocations, "invocations")?,

@@ -7,11 +7,13 @@ use std::ops::Range;
 
 use super::abi::Kernel;
 use super::chunks::{Chunk, chunks};
+use super::cost::CostModel;
 use super::geometry::OutputGeometry;
 use super::limits::PlanLimits;
 use super::outputs::{PlannedOutput, plan_outputs};
 use super::passes::{Pass, PassContext, build_passes};
 use super::placement::Outputs;
+use super::row_block::RowBlock;
 use super::runs::RunLayout;
 use super::strategy::{CopyRuns, Strategy, choose_copies, copy_runs};
 use crate::element::ElementType;
@@ -66,7 +68,8 @@ impl PlanOptions {
 /// let plan = SplitPlan::new(&split, ElementType::Float, &PlanLimits::WEBGPU_DEFAULT, &options).unwrap();
 /// // Three destinations fit one dispatch on every WebGPU adapter.
 /// assert_eq!(plan.dispatch_count(), 1);
-/// assert_eq!(plan.kernel(), Kernel::Words); // runs of 4, 4, 2 floats
+/// // Runs of 4, 4 and 2 floats: two rows make whole vec4s of every output.
+/// assert_eq!(plan.kernel(), Kernel::Rows);
 /// assert_eq!(plan.outputs()[2].len_bytes, 4 * 2 * 4);
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -87,6 +90,8 @@ pub struct SplitPlan {
     /// Byte ranges of the outputs in the input when every output is one
     /// contiguous, bindable range (view mode).
     views: Option<Vec<Range<u64>>>,
+    /// The generated kernel's layout when the kernel is [`Kernel::Rows`].
+    row_block: Option<RowBlock>,
     fingerprint: u64,
 }
 
@@ -124,34 +129,59 @@ impl SplitPlan {
         // A chunk's windows, widened to alignments at both ends, plus the
         // alignment kept free for the caller's offsets, fit one window.
         let room_bits = (limits.window_bytes() - 3 * limits.alignment_bytes()) * 8;
-        let gathered_chunks = |kernel: Kernel| -> Vec<Chunk> {
-            chunks(&geometry, room_bits, kernel.unit_bits())
+        let model = match options.strategy {
+            Strategy::Auto(model) => model,
+            _ => CostModel::default(),
+        };
+        let row_block = RowBlock::new(&geometry, &copied, outer)
+            .filter(|_| options.strategy != Strategy::GatherPerOutput);
+        let eligible = Eligible {
+            vec4: vec4_fits(&geometry, &copied, outer, limits),
+            rows: row_block.is_some() && limits.alignment_bytes().is_multiple_of(16),
+            funnel: funnel_fits(&geometry, &copied, input_bytes, limits),
+        };
+        let mut built = None;
+        for kernel in eligible.by_cost(&model) {
+            let gathered_chunks: Vec<Chunk> = chunks(&geometry, room_bits, kernel.unit_bits())
                 .into_iter()
                 .filter(|c| !copied[c.output])
-                .collect()
-        };
-        let mut kernel = choose_kernel(&geometry, &copied, outer, input_bytes, limits);
-        let mut gathered_chunks_now = gathered_chunks(kernel);
-        // The funnel moves whole outputs: an output cut into chunks (past
-        // the binding limit) takes the word kernel instead.
-        if kernel == Kernel::Funnel
-            && gathered_chunks_now
+                .collect();
+            // The funnel and the row blocks move whole outputs: an output
+            // cut into chunks (past the binding limit) takes another kernel.
+            let whole = gathered_chunks
                 .iter()
-                .any(|c| c.len_bits() != geometry[c.output].total_bits)
-        {
-            kernel = Kernel::Words;
-            gathered_chunks_now = gathered_chunks(kernel);
+                .all(|c| c.len_bits() == geometry[c.output].total_bits);
+            if matches!(kernel, Kernel::Funnel | Kernel::Rows) && !whole {
+                continue;
+            }
+            let blocks = match (kernel, &row_block) {
+                (Kernel::Rows, Some(rb)) => Some(rb.blocks(outer)),
+                _ => None,
+            };
+            let cx = PassContext {
+                geometry: &geometry,
+                outputs: options.outputs,
+                dst_offsets_bytes: &dst_offsets,
+                limits,
+                kernel,
+                per_output: options.strategy == Strategy::GatherPerOutput,
+                blocks,
+            };
+            let (passes, table) = build_passes(&cx, &gathered_chunks)?;
+            // Row blocks read every gathered output's rows in one dispatch.
+            let one_grid = blocks.is_none_or(|b| b <= limits.max_invocations());
+            if kernel == Kernel::Rows && (passes.len() != 1 || !one_grid) {
+                continue;
+            }
+            built = Some((kernel, passes, table));
+            break;
         }
-        let gathered_chunks = gathered_chunks_now;
-        let cx = PassContext {
-            geometry: &geometry,
-            outputs: options.outputs,
-            dst_offsets_bytes: &dst_offsets,
-            limits,
-            kernel,
-            per_output: options.strategy == Strategy::GatherPerOutput,
+        let Some((kernel, passes, table)) = built else {
+            return Err(Error::Internal {
+                detail: "the word kernel did not plan".to_string(),
+            });
         };
-        let (passes, table) = build_passes(&cx, &gathered_chunks)?;
+        let row_block = row_block.filter(|_| kernel == Kernel::Rows);
         let fingerprint = fingerprint(&table);
         Ok(SplitPlan {
             element_type,
@@ -171,6 +201,7 @@ impl SplitPlan {
             passes,
             table,
             copies,
+            row_block,
             fingerprint,
         })
     }
@@ -198,6 +229,12 @@ impl SplitPlan {
     /// The gather shader's entry point for this plan's dispatches.
     pub fn kernel(&self) -> Kernel {
         self.kernel
+    }
+
+    /// The layout the row-block kernel is generated for, when the plan's
+    /// kernel is [`Kernel::Rows`].
+    pub fn row_block(&self) -> Option<&RowBlock> {
+        self.row_block.as_ref()
     }
 
     /// Packed size of the input in bytes.
@@ -306,33 +343,79 @@ fn input_bytes(split: &ResolvedSplit, element_bits: u64, limits: &PlanLimits) ->
     Ok(bytes as u64)
 }
 
-/// The kernel for the gathered outputs (copied outputs do not constrain
-/// it): [`Kernel::Vec4`] when 128 bits divide every run, offset and stride;
-/// else [`Kernel::Funnel`] when every run is at least 128 bits and every
-/// output and the input are whole vec4s; else [`Kernel::Words`]. Both wide
-/// kernels need 16-byte offsets, so arena slots on 16-byte boundaries.
-fn choose_kernel(
+/// [`Kernel::Vec4`] moves the gathered outputs (copied ones do not
+/// constrain it) when 128 bits divide every run, offset and stride, and
+/// bindings start on 16 bytes.
+fn vec4_fits(
     geometry: &[OutputGeometry],
     copied: &[bool],
     outer: u64,
+    limits: &PlanLimits,
+) -> bool {
+    limits.alignment_bytes().is_multiple_of(16)
+        && gathered(geometry, copied).all(|g| g.is_aligned_to(128, outer))
+}
+
+/// [`Kernel::Funnel`] moves the gathered outputs when every run is at
+/// least 128 bits (a unit crosses one run end at most) and every output and
+/// the input are whole vec4s.
+fn funnel_fits(
+    geometry: &[OutputGeometry],
+    copied: &[bool],
     input_bytes: u64,
     limits: &PlanLimits,
-) -> Kernel {
-    let mut gathered = geometry
+) -> bool {
+    limits.alignment_bytes().is_multiple_of(16)
+        && input_bytes.is_multiple_of(16)
+        && gathered(geometry, copied).all(|g| g.run_bits >= 128 && g.total_bits.is_multiple_of(128))
+}
+
+/// The non-empty outputs the dispatches move.
+fn gathered<'g>(
+    geometry: &'g [OutputGeometry],
+    copied: &'g [bool],
+) -> impl Iterator<Item = &'g OutputGeometry> {
+    geometry
         .iter()
         .zip(copied)
         .filter(|(g, c)| !**c && !g.is_empty())
-        .map(|(g, _)| g);
-    let wide = limits.alignment_bytes().is_multiple_of(16);
-    if wide && gathered.clone().all(|g| g.is_aligned_to(128, outer)) {
-        Kernel::Vec4
-    } else if wide
-        && input_bytes.is_multiple_of(16)
-        && gathered.all(|g| g.run_bits >= 128 && g.total_bits.is_multiple_of(128))
-    {
-        Kernel::Funnel
-    } else {
-        Kernel::Words
+        .map(|(g, _)| g)
+}
+
+/// Which kernels can move a plan's gathered outputs.
+struct Eligible {
+    vec4: bool,
+    rows: bool,
+    funnel: bool,
+}
+
+impl Eligible {
+    /// The eligible kernels, cheapest first by the cost model's bandwidths
+    /// (ties keep the order vec4, rows, funnel, words); words, which moves
+    /// anything, always last as the fallback. Vec4, a plain copy of
+    /// aligned units, goes first whenever it fits.
+    fn by_cost(&self, model: &CostModel) -> Vec<Kernel> {
+        let mut kernels: Vec<(Kernel, f64)> = [
+            (self.rows, Kernel::Rows, model.gather_rows_bytes_per_second),
+            (
+                self.funnel,
+                Kernel::Funnel,
+                model.gather_funnel_bytes_per_second,
+            ),
+        ]
+        .into_iter()
+        .filter(|(fits, _, _)| *fits)
+        .map(|(_, k, bandwidth)| (k, bandwidth))
+        .filter(|(_, bandwidth)| *bandwidth >= model.gather_bits_bytes_per_second)
+        .collect();
+        kernels.sort_by(|a, b| b.1.total_cmp(&a.1));
+        let mut order: Vec<Kernel> = Vec::with_capacity(4);
+        if self.vec4 {
+            order.push(Kernel::Vec4);
+        }
+        order.extend(kernels.into_iter().map(|(k, _)| k));
+        order.push(Kernel::Words);
+        order
     }
 }
 

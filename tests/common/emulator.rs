@@ -11,7 +11,7 @@
 use std::collections::HashSet;
 
 use wgpu_split::plan::abi::{FLAG_PAD, TableEntry, TableHeader, UNITS_PER_INVOCATION};
-use wgpu_split::plan::{Kernel, Outputs, SplitPlan};
+use wgpu_split::plan::{Kernel, Outputs, RowBlock, SplitPlan};
 use wgpu_split::{HostTensor, ResolvedSplit, host};
 
 use super::Rng;
@@ -89,6 +89,21 @@ pub fn emulate(plan: &SplitPlan, memory: &mut [Vec<u8>], input: Region, destinat
             assert!(unused.is_empty());
         }
         assert_eq!(header.invocations, pass.invocations);
+        if let Some(rb) = plan.row_block() {
+            assert_eq!(plan.kernel(), Kernel::Rows);
+            assert_eq!(plan.dispatch_count(), 1, "row blocks are one dispatch");
+            let src = (input.buffer, &b.src);
+            run_row_blocks(
+                rb,
+                header.invocations,
+                &entries,
+                memory,
+                src,
+                &b.dst,
+                destinations,
+            );
+            continue;
+        }
         let mut owned = HashSet::new();
         let mut next_invocation = 0;
         for (k, e) in entries.iter().enumerate() {
@@ -134,6 +149,75 @@ pub fn emulate(plan: &SplitPlan, memory: &mut [Vec<u8>], input: Region, destinat
             move_entry(e, unit, memory, input.buffer, &b.src, region, range);
         }
         assert_eq!(next_invocation, header.invocations);
+    }
+}
+
+/// The generated row-block kernel, as its WGSL does it: invocation `g`
+/// loads block `g` (from the first entry's source bit less its output's
+/// offset) and writes each gathered output's share, word by word from the
+/// layout's pieces, at its entry's destination unit.
+fn run_row_blocks(
+    rb: &RowBlock,
+    blocks: u32,
+    entries: &[TableEntry],
+    memory: &mut [Vec<u8>],
+    (src_buffer, src): (usize, &std::ops::Range<u64>),
+    dst: &[(usize, std::ops::Range<u64>)],
+    destinations: &[Region],
+) {
+    assert_eq!(
+        entries.len(),
+        rb.outputs.len(),
+        "one entry per gathered output"
+    );
+    let mut owned = HashSet::new();
+    for (e, out) in entries.iter().zip(&rb.outputs) {
+        let per_block = out.words.len() as u64 / 4;
+        assert_eq!(u64::from(e.units_per_invocation), per_block);
+        assert_eq!(u64::from(e.len_bits), u64::from(blocks) * per_block * 128);
+        assert_eq!(e.first_bit, 0);
+    }
+    let base = u64::from(entries[0].src_bit.wrapping_sub(rb.outputs[0].offset_bits)) / 128;
+    for g in 0..u64::from(blocks) {
+        let first_byte = (base + g * u64::from(rb.src_vec4s)) * 16;
+        let bytes = 16 * u64::from(rb.src_vec4s);
+        assert!(
+            first_byte + bytes <= src.end - src.start,
+            "block read outside its binding"
+        );
+        let at = (src.start + first_byte) as usize;
+        let words: Vec<u32> = memory[src_buffer][at..at + bytes as usize]
+            .chunks_exact(4)
+            .map(|w| u32::from_le_bytes(w.try_into().unwrap()))
+            .collect();
+        for (j, (e, out)) in entries.iter().zip(&rb.outputs).enumerate() {
+            let (destination, range) = &dst[e.dst_slot as usize];
+            assert_eq!(e.dst_slot as usize, if dst.len() == 1 { 0 } else { j });
+            let region = destinations[*destination];
+            let unit = u64::from(e.dst_unit) + g * out.words.len() as u64 / 4;
+            for (w, pieces) in out.words.iter().enumerate() {
+                let value = pieces.iter().fold(0u32, |v, p| {
+                    let mask = if p.len == 32 {
+                        u32::MAX
+                    } else {
+                        (1 << p.len) - 1
+                    };
+                    v | (((words[p.src_word as usize] >> p.shift) & mask) << p.dst_bit)
+                });
+                let byte = range.start + unit * 16 + w as u64 * 4;
+                assert!(
+                    byte + 4 <= range.end,
+                    "row block written outside its binding"
+                );
+                assert!(
+                    inside(&region, byte) && inside(&region, byte + 3),
+                    "row block word at {byte} outside the caller's region {region:?}"
+                );
+                assert!(owned.insert((e.dst_slot, byte)), "a word written twice");
+                let at = byte as usize;
+                memory[region.buffer][at..at + 4].copy_from_slice(&value.to_le_bytes());
+            }
+        }
     }
 }
 

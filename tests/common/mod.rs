@@ -261,6 +261,9 @@ pub fn refused(
     e
 }
 
+/// Makes a random split of some form for an element type and output count.
+pub type SplitGenerator = fn(&mut Rng, ElementType, usize) -> ResolvedSplit;
+
 /// A split the funnel kernel takes, for element type `t` (2 to 128 bits):
 /// runs of at least 128 bits at odd lengths (so most start and end mid-word),
 /// on the middle axis of `[outer, dim, inner]`, with `outer` a multiple of
@@ -304,4 +307,33 @@ pub fn one_type_per_width() -> [ElementType; 7] {
         ElementType::Double,
         ElementType::Complex128,
     ]
+}
+
+/// A split the row-block kernel takes, for element type `t`: short runs at
+/// odd lengths on the middle axis of `[outer, dim, inner]`, a block small
+/// enough for registers, `outer` a multiple of the rows that make every
+/// output's share of a block whole vec4s (128 rows covers every width).
+pub fn row_block_split(rng: &mut Rng, t: ElementType, count: usize) -> ResolvedSplit {
+    let width = t.bit_width().expect("a GPU element type") as usize;
+    let inner = 1 + rng.below(2);
+    let lengths: Vec<usize> = (0..count).map(|_| rng.below(4)).collect();
+    let mut lengths = lengths;
+    if lengths.iter().all(|&l| l == 0) {
+        lengths[0] = 1;
+    }
+    let dim: usize = lengths.iter().sum();
+    // Rows per block: 128 / gcd(128, bits) for the row and every run.
+    let mut rows = 1;
+    for bits in lengths
+        .iter()
+        .map(|l| l * inner * width)
+        .chain([dim * inner * width])
+    {
+        if bits > 0 {
+            let need = 128 / gcd(128, bits);
+            rows = rows / gcd(rows, need) * need;
+        }
+    }
+    let outer = rows * (1 + rng.below(3));
+    ResolvedSplit::new(&[outer, dim, inner], 1, lengths, true).unwrap()
 }

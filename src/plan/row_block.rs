@@ -1,0 +1,199 @@
+//! The row-block kernel for short runs: each invocation owns a block of
+//! whole input rows, loads it with vec4 loads and writes whole vec4s of
+//! every output. The block is chosen so that each output's share of it is a
+//! whole number of vec4s; how the block divides is known when planning, so
+//! the kernel is generated per layout ([`RowBlock::wgsl`]) with every shift
+//! and mask a constant: no division, no table walk per element.
+//!
+//! A runtime sees one layout per split node (the row count does not enter
+//! it), so a model compiles a handful of these.
+
+use super::geometry::OutputGeometry;
+
+/// Largest block the generated kernel holds, in bits: 64 words of source,
+/// loaded into registers at once.
+pub const MAX_ROW_BLOCK_BITS: u64 = 64 * 32;
+
+/// 32 bits of an output word from one source word of the block:
+/// `((source[src_word] >> shift) & mask(len)) << dst_bit`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Piece {
+    /// The source word, counted from the block's start.
+    pub src_word: u32,
+    /// Bits shifted down.
+    pub shift: u32,
+    /// Bits taken (1 to 32).
+    pub len: u32,
+    /// Where they go in the output word.
+    pub dst_bit: u32,
+}
+
+/// One gathered output's share of a block.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct RowOutput {
+    /// The output.
+    pub output: usize,
+    /// Bit offset of the output's run inside an input row (the table's
+    /// `src_bit` is the run start; the kernel subtracts this to find the
+    /// block start).
+    pub offset_bits: u32,
+    /// The pieces of each of its words in a block (a multiple of 4 words).
+    pub words: Vec<Vec<Piece>>,
+}
+
+/// A row-block layout: rows per block, the block's source vec4s and every
+/// gathered output's pieces.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct RowBlock {
+    /// Input rows per block (per invocation).
+    pub rows: u32,
+    /// Source vec4s per block.
+    pub src_vec4s: u32,
+    /// The gathered outputs, in order (empty outputs have none).
+    pub outputs: Vec<RowOutput>,
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 { a } else { gcd(b, a % b) }
+}
+
+/// Rows after which `bits` per row add up to whole vec4s.
+fn rows_for_vec4s(bits: u64) -> u64 {
+    128 / gcd(128, bits)
+}
+
+impl RowBlock {
+    /// The layout for outputs with `geometry` in `outer` rows when every
+    /// non-empty output is gathered, the rows divide into blocks whose input
+    /// and output shares are whole vec4s, and a block is at most
+    /// [`MAX_ROW_BLOCK_BITS`]; `None` otherwise.
+    pub(crate) fn new(geometry: &[OutputGeometry], copied: &[bool], outer: u64) -> Option<Self> {
+        let live: Vec<(usize, &OutputGeometry)> = geometry
+            .iter()
+            .enumerate()
+            .filter(|(_, g)| !g.is_empty())
+            .collect();
+        let block_bits = live.first()?.1.block_bits;
+        if live.iter().any(|&(i, _)| copied[i]) {
+            return None;
+        }
+        let rows = live.iter().fold(rows_for_vec4s(block_bits), |r, (_, g)| {
+            let need = rows_for_vec4s(g.run_bits);
+            r / gcd(r, need) * need
+        });
+        if !outer.is_multiple_of(rows) || rows * block_bits > MAX_ROW_BLOCK_BITS {
+            return None;
+        }
+        let outputs = live
+            .iter()
+            .map(|&(output, g)| RowOutput {
+                output,
+                offset_bits: g.offset_bits as u32,
+                words: pieces(g, rows),
+            })
+            .collect();
+        Some(RowBlock {
+            rows: rows as u32,
+            src_vec4s: (rows * block_bits / 128) as u32,
+            outputs,
+        })
+    }
+
+    /// Blocks (invocations) for `outer` rows.
+    pub fn blocks(&self, outer: u64) -> u64 {
+        outer / u64::from(self.rows)
+    }
+
+    /// The WGSL entry point `split_rows` for this layout, appended to the
+    /// gather shader's module (it uses its prelude: the table, `src_vec4`,
+    /// the `dst_vec4_N` bindings and `invocation_index`). Table entry `j`
+    /// belongs to gathered output `j`; with separate destinations it writes
+    /// slot `j`, in an arena slot 0.
+    pub fn wgsl(&self, arena: bool) -> String {
+        let mut body = String::new();
+        let first = &self.outputs[0];
+        body += &format!(
+            "    let base = ((table.entries[0u].src_bit - {}u) >> 7u) + g * {}u;\n",
+            first.offset_bits, self.src_vec4s
+        );
+        for v in 0..self.src_vec4s {
+            body += &format!("    let s{v} = src_vec4[base + {v}u];\n");
+        }
+        for (j, out) in self.outputs.iter().enumerate() {
+            let slot = if arena { 0 } else { j };
+            let vec4s = out.words.len() / 4;
+            body += &format!("    let d{j} = table.entries[{j}u].dst_unit + g * {vec4s}u;\n");
+            for (v, four) in out.words.chunks(4).enumerate() {
+                let words: Vec<String> = four.iter().map(|w| word_expr(w)).collect();
+                body += &format!(
+                    "    dst_vec4_{slot}[d{j} + {v}u] = vec4<u32>({});\n",
+                    words.join(", ")
+                );
+            }
+        }
+        format!(
+            "\n// Generated by wgpu_split::plan::RowBlock::wgsl: {} rows per block.\n\
+             @compute @workgroup_size(WORKGROUP_SIZE)\n\
+             fn split_rows(\n    @builtin(workgroup_id) wid: vec3<u32>,\n    \
+             @builtin(num_workgroups) groups: vec3<u32>,\n    \
+             @builtin(local_invocation_id) lid: vec3<u32>,\n) {{\n    \
+             let g = invocation_index(wid, groups, lid);\n    \
+             if (g >= table.invocations) {{\n        return;\n    }}\n{body}}}\n",
+            self.rows
+        )
+    }
+}
+
+/// The pieces of each word of output `g`'s share of a block of `rows` rows:
+/// output bit `q` is row `q / run`, column `q % run`; a piece ends at a row
+/// end, a source word end or the output word's end.
+fn pieces(g: &OutputGeometry, rows: u64) -> Vec<Vec<Piece>> {
+    let bits = rows * g.run_bits;
+    (0..bits / 32)
+        .map(|w| {
+            let mut word = Vec::new();
+            let mut q = w * 32;
+            while q < (w + 1) * 32 {
+                let (row, col) = (q / g.run_bits, q % g.run_bits);
+                let s = row * g.block_bits + g.offset_bits + col;
+                let len = ((w + 1) * 32 - q).min(g.run_bits - col).min(32 - s % 32);
+                word.push(Piece {
+                    src_word: (s / 32) as u32,
+                    shift: (s % 32) as u32,
+                    len: len as u32,
+                    dst_bit: (q - w * 32) as u32,
+                });
+                q += len;
+            }
+            word
+        })
+        .collect()
+}
+
+/// A source word of the block by name: word `w` is component `w % 4` of
+/// vec4 `s{w / 4}`.
+fn src_word(w: u32) -> String {
+    format!("s{}.{}", w / 4, ["x", "y", "z", "w"][(w % 4) as usize])
+}
+
+/// One output word as a WGSL expression, with the shifts and masks that
+/// do nothing left out.
+fn word_expr(pieces: &[Piece]) -> String {
+    let terms: Vec<String> = pieces
+        .iter()
+        .map(|p| {
+            let mut t = src_word(p.src_word);
+            if p.shift > 0 {
+                t = format!("({t} >> {}u)", p.shift);
+            }
+            if p.shift + p.len < 32 {
+                t = format!("({t} & {:#x}u)", (1u64 << p.len) - 1);
+            }
+            if p.dst_bit > 0 {
+                t = format!("({t} << {}u)", p.dst_bit);
+            }
+            t
+        })
+        .collect();
+    terms.join(" | ")
+}
