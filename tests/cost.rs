@@ -8,7 +8,9 @@ use std::time::Instant;
 
 use common::{Rng, assert_outputs_equal, gpu, random_tensor};
 use wgpu_split::gpu::device_class;
-use wgpu_split::plan::{CostModel, DeviceClass, PlanLimits, PlanOptions, SplitPlan, Strategy};
+use wgpu_split::plan::{
+    CostModel, DeviceClass, Kernel, PlanLimits, PlanOptions, SplitPlan, Strategy,
+};
 use wgpu_split::{ElementType, ResolvedSplit, host};
 
 fn auto_plan(model: CostModel, shape: &[usize], axis: usize, lengths: Vec<usize>) -> SplitPlan {
@@ -21,6 +23,32 @@ fn auto_plan(model: CostModel, shape: &[usize], axis: usize, lengths: Vec<usize>
         &options,
     )
     .unwrap()
+}
+
+#[test]
+fn the_kernel_is_the_one_the_model_says_is_fastest() {
+    let kernel = |model: CostModel, shape: &[usize], lengths: Vec<usize>| {
+        auto_plan(model, shape, 1, lengths).kernel()
+    };
+    // f32 [840, 10] split [5, 5]: runs of 160 bits in rows of 320, so row
+    // blocks (4 rows), the funnel and words all fit.
+    let both = || vec![5, 5];
+    let m = CostModel::LAVAPIPE;
+    assert_eq!(kernel(m, &[840, 10], both()), Kernel::Rows);
+    let funnel_first = CostModel {
+        gather_rows_bytes_per_second: m.gather_funnel_bytes_per_second / 2.0,
+        ..m
+    };
+    assert_eq!(kernel(funnel_first, &[840, 10], both()), Kernel::Funnel);
+    // A device where neither beats the word kernel: words.
+    let words_first = CostModel {
+        gather_rows_bytes_per_second: m.gather_bits_bytes_per_second / 2.0,
+        gather_funnel_bytes_per_second: m.gather_bits_bytes_per_second / 2.0,
+        ..m
+    };
+    assert_eq!(kernel(words_first, &[840, 10], both()), Kernel::Words);
+    // Aligned runs take vec4 on every model.
+    assert_eq!(kernel(words_first, &[840, 12], vec![4, 8]), Kernel::Vec4);
 }
 
 #[test]

@@ -70,19 +70,20 @@ pub struct CostModel {
 }
 
 impl CostModel {
-    /// Lavapipe (Mesa 22.3.6, LLVM 15) on a 2-core VM, measured by
-    /// [`crate::gpu::GpuSplitter::calibrate`] (see `docs/DEVICE.md`). The
+    /// Lavapipe (Mesa 22.3.6, LLVM 15) on a 2-core VM: medians of three
+    /// release-build runs of [`crate::gpu::GpuSplitter::calibrate`]
+    /// (`split_bench --calibrate`, 2026-11-22; see `docs/DEVICE.md`). The
     /// load factors were measured with both cores busy: the gather ran up
     /// to 3x slower, copies (memcpy) hardly slowed.
     pub const LAVAPIPE: CostModel = CostModel {
-        copy_bytes_per_second: 19e9,
-        copy_command_seconds: 0.9e-6,
-        gather_vec4_bytes_per_second: 4.3e9,
-        gather_word_bytes_per_second: 1.5e9,
-        gather_bits_bytes_per_second: 1.4e9,
-        gather_funnel_bytes_per_second: 4.6e9,
-        gather_rows_bytes_per_second: 8e9,
-        dispatch_seconds: 65e-6,
+        copy_bytes_per_second: 18.4e9,
+        copy_command_seconds: 0.34e-6,
+        gather_vec4_bytes_per_second: 5.5e9,
+        gather_word_bytes_per_second: 2.2e9,
+        gather_bits_bytes_per_second: 2.1e9,
+        gather_funnel_bytes_per_second: 5.7e9,
+        gather_rows_bytes_per_second: 8.1e9,
+        dispatch_seconds: 61e-6,
         copy_load_factor: 1.2,
         gather_load_factor: 2.5,
     };

@@ -22,6 +22,7 @@ mod binding;
 mod chunks;
 mod cost;
 mod geometry;
+mod kernel_choice;
 mod limits;
 mod needs;
 mod outputs;

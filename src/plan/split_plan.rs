@@ -6,12 +6,11 @@
 use std::ops::Range;
 
 use super::abi::Kernel;
-use super::chunks::{Chunk, chunks};
-use super::cost::CostModel;
 use super::geometry::OutputGeometry;
+use super::kernel_choice::{Dispatches, GatherInputs, gather_dispatches};
 use super::limits::PlanLimits;
 use super::outputs::{PlannedOutput, plan_outputs};
-use super::passes::{Pass, PassContext, build_passes};
+use super::passes::Pass;
 use super::placement::Outputs;
 use super::row_block::RowBlock;
 use super::runs::RunLayout;
@@ -126,62 +125,21 @@ impl SplitPlan {
         let dst_offsets: Vec<u64> = outputs.iter().map(|o| o.arena_offset_bytes).collect();
         let copied = choose_copies(&options.strategy, &geometry, outer)?;
         let copies = copy_runs(&geometry, &copied, &dst_offsets, outer);
-        // A chunk's windows, widened to alignments at both ends, plus the
-        // alignment kept free for the caller's offsets, fit one window.
-        let room_bits = (limits.window_bytes() - 3 * limits.alignment_bytes()) * 8;
-        let model = match options.strategy {
-            Strategy::Auto(model) => model,
-            _ => CostModel::default(),
-        };
-        let row_block = RowBlock::new(&geometry, &copied, outer)
-            .filter(|_| options.strategy != Strategy::GatherPerOutput);
-        let eligible = Eligible {
-            vec4: vec4_fits(&geometry, &copied, outer, limits),
-            rows: row_block.is_some() && limits.alignment_bytes().is_multiple_of(16),
-            funnel: funnel_fits(&geometry, &copied, input_bytes, limits),
-        };
-        let mut built = None;
-        for kernel in eligible.by_cost(&model) {
-            let gathered_chunks: Vec<Chunk> = chunks(&geometry, room_bits, kernel.unit_bits())
-                .into_iter()
-                .filter(|c| !copied[c.output])
-                .collect();
-            // The funnel and the row blocks move whole outputs: an output
-            // cut into chunks (past the binding limit) takes another kernel.
-            let whole = gathered_chunks
-                .iter()
-                .all(|c| c.len_bits() == geometry[c.output].total_bits);
-            if matches!(kernel, Kernel::Funnel | Kernel::Rows) && !whole {
-                continue;
-            }
-            let blocks = match (kernel, &row_block) {
-                (Kernel::Rows, Some(rb)) => Some(rb.blocks(outer)),
-                _ => None,
-            };
-            let cx = PassContext {
-                geometry: &geometry,
-                outputs: options.outputs,
-                dst_offsets_bytes: &dst_offsets,
-                limits,
-                kernel,
-                per_output: options.strategy == Strategy::GatherPerOutput,
-                blocks,
-            };
-            let (passes, table) = build_passes(&cx, &gathered_chunks)?;
-            // Row blocks read every gathered output's rows in one dispatch.
-            let one_grid = blocks.is_none_or(|b| b <= limits.max_invocations());
-            if kernel == Kernel::Rows && (passes.len() != 1 || !one_grid) {
-                continue;
-            }
-            built = Some((kernel, passes, table));
-            break;
-        }
-        let Some((kernel, passes, table)) = built else {
-            return Err(Error::Internal {
-                detail: "the word kernel did not plan".to_string(),
-            });
-        };
-        let row_block = row_block.filter(|_| kernel == Kernel::Rows);
+        let Dispatches {
+            kernel,
+            passes,
+            table,
+            row_block,
+        } = gather_dispatches(&GatherInputs {
+            geometry: &geometry,
+            copied: &copied,
+            outer,
+            input_bytes,
+            dst_offsets_bytes: &dst_offsets,
+            limits,
+            strategy: options.strategy,
+            outputs: options.outputs,
+        })?;
         let fingerprint = fingerprint(&table);
         Ok(SplitPlan {
             element_type,
@@ -341,82 +299,6 @@ fn input_bytes(split: &ResolvedSplit, element_bits: u64, limits: &PlanLimits) ->
         });
     }
     Ok(bytes as u64)
-}
-
-/// [`Kernel::Vec4`] moves the gathered outputs (copied ones do not
-/// constrain it) when 128 bits divide every run, offset and stride, and
-/// bindings start on 16 bytes.
-fn vec4_fits(
-    geometry: &[OutputGeometry],
-    copied: &[bool],
-    outer: u64,
-    limits: &PlanLimits,
-) -> bool {
-    limits.alignment_bytes().is_multiple_of(16)
-        && gathered(geometry, copied).all(|g| g.is_aligned_to(128, outer))
-}
-
-/// [`Kernel::Funnel`] moves the gathered outputs when every run is at
-/// least 128 bits (a unit crosses one run end at most) and every output and
-/// the input are whole vec4s.
-fn funnel_fits(
-    geometry: &[OutputGeometry],
-    copied: &[bool],
-    input_bytes: u64,
-    limits: &PlanLimits,
-) -> bool {
-    limits.alignment_bytes().is_multiple_of(16)
-        && input_bytes.is_multiple_of(16)
-        && gathered(geometry, copied).all(|g| g.run_bits >= 128 && g.total_bits.is_multiple_of(128))
-}
-
-/// The non-empty outputs the dispatches move.
-fn gathered<'g>(
-    geometry: &'g [OutputGeometry],
-    copied: &'g [bool],
-) -> impl Iterator<Item = &'g OutputGeometry> {
-    geometry
-        .iter()
-        .zip(copied)
-        .filter(|(g, c)| !**c && !g.is_empty())
-        .map(|(g, _)| g)
-}
-
-/// Which kernels can move a plan's gathered outputs.
-struct Eligible {
-    vec4: bool,
-    rows: bool,
-    funnel: bool,
-}
-
-impl Eligible {
-    /// The eligible kernels, cheapest first by the cost model's bandwidths
-    /// (ties keep the order vec4, rows, funnel, words); words, which moves
-    /// anything, always last as the fallback. Vec4, a plain copy of
-    /// aligned units, goes first whenever it fits.
-    fn by_cost(&self, model: &CostModel) -> Vec<Kernel> {
-        let mut kernels: Vec<(Kernel, f64)> = [
-            (self.rows, Kernel::Rows, model.gather_rows_bytes_per_second),
-            (
-                self.funnel,
-                Kernel::Funnel,
-                model.gather_funnel_bytes_per_second,
-            ),
-        ]
-        .into_iter()
-        .filter(|(fits, _, _)| *fits)
-        .map(|(_, k, bandwidth)| (k, bandwidth))
-        .filter(|(_, bandwidth)| *bandwidth >= model.gather_bits_bytes_per_second)
-        .collect();
-        kernels.sort_by(|a, b| b.1.total_cmp(&a.1));
-        let mut order: Vec<Kernel> = Vec::with_capacity(4);
-        if self.vec4 {
-            order.push(Kernel::Vec4);
-        }
-        order.extend(kernels.into_iter().map(|(k, _)| k));
-        order.push(Kernel::Words);
-        order
-    }
 }
 
 /// View mode (see [`SplitPlan::input_views`]): with one outer block every
