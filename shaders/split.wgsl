@@ -15,7 +15,9 @@
 // parameter table `table` (struct Table: a storage buffer for the arena, a
 // uniform buffer of DESTINATION_SLOTS entries for separate destinations),
 // the source arrays src_words / src_vec4, one destination array per slot
-// (dst_words_N / dst_vec4_N) and split_<kernel>_every_slot. Entry and Table mirror plan::abi::TableEntry /
+// (dst_words_N / dst_vec4_N), split_<kernel>_every_slot and the entry
+// points of every kernel (split_<kernel> for the arena, split_<kernel>_each
+// for separate destinations). Entry and Table mirror plan::abi::TableEntry /
 // TableHeader; tests/shaders.rs checks every member's offset and size.
 
 struct Entry {
@@ -156,89 +158,6 @@ fn shift_up(v: vec4<u32>, n: u32) -> vec4<u32> {
     let y = select(x, vec4<u32>(0u, 0u, x.x, x.y), (words & 2u) != 0u);
     let prev = vec4<u32>(0u, y.x, y.y, y.z);
     return select((y << vec4<u32>(b)) | (prev >> vec4<u32>(32u - b)), y, b == 0u);
-}
-
-// Arena passes: each invocation works on the entry whose invocation range
-// holds it (every entry writes the one arena binding, slot 0).
-@compute @workgroup_size(WORKGROUP_SIZE)
-fn split_words(
-    @builtin(workgroup_id) wid: vec3<u32>,
-    @builtin(num_workgroups) groups: vec3<u32>,
-    @builtin(local_invocation_id) lid: vec3<u32>,
-) {
-    let g = invocation_index(wid, groups, lid);
-    if (g >= table.invocations) {
-        return;
-    }
-    let e = table.entries[find_entry(g)];
-    split_words_0(e, g - e.first_invocation);
-}
-
-@compute @workgroup_size(WORKGROUP_SIZE)
-fn split_vec4(
-    @builtin(workgroup_id) wid: vec3<u32>,
-    @builtin(num_workgroups) groups: vec3<u32>,
-    @builtin(local_invocation_id) lid: vec3<u32>,
-) {
-    let g = invocation_index(wid, groups, lid);
-    if (g >= table.invocations) {
-        return;
-    }
-    let e = table.entries[find_entry(g)];
-    split_vec4_0(e, g - e.first_invocation);
-}
-
-@compute @workgroup_size(WORKGROUP_SIZE)
-fn split_funnel(
-    @builtin(workgroup_id) wid: vec3<u32>,
-    @builtin(num_workgroups) groups: vec3<u32>,
-    @builtin(local_invocation_id) lid: vec3<u32>,
-) {
-    let g = invocation_index(wid, groups, lid);
-    if (g >= table.invocations) {
-        return;
-    }
-    let e = table.entries[find_entry(g)];
-    split_funnel_0(e, g - e.first_invocation);
-}
-
-// Passes of separate destinations: entry k writes slot k, and every
-// invocation does its share of every entry (generated: *_every_slot), so no
-// invocation chooses a destination at run time.
-@compute @workgroup_size(WORKGROUP_SIZE)
-fn split_words_each(
-    @builtin(workgroup_id) wid: vec3<u32>,
-    @builtin(num_workgroups) groups: vec3<u32>,
-    @builtin(local_invocation_id) lid: vec3<u32>,
-) {
-    let g = invocation_index(wid, groups, lid);
-    if (g < table.invocations) {
-        split_words_every_slot(g);
-    }
-}
-
-@compute @workgroup_size(WORKGROUP_SIZE)
-fn split_vec4_each(
-    @builtin(workgroup_id) wid: vec3<u32>,
-    @builtin(num_workgroups) groups: vec3<u32>,
-    @builtin(local_invocation_id) lid: vec3<u32>,
-) {
-    let g = invocation_index(wid, groups, lid);
-    if (g < table.invocations) {
-        split_vec4_every_slot(g);
-    }
-}
-
-@compute @workgroup_size(WORKGROUP_SIZE)
-fn split_funnel_each(
-    @builtin(workgroup_id) wid: vec3<u32>,
-    @builtin(num_workgroups) groups: vec3<u32>,
-    @builtin(local_invocation_id) lid: vec3<u32>,
-) {
-    let g = invocation_index(wid, groups, lid);
-    if (g < table.invocations) {
-        split_funnel_every_slot(g);
-    }
 }
 
 // ---- per destination slot: begin ----

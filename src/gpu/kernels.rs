@@ -38,9 +38,10 @@ pub(crate) struct CompiledKernel {
     pub pipeline: wgpu::ComputePipeline,
 }
 
-/// Row-block pipelines kept at most (each is a module of its own): a model
-/// has a handful of short-run split layouts; a workload that cycles through
-/// more recompiles the least recently used instead of growing without end.
+/// Row-block layouts whose pipelines are kept at most (each pipeline is a
+/// module of its own): a model has a handful of short-run split layouts; a
+/// workload that cycles through more recompiles the least recently used
+/// instead of growing without end.
 pub(crate) const MAX_ROW_BLOCK_PIPELINES: usize = 32;
 
 /// Pipelines by kernel, placement and slot count, compiled on first use.
@@ -54,12 +55,17 @@ pub(crate) struct Kernels {
     row_blocks: Mutex<RowBlockPipelines>,
 }
 
-/// Row-block pipelines with the tick of their last use.
+/// Row-block pipelines by layout (each layout's per placement and slot
+/// count), with the tick of the layout's last use. Looked up by reference:
+/// an encode hashes its plan's layout but copies nothing.
 #[derive(Debug, Default)]
 struct RowBlockPipelines {
-    by_layout: HashMap<(Outputs, u32, RowBlock), (Arc<CompiledKernel>, u64)>,
+    by_layout: HashMap<RowBlock, (Vec<LayoutVariant>, u64)>,
     tick: u64,
 }
+
+/// One layout's pipeline for a placement and slot count.
+type LayoutVariant = ((Outputs, u32), Arc<CompiledKernel>);
 
 impl Kernels {
     /// The pipeline of `kernel` for outputs placed as `outputs` with `slots`
@@ -91,7 +97,8 @@ impl Kernels {
     }
 
     /// The row-block pipeline of a layout, compiled on first use; past
-    /// [`MAX_ROW_BLOCK_PIPELINES`] the least recently used one is dropped.
+    /// [`MAX_ROW_BLOCK_PIPELINES`] layouts the least recently used one is
+    /// dropped.
     fn row_block(
         &self,
         device: &wgpu::Device,
@@ -102,14 +109,15 @@ impl Kernels {
         let mut cache = lock(&self.row_blocks);
         cache.tick += 1;
         let tick = cache.tick;
-        let key = (outputs, slots, rb.clone());
-        if let Some((compiled, used)) = cache.by_layout.get_mut(&key) {
+        if let Some((compiled, used)) = cache.by_layout.get_mut(rb) {
             *used = tick;
-            return compiled.clone();
+            if let Some((_, c)) = compiled.iter().find(|(k, _)| *k == (outputs, slots)) {
+                return c.clone();
+            }
         }
         let module = create_module(device, &module_source(outputs, slots, Some(rb)));
         let compiled = Arc::new(compile(device, &module, outputs, Kernel::Rows, slots));
-        if cache.by_layout.len() >= MAX_ROW_BLOCK_PIPELINES {
+        if !cache.by_layout.contains_key(rb) && cache.by_layout.len() >= MAX_ROW_BLOCK_PIPELINES {
             let oldest = cache
                 .by_layout
                 .iter()
@@ -119,11 +127,15 @@ impl Kernels {
                 cache.by_layout.remove(&oldest);
             }
         }
-        cache.by_layout.insert(key, (compiled.clone(), tick));
+        let (variants, _) = cache
+            .by_layout
+            .entry(rb.clone())
+            .or_insert_with(|| (Vec::new(), tick));
+        variants.push(((outputs, slots), compiled.clone()));
         compiled
     }
 
-    /// Row-block pipelines held (for tests of the bound).
+    /// Row-block layouts whose pipelines are held (for tests of the bound).
     pub fn row_block_pipelines(&self) -> usize {
         lock(&self.row_blocks).by_layout.len()
     }

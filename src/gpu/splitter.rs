@@ -111,8 +111,8 @@ impl GpuSplitter {
         &self.queue
     }
 
-    /// Row-block pipelines compiled and kept (one per short-run layout
-    /// used, at most 32; the least recently used is dropped past that).
+    /// Short-run layouts whose row-block pipelines are compiled and kept
+    /// (at most 32; the least recently used layout is dropped past that).
     pub fn row_block_pipelines(&self) -> usize {
         self.kernels.row_block_pipelines()
     }

@@ -203,7 +203,8 @@ pub fn wgsl_module(outputs: Outputs, slots: u32, source: &str) -> String {
 /// storage buffer of any length for the arena, a uniform buffer of `slots`
 /// entries for separate destinations, which frees a storage binding for one
 /// more destination), the source and destination bindings, and for each
-/// kernel the function that runs every slot's entry.
+/// kernel the function that runs every slot's entry and its two entry
+/// points (arena and separate destinations).
 pub fn wgsl_prelude(outputs: Outputs, slots: u32) -> String {
     let (space, entries) = match outputs {
         Outputs::Arena => ("storage, read", "array<Entry>".to_string()),
@@ -248,6 +249,37 @@ pub fn wgsl_prelude(outputs: Outputs, slots: u32) -> String {
             })
             .collect();
         w += &format!("fn {family}_every_slot(g: u32) {{\n{calls}}}\n");
+        // Arena passes: each invocation works on the entry whose invocation
+        // range holds it (every entry writes the one arena binding, slot 0).
+        w += &wgsl_entry_point(
+            kernel.entry_point(Outputs::Arena),
+            &format!(
+                "    if (g >= table.invocations) {{\n        return;\n    }}\n    \
+                 let e = table.entries[find_entry(g)];\n    \
+                 {family}_0(e, g - e.first_invocation);\n"
+            ),
+        );
+        // Separate destinations: entry k writes slot k, and every invocation
+        // does its share of every entry, so none chooses a destination at run
+        // time.
+        w += &wgsl_entry_point(
+            kernel.entry_point(Outputs::Separate),
+            &format!(
+                "    if (g < table.invocations) {{\n        {family}_every_slot(g);\n    }}\n"
+            ),
+        );
     }
     w
+}
+
+/// A compute entry point `name` of WORKGROUP_SIZE invocations whose `body`
+/// has the invocation's index in the dispatch as `g`.
+pub(crate) fn wgsl_entry_point(name: &str, body: &str) -> String {
+    format!(
+        "@compute @workgroup_size(WORKGROUP_SIZE)\n\
+         fn {name}(\n    @builtin(workgroup_id) wid: vec3<u32>,\n    \
+         @builtin(num_workgroups) groups: vec3<u32>,\n    \
+         @builtin(local_invocation_id) lid: vec3<u32>,\n) {{\n    \
+         let g = invocation_index(wid, groups, lid);\n{body}}}\n"
+    )
 }

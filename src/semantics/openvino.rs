@@ -2,7 +2,7 @@
 
 use super::ResolvedSplit;
 use super::param::ParamTensor;
-use super::rules::{axis_and_dim, check_output_count, checked_lengths, equal_lengths};
+use super::rules::{at_least, axis_and_dim, check_output_count, checked_lengths, equal_lengths};
 use crate::error::{Error, Result};
 use crate::op::{OpId, OpKind};
 
@@ -54,16 +54,8 @@ impl OpenVinoVariadicSplit {
             return Err(Error::EmptyLengths { op, axis, dim });
         }
         check_output_count(op, given.len() as u128)?;
-        if let Some(index) = given.iter().position(|&l| l < -1) {
-            return Err(Error::LengthBelowMinimum {
-                op,
-                axis,
-                dim,
-                lengths: given,
-                index,
-                minimum: -1,
-            });
-        }
+        // -1 marks the one inferred length.
+        given = at_least(op, axis, dim, given, -1)?;
         let inferred: Vec<usize> = (0..given.len()).filter(|&i| given[i] == -1).collect();
         match inferred[..] {
             [] => checked_lengths(op, axis, dim, given)

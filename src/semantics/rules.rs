@@ -59,6 +59,28 @@ pub(super) fn check_output_count(op: OpId, outputs: u128) -> Result<()> {
     Ok(())
 }
 
+/// `given`, unless a length is below `minimum`:
+/// [`Error::LengthBelowMinimum`] names the first.
+pub(super) fn at_least(
+    op: OpId,
+    axis: usize,
+    dim: usize,
+    given: Vec<i128>,
+    minimum: i128,
+) -> Result<Vec<i128>> {
+    match given.iter().position(|&l| l < minimum) {
+        Some(index) => Err(Error::LengthBelowMinimum {
+            op,
+            axis,
+            dim,
+            lengths: given,
+            index,
+            minimum,
+        }),
+        None => Ok(given),
+    }
+}
+
 /// Explicit lengths: each `>= 0`, summing to `dim`.
 pub(super) fn checked_lengths(
     op: OpId,
@@ -67,16 +89,7 @@ pub(super) fn checked_lengths(
     given: Vec<i128>,
 ) -> Result<Vec<usize>> {
     check_output_count(op, given.len() as u128)?;
-    if let Some(index) = given.iter().position(|&l| l < 0) {
-        return Err(Error::LengthBelowMinimum {
-            op,
-            axis,
-            dim,
-            lengths: given,
-            index,
-            minimum: 0,
-        });
-    }
+    let given = at_least(op, axis, dim, given, 0)?;
     // Saturating: a sum that saturates cannot equal a usize dimension anyway.
     let sum = given.iter().fold(0i128, |acc, &l| acc.saturating_add(l));
     if sum != dim as i128 {
