@@ -37,16 +37,46 @@ fn the_kernel_is_the_one_the_model_says_is_fastest() {
     assert_eq!(kernel(m, &[840, 10], both()), Kernel::Rows);
     let funnel_first = CostModel {
         gather_rows_bytes_per_second: m.gather_funnel_bytes_per_second / 2.0,
+        gather_streams_bytes_per_second: m.gather_funnel_bytes_per_second / 2.0,
         ..m
     };
     assert_eq!(kernel(funnel_first, &[840, 10], both()), Kernel::Funnel);
     // A device where neither beats the word kernel: words.
+    let streams_first = CostModel {
+        gather_rows_bytes_per_second: m.gather_streams_bytes_per_second / 2.0,
+        ..m
+    };
+    assert_eq!(kernel(streams_first, &[840, 10], both()), Kernel::Streams);
     let words_first = CostModel {
+        gather_streams_bytes_per_second: m.gather_bits_bytes_per_second / 2.0,
         gather_rows_bytes_per_second: m.gather_bits_bytes_per_second / 2.0,
         gather_funnel_bytes_per_second: m.gather_bits_bytes_per_second / 2.0,
         ..m
     };
     assert_eq!(kernel(words_first, &[840, 10], both()), Kernel::Words);
+    // u8 rows of 4097 bytes split [2048, 2049]: the funnel and row streams
+    // fit; lavapipe's model ranks row streams first, the conservative model
+    // ties them and keeps the funnel.
+    let u8_plan = |model: CostModel| {
+        let split = ResolvedSplit::new(&[64, 4097], 1, vec![2048, 2049], true).unwrap();
+        let options = PlanOptions::default().strategy(Strategy::Auto(model));
+        SplitPlan::new(
+            &split,
+            ElementType::Uint8,
+            &PlanLimits::WEBGPU_DEFAULT,
+            &options,
+        )
+        .unwrap()
+        .kernel()
+    };
+    assert_eq!(u8_plan(m), Kernel::Streams);
+    assert_eq!(u8_plan(CostModel::CONSERVATIVE), Kernel::Funnel);
+    // A stored model from before the row-stream kernel loads with 0 for it.
+    let stored = CostModel {
+        gather_streams_bytes_per_second: 0.0,
+        ..m
+    };
+    assert_eq!(u8_plan(stored), Kernel::Funnel);
     // Aligned runs take vec4 on every model.
     assert_eq!(kernel(words_first, &[840, 12], vec![4, 8]), Kernel::Vec4);
 }
@@ -176,6 +206,7 @@ fn calibration_measures_the_device_and_its_model_plans_exact_splits() {
         model.gather_bits_bytes_per_second,
         model.gather_funnel_bytes_per_second,
         model.gather_rows_bytes_per_second,
+        model.gather_streams_bytes_per_second,
         model.dispatch_seconds,
     ];
     assert!(
@@ -212,4 +243,14 @@ fn a_cost_model_is_plain_data_that_round_trips() {
     let back: CostModel = serde_json::from_str(&text).unwrap();
     assert_eq!(back, model);
     assert!(text.contains("\"copy_command_seconds\":1.25e-6"), "{text}");
+    // A model stored before the row-stream kernel existed still loads, with
+    // that kernel's bandwidth 0 (never chosen).
+    let old = text.replace(",\"gather_streams_bytes_per_second\":8100000000.0", "");
+    assert_ne!(old, text);
+    let back: CostModel = serde_json::from_str(&old).unwrap();
+    assert_eq!(back.gather_streams_bytes_per_second, 0.0);
+    assert_eq!(
+        back.gather_rows_bytes_per_second,
+        model.gather_rows_bytes_per_second
+    );
 }

@@ -193,6 +193,17 @@ fn the_plan_picks_vec4_when_everything_is_128_bit_aligned() {
 
 /// Runs the gather plan in both placements and compares with the host path.
 fn check_gather_plans(gpu: &GpuSplitter, input: &HostTensor, split: &ResolvedSplit) -> Kernel {
+    check_plans_with(gpu, input, split, PlanStrategy::Gather)
+}
+
+/// [`check_gather_plans`] with another strategy (a cost model that ranks
+/// the kernels differently).
+fn check_plans_with(
+    gpu: &GpuSplitter,
+    input: &HostTensor,
+    split: &ResolvedSplit,
+    strategy: PlanStrategy,
+) -> Kernel {
     let expected = host::split(input, split).unwrap();
     let mut kernel = None;
     for outputs in [Outputs::Separate, Outputs::Arena] {
@@ -201,7 +212,7 @@ fn check_gather_plans(gpu: &GpuSplitter, input: &HostTensor, split: &ResolvedSpl
                 split,
                 input.element_type(),
                 gpu.plan_limits(),
-                &gather().outputs(outputs),
+                &PlanOptions::default().strategy(strategy).outputs(outputs),
             )
             .unwrap();
         let actual = gpu.run_plan(&plan, input).unwrap();
@@ -223,7 +234,7 @@ fn kernel_cases(
     gpu: &GpuSplitter,
     mut cases: Vec<(ElementType, Vec<usize>, Vec<usize>)>,
     generate: common::SplitGenerator,
-    kernel: Kernel,
+    (kernel, strategy): (Kernel, PlanStrategy),
     seed: u64,
 ) -> (usize, usize) {
     let mut rng = Rng::new(seed);
@@ -239,7 +250,7 @@ fn kernel_cases(
         .filter(|(t, shape, lengths)| {
             let split = ResolvedSplit::new(shape, 1, lengths.clone(), true).unwrap();
             let input = random_tensor(&mut rng, *t, shape);
-            check_gather_plans(gpu, &input, &split) == kernel
+            check_plans_with(gpu, &input, &split, strategy) == kernel
         })
         .count();
     (taken, total)
@@ -256,11 +267,45 @@ fn the_funnel_moves_unaligned_runs_of_every_width() {
         (ElementType::Int4, vec![64, 4099], vec![1000, 1000, 2099]),
         (ElementType::Float, vec![840, 85], vec![5, 80]),
     ];
-    let (funnels, total) = kernel_cases(gpu, cases, common::funnel_split, Kernel::Funnel, 78);
+    let (funnels, total) = kernel_cases(
+        gpu,
+        cases,
+        common::funnel_split,
+        (Kernel::Funnel, PlanStrategy::Gather),
+        78,
+    );
     // The rest had runs that happen to be vec4-aligned.
     assert!(
         4 * funnels >= 3 * total,
         "{funnels} of {total} cases took the funnel"
+    );
+}
+
+#[test]
+fn row_streams_move_unaligned_runs_of_every_width() {
+    let Some(gpu) = gpu("row_streams_move_unaligned_runs_of_every_width") else {
+        return;
+    };
+    // The split_bench cases, scaled down (rows that straddle vec4s in one
+    // output, in all three), then random ones of every width.
+    let cases = vec![
+        (ElementType::Uint8, vec![64, 4097], vec![2048, 2049]),
+        (ElementType::Int4, vec![64, 4099], vec![1000, 1000, 2099]),
+        (ElementType::Float, vec![840, 85], vec![5, 80]),
+        (ElementType::Uint8, vec![32, 100], vec![17, 17, 17, 17, 32]),
+    ];
+    let strategy = PlanStrategy::Auto(common::streams_first());
+    let (streams, total) = kernel_cases(
+        gpu,
+        cases,
+        common::funnel_split,
+        (Kernel::Streams, strategy),
+        81,
+    );
+    // The rest had runs that happen to be vec4-aligned.
+    assert!(
+        4 * streams >= 3 * total,
+        "{streams} of {total} cases took row streams"
     );
 }
 
@@ -277,7 +322,13 @@ fn row_blocks_move_short_runs_of_every_width() {
         // Feature maps: a few channels of a small image.
         (ElementType::Uint8, vec![64, 3, 4], vec![1, 2]),
     ];
-    let (rows, total) = kernel_cases(gpu, cases, common::row_block_split, Kernel::Rows, 79);
+    let (rows, total) = kernel_cases(
+        gpu,
+        cases,
+        common::row_block_split,
+        (Kernel::Rows, PlanStrategy::Gather),
+        79,
+    );
     // The rest have blocks past 64 words.
     assert!(
         4 * rows >= 3 * total,
@@ -310,10 +361,10 @@ fn row_block_pipelines_are_bounded() {
         layouts.insert(plan.row_block().expect("a row-block plan").clone());
         let actual = splitter.run_plan(&plan, &input).unwrap();
         assert_outputs_equal(&host::split(&input, &split).unwrap(), &actual, "row blocks");
-        assert!(splitter.row_block_pipelines() <= 32);
+        assert!(splitter.generated_pipelines() <= 32);
     }
     assert!(layouts.len() > 32, "{} layouts", layouts.len());
-    assert_eq!(splitter.row_block_pipelines(), 32);
+    assert_eq!(splitter.generated_pipelines(), 32);
 }
 
 #[test]
@@ -583,6 +634,24 @@ proptest! {
         let split = common::funnel_split(&mut rng, element_type, count);
         let input = random_tensor(&mut rng, element_type, split.input_shape());
         prop_assert_ne!(check_gather_plans(gpu, &input, &split), Kernel::Words);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Widths 2 to 128 bits with odd run lengths and phases through the
+    /// generated row-stream kernels (or vec4 where the runs happen to align).
+    #[test]
+    fn random_row_stream_problems_match_the_host_path(t in 0..7usize, count in 1usize..6, seed in any::<u64>()) {
+        let Some(gpu) = gpu("random_row_stream_problems_match_the_host_path") else { return Ok(()) };
+        let element_type = common::one_type_per_width()[t];
+        let mut rng = Rng::new(seed);
+        let split = common::funnel_split(&mut rng, element_type, count);
+        let input = random_tensor(&mut rng, element_type, split.input_shape());
+        let strategy = PlanStrategy::Auto(common::streams_first());
+        let kernel = check_plans_with(gpu, &input, &split, strategy);
+        prop_assert!(matches!(kernel, Kernel::Streams | Kernel::Vec4), "{kernel:?}");
     }
 }
 

@@ -82,8 +82,18 @@ fn options(strategy: Strategy, outputs: Outputs) -> PlanOptions {
 
 /// The pure-gather plan, in both placements.
 fn gather_plans(split: &ResolvedSplit, t: ElementType, limits: &PlanLimits) -> [SplitPlan; 2] {
+    plans_with(split, t, limits, Strategy::Gather)
+}
+
+/// The plans of `strategy`, in both placements.
+fn plans_with(
+    split: &ResolvedSplit,
+    t: ElementType,
+    limits: &PlanLimits,
+    strategy: Strategy,
+) -> [SplitPlan; 2] {
     [Outputs::Separate, Outputs::Arena]
-        .map(|o| SplitPlan::new(split, t, limits, &options(Strategy::Gather, o)).unwrap())
+        .map(|o| SplitPlan::new(split, t, limits, &options(strategy, o)).unwrap())
 }
 
 #[test]
@@ -234,6 +244,15 @@ fn runs_of_128_bits_and_more_at_any_offset_take_the_funnel() {
 /// WebGPU's and lavapipe's limits in both placements, run through the
 /// emulator; returns how many plans took `kernel` (of 140).
 fn plans_of_every_width(generate: common::SplitGenerator, kernel: Kernel, seed: u64) -> usize {
+    plans_of_every_width_with(generate, (kernel, Strategy::Gather), seed)
+}
+
+/// [`plans_of_every_width`] planned with `strategy`.
+fn plans_of_every_width_with(
+    generate: common::SplitGenerator,
+    (kernel, strategy): (Kernel, Strategy),
+    seed: u64,
+) -> usize {
     let mut rng = Rng::new(seed);
     let mut taken = 0;
     for t in common::one_type_per_width() {
@@ -241,7 +260,7 @@ fn plans_of_every_width(generate: common::SplitGenerator, kernel: Kernel, seed: 
             let split = generate(&mut rng, t, count);
             let input = random_tensor(&mut rng, t, split.input_shape());
             for limits in [PlanLimits::WEBGPU_DEFAULT, PlanLimits::LAVAPIPE] {
-                for plan in gather_plans(&split, t, &limits) {
+                for plan in plans_with(&split, t, &limits, strategy) {
                     taken += usize::from(plan.kernel() == kernel);
                     check_plan(&plan, &input, &split, &format!("{t} {split:?}"));
                 }
@@ -256,6 +275,39 @@ fn funnel_plans_of_every_width_are_exact() {
     // The rest have runs that happen to be vec4-aligned.
     let funnels = plans_of_every_width(common::funnel_split, Kernel::Funnel, 77);
     assert!(funnels >= 100, "{funnels} of 140 plans took the funnel");
+}
+
+#[test]
+fn row_stream_plans_of_every_width_are_exact() {
+    let strategy = Strategy::Auto(common::streams_first());
+    let streams = plans_of_every_width_with(common::funnel_split, (Kernel::Streams, strategy), 82);
+    assert!(streams >= 100, "{streams} of 140 plans took row streams");
+}
+
+#[test]
+fn long_unaligned_runs_take_row_streams_on_lavapipe() {
+    // u8 [64, 4097] split [2048, 2049]: 128 whole vec4s per row in each
+    // output, 16 invocations per row of 8 vec4s each; output 1's rows
+    // straddle vec4s.
+    let split = ResolvedSplit::new(&[64, 4097], 1, vec![2048, 2049], true).unwrap();
+    let auto = Strategy::Auto(CostModel::LAVAPIPE);
+    for plan in plans_with(&split, ElementType::Uint8, &PlanLimits::LAVAPIPE, auto) {
+        assert_eq!(plan.kernel(), Kernel::Streams);
+        let rs = plan.row_streams().unwrap();
+        assert_eq!((rs.block_bits, rs.per_row), (4097 * 8, 16));
+        let vec4s: Vec<u32> = rs.outputs.iter().map(|o| o.vec4s).collect();
+        assert_eq!(vec4s, [8, 8]);
+        assert_eq!(plan.passes()[0].invocations, 64 * 16);
+        assert_eq!(plan.dispatch_count(), 1);
+    }
+    // The conservative model keeps the table-driven funnel (a tie).
+    let [plan, _] = gather_plans(&split, ElementType::Uint8, &PlanLimits::LAVAPIPE);
+    assert_eq!(plan.kernel(), Kernel::Funnel);
+    // Rows of partial vec4s in total (the input is not whole vec4s): not
+    // row streams.
+    let split = ResolvedSplit::new(&[3, 4097], 1, vec![2048, 2049], true).unwrap();
+    let [plan, _] = plans_with(&split, ElementType::Uint8, &PlanLimits::LAVAPIPE, auto);
+    assert_ne!(plan.kernel(), Kernel::Streams);
 }
 
 #[test]
@@ -545,6 +597,15 @@ fn check_generated(
     arena: bool,
     seed: u64,
 ) {
+    check_generated_with(generate, Strategy::Gather, (t, count, arena, seed));
+}
+
+/// [`check_generated`] planned with `strategy`.
+fn check_generated_with(
+    generate: common::SplitGenerator,
+    strategy: Strategy,
+    (t, count, arena, seed): (usize, usize, bool, u64),
+) {
     let element_type = common::one_type_per_width()[t];
     let mut rng = Rng::new(seed);
     let split = generate(&mut rng, element_type, count);
@@ -553,7 +614,7 @@ fn check_generated(
     } else {
         Outputs::Separate
     };
-    let options = options(Strategy::Gather, outputs);
+    let options = options(strategy, outputs);
     let plan = SplitPlan::new(&split, element_type, &PlanLimits::WEBGPU_DEFAULT, &options).unwrap();
     let input = random_tensor(&mut rng, element_type, split.input_shape());
     check_plan(
@@ -574,6 +635,15 @@ proptest! {
         t in 0..7usize, count in 1usize..7, arena in any::<bool>(), seed in any::<u64>(),
     ) {
         check_generated(common::funnel_split, t, count, arena, seed);
+    }
+
+    /// Widths 2 to 128 bits, odd run lengths and phases, both placements,
+    /// through the row-stream kernel's arithmetic in the emulator.
+    #[test]
+    fn random_row_stream_plans_match_the_host_path(
+        t in 0..7usize, count in 1usize..7, arena in any::<bool>(), seed in any::<u64>(),
+    ) {
+        check_generated_with(common::funnel_split, Strategy::Auto(common::streams_first()), (t, count, arena, seed));
     }
 
     /// Widths 2 to 128 bits, short odd runs, both placements, through the

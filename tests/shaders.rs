@@ -10,7 +10,7 @@ use naga::valid::{Capabilities, ValidationFlags, Validator};
 use wgpu_split::plan::abi::{
     FLAG_ALIGNED, FLAG_PAD, TableEntry, TableHeader, UNITS_PER_INVOCATION, WORKGROUP_SIZE,
 };
-use wgpu_split::plan::{Kernel, Outputs, PlanLimits, PlanOptions, SplitPlan, Strategy};
+use wgpu_split::plan::{CostModel, Kernel, Outputs, PlanLimits, PlanOptions, SplitPlan, Strategy};
 use wgpu_split::{ElementType, ResolvedSplit};
 
 /// Modules the GPU path compiles: the arena (1 slot), and separate
@@ -62,6 +62,33 @@ fn generated_row_block_kernels_validate() {
                 .iter()
                 .find(|e| e.name == Kernel::Rows.entry_point(outputs))
                 .expect("the row-block entry point");
+            assert_eq!(entry.workgroup_size, [WORKGROUP_SIZE, 1, 1]);
+        }
+    }
+}
+
+#[test]
+fn generated_row_stream_kernels_validate() {
+    // Long unaligned runs of several widths, in both placements: one, three
+    // and five straddling outputs, more straddles than invocations per row.
+    for (t, shape, lengths) in [
+        (ElementType::Uint8, vec![16, 4097], vec![2048, 2049]),
+        (ElementType::Int4, vec![32, 4099], vec![1000, 1000, 2099]),
+        (ElementType::Uint8, vec![16, 90], vec![17, 17, 17, 17, 22]),
+    ] {
+        let split = ResolvedSplit::new(&shape, 1, lengths, true).unwrap();
+        for outputs in [Outputs::Separate, Outputs::Arena] {
+            let options = PlanOptions::default()
+                .strategy(Strategy::Auto(CostModel::LAVAPIPE))
+                .outputs(outputs);
+            let plan = SplitPlan::new(&split, t, &PlanLimits::WEBGPU_DEFAULT, &options).unwrap();
+            assert_eq!(plan.kernel(), Kernel::Streams, "{t} {shape:?}");
+            let module = validated(&wgpu_split::gpu::plan_shader_source(&plan));
+            let entry = module
+                .entry_points
+                .iter()
+                .find(|e| e.name == Kernel::Streams.entry_point(outputs))
+                .expect("the row-stream entry point");
             assert_eq!(entry.workgroup_size, [WORKGROUP_SIZE, 1, 1]);
         }
     }

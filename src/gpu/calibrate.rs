@@ -163,7 +163,8 @@ impl GpuSplitter {
     /// Measures this device's [`CostModel`] in about a second (blocking;
     /// the device is polled): a 16 MiB copy (bandwidth), 4,096 copies of
     /// 1 KiB (the fixed cost of a command), 16 MiB gathers with vec4-aligned,
-    /// word-aligned and mid-word runs, through the funnel and in row blocks, and a one-word dispatch (its fixed
+    /// word-aligned and mid-word runs, through the funnel, in row blocks and
+    /// in row streams, and a one-word dispatch (its fixed
     /// cost). Timestamp queries are used when the device has them, else wall
     /// time. The load factors are not measured (that needs a busy machine):
     /// they are those of the device's class.
@@ -185,9 +186,9 @@ impl GpuSplitter {
         let t_many = self.time_probe(&timer, &many)?;
         let commands = many.plan.copy_count() as f64;
         let command = ((t_many - 2.0 * (2048 * 512 * 4) as f64 / copy_bw) / commands).max(0.0);
-        let gather = Strategy::Gather;
         let bandwidth = |shape: &[usize], lengths: Vec<usize>, t, kernel| -> Result<f64> {
-            let probe = self.calibration_probe(shape, 1, lengths, t, gather)?;
+            let strategy = Strategy::Auto(favouring(kernel));
+            let probe = self.calibration_probe(shape, 1, lengths, t, strategy)?;
             if probe.plan.kernel() != kernel {
                 return Err(Error::Internal {
                     detail: format!("calibration probe took {:?}", probe.plan.kernel()),
@@ -205,9 +206,10 @@ impl GpuSplitter {
         )?;
         let bits = bandwidth(&[1023, 4097 * 4], vec![8193, 8195], u8_t, Kernel::Words)?;
         let funnel = bandwidth(&[1024, 4097 * 4], vec![8193, 8195], u8_t, Kernel::Funnel)?;
+        let streams = bandwidth(&[1024, 4097 * 4], vec![8193, 8195], u8_t, Kernel::Streams)?;
         let f16_t = ElementType::Float16;
         let rows = bandwidth(&[1 << 20, 6], vec![1, 2, 3], f16_t, Kernel::Rows)?;
-        let tiny = self.calibration_probe(&[2, 2], 1, vec![1, 1], f32_t, gather)?;
+        let tiny = self.calibration_probe(&[2, 2], 1, vec![1, 1], f32_t, Strategy::Gather)?;
         let dispatch = self.time_probe(&timer, &tiny)?;
         let class = CostModel::for_class(device_class(&self.device.adapter_info()));
         Ok(CostModel {
@@ -218,8 +220,31 @@ impl GpuSplitter {
             gather_bits_bytes_per_second: bits,
             gather_funnel_bytes_per_second: funnel,
             gather_rows_bytes_per_second: rows,
+            gather_streams_bytes_per_second: streams,
             dispatch_seconds: dispatch,
             ..class
         })
     }
+}
+
+/// A model under which everything is gathered and `kernel` comes first
+/// wherever it fits (the other table-chosen kernels are never taken; vec4
+/// still goes first where runs align, words last).
+fn favouring(kernel: Kernel) -> CostModel {
+    let mut model = CostModel {
+        copy_bytes_per_second: 1.0,
+        copy_command_seconds: 1.0,
+        gather_funnel_bytes_per_second: 0.0,
+        gather_rows_bytes_per_second: 0.0,
+        gather_streams_bytes_per_second: 0.0,
+        ..CostModel::CONSERVATIVE
+    };
+    let fastest = 1e15;
+    match kernel {
+        Kernel::Funnel => model.gather_funnel_bytes_per_second = fastest,
+        Kernel::Rows => model.gather_rows_bytes_per_second = fastest,
+        Kernel::Streams => model.gather_streams_bytes_per_second = fastest,
+        _ => {}
+    }
+    model
 }

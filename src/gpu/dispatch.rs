@@ -34,7 +34,7 @@ impl GpuSplitter {
                 plan.kernel(),
                 plan.placement(),
                 slots,
-                plan.row_block(),
+                plan.generated_layout(),
             );
             let groups = plan
                 .passes()

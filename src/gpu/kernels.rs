@@ -1,12 +1,13 @@
 //! The compiled gather shader: one pipeline and bind group layout per
 //! [`Kernel`], placement and number of destination slots (and per layout
-//! for the generated row-block kernel), built on first use and kept.
+//! for the generated kernels: row blocks, row streams), built on first use
+//! and kept.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use crate::plan::abi::wgsl_module;
-use crate::plan::{Kernel, Outputs, RowBlock, SplitPlan};
+use crate::plan::{GeneratedLayout, Kernel, Outputs, SplitPlan};
 
 /// The WGSL source of the gather shader as compiled for outputs placed as
 /// `outputs` with `slots` destination slots: `shaders/split.wgsl` with the
@@ -17,16 +18,20 @@ pub fn shader_source(outputs: Outputs, slots: u32) -> String {
 }
 
 /// The WGSL module a plan's dispatches run: [`shader_source`] for its
-/// placement and slot count, plus the generated row-block entry point for a
-/// [`Kernel::Rows`] plan.
+/// placement and slot count, plus the generated entry point of a
+/// [`Kernel::Rows`] or [`Kernel::Streams`] plan.
 pub fn plan_shader_source(plan: &SplitPlan) -> String {
-    module_source(plan.placement(), plan.destination_slots(), plan.row_block())
+    module_source(
+        plan.placement(),
+        plan.destination_slots(),
+        plan.generated_layout(),
+    )
 }
 
-fn module_source(outputs: Outputs, slots: u32, row_block: Option<&RowBlock>) -> String {
+fn module_source(outputs: Outputs, slots: u32, generated: Option<&GeneratedLayout>) -> String {
     let mut source = shader_source(outputs, slots);
-    if let Some(rb) = row_block {
-        source += &rb.wgsl(outputs == Outputs::Arena);
+    if let Some(layout) = generated {
+        source += &layout.wgsl(outputs == Outputs::Arena);
     }
     source
 }
@@ -38,29 +43,29 @@ pub(crate) struct CompiledKernel {
     pub pipeline: wgpu::ComputePipeline,
 }
 
-/// Row-block layouts whose pipelines are kept at most (each pipeline is a
-/// module of its own): a model has a handful of short-run split layouts; a
-/// workload that cycles through more recompiles the least recently used
-/// instead of growing without end.
-pub(crate) const MAX_ROW_BLOCK_PIPELINES: usize = 32;
+/// Generated layouts whose pipelines are kept at most (each pipeline is a
+/// module of its own): a model has a handful of split layouts; a workload
+/// that cycles through more recompiles the least recently used instead of
+/// growing without end.
+pub(crate) const MAX_GENERATED_PIPELINES: usize = 32;
 
 /// Pipelines by kernel, placement and slot count, compiled on first use.
 /// Shader modules are per placement and slot count (the prelude declares
-/// the slots); row-block pipelines have modules of their own, kept up to
-/// [`MAX_ROW_BLOCK_PIPELINES`].
+/// the slots); generated kernels have modules of their own, kept up to
+/// [`MAX_GENERATED_PIPELINES`] layouts.
 #[derive(Debug, Default)]
 pub(crate) struct Kernels {
     modules: Mutex<HashMap<(Outputs, u32), wgpu::ShaderModule>>,
     pipelines: Mutex<HashMap<(Kernel, Outputs, u32), Arc<CompiledKernel>>>,
-    row_blocks: Mutex<RowBlockPipelines>,
+    generated: Mutex<GeneratedPipelines>,
 }
 
-/// Row-block pipelines by layout (each layout's per placement and slot
+/// Generated pipelines by layout (each layout's per placement and slot
 /// count), with the tick of the layout's last use. Looked up by reference:
 /// an encode hashes its plan's layout but copies nothing.
 #[derive(Debug, Default)]
-struct RowBlockPipelines {
-    by_layout: HashMap<RowBlock, (Vec<LayoutVariant>, u64)>,
+struct GeneratedPipelines {
+    by_layout: HashMap<GeneratedLayout, (Vec<LayoutVariant>, u64)>,
     tick: u64,
 }
 
@@ -69,7 +74,7 @@ type LayoutVariant = ((Outputs, u32), Arc<CompiledKernel>);
 
 impl Kernels {
     /// The pipeline of `kernel` for outputs placed as `outputs` with `slots`
-    /// destination slots (`row_block`: the layout of a [`Kernel::Rows`]
+    /// destination slots (`generated`: the layout of a generated kernel's
     /// plan). Callers run this inside an error scope: a lost device fails
     /// here.
     pub fn get(
@@ -78,10 +83,10 @@ impl Kernels {
         kernel: Kernel,
         outputs: Outputs,
         slots: u32,
-        row_block: Option<&RowBlock>,
+        generated: Option<&GeneratedLayout>,
     ) -> Arc<CompiledKernel> {
-        if let Some(rb) = row_block {
-            return self.row_block(device, outputs, slots, rb);
+        if let Some(layout) = generated {
+            return self.generated(device, outputs, slots, layout);
         }
         let key = (kernel, outputs, slots);
         if let Some(compiled) = lock(&self.pipelines).get(&key) {
@@ -96,17 +101,17 @@ impl Kernels {
         compiled
     }
 
-    /// The row-block pipeline of a layout, compiled on first use; past
-    /// [`MAX_ROW_BLOCK_PIPELINES`] layouts the least recently used one is
+    /// The pipeline of a generated layout, compiled on first use; past
+    /// [`MAX_GENERATED_PIPELINES`] layouts the least recently used one is
     /// dropped.
-    fn row_block(
+    fn generated(
         &self,
         device: &wgpu::Device,
         outputs: Outputs,
         slots: u32,
-        rb: &RowBlock,
+        rb: &GeneratedLayout,
     ) -> Arc<CompiledKernel> {
-        let mut cache = lock(&self.row_blocks);
+        let mut cache = lock(&self.generated);
         cache.tick += 1;
         let tick = cache.tick;
         if let Some((compiled, used)) = cache.by_layout.get_mut(rb) {
@@ -116,8 +121,8 @@ impl Kernels {
             }
         }
         let module = create_module(device, &module_source(outputs, slots, Some(rb)));
-        let compiled = Arc::new(compile(device, &module, outputs, Kernel::Rows, slots));
-        if !cache.by_layout.contains_key(rb) && cache.by_layout.len() >= MAX_ROW_BLOCK_PIPELINES {
+        let compiled = Arc::new(compile(device, &module, outputs, rb.kernel(), slots));
+        if !cache.by_layout.contains_key(rb) && cache.by_layout.len() >= MAX_GENERATED_PIPELINES {
             let oldest = cache
                 .by_layout
                 .iter()
@@ -135,9 +140,9 @@ impl Kernels {
         compiled
     }
 
-    /// Row-block layouts whose pipelines are held (for tests of the bound).
-    pub fn row_block_pipelines(&self) -> usize {
-        lock(&self.row_blocks).by_layout.len()
+    /// Generated layouts whose pipelines are held (for tests of the bound).
+    pub fn generated_pipelines(&self) -> usize {
+        lock(&self.generated).by_layout.len()
     }
 }
 

@@ -111,10 +111,11 @@ impl GpuSplitter {
         &self.queue
     }
 
-    /// Short-run layouts whose row-block pipelines are compiled and kept
-    /// (at most 32; the least recently used layout is dropped past that).
-    pub fn row_block_pipelines(&self) -> usize {
-        self.kernels.row_block_pipelines()
+    /// Layouts of generated kernels (row blocks, row streams) whose
+    /// pipelines are compiled and kept (at most 32; the least recently used
+    /// layout is dropped past that).
+    pub fn generated_pipelines(&self) -> usize {
+        self.kernels.generated_pipelines()
     }
 
     /// The device limits plans are made for.

@@ -48,21 +48,32 @@ pub enum Kernel {
     /// masks generated per layout ([`crate::plan::RowBlock`]). For short
     /// runs (a few bytes per row).
     Rows,
+    /// One `vec4<u32>` per unit like the funnel, but each invocation streams
+    /// a stretch of every output that lies inside one input row, with the
+    /// row geometry generated per layout ([`crate::plan::RowStreams`]): no
+    /// lane switches runs inside its loop. For long runs at any bit offset.
+    Streams,
 }
 
 impl Kernel {
     /// Every kernel.
-    pub const ALL: [Kernel; 4] = [Kernel::Words, Kernel::Vec4, Kernel::Funnel, Kernel::Rows];
+    pub const ALL: [Kernel; 5] = [
+        Kernel::Words,
+        Kernel::Vec4,
+        Kernel::Funnel,
+        Kernel::Rows,
+        Kernel::Streams,
+    ];
 
     /// The kernels of `shaders/split.wgsl`, driven by the table alone (the
-    /// row-block kernel is generated per layout).
+    /// row-block and row-stream kernels are generated per layout).
     pub const GENERIC: [Kernel; 3] = [Kernel::Words, Kernel::Vec4, Kernel::Funnel];
 
     /// Width of one unit in bits.
     pub fn unit_bits(self) -> u64 {
         match self {
             Kernel::Words => 32,
-            Kernel::Vec4 | Kernel::Funnel | Kernel::Rows => 128,
+            Kernel::Vec4 | Kernel::Funnel | Kernel::Rows | Kernel::Streams => 128,
         }
     }
 
@@ -78,6 +89,7 @@ impl Kernel {
             (Kernel::Vec4, Outputs::Separate) => "split_vec4_each",
             (Kernel::Funnel, Outputs::Separate) => "split_funnel_each",
             (Kernel::Rows, _) => "split_rows",
+            (Kernel::Streams, _) => "split_streams",
         }
     }
 
@@ -88,6 +100,7 @@ impl Kernel {
             Kernel::Vec4 => "split_vec4",
             Kernel::Funnel => "split_funnel",
             Kernel::Rows => "split_rows",
+            Kernel::Streams => "split_streams",
         }
     }
 
@@ -97,7 +110,7 @@ impl Kernel {
     pub fn src_binding(self) -> u32 {
         match self {
             Kernel::Words => 1,
-            Kernel::Vec4 | Kernel::Funnel | Kernel::Rows => 2,
+            Kernel::Vec4 | Kernel::Funnel | Kernel::Rows | Kernel::Streams => 2,
         }
     }
 
@@ -106,7 +119,7 @@ impl Kernel {
     pub fn dst_binding(self, slot: u32, slots: u32) -> u32 {
         match self {
             Kernel::Words => 3 + slot,
-            Kernel::Vec4 | Kernel::Funnel | Kernel::Rows => 3 + slots + slot,
+            Kernel::Vec4 | Kernel::Funnel | Kernel::Rows | Kernel::Streams => 3 + slots + slot,
         }
     }
 }

@@ -61,6 +61,11 @@ pub struct CostModel {
     /// Gather bandwidth of the row-block kernel: short runs, whole blocks
     /// of rows per invocation.
     pub gather_rows_bytes_per_second: f64,
+    /// Gather bandwidth of the row-stream kernel: long runs at any bit
+    /// offset, each invocation inside one row. A model stored before this
+    /// field existed loads with 0, which never chooses the kernel.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub gather_streams_bytes_per_second: f64,
     /// Fixed cost of one dispatch, seconds.
     pub dispatch_seconds: f64,
     /// How many times slower copies can run on a busy device (at least 1).
@@ -83,6 +88,7 @@ impl CostModel {
         gather_bits_bytes_per_second: 2.1e9,
         gather_funnel_bytes_per_second: 5.7e9,
         gather_rows_bytes_per_second: 8.1e9,
+        gather_streams_bytes_per_second: 8.1e9,
         dispatch_seconds: 61e-6,
         copy_load_factor: 1.2,
         gather_load_factor: 2.5,
@@ -102,6 +108,7 @@ impl CostModel {
         gather_bits_bytes_per_second: 150e9,
         gather_funnel_bytes_per_second: 250e9,
         gather_rows_bytes_per_second: 250e9,
+        gather_streams_bytes_per_second: 250e9,
         dispatch_seconds: 10e-6,
         copy_load_factor: 1.5,
         gather_load_factor: 1.5,
@@ -117,6 +124,7 @@ impl CostModel {
         gather_bits_bytes_per_second: 20e9,
         gather_funnel_bytes_per_second: 35e9,
         gather_rows_bytes_per_second: 35e9,
+        gather_streams_bytes_per_second: 35e9,
         dispatch_seconds: 15e-6,
         copy_load_factor: 1.5,
         gather_load_factor: 1.5,
@@ -133,6 +141,7 @@ impl CostModel {
         gather_bits_bytes_per_second: 10e9,
         gather_funnel_bytes_per_second: 15e9,
         gather_rows_bytes_per_second: 16e9,
+        gather_streams_bytes_per_second: 15e9,
         dispatch_seconds: 20e-6,
         copy_load_factor: 1.5,
         gather_load_factor: 1.5,
@@ -170,6 +179,7 @@ impl CostModel {
             self.gather_vec4_bytes_per_second
         } else if g.run_bits >= 128 && g.total_bits.is_multiple_of(128) {
             self.gather_funnel_bytes_per_second
+                .max(self.gather_streams_bytes_per_second)
         } else if g.is_aligned_to(32, 2) {
             self.gather_word_bytes_per_second
         } else {

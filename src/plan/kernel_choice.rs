@@ -5,11 +5,13 @@
 use super::abi::Kernel;
 use super::chunks::{Chunk, chunks};
 use super::cost::CostModel;
+use super::generated::GeneratedLayout;
 use super::geometry::OutputGeometry;
 use super::limits::PlanLimits;
 use super::passes::{Pass, PassContext, build_passes};
 use super::placement::Outputs;
 use super::row_block::RowBlock;
+use super::row_streams::RowStreams;
 use super::strategy::Strategy;
 use crate::error::{Error, Result};
 
@@ -28,18 +30,19 @@ pub(crate) struct GatherInputs<'a> {
 }
 
 /// The gather's kernel, passes and tables (no passes when nothing is
-/// gathered), and the generated layout of a row-block plan.
+/// gathered), and the layout of a generated kernel.
 pub(crate) struct Dispatches {
     pub kernel: Kernel,
     pub passes: Vec<Pass>,
     pub table: Vec<u8>,
-    pub row_block: Option<RowBlock>,
+    pub generated: Option<GeneratedLayout>,
 }
 
-/// The dispatches of the cheapest kernel that fits. The funnel and row
-/// blocks move whole outputs, so an output cut into chunks (past the binding
-/// limit) takes another kernel; row blocks also need every gathered output
-/// in one dispatch. Words fit anything.
+/// The dispatches of the cheapest kernel that fits. The funnel, row blocks
+/// and row streams move whole outputs, so an output cut into chunks (past
+/// the binding limit) takes another kernel; the generated kernels (row
+/// blocks, row streams) also need every gathered output in one dispatch.
+/// Words fit anything.
 pub(crate) fn gather_dispatches(g: &GatherInputs<'_>) -> Result<Dispatches> {
     let limits = g.limits;
     let strategy = g.strategy;
@@ -50,11 +53,18 @@ pub(crate) fn gather_dispatches(g: &GatherInputs<'_>) -> Result<Dispatches> {
         Strategy::Auto(model) => model,
         _ => CostModel::default(),
     };
+    let vec4_bindings = limits.alignment_bytes().is_multiple_of(16);
+    let one_dispatch = strategy != Strategy::GatherPerOutput && vec4_bindings;
     let row_block = RowBlock::new(g.geometry, g.copied, g.outer)
-        .filter(|_| strategy != Strategy::GatherPerOutput);
+        .filter(|_| one_dispatch)
+        .map(GeneratedLayout::RowBlock);
+    let row_streams = RowStreams::new(g.geometry, g.copied, g.input_bytes)
+        .filter(|_| one_dispatch)
+        .map(GeneratedLayout::RowStreams);
     let eligible = Eligible {
         vec4: vec4_fits(g.geometry, g.copied, g.outer, limits),
-        rows: row_block.is_some() && limits.alignment_bytes().is_multiple_of(16),
+        rows: row_block.is_some(),
+        streams: row_streams.is_some(),
         funnel: funnel_fits(g.geometry, g.copied, g.input_bytes, limits),
     };
     for kernel in eligible.by_cost(&model) {
@@ -65,13 +75,15 @@ pub(crate) fn gather_dispatches(g: &GatherInputs<'_>) -> Result<Dispatches> {
         let whole = gathered_chunks
             .iter()
             .all(|c| c.len_bits() == g.geometry[c.output].total_bits);
-        if matches!(kernel, Kernel::Funnel | Kernel::Rows) && !whole {
+        if matches!(kernel, Kernel::Funnel | Kernel::Rows | Kernel::Streams) && !whole {
             continue;
         }
-        let blocks = match (kernel, &row_block) {
-            (Kernel::Rows, Some(rb)) => Some(rb.blocks(g.outer)),
+        let generated = match kernel {
+            Kernel::Rows => row_block.clone(),
+            Kernel::Streams => row_streams.clone(),
             _ => None,
         };
+        let generated_invocations = generated.as_ref().map(|l| l.invocations(g.outer));
         let cx = PassContext {
             geometry: g.geometry,
             outputs: g.outputs,
@@ -79,18 +91,18 @@ pub(crate) fn gather_dispatches(g: &GatherInputs<'_>) -> Result<Dispatches> {
             limits,
             kernel,
             per_output: strategy == Strategy::GatherPerOutput,
-            blocks,
+            generated_invocations,
         };
         let (passes, table) = build_passes(&cx, &gathered_chunks)?;
-        let one_grid = blocks.is_none_or(|b| b <= limits.max_invocations());
-        if kernel == Kernel::Rows && (passes.len() != 1 || !one_grid) {
+        let one_grid = generated_invocations.is_none_or(|n| n <= limits.max_invocations());
+        if generated.is_some() && (passes.len() != 1 || !one_grid) {
             continue;
         }
         return Ok(Dispatches {
             kernel,
             passes,
             table,
-            row_block: row_block.filter(|_| kernel == Kernel::Rows),
+            generated,
         });
     }
     Err(Error::Internal {
@@ -141,12 +153,13 @@ fn gathered<'g>(
 struct Eligible {
     vec4: bool,
     rows: bool,
+    streams: bool,
     funnel: bool,
 }
 
 impl Eligible {
     /// The eligible kernels, cheapest first by the cost model's bandwidths
-    /// (ties keep the order vec4, rows, funnel, words); words, which moves
+    /// (ties keep the order rows, funnel, streams); words, which moves
     /// anything, always last as the fallback. Vec4, a plain copy of
     /// aligned units, goes first whenever it fits.
     fn by_cost(&self, model: &CostModel) -> Vec<Kernel> {
@@ -157,6 +170,11 @@ impl Eligible {
                 Kernel::Funnel,
                 model.gather_funnel_bytes_per_second,
             ),
+            (
+                self.streams,
+                Kernel::Streams,
+                model.gather_streams_bytes_per_second,
+            ),
         ]
         .into_iter()
         .filter(|(fits, _, _)| *fits)
@@ -164,7 +182,7 @@ impl Eligible {
         .filter(|(_, bandwidth)| *bandwidth >= model.gather_bits_bytes_per_second)
         .collect();
         kernels.sort_by(|a, b| b.1.total_cmp(&a.1));
-        let mut order: Vec<Kernel> = Vec::with_capacity(4);
+        let mut order: Vec<Kernel> = Vec::with_capacity(5);
         if self.vec4 {
             order.push(Kernel::Vec4);
         }

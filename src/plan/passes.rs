@@ -48,8 +48,9 @@ pub(crate) struct PassContext<'a> {
     pub kernel: Kernel,
     /// Each output in passes of its own (a benchmark baseline).
     pub per_output: bool,
-    /// Row-block plans: the blocks (one invocation each) of the one pass.
-    pub blocks: Option<u64>,
+    /// Plans of a generated kernel: the invocations of the one pass (row
+    /// blocks, or rows times invocations per row for row streams).
+    pub generated_invocations: Option<u64>,
 }
 
 /// A destination bound by a pass being grouped.
@@ -344,16 +345,16 @@ impl PassContext<'_> {
             // UNITS_PER_INVOCATION units. Separate destinations' entries (one
             // per slot, in slot order) all start at invocation 0 and spread
             // their units over the pass's invocations.
-            // Row blocks: every invocation writes its block's share of every
-            // entry.
-            let (first, per) = match (self.blocks, self.outputs) {
-                (Some(blocks), _) => (0, self.units(c) / blocks),
+            // Generated kernels: every invocation writes its share of every
+            // entry (the kernel's constants say which; `per` is informative).
+            let (first, per) = match (self.generated_invocations, self.outputs) {
+                (Some(n), _) => (0, self.units(c) / n),
                 (None, Outputs::Arena) => (invocations, UNITS_PER_INVOCATION),
                 (None, Outputs::Separate) => (0, self.units(c).div_ceil(group.invocations).max(1)),
             };
             entries.push(self.entry(c, *slot, group, first, per)?);
-            invocations = match self.blocks {
-                Some(blocks) => blocks,
+            invocations = match self.generated_invocations {
+                Some(n) => n,
                 None => self.pass_invocations(invocations, self.units(c).div_ceil(per)),
             };
         }

@@ -6,6 +6,7 @@
 use std::ops::Range;
 
 use super::abi::Kernel;
+use super::generated::GeneratedLayout;
 use super::geometry::OutputGeometry;
 use super::kernel_choice::{Dispatches, GatherInputs, gather_dispatches};
 use super::limits::PlanLimits;
@@ -13,6 +14,7 @@ use super::outputs::{PlannedOutput, plan_outputs};
 use super::passes::Pass;
 use super::placement::Outputs;
 use super::row_block::RowBlock;
+use super::row_streams::RowStreams;
 use super::runs::RunLayout;
 use super::strategy::{CopyRuns, Strategy, choose_copies, copy_runs};
 use crate::element::ElementType;
@@ -89,8 +91,8 @@ pub struct SplitPlan {
     /// Byte ranges of the outputs in the input when every output is one
     /// contiguous, bindable range (view mode).
     views: Option<Vec<Range<u64>>>,
-    /// The generated kernel's layout when the kernel is [`Kernel::Rows`].
-    row_block: Option<RowBlock>,
+    /// The generated kernel's layout ([`Kernel::Rows`], [`Kernel::Streams`]).
+    generated: Option<GeneratedLayout>,
     fingerprint: u64,
 }
 
@@ -129,7 +131,7 @@ impl SplitPlan {
             kernel,
             passes,
             table,
-            row_block,
+            generated,
         } = gather_dispatches(&GatherInputs {
             geometry: &geometry,
             copied: &copied,
@@ -159,7 +161,7 @@ impl SplitPlan {
             passes,
             table,
             copies,
-            row_block,
+            generated,
             fingerprint,
         })
     }
@@ -192,7 +194,25 @@ impl SplitPlan {
     /// The layout the row-block kernel is generated for, when the plan's
     /// kernel is [`Kernel::Rows`].
     pub fn row_block(&self) -> Option<&RowBlock> {
-        self.row_block.as_ref()
+        match &self.generated {
+            Some(GeneratedLayout::RowBlock(rb)) => Some(rb),
+            _ => None,
+        }
+    }
+
+    /// The layout the row-stream kernel is generated for, when the plan's
+    /// kernel is [`Kernel::Streams`].
+    pub fn row_streams(&self) -> Option<&RowStreams> {
+        match &self.generated {
+            Some(GeneratedLayout::RowStreams(rs)) => Some(rs),
+            _ => None,
+        }
+    }
+
+    /// The layout of the plan's generated kernel, if its kernel is one
+    /// ([`Kernel::Rows`], [`Kernel::Streams`]).
+    pub fn generated_layout(&self) -> Option<&GeneratedLayout> {
+        self.generated.as_ref()
     }
 
     /// Packed size of the input in bytes.

@@ -11,7 +11,7 @@
 use std::collections::HashSet;
 
 use wgpu_split::plan::abi::{FLAG_PAD, TableEntry, TableHeader, UNITS_PER_INVOCATION};
-use wgpu_split::plan::{Kernel, Outputs, RowBlock, SplitPlan};
+use wgpu_split::plan::{Kernel, Outputs, RowBlock, RowStreams, SplitPlan};
 use wgpu_split::{HostTensor, ResolvedSplit, host};
 
 use super::Rng;
@@ -95,6 +95,21 @@ pub fn emulate(plan: &SplitPlan, memory: &mut [Vec<u8>], input: Region, destinat
             let src = (input.buffer, &b.src);
             run_row_blocks(
                 rb,
+                header.invocations,
+                &entries,
+                memory,
+                src,
+                &b.dst,
+                destinations,
+            );
+            continue;
+        }
+        if let Some(rs) = plan.row_streams() {
+            assert_eq!(plan.kernel(), Kernel::Streams);
+            assert_eq!(plan.dispatch_count(), 1, "row streams are one dispatch");
+            let src = (input.buffer, &b.src);
+            run_row_streams(
+                rs,
                 header.invocations,
                 &entries,
                 memory,
@@ -216,6 +231,95 @@ fn run_row_blocks(
                 assert!(owned.insert((e.dst_slot, byte)), "a word written twice");
                 let at = byte as usize;
                 memory[region.buffer][at..at + 4].copy_from_slice(&value.to_le_bytes());
+            }
+        }
+    }
+}
+
+/// 128 source bits from bit `at` of a binding, asserting that every one of
+/// them lies inside it (the kernel uses all 128 of each value it shifts out).
+fn read_128(binding: &[u8], at: u64) -> u128 {
+    assert!(
+        at + 128 <= binding.len() as u64 * 8,
+        "row stream read bits {at}.. outside its binding"
+    );
+    let byte = (at / 8) as usize;
+    let mut bytes = [0u8; 17];
+    let n = (binding.len() - byte).min(17);
+    bytes[..n].copy_from_slice(&binding[byte..byte + n]);
+    let low = u128::from_le_bytes(bytes[..16].try_into().unwrap());
+    match at % 8 {
+        0 => low,
+        shift => (low >> shift) | (u128::from(bytes[16]) << (128 - shift)),
+    }
+}
+
+/// The generated row-stream kernel, as its WGSL does it: invocation `g`
+/// streams part `g % per_row` of row `g / per_row` of every output, and the
+/// vec4s that straddle two rows take their low bits from the previous row's
+/// run end. Every vec4 of every output is written exactly once, inside its
+/// binding and its caller's region.
+fn run_row_streams(
+    rs: &RowStreams,
+    invocations: u32,
+    entries: &[TableEntry],
+    memory: &mut [Vec<u8>],
+    (src_buffer, src): (usize, &std::ops::Range<u64>),
+    dst: &[(usize, std::ops::Range<u64>)],
+    destinations: &[Region],
+) {
+    assert_eq!(
+        entries.len(),
+        rs.outputs.len(),
+        "one entry per gathered output"
+    );
+    let per_row = u64::from(rs.per_row);
+    assert_eq!(u64::from(invocations) % per_row, 0);
+    let rows = u64::from(invocations) / per_row;
+    let binding = memory[src_buffer][src.start as usize..src.end as usize].to_vec();
+    let block = u64::from(rs.block_bits);
+    let mut owned = HashSet::new();
+    for (j, (e, out)) in entries.iter().zip(&rs.outputs).enumerate() {
+        let run = u64::from(out.run_bits);
+        assert!(run >= 128, "a vec4 straddles two rows at most");
+        assert_eq!((e.first_bit, u64::from(e.len_bits)), (0, rows * run));
+        assert_eq!(e.dst_slot as usize, if dst.len() == 1 { 0 } else { j });
+        let (destination, range) = &dst[e.dst_slot as usize];
+        let region = destinations[*destination];
+        let mut write = |unit: u64, value: u128| {
+            let byte = range.start + (u64::from(e.dst_unit) + unit) * 16;
+            assert!(
+                byte + 16 <= range.end,
+                "row stream written outside its binding"
+            );
+            assert!(
+                inside(&region, byte) && inside(&region, byte + 15),
+                "row stream vec4 at {byte} outside the caller's region {region:?}"
+            );
+            assert!(owned.insert((e.dst_slot, byte)), "a vec4 written twice");
+            let at = byte as usize;
+            memory[region.buffer][at..at + 16].copy_from_slice(&value.to_le_bytes());
+        };
+        let src_bit = u64::from(e.src_bit);
+        for g in 0..u64::from(invocations) {
+            let (row, part) = (g / per_row, g % per_row);
+            let r0 = row * run;
+            let (first, end) = (r0.div_ceil(128), (r0 + run) / 128);
+            let u0 = first + part * u64::from(out.vec4s);
+            for u in u0..(u0 + u64::from(out.vec4s)).min(end) {
+                let at = src_bit + row * block + u * 128 - r0;
+                write(u, read_128(&binding, at));
+            }
+        }
+        for row in 1..rows {
+            let r0 = row * run;
+            let head = r0 % 128;
+            if head != 0 {
+                let run_src = src_bit + row * block;
+                let tail = read_128(&binding, run_src - block + run - head);
+                let next = read_128(&binding, run_src - head);
+                let low = (1u128 << head) - 1;
+                write(r0 / 128, (tail & low) | (next & !low));
             }
         }
     }

@@ -264,6 +264,18 @@ pub fn refused(
 /// Makes a random split of some form for an element type and output count.
 pub type SplitGenerator = fn(&mut Rng, ElementType, usize) -> ResolvedSplit;
 
+/// A cost model under which every output is gathered and the row-stream
+/// kernel comes first wherever it fits (as on lavapipe, whose model ranks
+/// it first too, but without ever choosing copies).
+pub fn streams_first() -> wgpu_split::plan::CostModel {
+    wgpu_split::plan::CostModel {
+        copy_bytes_per_second: 1.0,
+        copy_command_seconds: 1.0,
+        gather_streams_bytes_per_second: 1e15,
+        ..wgpu_split::plan::CostModel::LAVAPIPE
+    }
+}
+
 /// A split the funnel kernel takes, for element type `t` (2 to 128 bits):
 /// runs of at least 128 bits at odd lengths (so most start and end mid-word),
 /// on the middle axis of `[outer, dim, inner]`, with `outer` a multiple of
