@@ -88,7 +88,7 @@ impl CostModel {
         gather_bits_bytes_per_second: 2.1e9,
         gather_funnel_bytes_per_second: 5.7e9,
         gather_rows_bytes_per_second: 8.1e9,
-        gather_streams_bytes_per_second: 8.1e9,
+        gather_streams_bytes_per_second: 6.3e9,
         dispatch_seconds: 61e-6,
         copy_load_factor: 1.2,
         gather_load_factor: 2.5,

@@ -36,6 +36,16 @@ impl OutputGeometry {
             .collect()
     }
 
+    /// The non-empty outputs of `geometry` with their indices (what a
+    /// generated kernel lays out).
+    pub fn non_empty(geometry: &[OutputGeometry]) -> Vec<(usize, &OutputGeometry)> {
+        geometry
+            .iter()
+            .enumerate()
+            .filter(|(_, g)| !g.is_empty())
+            .collect()
+    }
+
     /// The input bit that output bit `p` comes from.
     pub fn src_bit(&self, p: u64) -> u64 {
         (p / self.run_bits) * self.block_bits + self.offset_bits + p % self.run_bits

@@ -70,11 +70,7 @@ impl RowBlock {
     /// and output shares are whole vec4s, and a block is at most
     /// [`MAX_ROW_BLOCK_BITS`]; `None` otherwise.
     pub(crate) fn new(geometry: &[OutputGeometry], copied: &[bool], outer: u64) -> Option<Self> {
-        let live: Vec<(usize, &OutputGeometry)> = geometry
-            .iter()
-            .enumerate()
-            .filter(|(_, g)| !g.is_empty())
-            .collect();
+        let live = OutputGeometry::non_empty(geometry);
         let block_bits = live.first()?.1.block_bits;
         if live.iter().any(|&(i, _)| copied[i]) {
             return None;

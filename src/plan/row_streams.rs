@@ -57,11 +57,7 @@ impl RowStreams {
         copied: &[bool],
         input_bytes: u64,
     ) -> Option<Self> {
-        let live: Vec<(usize, &OutputGeometry)> = geometry
-            .iter()
-            .enumerate()
-            .filter(|(_, g)| !g.is_empty())
-            .collect();
+        let live = OutputGeometry::non_empty(geometry);
         let block_bits = live.first()?.1.block_bits;
         let fits = |(i, g): &(usize, &OutputGeometry)| {
             !copied[*i] && g.run_bits >= 128 && g.total_bits.is_multiple_of(128)

@@ -11,7 +11,7 @@
 use std::collections::HashSet;
 
 use wgpu_split::plan::abi::{FLAG_PAD, TableEntry, TableHeader, UNITS_PER_INVOCATION};
-use wgpu_split::plan::{Kernel, Outputs, RowBlock, RowStreams, SplitPlan};
+use wgpu_split::plan::{GeneratedLayout, Kernel, Outputs, RowBlock, RowStreams, SplitPlan};
 use wgpu_split::{HostTensor, ResolvedSplit, host};
 
 use super::Rng;
@@ -89,34 +89,24 @@ pub fn emulate(plan: &SplitPlan, memory: &mut [Vec<u8>], input: Region, destinat
             assert!(unused.is_empty());
         }
         assert_eq!(header.invocations, pass.invocations);
-        if let Some(rb) = plan.row_block() {
-            assert_eq!(plan.kernel(), Kernel::Rows);
-            assert_eq!(plan.dispatch_count(), 1, "row blocks are one dispatch");
-            let src = (input.buffer, &b.src);
-            run_row_blocks(
-                rb,
-                header.invocations,
-                &entries,
-                memory,
-                src,
-                &b.dst,
-                destinations,
+        if let Some(layout) = plan.generated_layout() {
+            assert_eq!(plan.kernel(), layout.kernel());
+            assert_eq!(
+                plan.dispatch_count(),
+                1,
+                "generated kernels are one dispatch"
             );
-            continue;
-        }
-        if let Some(rs) = plan.row_streams() {
-            assert_eq!(plan.kernel(), Kernel::Streams);
-            assert_eq!(plan.dispatch_count(), 1, "row streams are one dispatch");
             let src = (input.buffer, &b.src);
-            run_row_streams(
-                rs,
-                header.invocations,
-                &entries,
-                memory,
-                src,
-                &b.dst,
-                destinations,
-            );
+            let n = header.invocations;
+            match layout {
+                GeneratedLayout::RowBlock(rb) => {
+                    run_row_blocks(rb, n, &entries, memory, src, &b.dst, destinations)
+                }
+                GeneratedLayout::RowStreams(rs) => {
+                    run_row_streams(rs, n, &entries, memory, src, &b.dst, destinations)
+                }
+                other => panic!("no emulation of {other:?}"),
+            }
             continue;
         }
         let mut owned = HashSet::new();
