@@ -247,6 +247,8 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         return Err("no case matches --case".into());
     }
     let started = Instant::now();
+    // When the run began, in the JSON and the plot's caption.
+    let started_utc = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
     let mut rows = Vec::new();
     for (i, case) in cases.iter().enumerate() {
         eprintln!(
@@ -273,6 +275,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             "timing": timer.kind(),
             "runs": options.runs,
             "quick": options.quick,
+            "started": started_utc,
         });
         let results: Vec<_> = rows
             .iter()
@@ -292,7 +295,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         println!("wrote {path}");
     }
     if let Some(path) = &options.plot {
-        plot::bar_chart(&rows, path, &info.name)?;
+        plot::bar_chart(&rows, path, &format!("{}, {started_utc}", info.name))?;
         println!("wrote {path}");
     }
     eprintln!("done in {:.1} s", started.elapsed().as_secs_f64());
