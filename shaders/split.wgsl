@@ -121,6 +121,11 @@ struct Shift {
     bits: u32,
 }
 
+// Where source bit `bit` lies inside its vec4.
+fn shift_at(bit: u32) -> Shift {
+    return Shift((bit >> 5u) & 3u, bit & 31u);
+}
+
 // The 128 bits of the 256 in a:b (a first) that start `shift` into a. The
 // branches depend only on the shift, which is the same for every unit of a
 // run, so lanes working on one run never diverge.
@@ -140,6 +145,13 @@ fn funnel_by(a: vec4<u32>, b: vec4<u32>, shift: Shift) -> vec4<u32> {
     }
     let next = vec4<u32>(x0.y, x0.z, x0.w, x1.x);
     return (x0 >> vec4<u32>(shift.bits)) | (next << vec4<u32>(32u - shift.bits));
+}
+
+// The 128 source bits from bit `bit`. Both vec4s are loaded: the second
+// must lie in the binding unless `bit` starts a vec4.
+fn src_bits_128(bit: u32) -> vec4<u32> {
+    let at = bit >> 7u;
+    return funnel_by(src_vec4[at], src_vec4[at + 1u], shift_at(bit));
 }
 
 // The low `n` bits (0..=128) of a 128-bit value, the rest zero.
@@ -290,7 +302,7 @@ fn split_funnel_SLOT_ID(e: Entry, i: u32) {
     var u = first;
     while (u < last) {
         let s = e.src_bit + row * e.block_bits + col;
-        let shift = Shift((s >> 5u) & 3u, s & 31u);
+        let shift = shift_at(s);
         // Whole units left inside this run, from `col`.
         let inside = min((run - col) >> 7u, last - u);
         var at = s >> 7u;
@@ -317,7 +329,7 @@ fn split_funnel_SLOT_ID(e: Entry, i: u32) {
         let v = funnel_by(lo, src_vec4[min(at + 1u, last_src)], shift);
         let t = e.src_bit + row * e.block_bits;
         let a = t >> 7u;
-        let next = funnel_by(src_vec4[a], src_vec4[min(a + 1u, last_src)], Shift((t >> 5u) & 3u, t & 31u));
+        let next = funnel_by(src_vec4[a], src_vec4[min(a + 1u, last_src)], shift_at(t));
         dst_vec4_SLOT_ID[e.dst_unit + u] = low_bits(v, head) | shift_up(next, head);
         col = 128u - head;
         u += 1u;

@@ -90,7 +90,7 @@ impl RowStreams {
 
     /// The WGSL entry point `split_streams` for this layout, appended to the
     /// gather shader's module (it uses its prelude and `funnel_by`,
-    /// `low_bits`). Table entry `j` belongs to gathered output `j`; with
+    /// `src_bits_128`, `shift_at`, `low_bits`). Table entry `j` belongs to gathered output `j`; with
     /// separate destinations it writes slot `j`, in an arena slot 0.
     pub fn wgsl(&self, arena: bool) -> String {
         let mut body = format!(
@@ -125,52 +125,60 @@ impl RowStreams {
             .filter(|(_, o)| o.run_bits % 128 != 0)
             .collect();
         let rounds = straddling.len().div_ceil(self.per_row as usize);
+        (0..rounds)
+            .map(|round| self.straddle_round_wgsl(&straddling, round, arena))
+            .collect()
+    }
+
+    /// One round of straddles: invocation `part` writes straddle
+    /// `part + round * per_row`, if there is one.
+    fn straddle_round_wgsl(
+        &self,
+        straddling: &[(usize, &StreamOutput)],
+        round: usize,
+        arena: bool,
+    ) -> String {
+        // A WGSL expression: `value` of the output of straddle `c`.
         let pick = |value: &dyn Fn(usize, &StreamOutput) -> String| {
             straddling.iter().enumerate().skip(1).fold(
                 value(straddling[0].0, straddling[0].1),
                 |acc, (c, &(j, o))| format!("select({acc}, {}, c == {c}u)", value(j, o)),
             )
         };
-        let mut w = String::new();
-        for round in 0..rounds {
-            let run = pick(&|_, o| format!("{}u", o.run_bits));
-            let entry = pick(&|j, _| format!("{j}u"));
-            w += &format!(
-                "    {{\n        \
-                 let c = part + {offset}u;\n        \
-                 let run = {run};\n        \
-                 let e = table.entries[{entry}];\n        \
-                 let r0 = row * run;\n        \
-                 // The straddling vec4 x: its low `head` bits end the\n        \
-                 // previous row's run, the rest start this row's.\n        \
-                 let x = r0 >> 7u;\n        \
-                 let head = r0 & 127u;\n        \
-                 if (c < {count}u && row > 0u && head != 0u) {{\n            \
-                 let run_src = e.src_bit + row * {block}u;\n            \
-                 let p = run_src - {block}u + run - head;\n            \
-                 let h = run_src - head;\n            \
-                 let tail = funnel_by(src_vec4[p >> 7u], src_vec4[(p >> 7u) + 1u], Shift((p >> 5u) & 3u, p & 31u));\n            \
-                 let next = funnel_by(src_vec4[h >> 7u], src_vec4[(h >> 7u) + 1u], Shift((h >> 5u) & 3u, h & 31u));\n            \
-                 let low = low_bits(vec4<u32>(0xFFFFFFFFu), head);\n            \
-                 let value = (tail & low) | (next & ~low);\n",
-                offset = round * self.per_row as usize,
-                block = self.block_bits,
-                count = straddling.len(),
-            );
-            // Masked lanes skip their loads on lavapipe (the rest of the
-            // code runs in every lane), so only the writers load.
-            if arena {
-                w += "            dst_vec4_0[e.dst_unit + x] = value;\n";
-            } else {
-                for (c, &(j, _)) in straddling.iter().enumerate() {
-                    w += &format!(
-                        "            if (c == {c}u) {{\n                dst_vec4_{j}[e.dst_unit + x] = value;\n            }}\n"
-                    );
-                }
+        let mut w = format!(
+            "    {{\n        \
+             let c = part + {offset}u;\n        \
+             let run = {run};\n        \
+             let e = table.entries[{entry}];\n        \
+             let r0 = row * run;\n        \
+             // The straddling vec4 x: its low `head` bits end the\n        \
+             // previous row's run, the rest start this row's.\n        \
+             let x = r0 >> 7u;\n        \
+             let head = r0 & 127u;\n        \
+             if (c < {count}u && row > 0u && head != 0u) {{\n            \
+             let run_src = e.src_bit + row * {block}u;\n            \
+             let tail = src_bits_128(run_src - {block}u + run - head);\n            \
+             let next = src_bits_128(run_src - head);\n            \
+             let low = low_bits(vec4<u32>(0xFFFFFFFFu), head);\n            \
+             let value = (tail & low) | (next & ~low);\n",
+            offset = round * self.per_row as usize,
+            run = pick(&|_, o| format!("{}u", o.run_bits)),
+            entry = pick(&|j, _| format!("{j}u")),
+            block = self.block_bits,
+            count = straddling.len(),
+        );
+        // Masked lanes skip their loads on lavapipe (the rest of the code
+        // runs in every lane), so only the writers load.
+        if arena {
+            w += "            dst_vec4_0[e.dst_unit + x] = value;\n";
+        } else {
+            for (c, &(j, _)) in straddling.iter().enumerate() {
+                w += &format!(
+                    "            if (c == {c}u) {{\n                dst_vec4_{j}[e.dst_unit + x] = value;\n            }}\n"
+                );
             }
-            w += "        }\n    }\n";
         }
-        w
+        w + "        }\n    }\n"
     }
 }
 
@@ -188,12 +196,13 @@ fn stream_wgsl(j: usize, slot: usize, out: &StreamOutput, block_bits: u32) -> St
          let end = (r0 + {run}u) >> 7u;\n        \
          let u0 = first + part * {n}u;\n        \
          let s = e.src_bit + row * {block_bits}u + u0 * 128u - r0;\n        \
-         let shift = Shift((s >> 5u) & 3u, s & 31u);\n        \
+         let shift = shift_at(s);\n        \
          let at = s >> 7u;\n        \
          let v0 = src_vec4[at];\n"
     );
-    // Unrolled: a WGSL loop costs lavapipe a mask update and an any-lane
-    // test per iteration.
+    // Unrolled: on lavapipe the same stretch as a WGSL loop ran 10 % slower
+    // (a mask update and an any-lane test per iteration), and 16 unrolled
+    // vec4s a third slower than 8 (the code, not the loop).
     for k in 0..n {
         w += &format!(
             "        let v{next} = src_vec4[at + {next}u];\n        \
