@@ -167,19 +167,28 @@ impl RowStreams {
             block = self.block_bits,
             count = straddling.len(),
         );
-        // Masked lanes skip their loads on lavapipe (the rest of the code
-        // runs in every lane), so only the writers load.
-        if arena {
-            w += "            dst_vec4_0[e.dst_unit + x] = value;\n";
-        } else {
-            for (c, &(j, _)) in straddling.iter().enumerate() {
-                w += &format!(
-                    "            if (c == {c}u) {{\n                dst_vec4_{j}[e.dst_unit + x] = value;\n            }}\n"
-                );
-            }
-        }
+        w += &straddle_stores(straddling, arena);
         w + "        }\n    }\n"
     }
+}
+
+/// The stores of a straddle round: into the arena, or into the slot of
+/// straddle `c`'s output. They sit inside the writers' `if`: masked lanes
+/// skip their loads on lavapipe (the rest of the code runs in every lane),
+/// so only the writers load.
+fn straddle_stores(straddling: &[(usize, &StreamOutput)], arena: bool) -> String {
+    if arena {
+        return "            dst_vec4_0[e.dst_unit + x] = value;\n".to_string();
+    }
+    straddling
+        .iter()
+        .enumerate()
+        .map(|(c, &(j, _))| {
+            format!(
+                "            if (c == {c}u) {{\n                dst_vec4_{j}[e.dst_unit + x] = value;\n            }}\n"
+            )
+        })
+        .collect()
 }
 
 /// Output `j`'s stretch: the whole vec4s of row `row`'s run numbered `part`
