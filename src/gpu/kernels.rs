@@ -109,20 +109,21 @@ impl Kernels {
         device: &wgpu::Device,
         outputs: Outputs,
         slots: u32,
-        rb: &GeneratedLayout,
+        layout: &GeneratedLayout,
     ) -> Arc<CompiledKernel> {
         let mut cache = lock(&self.generated);
         cache.tick += 1;
         let tick = cache.tick;
-        if let Some((compiled, used)) = cache.by_layout.get_mut(rb) {
+        if let Some((compiled, used)) = cache.by_layout.get_mut(layout) {
             *used = tick;
             if let Some((_, c)) = compiled.iter().find(|(k, _)| *k == (outputs, slots)) {
                 return c.clone();
             }
         }
-        let module = create_module(device, &module_source(outputs, slots, Some(rb)));
-        let compiled = Arc::new(compile(device, &module, outputs, rb.kernel(), slots));
-        if !cache.by_layout.contains_key(rb) && cache.by_layout.len() >= MAX_GENERATED_PIPELINES {
+        let module = create_module(device, &module_source(outputs, slots, Some(layout)));
+        let compiled = Arc::new(compile(device, &module, outputs, layout.kernel(), slots));
+        if !cache.by_layout.contains_key(layout) && cache.by_layout.len() >= MAX_GENERATED_PIPELINES
+        {
             let oldest = cache
                 .by_layout
                 .iter()
@@ -134,7 +135,7 @@ impl Kernels {
         }
         let (variants, _) = cache
             .by_layout
-            .entry(rb.clone())
+            .entry(layout.clone())
             .or_insert_with(|| (Vec::new(), tick));
         variants.push(((outputs, slots), compiled.clone()));
         compiled

@@ -53,13 +53,14 @@ pub(crate) fn gather_dispatches(g: &GatherInputs<'_>) -> Result<Dispatches> {
         Strategy::Auto(model) => model,
         _ => CostModel::default(),
     };
-    let vec4_bindings = limits.alignment_bytes().is_multiple_of(16);
-    let one_dispatch = strategy != Strategy::GatherPerOutput && vec4_bindings;
+    // The generated kernels move every output in one dispatch of vec4s.
+    let generated_fits =
+        strategy != Strategy::GatherPerOutput && limits.alignment_bytes().is_multiple_of(16);
     let row_block = RowBlock::new(g.geometry, g.copied, g.outer)
-        .filter(|_| one_dispatch)
+        .filter(|_| generated_fits)
         .map(GeneratedLayout::RowBlock);
     let row_streams = RowStreams::new(g.geometry, g.copied, g.input_bytes)
-        .filter(|_| one_dispatch)
+        .filter(|_| generated_fits)
         .map(GeneratedLayout::RowStreams);
     let eligible = Eligible {
         vec4: vec4_fits(g.geometry, g.copied, g.outer, limits),

@@ -145,7 +145,7 @@ impl RowStreams {
                 |acc, (c, &(j, o))| format!("select({acc}, {}, c == {c}u)", value(j, o)),
             )
         };
-        let mut w = format!(
+        format!(
             "    {{\n        \
              let c = part + {offset}u;\n        \
              let run = {run};\n        \
@@ -160,15 +160,17 @@ impl RowStreams {
              let tail = src_bits_128(run_src - {block}u + run - head);\n            \
              let next = src_bits_128(run_src - head);\n            \
              let low = low_bits(vec4<u32>(0xFFFFFFFFu), head);\n            \
-             let value = (tail & low) | (next & ~low);\n",
+             let value = (tail & low) | (next & ~low);\n\
+             {stores}        \
+             }}\n    \
+             }}\n",
             offset = round * self.per_row as usize,
             run = pick(&|_, o| format!("{}u", o.run_bits)),
             entry = pick(&|j, _| format!("{j}u")),
             block = self.block_bits,
             count = straddling.len(),
-        );
-        w += &straddle_stores(straddling, arena);
-        w + "        }\n    }\n"
+            stores = straddle_stores(straddling, arena),
+        )
     }
 }
 

@@ -96,15 +96,17 @@ pub fn emulate(plan: &SplitPlan, memory: &mut [Vec<u8>], input: Region, destinat
                 1,
                 "generated kernels are one dispatch"
             );
-            let src = (input.buffer, &b.src);
-            let n = header.invocations;
+            let mut generated = GeneratedPass {
+                invocations: header.invocations,
+                entries: &entries,
+                src: (input.buffer, &b.src),
+                dst: &b.dst,
+                destinations,
+                owned: HashSet::new(),
+            };
             match layout {
-                GeneratedLayout::RowBlock(rb) => {
-                    run_row_blocks(rb, n, &entries, memory, src, &b.dst, destinations)
-                }
-                GeneratedLayout::RowStreams(rs) => {
-                    run_row_streams(rs, n, &entries, memory, src, &b.dst, destinations)
-                }
+                GeneratedLayout::RowBlock(rb) => run_row_blocks(rb, &mut generated, memory),
+                GeneratedLayout::RowStreams(rs) => run_row_streams(rs, &mut generated, memory),
                 other => panic!("no emulation of {other:?}"),
             }
             continue;
@@ -157,49 +159,97 @@ pub fn emulate(plan: &SplitPlan, memory: &mut [Vec<u8>], input: Region, destinat
     }
 }
 
+/// The one pass of a generated kernel: its table entries and bindings, and
+/// the destination bytes written so far.
+struct GeneratedPass<'a> {
+    invocations: u32,
+    entries: &'a [TableEntry],
+    /// The source buffer and its binding.
+    src: (usize, &'a std::ops::Range<u64>),
+    /// Per slot: the destination and its binding.
+    dst: &'a [(usize, std::ops::Range<u64>)],
+    destinations: &'a [Region],
+    owned: HashSet<(u32, u64)>,
+}
+
+impl GeneratedPass<'_> {
+    /// One entry per gathered output, entry `j` writing slot `j` (slot 0
+    /// in an arena).
+    fn check_entries(&self, outputs: usize) {
+        assert_eq!(self.entries.len(), outputs, "one entry per gathered output");
+        for (j, e) in self.entries.iter().enumerate() {
+            let slot = if self.dst.len() == 1 { 0 } else { j };
+            assert_eq!(e.dst_slot as usize, slot);
+        }
+    }
+
+    /// The source binding's bytes.
+    fn src_binding<'m>(&self, memory: &'m [Vec<u8>]) -> &'m [u8] {
+        let (buffer, range) = self.src;
+        &memory[buffer][range.start as usize..range.end as usize]
+    }
+
+    /// Writes `bytes` at byte `offset` of entry `e`'s destination (counted
+    /// from its first unit), asserting that they lie inside the binding and
+    /// the caller's region and were not written before.
+    fn store(
+        &mut self,
+        memory: &mut [Vec<u8>],
+        e: &TableEntry,
+        offset: u64,
+        bytes: &[u8],
+        what: &str,
+    ) {
+        let (destination, range) = &self.dst[e.dst_slot as usize];
+        let region = self.destinations[*destination];
+        let byte = range.start + u64::from(e.dst_unit) * 16 + offset;
+        let last = byte + bytes.len() as u64 - 1;
+        assert!(last < range.end, "{what} written outside its binding");
+        assert!(
+            inside(&region, byte) && inside(&region, last),
+            "{what} at {byte} outside the caller's region {region:?}"
+        );
+        assert!(
+            self.owned.insert((e.dst_slot, byte)),
+            "{what} at {byte} written twice"
+        );
+        let at = byte as usize;
+        memory[region.buffer][at..at + bytes.len()].copy_from_slice(bytes);
+    }
+}
+
 /// The generated row-block kernel, as its WGSL does it: invocation `g`
 /// loads block `g` (from the first entry's source bit less its output's
 /// offset) and writes each gathered output's share, word by word from the
 /// layout's pieces, at its entry's destination unit.
-fn run_row_blocks(
-    rb: &RowBlock,
-    blocks: u32,
-    entries: &[TableEntry],
-    memory: &mut [Vec<u8>],
-    (src_buffer, src): (usize, &std::ops::Range<u64>),
-    dst: &[(usize, std::ops::Range<u64>)],
-    destinations: &[Region],
-) {
-    assert_eq!(
-        entries.len(),
-        rb.outputs.len(),
-        "one entry per gathered output"
-    );
-    let mut owned = HashSet::new();
-    for (e, out) in entries.iter().zip(&rb.outputs) {
+fn run_row_blocks(rb: &RowBlock, pass: &mut GeneratedPass<'_>, memory: &mut [Vec<u8>]) {
+    pass.check_entries(rb.outputs.len());
+    let blocks = pass.invocations;
+    for (e, out) in pass.entries.iter().zip(&rb.outputs) {
         let per_block = out.words.len() as u64 / 4;
         assert_eq!(u64::from(e.units_per_invocation), per_block);
         assert_eq!(u64::from(e.len_bits), u64::from(blocks) * per_block * 128);
         assert_eq!(e.first_bit, 0);
     }
-    let base = u64::from(entries[0].src_bit.wrapping_sub(rb.outputs[0].offset_bits)) / 128;
+    let base = u64::from(
+        pass.entries[0]
+            .src_bit
+            .wrapping_sub(rb.outputs[0].offset_bits),
+    ) / 128;
     for g in 0..u64::from(blocks) {
         let first_byte = (base + g * u64::from(rb.src_vec4s)) * 16;
         let bytes = 16 * u64::from(rb.src_vec4s);
+        let binding = pass.src_binding(memory);
         assert!(
-            first_byte + bytes <= src.end - src.start,
+            first_byte + bytes <= binding.len() as u64,
             "block read outside its binding"
         );
-        let at = (src.start + first_byte) as usize;
-        let words: Vec<u32> = memory[src_buffer][at..at + bytes as usize]
+        let words: Vec<u32> = binding[first_byte as usize..(first_byte + bytes) as usize]
             .chunks_exact(4)
             .map(|w| u32::from_le_bytes(w.try_into().unwrap()))
             .collect();
-        for (j, (e, out)) in entries.iter().zip(&rb.outputs).enumerate() {
-            let (destination, range) = &dst[e.dst_slot as usize];
-            assert_eq!(e.dst_slot as usize, if dst.len() == 1 { 0 } else { j });
-            let region = destinations[*destination];
-            let unit = u64::from(e.dst_unit) + g * out.words.len() as u64 / 4;
+        for (e, out) in pass.entries.iter().zip(&rb.outputs) {
+            let share = g * out.words.len() as u64 * 4;
             for (w, pieces) in out.words.iter().enumerate() {
                 let value = pieces.iter().fold(0u32, |v, p| {
                     let mask = if p.len == 32 {
@@ -209,18 +259,8 @@ fn run_row_blocks(
                     };
                     v | (((words[p.src_word as usize] >> p.shift) & mask) << p.dst_bit)
                 });
-                let byte = range.start + unit * 16 + w as u64 * 4;
-                assert!(
-                    byte + 4 <= range.end,
-                    "row block written outside its binding"
-                );
-                assert!(
-                    inside(&region, byte) && inside(&region, byte + 3),
-                    "row block word at {byte} outside the caller's region {region:?}"
-                );
-                assert!(owned.insert((e.dst_slot, byte)), "a word written twice");
-                let at = byte as usize;
-                memory[region.buffer][at..at + 4].copy_from_slice(&value.to_le_bytes());
+                let offset = share + w as u64 * 4;
+                pass.store(memory, e, offset, &value.to_le_bytes(), "row block word");
             }
         }
     }
@@ -249,49 +289,29 @@ fn read_128(binding: &[u8], at: u64) -> u128 {
 /// vec4s that straddle two rows take their low bits from the previous row's
 /// run end. Every vec4 of every output is written exactly once, inside its
 /// binding and its caller's region.
-fn run_row_streams(
-    rs: &RowStreams,
-    invocations: u32,
-    entries: &[TableEntry],
-    memory: &mut [Vec<u8>],
-    (src_buffer, src): (usize, &std::ops::Range<u64>),
-    dst: &[(usize, std::ops::Range<u64>)],
-    destinations: &[Region],
-) {
-    assert_eq!(
-        entries.len(),
-        rs.outputs.len(),
-        "one entry per gathered output"
-    );
+fn run_row_streams(rs: &RowStreams, pass: &mut GeneratedPass<'_>, memory: &mut [Vec<u8>]) {
+    pass.check_entries(rs.outputs.len());
     let per_row = u64::from(rs.per_row);
-    assert_eq!(u64::from(invocations) % per_row, 0);
-    let rows = u64::from(invocations) / per_row;
-    let binding = memory[src_buffer][src.start as usize..src.end as usize].to_vec();
+    let invocations = u64::from(pass.invocations);
+    assert_eq!(invocations % per_row, 0);
+    let rows = invocations / per_row;
+    let binding = pass.src_binding(memory).to_vec();
     let block = u64::from(rs.block_bits);
-    let mut owned = HashSet::new();
-    for (j, (e, out)) in entries.iter().zip(&rs.outputs).enumerate() {
+    for (e, out) in pass.entries.iter().zip(&rs.outputs) {
         let run = u64::from(out.run_bits);
         assert!(run >= 128, "a vec4 straddles two rows at most");
         assert_eq!((e.first_bit, u64::from(e.len_bits)), (0, rows * run));
-        assert_eq!(e.dst_slot as usize, if dst.len() == 1 { 0 } else { j });
-        let (destination, range) = &dst[e.dst_slot as usize];
-        let region = destinations[*destination];
         let mut write = |unit: u64, value: u128| {
-            let byte = range.start + (u64::from(e.dst_unit) + unit) * 16;
-            assert!(
-                byte + 16 <= range.end,
-                "row stream written outside its binding"
+            pass.store(
+                memory,
+                e,
+                unit * 16,
+                &value.to_le_bytes(),
+                "row stream vec4",
             );
-            assert!(
-                inside(&region, byte) && inside(&region, byte + 15),
-                "row stream vec4 at {byte} outside the caller's region {region:?}"
-            );
-            assert!(owned.insert((e.dst_slot, byte)), "a vec4 written twice");
-            let at = byte as usize;
-            memory[region.buffer][at..at + 16].copy_from_slice(&value.to_le_bytes());
         };
         let src_bit = u64::from(e.src_bit);
-        for g in 0..u64::from(invocations) {
+        for g in 0..invocations {
             let (row, part) = (g / per_row, g % per_row);
             let r0 = row * run;
             let (first, end) = (r0.div_ceil(128), (r0 + run) / 128);
