@@ -2,10 +2,10 @@
 //! It is the test oracle for the GPU path and its fallback (strings).
 
 use crate::element::ElementType;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::plan::{Run, RunLayout};
 use crate::semantics::{Operator, ResolvedSplit};
-use crate::tensor::HostTensor;
+use crate::tensor::{HostTensor, TensorError};
 
 /// Resolves `op` against `input`'s shape and splits it on the host.
 ///
@@ -33,7 +33,7 @@ pub fn split_op(op: &Operator, input: &HostTensor) -> Result<Vec<HostTensor>> {
 ///
 /// # Errors
 ///
-/// [`Error::ShapeMismatch`] when `input`'s shape is not the one `split` was
+/// [`crate::ResolveError::ShapeMismatch`] when `input`'s shape is not the one `split` was
 /// resolved for.
 pub fn split(input: &HostTensor, split: &ResolvedSplit) -> Result<Vec<HostTensor>> {
     let element_type = input.element_type();
@@ -50,7 +50,7 @@ pub fn split(input: &HostTensor, split: &ResolvedSplit) -> Result<Vec<HostTensor
     buffers
         .into_iter()
         .zip(&shapes)
-        .map(|(bytes, shape)| HostTensor::from_raw(element_type, shape, bytes))
+        .map(|(bytes, shape)| Ok(HostTensor::from_raw(element_type, shape, bytes)?))
         .collect()
 }
 
@@ -68,7 +68,7 @@ fn split_strings(input: &HostTensor, split: &ResolvedSplit) -> Result<Vec<HostTe
             for source in run_ranges(&layout, run) {
                 out.extend_from_slice(&strings[source]);
             }
-            HostTensor::from_byte_strings(&shape, out)
+            Ok(HostTensor::from_byte_strings(&shape, out)?)
         })
         .collect()
 }
@@ -90,8 +90,8 @@ fn output_bytes(element_type: ElementType, shape: &[usize]) -> usize {
 ///
 /// # Errors
 ///
-/// [`Error::ShapeMismatch`]; [`Error::NoPackedBytes`] for strings;
-/// [`Error::DataLength`] when the buffer count or a buffer's length is wrong.
+/// [`crate::ResolveError::ShapeMismatch`]; [`TensorError::NoPackedBytes`] for strings;
+/// [`TensorError::DataLength`] when the buffer count or a buffer's length is wrong.
 ///
 /// # Examples
 ///
@@ -128,10 +128,10 @@ fn check_output_buffers(
     element_type: ElementType,
     split: &ResolvedSplit,
     outputs: &[&mut [u8]],
-) -> Result<()> {
+) -> Result<(), TensorError> {
     let shapes = split.output_shapes();
     if outputs.len() != shapes.len() {
-        return Err(Error::DataLength {
+        return Err(TensorError::DataLength {
             element_type,
             shape: split.input_shape().iter().map(|&d| d as u64).collect(),
             expected: shapes.len() as u128,
@@ -142,7 +142,7 @@ fn check_output_buffers(
     for (out, shape) in outputs.iter().zip(&shapes) {
         let expected = output_bytes(element_type, shape);
         if out.len() != expected {
-            return Err(Error::DataLength {
+            return Err(TensorError::DataLength {
                 element_type,
                 shape: shape.iter().map(|&d| d as u64).collect(),
                 expected: expected as u128,

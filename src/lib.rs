@@ -11,7 +11,7 @@
 //! # Recording a split into your command stream
 //!
 //! ```no_run
-//! use wgpu_split::gpu::{BufferRegion, GpuSplitter};
+//! use wgpu_split::gpu::{BufferRegion, GpuSplitter, RoundTrip};
 //! use wgpu_split::{ElementType, OnnxSplit};
 //!
 //! # fn main() -> Result<(), wgpu_split::Error> {
@@ -25,8 +25,8 @@
 //! let plan = splitter.plan(&split, ElementType::Float16)?;
 //!
 //! // Per run: your tensors, each a buffer of its own or a slice of a page.
-//! # let input = splitter.create_input(&[0u8; 64 * 10 * 2])?;
-//! # let outputs = splitter.create_output_buffers(&plan)?;
+//! # let input = RoundTrip::new(&splitter).create_input(&[0u8; 64 * 10 * 2])?;
+//! # let outputs = RoundTrip::new(&splitter).create_destinations(&plan)?;
 //! let regions: Vec<BufferRegion> = outputs.iter().map(BufferRegion::whole).collect();
 //! let mut encoder = device.create_command_encoder(&Default::default());
 //! splitter.encode(&mut encoder, &plan, BufferRegion::whole(&input), &regions)?;
@@ -36,25 +36,28 @@
 //! ```
 //!
 //! [`gpu::GpuSplitter::prepare`] records into your own compute pass instead;
-//! [`gpu::GpuSplitter::plan_arena`] puts every output in one arena buffer.
+//! planning with [`plan::Placement::Arena`] puts every output in one arena
+//! buffer.
 //!
-//! # The rooms
+//! # The modules
 //!
-//! The crate is built in rooms with one-way dependencies:
+//! The crate is built in layers with one-way dependencies:
 //!
 //! - [`semantics`]: operators and opsets resolve against an input shape into a
-//!   [`ResolvedSplit`] or a typed [`Error`] (rules: [`docs::semantics`]);
+//!   [`ResolvedSplit`] or a typed [`ResolveError`] (rules: [`docs::semantics`]);
 //! - [`plan`]: pure data derived from a resolved split: runs, offsets, the
-//!   output layout, the kernel and the dispatches;
-//! - [`gpu`]: the compiled shader, parameter upload and recording into the
-//!   caller's command encoder, plus a blocking/async convenience path;
+//!   output layout, the kernel and its WGSL, the dispatches, and the checks
+//!   of the caller's regions;
+//! - [`gpu`]: the compiled kernels, parameter upload and recording into the
+//!   caller's command encoder or compute pass, plus a blocking/async
+//!   convenience path and calibration;
 //! - [`host`]: the CPU path, the test oracle and the fallback (and the path
 //!   for strings);
 //! - [`onnx`]: an edge module that reads ONNX models and tensors and feeds
 //!   [`semantics`].
 //!
-//! Operator identity lives in [`op`], element types in [`element`], errors in
-//! [`error`], host tensors in [`tensor`].
+//! Operator identity lives in [`op`], element types in [`element`], host
+//! tensors in [`tensor`]; [`Error`] gathers each layer's error enum.
 //!
 //! # Host example
 //!
@@ -81,14 +84,14 @@ pub mod semantics;
 pub mod tensor;
 
 pub use element::ElementType;
-pub use error::{BufferRole, Error, Result};
+pub use error::{Error, Result};
 pub use op::{OpId, OpKind};
-pub use plan::{Run, RunLayout};
+pub use plan::{BufferRole, Run, RunLayout};
 pub use semantics::{
     MAX_OUTPUTS, OnnxSplit, OnnxSplitToSequence, OpenVinoSplit, OpenVinoVariadicSplit, Operator,
-    ParamTensor, ParamValues, ResolvedSplit, SequenceShapes,
+    ParamTensor, ParamValues, ResolveError, ResolvedSplit, SequenceShapes,
 };
-pub use tensor::{HostTensor, NativeElement};
+pub use tensor::{HostTensor, NativeElement, TensorError};
 
 /// The crate's documents, rendered here so that they travel with the crate
 /// (the same files are `docs/*.md` in the repository).

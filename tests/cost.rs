@@ -34,7 +34,7 @@ fn the_kernel_is_the_one_the_model_says_is_fastest() {
     // blocks (4 rows), the funnel and words all fit.
     let both = || vec![5, 5];
     let m = CostModel::LAVAPIPE;
-    assert_eq!(kernel(m, &[840, 10], both()), Kernel::Rows);
+    assert_eq!(kernel(m, &[840, 10], both()), Kernel::RowBlocks);
     let funnel_first = CostModel {
         gather_rows_bytes_per_second: m.gather_funnel_bytes_per_second / 2.0,
         gather_streams_bytes_per_second: m.gather_funnel_bytes_per_second / 2.0,
@@ -46,7 +46,10 @@ fn the_kernel_is_the_one_the_model_says_is_fastest() {
         gather_rows_bytes_per_second: m.gather_streams_bytes_per_second / 2.0,
         ..m
     };
-    assert_eq!(kernel(streams_first, &[840, 10], both()), Kernel::Streams);
+    assert_eq!(
+        kernel(streams_first, &[840, 10], both()),
+        Kernel::RowStreams
+    );
     let words_first = CostModel {
         gather_streams_bytes_per_second: m.gather_bits_bytes_per_second / 2.0,
         gather_rows_bytes_per_second: m.gather_bits_bytes_per_second / 2.0,
@@ -69,7 +72,7 @@ fn the_kernel_is_the_one_the_model_says_is_fastest() {
         .unwrap()
         .kernel()
     };
-    assert_eq!(u8_plan(m), Kernel::Streams);
+    assert_eq!(u8_plan(m), Kernel::RowStreams);
     assert_eq!(u8_plan(CostModel::CONSERVATIVE), Kernel::Funnel);
     // A stored model from before the row-stream kernel loads with 0 for it.
     let stored = CostModel {
@@ -195,7 +198,7 @@ fn calibration_measures_the_device_and_its_model_plans_exact_splits() {
         return;
     };
     let started = Instant::now();
-    let model = gpu.calibrate().unwrap();
+    let model = wgpu_split::gpu::calibrate(gpu).unwrap();
     let took = started.elapsed();
     println!("calibrated in {took:?}: {model:#?}");
     let positive = [
@@ -227,7 +230,9 @@ fn calibration_measures_the_device_and_its_model_plans_exact_splits() {
     ] {
         let input = random_tensor(&mut rng, ElementType::Float16, &shape);
         let split = ResolvedSplit::new(&shape, axis, lengths, true).unwrap();
-        let actual = splitter.split_resolved(&split, &input).unwrap();
+        let actual = common::round_trip(splitter)
+            .split_resolved(&split, &input)
+            .unwrap();
         assert_outputs_equal(&host::split(&input, &split).unwrap(), &actual, "calibrated");
     }
 }

@@ -1,4 +1,4 @@
-//! Outputs where a runtime keeps its tensors, on the GPU: every output into a
+//! Placement where a runtime keeps its tensors, on the GPU: every output into a
 //! region of its own inside shared pool pages surrounded by sentinel bytes,
 //! recorded into an encoder or inside the runtime's compute pass; and every
 //! misuse of regions a typed error before wgpu sees anything.
@@ -103,9 +103,7 @@ fn run_batch(gpu: &GpuSplitter, rng: &mut Rng, splits: usize) -> usize {
             Strategy::GatherPerOutput,
         ][rng.below(3)];
         let options = PlanOptions::default().strategy(strategy);
-        let plan = gpu
-            .plan_with(&split, element_type, gpu.plan_limits(), &options)
-            .unwrap();
+        let plan = gpu.plan_with(&split, element_type, &options).unwrap();
         let align = plan.offset_alignment_bytes();
         let input_offset =
             (input_bytes.len() as u64).next_multiple_of(align) + rng.below(3) as u64 * align;
@@ -131,7 +129,7 @@ fn run_batch(gpu: &GpuSplitter, rng: &mut Rng, splits: usize) -> usize {
         ));
     }
     input_bytes.resize(input_bytes.len().next_multiple_of(4) + 64, 0x5A);
-    let input_page = gpu.create_input(&input_bytes).unwrap();
+    let input_page = common::round_trip(gpu).create_input(&input_bytes).unwrap();
     let pages: Vec<wgpu::Buffer> = page_ends
         .iter()
         .map(|&end| {
@@ -220,11 +218,11 @@ fn setup(gpu: &GpuSplitter, strategy: Strategy) -> Setup {
     let split = ResolvedSplit::new(&[3, 6], 1, vec![1, 5], true).unwrap();
     let options = PlanOptions::default().strategy(strategy);
     let plan = gpu
-        .plan_with(&split, ElementType::Float16, gpu.plan_limits(), &options)
+        .plan_with(&split, ElementType::Float16, &options)
         .unwrap();
     Setup {
-        input: gpu.create_input(&[7; 36]).unwrap(),
-        outputs: gpu.create_output_buffers(&plan).unwrap(),
+        input: common::round_trip(gpu).create_input(&[7; 36]).unwrap(),
+        outputs: common::round_trip(gpu).create_destinations(&plan).unwrap(),
         plan,
     }
 }
@@ -249,12 +247,12 @@ fn undersized_overlapping_and_misaligned_regions_are_typed_errors() {
     assert!(
         matches!(
             e,
-            Error::BufferTooSmall {
+            Error::Encode(EncodeError::BufferTooSmall {
                 which: BufferRole::Output(0),
                 size: 6,
                 needed: 8,
                 ..
-            }
+            })
         ),
         "{e}"
     );
@@ -267,10 +265,10 @@ fn undersized_overlapping_and_misaligned_regions_are_typed_errors() {
     });
     assert_eq!(
         e,
-        Error::OverlappingRegions {
+        Error::Encode(EncodeError::OverlappingRegions {
             first: 0,
             second: 1
-        }
+        })
     );
     let e = refused(gpu, |enc| {
         let regions = [
@@ -282,12 +280,12 @@ fn undersized_overlapping_and_misaligned_regions_are_typed_errors() {
     assert!(
         matches!(
             e,
-            Error::MisalignedOffset {
+            Error::Encode(EncodeError::MisalignedOffset {
                 which: BufferRole::Output(0),
                 offset: 2,
                 alignment: 4,
                 ..
-            }
+            })
         ),
         "{e}"
     );
@@ -301,10 +299,10 @@ fn undersized_overlapping_and_misaligned_regions_are_typed_errors() {
     assert!(
         matches!(
             e,
-            Error::RegionOutsideBuffer {
+            Error::Encode(EncodeError::RegionOutsideBuffer {
                 which: BufferRole::Output(1),
                 ..
-            }
+            })
         ),
         "{e}"
     );
@@ -317,9 +315,9 @@ fn undersized_overlapping_and_misaligned_regions_are_typed_errors() {
     });
     assert_eq!(
         e,
-        Error::InputSharesBuffer {
+        Error::Encode(EncodeError::InputSharesBuffer {
             which: BufferRole::Output(0)
-        }
+        })
     );
     let e = refused(gpu, |enc| {
         gpu.encode(enc, &s.plan, input, &[BufferRegion::whole(&page)])
@@ -327,10 +325,10 @@ fn undersized_overlapping_and_misaligned_regions_are_typed_errors() {
     });
     assert_eq!(
         e,
-        Error::RegionCount {
+        Error::Encode(EncodeError::RegionCount {
             expected: 2,
             actual: 1
-        }
+        })
     );
     let e = refused(gpu, |enc| {
         let short = BufferRegion::new(&s.input, 0, 35);
@@ -340,17 +338,23 @@ fn undersized_overlapping_and_misaligned_regions_are_typed_errors() {
     assert!(
         matches!(
             e,
-            Error::BufferTooSmall {
+            Error::Encode(EncodeError::BufferTooSmall {
                 which: BufferRole::Input,
                 needed: 36,
                 ..
-            }
+            })
         ),
         "{e}"
     );
     // An arena plan needs encode_arena.
     let split = ResolvedSplit::new(&[3, 6], 1, vec![1, 5], true).unwrap();
-    let arena_plan = gpu.plan_arena(&split, ElementType::Float16).unwrap();
+    let arena_plan = gpu
+        .plan_with(
+            &split,
+            ElementType::Float16,
+            &PlanOptions::default().placement(Placement::Arena),
+        )
+        .unwrap();
     let e = refused(gpu, |enc| {
         let regions: Vec<_> = s.outputs.iter().map(BufferRegion::whole).collect();
         gpu.encode(enc, &arena_plan, input, &regions).unwrap_err()
@@ -375,9 +379,7 @@ fn usages_are_stated_by_the_plan_and_named_with_the_fix() {
     // f32 [4, 8] split [4, 4]: copyable runs.
     let split = ResolvedSplit::new(&[4, 8], 1, vec![4, 4], true).unwrap();
     let copy = PlanOptions::default().strategy(Strategy::Copy);
-    let plan = gpu
-        .plan_with(&split, ElementType::Float, gpu.plan_limits(), &copy)
-        .unwrap();
+    let plan = gpu.plan_with(&split, ElementType::Float, &copy).unwrap();
     assert_eq!(plan.input_usages(), wgpu::BufferUsages::COPY_SRC);
     assert_eq!(plan.output_usages(1), wgpu::BufferUsages::COPY_DST);
     let storage_only = |size| buffer(gpu, size, wgpu::BufferUsages::STORAGE);
@@ -387,11 +389,11 @@ fn usages_are_stated_by_the_plan_and_named_with_the_fix() {
         gpu.encode(enc, &plan, BufferRegion::whole(&input), &regions)
             .unwrap_err()
     });
-    let Error::MissingUsage {
+    let Error::Encode(EncodeError::MissingUsage {
         which,
         missing,
         why,
-    } = &e
+    }) = &e
     else {
         panic!("{e}");
     };
@@ -400,20 +402,18 @@ fn usages_are_stated_by_the_plan_and_named_with_the_fix() {
         why.contains("copy command") && why.contains("Strategy::Gather"),
         "{why}"
     );
-    let input = gpu.create_input(&[0; 128]).unwrap();
+    let input = common::round_trip(gpu).create_input(&[0; 128]).unwrap();
     let e = refused(gpu, |enc| {
         gpu.encode(enc, &plan, BufferRegion::whole(&input), &regions)
             .unwrap_err()
     });
     assert!(
-        matches!(&e, Error::MissingUsage { which: BufferRole::Output(0), missing, .. } if missing == "COPY_DST"),
+        matches!(&e, Error::Encode(EncodeError::MissingUsage { which: BufferRole::Output(0), missing, .. }) if missing == "COPY_DST"),
         "{e}"
     );
     // The dispatch-only plan of the same split works with STORAGE alone.
     let gather = PlanOptions::default().strategy(Strategy::Gather);
-    let plan = gpu
-        .plan_with(&split, ElementType::Float, gpu.plan_limits(), &gather)
-        .unwrap();
+    let plan = gpu.plan_with(&split, ElementType::Float, &gather).unwrap();
     assert_eq!(plan.input_usages(), wgpu::BufferUsages::STORAGE);
     let input = storage_only(128);
     let mut encoder = gpu.device().create_command_encoder(&Default::default());
@@ -439,13 +439,11 @@ fn copy_plans_take_any_word_offset_and_gathers_fold_offsets_into_the_table() {
         let split = ResolvedSplit::new(&[9, 12], 1, lengths, true).unwrap();
         let expected = host::split(&input, &split).unwrap();
         let options = PlanOptions::default().strategy(strategy);
-        let plan = gpu
-            .plan_with(&split, ElementType::Float, gpu.plan_limits(), &options)
-            .unwrap();
+        let plan = gpu.plan_with(&split, ElementType::Float, &options).unwrap();
         assert_eq!(offsets[0] % plan.offset_alignment_bytes(), 0);
         let mut bytes = rng.bytes(offsets[0] as usize);
         bytes.extend_from_slice(input.as_bytes().unwrap());
-        let in_page = gpu.create_input(&bytes).unwrap();
+        let in_page = common::round_trip(gpu).create_input(&bytes).unwrap();
         let page = buffer(gpu, 4096, POOL);
         let regions = [
             BufferRegion::new(&page, offsets[1], plan.destination_bytes(0)),
@@ -491,15 +489,16 @@ fn a_prepared_split_records_between_the_runtimes_own_dispatches() {
     // A plan with copy commands cannot go into a compute pass.
     let split = ResolvedSplit::new(&[4, 8], 1, vec![4, 4], true).unwrap();
     let copy = PlanOptions::default().strategy(Strategy::Copy);
-    let plan = gpu
-        .plan_with(&split, ElementType::Float, gpu.plan_limits(), &copy)
-        .unwrap();
-    let outputs = gpu.create_output_buffers(&plan).unwrap();
+    let plan = gpu.plan_with(&split, ElementType::Float, &copy).unwrap();
+    let outputs = common::round_trip(gpu).create_destinations(&plan).unwrap();
     let regions: Vec<_> = outputs.iter().map(BufferRegion::whole).collect();
     let e = gpu
         .prepare(&plan, BufferRegion::whole(&s.input), &regions)
         .unwrap_err();
-    assert_eq!(e, Error::CopiesInComputePass { copies: 8 });
+    assert_eq!(
+        e,
+        Error::Encode(EncodeError::CopiesInComputePass { copies: 8 })
+    );
 }
 
 #[test]
@@ -544,8 +543,18 @@ fn output_bindings_round_sizes_up_to_whole_words() {
     });
     assert!(pollster::block_on(scope.pop()).is_none());
     // An arena slot is a region of the arena.
-    let arena_plan = gpu.plan_arena(&split, ElementType::Float16).unwrap();
-    let arena = gpu.create_arena(&arena_plan).unwrap();
+    let arena_plan = gpu
+        .plan_with(
+            &split,
+            ElementType::Float16,
+            &PlanOptions::default().placement(Placement::Arena),
+        )
+        .unwrap();
+    let arena = common::round_trip(gpu)
+        .create_destinations(&arena_plan)
+        .unwrap()
+        .remove(0)
+        .unwrap();
     let slot = BufferRegion::whole(&arena).slice(arena_plan.outputs()[1].arena_range());
     assert_eq!(slot.offset, arena_plan.outputs()[1].arena_offset_bytes);
     assert_eq!(slot.binding().size.map(u64::from), Some(20));

@@ -52,7 +52,7 @@ fn split_async_does_not_block_its_executor() {
             }
         });
         let started = Instant::now();
-        let outputs = gpu.split_async(&op, &input).await;
+        let outputs = common::round_trip(gpu).split_async(&op, &input).await;
         let during = started.elapsed();
         ticker.abort();
         (count.load(Ordering::Relaxed), during, outputs)
@@ -77,8 +77,8 @@ fn two_async_splits_are_in_flight_together() {
         return;
     };
     let (op, input) = big_problem();
-    let mut first = pin!(gpu.split_async(&op, &input));
-    let mut second = pin!(gpu.split_async(&op, &input));
+    let mut first = pin!(common::round_trip(gpu).split_async(&op, &input));
+    let mut second = pin!(common::round_trip(gpu).split_async(&op, &input));
     let mut cx = Context::from_waker(Waker::noop());
     // No poller yet: each future submits its work and waits, without
     // blocking, for the GPU; both are then in flight at once.
@@ -126,7 +126,7 @@ fn a_lost_device_ends_the_future_with_an_error_not_a_hang() {
     let splitter = ctx.splitter().unwrap();
     let (op, input) = big_problem();
     let _poller = Poller::new(&ctx.device);
-    let mut future = pin!(splitter.split_async(&op, &input));
+    let mut future = pin!(common::round_trip(splitter).split_async(&op, &input));
     let mut cx = Context::from_waker(Waker::noop());
     assert!(future.as_mut().poll(&mut cx).is_pending());
     ctx.device.destroy();
@@ -143,7 +143,7 @@ fn a_lost_device_ends_the_future_with_an_error_not_a_hang() {
     };
     // The work may have finished before the loss; if not, a typed error.
     if let Err(e) = result {
-        assert!(matches!(e, Error::Gpu { .. }), "{e}");
+        assert!(matches!(e, Error::Device(DeviceError::Gpu { .. })), "{e}");
     }
     println!(
         "lost device: the future ended after {:?}",

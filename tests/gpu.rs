@@ -9,7 +9,7 @@ use common::{Rng, assert_outputs_equal, gpu, naive_split, random_tensor, read_bu
 use proptest::prelude::*;
 use wgpu_split::gpu::GpuSplitter;
 use wgpu_split::plan::{
-    Kernel, Outputs, PlanLimits, PlanOptions, SplitPlan, Strategy as PlanStrategy,
+    Kernel, Placement, PlanLimits, PlanOptions, SplitPlan, Strategy as PlanStrategy,
 };
 use wgpu_split::{
     ElementType, Error, HostTensor, OnnxSplit, OnnxSplitToSequence, Operator, ResolvedSplit, host,
@@ -22,8 +22,7 @@ fn gather() -> PlanOptions {
 
 /// The pure-gather plan on this device.
 fn gather_plan(gpu: &GpuSplitter, split: &ResolvedSplit, t: ElementType) -> SplitPlan {
-    gpu.plan_with(split, t, gpu.plan_limits(), &gather())
-        .unwrap()
+    gpu.plan_with(split, t, &gather()).unwrap()
 }
 
 /// Splits on the GPU and compares with the host path (and, for small
@@ -34,7 +33,7 @@ fn check(
     split: &ResolvedSplit,
     context: &str,
 ) {
-    let actual = gpu
+    let actual = common::round_trip(gpu)
         .split_resolved(split, input)
         .unwrap_or_else(|e| panic!("{context}: {e}"));
     let expected = host::split(input, split).unwrap();
@@ -112,8 +111,10 @@ fn every_element_type_and_strings_are_refused() {
         let split = ResolvedSplit::new(&shape, 1, vec![2, 0, 4, 3], true).unwrap();
         if element_type == ElementType::String {
             // No GPU layout: a typed error that points at the host path.
-            let e = gpu.split_resolved(&split, &input).unwrap_err();
-            assert_eq!(e, Error::NotOnGpu { element_type });
+            let e = common::round_trip(gpu)
+                .split_resolved(&split, &input)
+                .unwrap_err();
+            assert_eq!(e, Error::Plan(PlanError::NotOnGpu { element_type }));
             continue;
         }
         check(gpu, &input, &split, &format!("{element_type}"));
@@ -142,7 +143,7 @@ fn zero_length_outputs_and_zero_size_inputs() {
     }
     // An empty sequence.
     let input = random_tensor(&mut rng, ElementType::Float, &[0, 3]);
-    let out = gpu
+    let out = common::round_trip(gpu)
         .split(&OnnxSplitToSequence::new(11).into(), &input)
         .unwrap();
     assert!(out.is_empty());
@@ -206,16 +207,15 @@ fn check_plans_with(
 ) -> Kernel {
     let expected = host::split(input, split).unwrap();
     let mut kernel = None;
-    for outputs in [Outputs::Separate, Outputs::Arena] {
+    for outputs in [Placement::Separate, Placement::Arena] {
         let plan = gpu
             .plan_with(
                 split,
                 input.element_type(),
-                gpu.plan_limits(),
                 &PlanOptions::default().strategy(strategy).outputs(outputs),
             )
             .unwrap();
-        let actual = gpu.run_plan(&plan, input).unwrap();
+        let actual = common::round_trip(gpu).run_plan(&plan, input).unwrap();
         let context = format!(
             "{} {split:?} {outputs:?} {:?}",
             input.element_type(),
@@ -299,7 +299,7 @@ fn row_streams_move_unaligned_runs_of_every_width() {
         gpu,
         cases,
         common::funnel_split,
-        (Kernel::Streams, strategy),
+        (Kernel::RowStreams, strategy),
         81,
     );
     // The rest had runs that happen to be vec4-aligned.
@@ -326,7 +326,7 @@ fn row_blocks_move_short_runs_of_every_width() {
         gpu,
         cases,
         common::row_block_split,
-        (Kernel::Rows, PlanStrategy::Gather),
+        (Kernel::RowBlocks, PlanStrategy::Gather),
         79,
     );
     // The rest have blocks past 64 words.
@@ -351,20 +351,17 @@ fn row_block_pipelines_are_bounded() {
         let split = ResolvedSplit::new(&[128, m], 1, vec![a, m - a], true).unwrap();
         let input = random_tensor(&mut rng, ElementType::Uint8, &[128, m]);
         let plan = splitter
-            .plan_with(
-                &split,
-                ElementType::Uint8,
-                splitter.plan_limits(),
-                &gather(),
-            )
+            .plan_with(&split, ElementType::Uint8, &gather())
             .unwrap();
         layouts.insert(plan.row_block().expect("a row-block plan").clone());
-        let actual = splitter.run_plan(&plan, &input).unwrap();
+        let actual = common::round_trip(splitter)
+            .run_plan(&plan, &input)
+            .unwrap();
         assert_outputs_equal(&host::split(&input, &split).unwrap(), &actual, "row blocks");
-        assert!(splitter.generated_pipelines() <= 32);
+        assert!(splitter.cached_pipelines() <= 32);
     }
     assert!(layouts.len() > 32, "{} layouts", layouts.len());
-    assert_eq!(splitter.generated_pipelines(), 32);
+    assert_eq!(splitter.cached_pipelines(), 32);
 }
 
 #[test]
@@ -378,26 +375,42 @@ fn ten_thousand_and_100_000_outputs() {
     let split = op.resolve(input.shape()).unwrap();
     assert_eq!(split.output_count(), 10_000);
     // Into one arena: one dispatch.
-    let arena = gpu.plan_arena(&split, ElementType::Float16).unwrap();
+    let arena = gpu
+        .plan_with(
+            &split,
+            ElementType::Float16,
+            &PlanOptions::default().placement(Placement::Arena),
+        )
+        .unwrap();
     assert_eq!(arena.dispatch_count(), 1);
     let expected = host::split(&input, &split).unwrap();
-    assert_outputs_equal(&expected, &gpu.run_plan(&arena, &input).unwrap(), "arena");
+    assert_outputs_equal(
+        &expected,
+        &common::round_trip(gpu).run_plan(&arena, &input).unwrap(),
+        "arena",
+    );
     // Into 10,000 regions: one dispatch per destinations_per_dispatch outputs.
     let plan = gpu.plan(&split, ElementType::Float16).unwrap();
-    let per = gpu.plan_limits().destinations_per_dispatch() as usize;
+    let per = gpu.limits().destinations_per_dispatch() as usize;
     assert_eq!(plan.dispatch_count(), 10_000usize.div_ceil(per));
     check(gpu, &input, &split, "10,000 outputs");
     // 100,000 outputs: the arena table is 4.8 MB, far past the 64 KiB uniform
     // limit; it lives in a storage buffer, still one dispatch.
     let input = random_tensor(&mut rng, ElementType::Uint8, &[100_000]);
     let split = OnnxSplitToSequence::new(11).resolve(input.shape()).unwrap();
-    let arena = gpu.plan_arena(&split, ElementType::Uint8).unwrap();
+    let arena = gpu
+        .plan_with(
+            &split,
+            ElementType::Uint8,
+            &PlanOptions::default().placement(Placement::Arena),
+        )
+        .unwrap();
     assert_eq!(arena.dispatch_count(), 1);
     assert!(arena.table().len() > 64 << 10);
     let expected = host::split(&input, &split).unwrap();
     assert_outputs_equal(
         &expected,
-        &gpu.run_plan(&arena, &input).unwrap(),
+        &common::round_trip(gpu).run_plan(&arena, &input).unwrap(),
         "100,000 arena",
     );
     check(gpu, &input, &split, "100,000 outputs into 100,000 regions");
@@ -455,14 +468,12 @@ fn multi_pass_plans_with_small_windows_are_exact() {
     ] {
         let input = random_tensor(&mut rng, element_type, &shape);
         let split = ResolvedSplit::new(&shape, axis, lengths, true).unwrap();
-        let plan = gpu
-            .plan_with(&split, element_type, &tiny(window, 65535), &gather())
-            .unwrap();
+        let plan = SplitPlan::new(&split, element_type, &tiny(window, 65535), &gather()).unwrap();
         assert!(
             plan.dispatch_count() > 1,
             "{element_type} {shape:?} should need several passes"
         );
-        let actual = gpu.run_plan(&plan, &input).unwrap();
+        let actual = common::round_trip(gpu).run_plan(&plan, &input).unwrap();
         let context = format!(
             "{element_type} {shape:?} window {window}: {} passes",
             plan.dispatch_count()
@@ -485,21 +496,17 @@ fn two_dimensional_grids_past_the_workgroup_limit() {
     let expected = host::split(&input, &split).unwrap();
     let limits = PlanLimits {
         max_compute_workgroups_per_dimension: 3,
-        ..*gpu.plan_limits()
+        ..*gpu.limits()
     };
-    let plan = gpu
-        .plan_with(&split, ElementType::Uint8, &limits, &gather())
-        .unwrap();
+    let plan = SplitPlan::new(&split, ElementType::Uint8, &limits, &gather()).unwrap();
     assert!(plan.dispatch_count() > 1);
-    let actual = gpu.run_plan(&plan, &input).unwrap();
+    let actual = common::round_trip(gpu).run_plan(&plan, &input).unwrap();
     assert_outputs_equal(&expected, &actual, "3 x 3 grids");
     let limits = PlanLimits {
         max_compute_workgroups_per_dimension: 10,
-        ..*gpu.plan_limits()
+        ..*gpu.limits()
     };
-    let plan = gpu
-        .plan_with(&split, ElementType::Uint8, &limits, &gather())
-        .unwrap();
+    let plan = SplitPlan::new(&split, ElementType::Uint8, &limits, &gather()).unwrap();
     assert_eq!(plan.dispatch_count(), 1);
     let [x, y] = plan.passes()[0].workgroups;
     assert!(y > 1 && x <= 10 && y <= 10, "grid {x} x {y}");
@@ -507,7 +514,7 @@ fn two_dimensional_grids_past_the_workgroup_limit() {
         u64::from(x) * u64::from(y) * 256
             < u64::from(plan.passes()[0].invocations) + u64::from(y) * 256
     );
-    let actual = gpu.run_plan(&plan, &input).unwrap();
+    let actual = common::round_trip(gpu).run_plan(&plan, &input).unwrap();
     assert_outputs_equal(&host::split(&input, &split).unwrap(), &actual, "2-D grid");
 }
 
@@ -520,7 +527,7 @@ fn a_tensor_above_the_binding_limit() {
     // lavapipe's), so the test means the same on GPUs that bind more.
     let limits = PlanLimits {
         max_storage_buffer_binding_size: 128 << 20,
-        ..*gpu.plan_limits()
+        ..*gpu.limits()
     };
     // 144 MiB of u32, split unevenly on the last axis so runs are not
     // vec4-aligned.
@@ -532,26 +539,20 @@ fn a_tensor_above_the_binding_limit() {
     let data: Vec<u32> = (0..rows * cols).map(|_| rng.next_u64() as u32).collect();
     let input = HostTensor::from_slice(&[rows, cols], &data).unwrap();
     let split = ResolvedSplit::new(&[rows, cols], 1, vec![4095, 1, 4096], true).unwrap();
-    let plan = gpu
-        .plan_with(&split, ElementType::Uint32, &limits, &gather())
-        .unwrap();
+    let plan = SplitPlan::new(&split, ElementType::Uint32, &limits, &gather()).unwrap();
     assert!(plan.dispatch_count() > 1);
-    let actual = gpu.run_plan(&plan, &input).unwrap();
+    let actual = common::round_trip(gpu).run_plan(&plan, &input).unwrap();
     let expected = host::split(&input, &split).unwrap();
     assert_outputs_equal(&expected, &actual, "144 MiB gather");
     // The default strategy (copies for these long aligned runs), and axis 0,
     // where every output is one contiguous range.
     let auto = PlanOptions::default();
-    let plan = gpu
-        .plan_with(&split, ElementType::Uint32, &limits, &auto)
-        .unwrap();
-    let actual = gpu.run_plan(&plan, &input).unwrap();
+    let plan = SplitPlan::new(&split, ElementType::Uint32, &limits, &auto).unwrap();
+    let actual = common::round_trip(gpu).run_plan(&plan, &input).unwrap();
     assert_outputs_equal(&expected, &actual, "144 MiB default plan");
     let split = ResolvedSplit::new(&[rows, cols], 0, vec![1, rows - 1], true).unwrap();
-    let plan = gpu
-        .plan_with(&split, ElementType::Uint32, &limits, &auto)
-        .unwrap();
-    let actual = gpu.run_plan(&plan, &input).unwrap();
+    let plan = SplitPlan::new(&split, ElementType::Uint32, &limits, &auto).unwrap();
+    let actual = common::round_trip(gpu).run_plan(&plan, &input).unwrap();
     let expected = host::split(&input, &split).unwrap();
     assert_outputs_equal(&expected, &actual, "144 MiB axis 0");
 }
@@ -564,8 +565,9 @@ fn the_async_api_matches_the_blocking_one() {
     let mut rng = Rng::new(31);
     let input = random_tensor(&mut rng, ElementType::BFloat16, &[5, 12]);
     let op: Operator = OnnxSplit::new(18, 3).axis(1).num_outputs(3).into();
-    let blocking = gpu.split(&op, &input).unwrap();
-    let asynchronous = pollster::block_on(gpu.split_async(&op, &input)).unwrap();
+    let blocking = common::round_trip(gpu).split(&op, &input).unwrap();
+    let asynchronous =
+        pollster::block_on(common::round_trip(gpu).split_async(&op, &input)).unwrap();
     assert_eq!(blocking, asynchronous);
     assert_outputs_equal(&host::split_op(&op, &input).unwrap(), &blocking, "async");
 }
@@ -616,7 +618,7 @@ proptest! {
         let lengths = rng.lengths(shape[axis], count);
         let input = random_tensor(&mut rng, element_type, &shape);
         let split = ResolvedSplit::new(&shape, axis, lengths, true).unwrap();
-        let actual = gpu.split_resolved(&split, &input).unwrap();
+        let actual = common::round_trip(gpu).split_resolved(&split, &input).unwrap();
         prop_assert_eq!(naive_split(&input, &split), actual);
     }
 }
@@ -651,7 +653,7 @@ proptest! {
         let input = random_tensor(&mut rng, element_type, split.input_shape());
         let strategy = PlanStrategy::Auto(common::streams_first());
         let kernel = check_plans_with(gpu, &input, &split, strategy);
-        prop_assert!(matches!(kernel, Kernel::Streams | Kernel::Vec4), "{kernel:?}");
+        prop_assert!(matches!(kernel, Kernel::RowStreams | Kernel::Vec4), "{kernel:?}");
     }
 }
 
@@ -690,7 +692,7 @@ fn onnx_node_tests_pass_on_the_gpu() {
         // Strings have no GPU layout; they go to the host path, as a runtime would.
         let execute = |op: &Operator, data: &HostTensor| match data.element_type() {
             ElementType::String => host::split_op(op, data),
-            _ => gpu.split(op, data),
+            _ => common::round_trip(gpu).split(op, data),
         };
         let summary = run_directories(&dirs, execute, &mut out).unwrap();
         let text = String::from_utf8(out).unwrap();
@@ -726,12 +728,10 @@ fn every_strategy_gives_the_same_bytes_on_the_gpu() {
             PlanStrategy::Copy,
             PlanStrategy::Auto(Default::default()),
         ] {
-            for outputs in [Outputs::Separate, Outputs::Arena] {
+            for outputs in [Placement::Separate, Placement::Arena] {
                 let options = PlanOptions::default().strategy(strategy).outputs(outputs);
-                let plan = gpu
-                    .plan_with(&split, t, gpu.plan_limits(), &options)
-                    .unwrap();
-                let actual = gpu.run_plan(&plan, &input).unwrap();
+                let plan = gpu.plan_with(&split, t, &options).unwrap();
+                let actual = common::round_trip(gpu).run_plan(&plan, &input).unwrap();
                 let context = format!("{t} {shape:?} {strategy:?} {outputs:?}");
                 assert_outputs_equal(&expected, &actual, &context);
             }
@@ -749,25 +749,31 @@ fn cached_tables_follow_plans_and_buffers() {
     let shape = [6, 10];
     let a = ResolvedSplit::new(&shape, 1, vec![3, 7], true).unwrap();
     let b = ResolvedSplit::new(&shape, 1, vec![7, 3], true).unwrap();
-    let arena_options = gather().outputs(Outputs::Arena);
+    let arena_options = gather().placement(Placement::Arena);
     let plan = |split| {
-        gpu.plan_with(split, ElementType::Uint8, gpu.plan_limits(), &arena_options)
+        gpu.plan_with(split, ElementType::Uint8, &arena_options)
             .unwrap()
     };
     let (plan_a, plan_b) = (plan(&a), plan(&b));
-    let arena = gpu
-        .create_arena(if plan_a.arena_bytes() > plan_b.arena_bytes() {
+    let arena = common::round_trip(gpu)
+        .create_destinations(if plan_a.arena_bytes() > plan_b.arena_bytes() {
             &plan_a
         } else {
             &plan_b
         })
+        .unwrap()
+        .remove(0)
         .unwrap();
     let inputs: Vec<HostTensor> = (0..2)
         .map(|_| random_tensor(&mut rng, ElementType::Uint8, &shape))
         .collect();
     let buffers: Vec<wgpu::Buffer> = inputs
         .iter()
-        .map(|t| gpu.create_input(t.as_bytes().unwrap()).unwrap())
+        .map(|t| {
+            common::round_trip(gpu)
+                .create_input(t.as_bytes().unwrap())
+                .unwrap()
+        })
         .collect();
     // Alternate plans and inputs through the same arena; every result must
     // match its own plan and input, whatever was cached before.
@@ -775,11 +781,11 @@ fn cached_tables_follow_plans_and_buffers() {
         for (plan, split) in [(&plan_a, &a), (&plan_b, &b)] {
             for (input, buffer) in inputs.iter().zip(&buffers) {
                 let mut encoder = gpu.device().create_command_encoder(&Default::default());
-                gpu.encode_arena(
+                gpu.encode(
                     &mut encoder,
                     plan,
                     BufferRegion::whole(buffer),
-                    BufferRegion::whole(&arena),
+                    &[BufferRegion::whole(&arena)],
                 )
                 .unwrap();
                 gpu.queue().submit([encoder.finish()]);

@@ -7,7 +7,7 @@ mod common;
 use common::{Rng, gpu, random_tensor};
 use proptest::prelude::*;
 use wgpu_split::gpu::{BufferRegion, GpuContext};
-use wgpu_split::plan::{Outputs, PlanLimits, PlanOptions, SplitPlan, Strategy};
+use wgpu_split::plan::{Placement, PlanLimits, PlanOptions, SplitPlan, Strategy};
 use wgpu_split::{
     ElementType, Error, HostTensor, OnnxSplit, OnnxSplitToSequence, OpenVinoSplit,
     OpenVinoVariadicSplit, Operator, ParamTensor, ParamValues, ResolvedSplit, host,
@@ -154,7 +154,9 @@ fn ten_thousand_random_operators_give_typed_errors_or_agreeing_paths() {
         let input = random_tensor(&mut rng, element_type, &shape);
         let expected = host::split(&input, &split).unwrap();
         if let Some(gpu) = gpu {
-            let actual = gpu.split_resolved(&split, &input).unwrap();
+            let actual = common::round_trip(gpu)
+                .split_resolved(&split, &input)
+                .unwrap();
             assert_eq!(
                 expected, actual,
                 "case {case}: {op:?} on {shape:?} {element_type}"
@@ -177,10 +179,13 @@ fn limits_past_two_to_the_32_are_errors_or_multi_pass_plans() {
     let split = ResolvedSplit::new(&[1 << 33], 0, vec![1 << 32, 1 << 32], true).unwrap();
     let arena = PlanOptions::default()
         .strategy(Strategy::Gather)
-        .outputs(Outputs::Arena);
+        .placement(Placement::Arena);
     let e = SplitPlan::new(&split, ElementType::Uint8, &PlanLimits::LAVAPIPE, &arena).unwrap_err();
     assert!(
-        matches!(e, Error::TooLargeForDevice { what: "input", .. }),
+        matches!(
+            e,
+            Error::Plan(PlanError::TooLargeForDevice { what: "input", .. })
+        ),
         "{e}"
     );
     // On a device that could hold it, the plan cuts 2^35 words into windows
@@ -209,16 +214,25 @@ fn limits_past_two_to_the_32_are_errors_or_multi_pass_plans() {
     };
     let e = SplitPlan::new(&many, ElementType::Uint8, &small, &arena).unwrap_err();
     assert!(
-        matches!(e, Error::TooLargeForDevice { what: "arena", .. }),
+        matches!(
+            e,
+            Error::Plan(PlanError::TooLargeForDevice { what: "arena", .. })
+        ),
         "{e}"
     );
     // More outputs than the planner takes, and shapes that overflow.
     let e = OnnxSplitToSequence::new(11)
         .resolve(&[1 << 30])
         .unwrap_err();
-    assert!(matches!(e, Error::TooManyOutputs { .. }));
+    assert!(matches!(
+        e,
+        Error::Resolve(ResolveError::TooManyOutputs { .. })
+    ));
     let e = OnnxSplit::new(13, 1).resolve(&[usize::MAX, 2]).unwrap_err();
-    assert!(matches!(e, Error::ShapeOverflow { .. }));
+    assert!(matches!(
+        e,
+        Error::Tensor(TensorError::ShapeOverflow { .. })
+    ));
 }
 
 #[test]
@@ -235,15 +249,15 @@ fn buffers_from_another_device_are_a_typed_error() {
     let other = wgpu_split::gpu::GpuSplitter::new(&device, &queue).unwrap();
     let split = ResolvedSplit::new(&[4, 8], 1, vec![3, 5], true).unwrap();
     let gather = PlanOptions::default().strategy(Strategy::Gather);
-    let plan = SplitPlan::new(&split, ElementType::Float, gpu.plan_limits(), &gather).unwrap();
-    let foreign = other.create_input(&[0; 128]).unwrap();
-    let outputs = gpu.create_output_buffers(&plan).unwrap();
+    let plan = SplitPlan::new(&split, ElementType::Float, gpu.limits(), &gather).unwrap();
+    let foreign = common::round_trip(other).create_input(&[0; 128]).unwrap();
+    let outputs = common::round_trip(gpu).create_destinations(&plan).unwrap();
     let regions: Vec<BufferRegion> = outputs.iter().map(BufferRegion::whole).collect();
     let mut encoder = gpu.device().create_command_encoder(&Default::default());
     let e = gpu
         .encode(&mut encoder, &plan, BufferRegion::whole(&foreign), &regions)
         .unwrap_err();
-    assert!(matches!(e, Error::Gpu { .. }), "{e}");
+    assert!(matches!(e, Error::Device(DeviceError::Gpu { .. })), "{e}");
 }
 
 /// Resident memory of this process in bytes (Linux).
@@ -288,7 +302,9 @@ fn eight_threads_share_one_splitter_for_500_splits_each() {
                 let mut rng = Rng::new(1000 + t);
                 for i in 0..500 {
                     let (input, split) = problem(&mut rng);
-                    let actual = gpu.split_resolved(&split, &input).unwrap();
+                    let actual = common::round_trip(gpu)
+                        .split_resolved(&split, &input)
+                        .unwrap();
                     assert_eq!(
                         host::split(&input, &split).unwrap(),
                         actual,
@@ -311,11 +327,15 @@ fn ten_thousand_consecutive_splits_keep_memory_flat() {
     // Also through encode with caller-owned buffers, which fills the cache.
     let run = |rng: &mut Rng| {
         let (input, split) = problem(rng);
-        let actual = gpu.split_resolved(&split, &input).unwrap();
+        let actual = common::round_trip(gpu)
+            .split_resolved(&split, &input)
+            .unwrap();
         assert_eq!(host::split(&input, &split).unwrap(), actual);
         let plan = gpu.plan(&split, input.element_type()).unwrap();
-        let buffer = gpu.create_input(input.as_bytes().unwrap()).unwrap();
-        let outputs = gpu.create_output_buffers(&plan).unwrap();
+        let buffer = common::round_trip(gpu)
+            .create_input(input.as_bytes().unwrap())
+            .unwrap();
+        let outputs = common::round_trip(gpu).create_destinations(&plan).unwrap();
         let regions: Vec<BufferRegion> = outputs.iter().map(BufferRegion::whole).collect();
         let mut encoder = gpu.device().create_command_encoder(&Default::default());
         gpu.encode(&mut encoder, &plan, BufferRegion::whole(&buffer), &regions)
@@ -357,20 +377,29 @@ fn a_destroyed_device_gives_typed_errors_promptly() {
     let splitter = ctx.splitter().unwrap();
     let input = HostTensor::from_slice(&[4, 4], &[1.0f32; 16]).unwrap();
     let op: Operator = OnnxSplit::new(13, 2).axis(1).into();
-    assert_eq!(splitter.split(&op, &input).unwrap().len(), 2);
+    assert_eq!(
+        common::round_trip(splitter)
+            .split(&op, &input)
+            .unwrap()
+            .len(),
+        2
+    );
     ctx.device.destroy();
     let started = std::time::Instant::now();
-    let e = splitter.split(&op, &input).unwrap_err();
-    assert!(matches!(e, Error::Gpu { .. }), "{e}");
+    let e = common::round_trip(splitter).split(&op, &input).unwrap_err();
+    assert!(matches!(e, Error::Device(DeviceError::Gpu { .. })), "{e}");
     // Creating resources may still succeed after destroy (wgpu allows it);
     // nothing panics, and any work fails with a typed error.
     let split = op.resolve(&[4, 4]).unwrap();
     let plan = splitter.plan(&split, ElementType::Float).unwrap();
-    let _ = splitter.create_arena(&plan);
-    let _ = splitter.create_input(&[0; 64]);
+    let _ = common::round_trip(splitter)
+        .create_destinations(&plan)
+        .unwrap()
+        .remove(0);
+    let _ = common::round_trip(splitter).create_input(&[0; 64]);
     let _ = wgpu_split::gpu::GpuSplitter::new(&ctx.device, &ctx.queue);
-    let e = pollster::block_on(splitter.split_async(&op, &input)).unwrap_err();
-    assert!(matches!(e, Error::Gpu { .. }), "{e}");
+    let e = pollster::block_on(common::round_trip(splitter).split_async(&op, &input)).unwrap_err();
+    assert!(matches!(e, Error::Device(DeviceError::Gpu { .. })), "{e}");
     assert!(
         started.elapsed() < std::time::Duration::from_secs(10),
         "took {:?}",
@@ -398,7 +427,7 @@ proptest! {
         ];
         for op in ops {
             if let Ok(split) = op.resolve(&dims) {
-                for outputs in [Outputs::Separate, Outputs::Arena] {
+                for outputs in [Placement::Separate, Placement::Arena] {
                     let options = PlanOptions::default().outputs(outputs);
                     let _ = SplitPlan::new(&split, ElementType::ALL[t], &PlanLimits::LAVAPIPE, &options);
                 }

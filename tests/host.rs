@@ -156,10 +156,10 @@ fn a_tensor_of_another_shape_is_rejected() {
     let split = ResolvedSplit::new(&[2, 2], 0, vec![1, 1], true).unwrap();
     assert_eq!(
         host::split(&input, &split),
-        Err(Error::ShapeMismatch {
+        Err(Error::Resolve(ResolveError::ShapeMismatch {
             expected: vec![2, 2],
             actual: vec![4]
-        })
+        }))
     );
 }
 
@@ -244,11 +244,11 @@ fn split_into_checks_the_buffers_it_is_given() {
     assert!(
         matches!(
             e,
-            Error::DataLength {
+            Error::Tensor(TensorError::DataLength {
                 expected: 8,
                 actual: 7,
                 ..
-            }
+            })
         ),
         "{e}"
     );
@@ -256,11 +256,11 @@ fn split_into_checks_the_buffers_it_is_given() {
     assert!(
         matches!(
             e,
-            Error::DataLength {
+            Error::Tensor(TensorError::DataLength {
                 expected: 2,
                 actual: 1,
                 ..
-            }
+            })
         ),
         "{e}"
     );

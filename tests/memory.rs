@@ -26,21 +26,25 @@ fn wait_idle(gpu: &GpuSplitter) {
 /// One run of the pattern that used to pin memory: a fresh 4 MiB input and
 /// fresh outputs, encoded, submitted, dropped.
 fn encode_fresh(gpu: &GpuSplitter, plan: &SplitPlan, arena: bool) {
-    let input = gpu
+    let input = common::round_trip(gpu)
         .create_input(&vec![7u8; plan.input_bytes() as usize])
         .unwrap();
     let mut encoder = gpu.device().create_command_encoder(&Default::default());
     if arena {
-        let arena = gpu.create_arena(plan).unwrap();
-        gpu.encode_arena(
+        let arena = common::round_trip(gpu)
+            .create_destinations(plan)
+            .unwrap()
+            .remove(0)
+            .unwrap();
+        gpu.encode(
             &mut encoder,
             plan,
             BufferRegion::whole(&input),
-            BufferRegion::whole(&arena),
+            &[BufferRegion::whole(&arena)],
         )
         .unwrap();
     } else {
-        let outputs = gpu.create_output_buffers(plan).unwrap();
+        let outputs = common::round_trip(gpu).create_destinations(plan).unwrap();
         let regions: Vec<BufferRegion> = outputs.iter().map(BufferRegion::whole).collect();
         gpu.encode(&mut encoder, plan, BufferRegion::whole(&input), &regions)
             .unwrap();
@@ -57,10 +61,14 @@ fn dropped_buffers_free_their_memory() {
     // f32 [1024, 1024] (4 MiB) split on the last axis into 4: the gather.
     let split = ResolvedSplit::new(&[1024, 1024], 1, vec![256; 4], true).unwrap();
     let gather = PlanOptions::default().strategy(Strategy::Gather);
-    let plan = gpu
-        .plan_with(&split, ElementType::Float, gpu.plan_limits(), &gather)
+    let plan = gpu.plan_with(&split, ElementType::Float, &gather).unwrap();
+    let arena_plan = gpu
+        .plan_with(
+            &split,
+            ElementType::Float,
+            &PlanOptions::default().placement(Placement::Arena),
+        )
         .unwrap();
-    let arena_plan = gpu.plan_arena(&split, ElementType::Float).unwrap();
     for _ in 0..5 {
         encode_fresh(gpu, &plan, false);
         encode_fresh(gpu, &arena_plan, true);

@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 
 use common::{Rng, random_tensor};
 use prost::Message;
-use wgpu_split::onnx::node_test::{NodeTest, Summary, run_directories};
+use wgpu_split::error::{OnnxError, TensorError};
+use wgpu_split::onnx::node_test::{Failure, NodeTest, Summary, run_directories};
 use wgpu_split::onnx::proto::{
     AttributeProto, GraphProto, ModelProto, NodeProto, OperatorSetIdProto, SequenceProto,
     StringStringEntryProto, TensorProto, ValueInfoProto,
@@ -68,7 +69,7 @@ fn node_tests_check_what_they_claim() {
     let test = NodeTest::load(dir).unwrap();
     assert!(matches!(
         test.run(|_, _| Ok(vec![])),
-        Err(Error::OutputMismatch { .. })
+        Err(Failure::OutputMismatch { .. })
     ));
     let flipped = test.run(|op: &Operator, data: &HostTensor| {
         let mut outputs = host::split_op(op, data)?;
@@ -79,7 +80,7 @@ fn node_tests_check_what_they_claim() {
         Ok(outputs)
     });
     assert!(
-        matches!(flipped, Err(Error::OutputMismatch { output: 0, .. })),
+        matches!(flipped, Err(Failure::OutputMismatch { output: 0, .. })),
         "{flipped:?}"
     );
 }
@@ -152,48 +153,48 @@ fn tensor_data_must_match_its_dims() {
     t.float_data = vec![1.0, 2.0];
     assert!(matches!(
         tensor_from_proto(&t),
-        Err(Error::DataLength {
+        Err(Error::Tensor(TensorError::DataLength {
             expected: 3,
             actual: 2,
             ..
-        })
+        }))
     ));
     let mut t = typed(ElementType::Int4, &[3]);
     t.int32_data = vec![1];
     assert!(matches!(
         tensor_from_proto(&t),
-        Err(Error::DataLength {
+        Err(Error::Tensor(TensorError::DataLength {
             expected: 2,
             actual: 1,
             ..
-        })
+        }))
     ));
     let mut t = typed(ElementType::Float, &[2]);
     t.raw_data = Some(vec![0; 7]);
     assert!(matches!(
         tensor_from_proto(&t),
-        Err(Error::DataLength {
+        Err(Error::Tensor(TensorError::DataLength {
             expected: 8,
             actual: 7,
             ..
-        })
+        }))
     ));
     // Dims claiming terabytes are caught before anything is allocated.
     let mut t = typed(ElementType::Double, &[1 << 20, 1 << 20]);
     t.raw_data = Some(vec![0; 16]);
     assert!(matches!(
         tensor_from_proto(&t),
-        Err(Error::DataLength { .. })
+        Err(Error::Tensor(TensorError::DataLength { .. }))
     ));
     let t = typed(ElementType::Double, &[i64::MAX, i64::MAX]);
     assert!(matches!(
         tensor_from_proto(&t),
-        Err(Error::ShapeOverflow { .. })
+        Err(Error::Tensor(TensorError::ShapeOverflow { .. }))
     ));
     let t = typed(ElementType::Float, &[-1]);
     assert!(matches!(
         tensor_from_proto(&t),
-        Err(Error::MalformedTensor { .. })
+        Err(Error::Onnx(OnnxError::MalformedTensor { .. }))
     ));
     let mut t = typed(ElementType::Float, &[1]);
     t.external_data = vec![StringStringEntryProto {
@@ -202,7 +203,7 @@ fn tensor_data_must_match_its_dims() {
     }];
     assert!(matches!(
         tensor_from_proto(&t),
-        Err(Error::MalformedTensor { .. })
+        Err(Error::Onnx(OnnxError::MalformedTensor { .. }))
     ));
     let t = TensorProto {
         data_type: Some(0),
@@ -210,13 +211,13 @@ fn tensor_data_must_match_its_dims() {
     };
     assert!(matches!(
         tensor_from_proto(&t),
-        Err(Error::UnknownElementType { code: 0 })
+        Err(Error::Tensor(TensorError::UnknownElementType { code: 0 }))
     ));
     let mut t = typed(ElementType::String, &[1]);
     t.raw_data = Some(vec![1]);
     assert!(matches!(
         tensor_from_proto(&t),
-        Err(Error::MalformedTensor { .. })
+        Err(Error::Onnx(OnnxError::MalformedTensor { .. }))
     ));
 }
 
@@ -238,11 +239,11 @@ fn sequences_are_read_as_lists_of_tensors() {
     };
     assert!(matches!(
         read_sequence(&maps.encode_to_vec()),
-        Err(Error::MalformedTensor { .. })
+        Err(Error::Onnx(OnnxError::MalformedTensor { .. }))
     ));
     assert!(matches!(
         read_sequence(&[0xFF, 0xFF]),
-        Err(Error::ProtobufDecode { .. })
+        Err(Error::Onnx(OnnxError::ProtobufDecode { .. }))
     ));
 }
 
@@ -391,13 +392,13 @@ fn malformed_models_are_typed_errors() {
     g.node.push(g.node[0].clone());
     assert!(matches!(
         SplitModel::from_bytes(&two_nodes.encode_to_vec()),
-        Err(Error::MalformedModel { .. })
+        Err(Error::Onnx(OnnxError::MalformedModel { .. }))
     ));
     let mut no_opset = model("Split", 13, &["x"], 2, vec![]);
     no_opset.opset_import.clear();
     assert!(matches!(
         SplitModel::from_bytes(&no_opset.encode_to_vec()),
-        Err(Error::MalformedModel { .. })
+        Err(Error::Onnx(OnnxError::MalformedModel { .. }))
     ));
     let other_domain = {
         let mut m = model("Split", 13, &["x"], 2, vec![]);
@@ -406,11 +407,11 @@ fn malformed_models_are_typed_errors() {
     };
     assert!(matches!(
         SplitModel::from_bytes(&other_domain.encode_to_vec()),
-        Err(Error::UnsupportedOperator { .. })
+        Err(Error::Onnx(OnnxError::UnsupportedOperator { .. }))
     ));
     assert!(matches!(
         SplitModel::from_bytes(&[0x0A, 0xFF]),
-        Err(Error::ProtobufDecode { .. })
+        Err(Error::Onnx(OnnxError::ProtobufDecode { .. }))
     ));
 }
 

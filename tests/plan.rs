@@ -9,8 +9,10 @@ mod common;
 use common::emulator::{Layout, check_emulated};
 use common::{Rng, random_tensor, tiny};
 use proptest::prelude::*;
-use wgpu_split::plan::abi::WORKGROUP_SIZE;
-use wgpu_split::plan::{CostModel, Kernel, Outputs, PlanLimits, PlanOptions, SplitPlan, Strategy};
+use wgpu_split::plan::internals::WORKGROUP_SIZE;
+use wgpu_split::plan::{
+    CostModel, Kernel, Placement, PlanLimits, PlanOptions, SplitPlan, Strategy,
+};
 use wgpu_split::{ElementType, Error, HostTensor, OnnxSplitToSequence, ResolvedSplit};
 
 /// Static properties of a plan: windows, grids, tables and the output
@@ -49,7 +51,7 @@ fn check_structure(plan: &SplitPlan, context: &str) {
             "{context}: grid is tight"
         );
     }
-    if plan.placement() == Outputs::Arena {
+    if plan.placement() == Placement::Arena {
         let mut end = 0;
         for o in plan.outputs() {
             assert_eq!(o.arena_offset_bytes % align, 0);
@@ -92,7 +94,7 @@ fn plans_with(
     limits: &PlanLimits,
     strategy: Strategy,
 ) -> [SplitPlan; 2] {
-    [Outputs::Separate, Outputs::Arena]
+    [Placement::Separate, Placement::Arena]
         .map(|o| SplitPlan::new(split, t, limits, &options(strategy, o)).unwrap())
 }
 
@@ -166,7 +168,7 @@ fn the_kernel_is_the_widest_that_divides_everything() {
     // Runs of 4 and 2 floats: two rows make whole vec4s of everything.
     assert_eq!(
         kernel(&[8, 6], 1, vec![4, 2], ElementType::Float),
-        both(Kernel::Rows)
+        both(Kernel::RowBlocks)
     );
     assert_eq!(
         kernel(&[7, 6], 1, vec![4, 2], ElementType::Float),
@@ -280,7 +282,8 @@ fn funnel_plans_of_every_width_are_exact() {
 #[test]
 fn row_stream_plans_of_every_width_are_exact() {
     let strategy = Strategy::Auto(common::streams_first());
-    let streams = plans_of_every_width_with(common::funnel_split, (Kernel::Streams, strategy), 82);
+    let streams =
+        plans_of_every_width_with(common::funnel_split, (Kernel::RowStreams, strategy), 82);
     assert!(streams >= 100, "{streams} of 140 plans took row streams");
 }
 
@@ -292,7 +295,7 @@ fn long_unaligned_runs_take_row_streams_on_lavapipe() {
     let split = ResolvedSplit::new(&[64, 4097], 1, vec![2048, 2049], true).unwrap();
     let auto = Strategy::Auto(CostModel::LAVAPIPE);
     for plan in plans_with(&split, ElementType::Uint8, &PlanLimits::LAVAPIPE, auto) {
-        assert_eq!(plan.kernel(), Kernel::Streams);
+        assert_eq!(plan.kernel(), Kernel::RowStreams);
         let rs = plan.row_streams().unwrap();
         assert_eq!((rs.block_bits, rs.per_row), (4097 * 8, 16));
         let vec4s: Vec<u32> = rs.outputs.iter().map(|o| o.vec4s).collect();
@@ -307,7 +310,7 @@ fn long_unaligned_runs_take_row_streams_on_lavapipe() {
     // row streams.
     let split = ResolvedSplit::new(&[3, 4097], 1, vec![2048, 2049], true).unwrap();
     let [plan, _] = plans_with(&split, ElementType::Uint8, &PlanLimits::LAVAPIPE, auto);
-    assert_ne!(plan.kernel(), Kernel::Streams);
+    assert_ne!(plan.kernel(), Kernel::RowStreams);
 }
 
 #[test]
@@ -320,7 +323,7 @@ fn short_runs_take_row_blocks() {
     // input and 1, 2 and 3 vec4s of the outputs.
     let [separate, arena] = plans(&[4096, 6], vec![1, 2, 3], ElementType::Float16);
     for plan in [&separate, &arena] {
-        assert_eq!(plan.kernel(), Kernel::Rows);
+        assert_eq!(plan.kernel(), Kernel::RowBlocks);
         let rb = plan.row_block().unwrap();
         assert_eq!((rb.rows, rb.src_vec4s), (8, 6));
         let vec4s: Vec<usize> = rb.outputs.iter().map(|o| o.words.len() / 4).collect();
@@ -332,14 +335,14 @@ fn short_runs_take_row_blocks() {
     // baseline: other kernels.
     assert_ne!(
         plans(&[4095, 6], vec![1, 2, 3], ElementType::Float16)[0].kernel(),
-        Kernel::Rows
+        Kernel::RowBlocks
     );
     assert_ne!(
         plans(&[4096, 67], vec![1, 66], ElementType::Float)[0].kernel(),
-        Kernel::Rows
+        Kernel::RowBlocks
     );
     let split = ResolvedSplit::new(&[4096, 6], 1, vec![1, 2, 3], true).unwrap();
-    let per_output = options(Strategy::GatherPerOutput, Outputs::Separate);
+    let per_output = options(Strategy::GatherPerOutput, Placement::Separate);
     let plan = SplitPlan::new(
         &split,
         ElementType::Float16,
@@ -347,18 +350,18 @@ fn short_runs_take_row_blocks() {
         &per_output,
     )
     .unwrap();
-    assert_ne!(plan.kernel(), Kernel::Rows);
+    assert_ne!(plan.kernel(), Kernel::RowBlocks);
     // More outputs than one dispatch binds (7 on WebGPU): other kernels.
     let split = ResolvedSplit::new(&[128, 8], 1, vec![1; 8], true).unwrap();
     let [separate, arena] = gather_plans(&split, ElementType::Float16, &PlanLimits::WEBGPU_DEFAULT);
-    assert_ne!(separate.kernel(), Kernel::Rows);
-    assert_eq!(arena.kernel(), Kernel::Rows);
+    assert_ne!(separate.kernel(), Kernel::RowBlocks);
+    assert_eq!(arena.kernel(), Kernel::RowBlocks);
 }
 
 #[test]
 fn row_block_plans_of_every_width_are_exact() {
     // The rest have blocks past 64 words (wide elements, long rows).
-    let rows = plans_of_every_width(common::row_block_split, Kernel::Rows, 80);
+    let rows = plans_of_every_width(common::row_block_split, Kernel::RowBlocks, 80);
     assert!(rows >= 100, "{rows} of 140 plans took row blocks");
 }
 
@@ -413,7 +416,7 @@ fn grids_stay_within_the_workgroup_limit() {
 /// [outputs, 2] f32 tensor), each into its own destination.
 fn dispatches_for(outputs: usize, limits: &PlanLimits) -> usize {
     let split = OnnxSplitToSequence::new(11).resolve(&[outputs, 2]).unwrap();
-    let options = options(Strategy::Gather, Outputs::Separate);
+    let options = options(Strategy::Gather, Placement::Separate);
     SplitPlan::new(&split, ElementType::Float, limits, &options)
         .unwrap()
         .dispatch_count()
@@ -448,7 +451,7 @@ fn dispatch_counts_follow_the_storage_buffer_limit() {
         &split,
         ElementType::Float,
         &PlanLimits::LAVAPIPE,
-        &options(Strategy::Gather, Outputs::Arena),
+        &options(Strategy::Gather, Placement::Arena),
     )
     .unwrap();
     assert_eq!(arena.dispatch_count(), 1);
@@ -464,7 +467,7 @@ fn many_outputs_into_many_regions_are_exact() {
         &split,
         ElementType::Float16,
         &PlanLimits::WEBGPU_DEFAULT,
-        &options(Strategy::Gather, Outputs::Separate),
+        &options(Strategy::Gather, Placement::Separate),
     )
     .unwrap();
     assert_eq!(plan.dispatch_count(), 143);
@@ -474,17 +477,20 @@ fn many_outputs_into_many_regions_are_exact() {
 #[test]
 fn plans_past_the_device_are_errors() {
     let split = ResolvedSplit::new(&[4], 0, vec![4], true).unwrap();
-    let gather = options(Strategy::Gather, Outputs::Arena);
+    let gather = options(Strategy::Gather, Placement::Arena);
     assert_eq!(
         SplitPlan::new(&split, ElementType::String, &PlanLimits::LAVAPIPE, &gather),
-        Err(Error::NotOnGpu {
+        Err(Error::Plan(PlanError::NotOnGpu {
             element_type: ElementType::String
-        })
+        }))
     );
     let huge = ResolvedSplit::new(&[1 << 40], 0, vec![1 << 40], true).unwrap();
     assert!(matches!(
         SplitPlan::new(&huge, ElementType::Float, &PlanLimits::LAVAPIPE, &gather),
-        Err(Error::TooLargeForDevice { what: "input", .. })
+        Err(Error::Plan(PlanError::TooLargeForDevice {
+            what: "input",
+            ..
+        }))
     ));
     // The input fits, but 1,000 outputs padded to 256 bytes each do not.
     let many = OnnxSplitToSequence::new(11).resolve(&[1000]).unwrap();
@@ -494,10 +500,13 @@ fn plans_past_the_device_are_errors() {
     };
     assert!(matches!(
         SplitPlan::new(&many, ElementType::Uint8, &limits, &gather),
-        Err(Error::TooLargeForDevice { what: "arena", .. })
+        Err(Error::Plan(PlanError::TooLargeForDevice {
+            what: "arena",
+            ..
+        }))
     ));
     // Separate destinations need no arena.
-    let separate = options(Strategy::Gather, Outputs::Separate);
+    let separate = options(Strategy::Gather, Placement::Separate);
     assert!(SplitPlan::new(&many, ElementType::Uint8, &limits, &separate).is_ok());
 }
 
@@ -536,7 +545,10 @@ fn offsets_need_only_word_alignment_and_fold_into_the_table() {
     // A vec4 plan needs 16-byte offsets; a word plan 4-byte ones.
     let e = separate.bind(2, &[0, 64]).unwrap_err();
     assert!(
-        matches!(e, Error::MisalignedOffset { alignment: 4, .. }),
+        matches!(
+            e,
+            Error::Encode(EncodeError::MisalignedOffset { alignment: 4, .. })
+        ),
         "{e}"
     );
     let split = ResolvedSplit::new(&[4, 16], 1, vec![8, 8], true).unwrap();
@@ -544,17 +556,20 @@ fn offsets_need_only_word_alignment_and_fold_into_the_table() {
     assert_eq!(vec4.kernel(), Kernel::Vec4);
     let e = vec4.bind(16, &[4, 64]).unwrap_err();
     assert!(
-        matches!(e, Error::MisalignedOffset { alignment: 16, .. }),
+        matches!(
+            e,
+            Error::Encode(EncodeError::MisalignedOffset { alignment: 16, .. })
+        ),
         "{e}"
     );
     let e = vec4.bind(16, &[0]).unwrap_err();
     assert!(
         matches!(
             e,
-            Error::RegionCount {
+            Error::Encode(EncodeError::RegionCount {
                 expected: 2,
                 actual: 1
-            }
+            })
         ),
         "{e}"
     );
@@ -580,7 +595,7 @@ proptest! {
         let mut rng = Rng::new(seed);
         let lengths = rng.lengths(shape[axis], count);
         let split = ResolvedSplit::new(&shape, axis, lengths, true).unwrap();
-        let outputs = if arena { Outputs::Arena } else { Outputs::Separate };
+        let outputs = if arena { Placement::Arena } else { Placement::Separate };
         let limits = tiny(window_kib * 1024, max_groups);
         let plan = SplitPlan::new(&split, element_type, &limits, &options(Strategy::Gather, outputs)).unwrap();
         let input = random_tensor(&mut rng, element_type, &shape);
@@ -610,9 +625,9 @@ fn check_generated_with(
     let mut rng = Rng::new(seed);
     let split = generate(&mut rng, element_type, count);
     let outputs = if arena {
-        Outputs::Arena
+        Placement::Arena
     } else {
-        Outputs::Separate
+        Placement::Separate
     };
     let options = options(strategy, outputs);
     let plan = SplitPlan::new(&split, element_type, &PlanLimits::WEBGPU_DEFAULT, &options).unwrap();
@@ -675,7 +690,7 @@ fn strategies_move_the_same_bits() {
             Strategy::Copy,
             Strategy::Auto(CostModel::LAVAPIPE),
         ] {
-            for outputs in [Outputs::Separate, Outputs::Arena] {
+            for outputs in [Placement::Separate, Placement::Arena] {
                 let plan = SplitPlan::new(&split, t, &limits, &options(strategy, outputs)).unwrap();
                 check_plan(
                     &plan,
@@ -705,7 +720,7 @@ fn usages_follow_what_the_plan_records() {
             &split,
             ElementType::Float,
             &PlanLimits::LAVAPIPE,
-            &options(strategy, Outputs::Separate),
+            &options(strategy, Placement::Separate),
         )
         .unwrap()
     };
@@ -736,17 +751,17 @@ fn copy_needs_four_byte_runs() {
         &split,
         ElementType::Uint8,
         &PlanLimits::LAVAPIPE,
-        &options(Strategy::Copy, Outputs::Separate),
+        &options(Strategy::Copy, Placement::Separate),
     )
     .unwrap_err();
     assert!(
         matches!(
             e,
-            Error::NotCopyable {
+            Error::Plan(PlanError::NotCopyable {
                 output: 0,
                 run_bits: 8,
                 ..
-            }
+            })
         ),
         "{e}"
     );
@@ -761,7 +776,7 @@ fn the_cost_model_copies_long_runs_and_gathers_short_ones() {
             &split,
             t,
             &PlanLimits::LAVAPIPE,
-            &options(auto, Outputs::Separate),
+            &options(auto, Placement::Separate),
         )
         .unwrap()
     };

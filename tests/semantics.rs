@@ -1,11 +1,12 @@
 //! Every rule and example of SEMANTICS.md, errors included, one test each.
 
 use wgpu_split::{
-    ElementType, Error, HostTensor, MAX_OUTPUTS, OnnxSplit, OnnxSplitToSequence, OpKind,
-    OpenVinoSplit, OpenVinoVariadicSplit, Operator, ParamTensor, ParamValues, ResolvedSplit,
+    ElementType, HostTensor, MAX_OUTPUTS, OnnxSplit, OnnxSplitToSequence, OpKind, OpenVinoSplit,
+    OpenVinoVariadicSplit, Operator, ParamTensor, ParamValues, ResolveError, ResolvedSplit,
+    TensorError,
 };
 
-fn lengths(r: Result<ResolvedSplit, Error>) -> Vec<usize> {
+fn lengths(r: Result<ResolvedSplit, ResolveError>) -> Vec<usize> {
     r.unwrap().lengths().to_vec()
 }
 
@@ -47,7 +48,9 @@ fn axis_range_is_minus_rank_to_rank_minus_one() {
             .axis(axis)
             .resolve(&[2, 3, 4])
             .unwrap_err();
-        assert!(matches!(e, Error::AxisOutOfRange { axis: a, rank: 3, .. } if a == axis as i128));
+        assert!(
+            matches!(e, ResolveError::AxisOutOfRange { axis: a, rank: 3, .. } if a == axis as i128)
+        );
     }
 }
 
@@ -67,7 +70,10 @@ fn rank_zero_is_an_error_for_every_operator() {
     ];
     for op in ops {
         let e = op.resolve(&[]).unwrap_err();
-        assert!(matches!(e, Error::AxisOutOfRange { rank: 0, .. }), "{e}");
+        assert!(
+            matches!(e, ResolveError::AxisOutOfRange { rank: 0, .. }),
+            "{e}"
+        );
     }
 }
 
@@ -79,7 +85,7 @@ fn explicit_lengths_must_be_non_negative_count_n_and_sum_to_d() {
     let e = op(&[6, -1]).resolve(&[5]).unwrap_err();
     assert!(matches!(
         e,
-        Error::LengthBelowMinimum {
+        ResolveError::LengthBelowMinimum {
             index: 1,
             minimum: 0,
             dim: 5,
@@ -89,7 +95,7 @@ fn explicit_lengths_must_be_non_negative_count_n_and_sum_to_d() {
     let e = op(&[2, 2]).resolve(&[5]).unwrap_err();
     assert!(matches!(
         e,
-        Error::LengthSumMismatch {
+        ResolveError::LengthSumMismatch {
             sum: 4,
             dim: 5,
             inferred: false,
@@ -101,7 +107,10 @@ fn explicit_lengths_must_be_non_negative_count_n_and_sum_to_d() {
         .split_input(ParamTensor::int64_1d(&[2, 3]))
         .resolve(&[5])
         .unwrap_err();
-    assert!(matches!(e, Error::LengthCountMismatch { outputs: 3, .. }));
+    assert!(matches!(
+        e,
+        ResolveError::LengthCountMismatch { outputs: 3, .. }
+    ));
 }
 
 #[test]
@@ -181,14 +190,14 @@ fn opsets_map_to_their_defining_version() {
     }
     assert_eq!(
         OnnxSplit::new(0, 1).resolve(&[2]),
-        Err(Error::UnsupportedOpset {
+        Err(ResolveError::UnsupportedOpset {
             kind: OpKind::OnnxSplit,
             opset: 0
         })
     );
     assert_eq!(
         OnnxSplitToSequence::new(10).resolve(&[2]),
-        Err(Error::UnsupportedOpset {
+        Err(ResolveError::UnsupportedOpset {
             kind: OpKind::OnnxSplitToSequence,
             opset: 10
         })
@@ -199,7 +208,7 @@ fn opsets_map_to_their_defining_version() {
 fn a_node_with_no_outputs_is_an_error() {
     assert!(matches!(
         OnnxSplit::new(13, 0).resolve(&[4]),
-        Err(Error::NoOutputs { .. })
+        Err(ResolveError::NoOutputs { .. })
     ));
 }
 
@@ -226,13 +235,13 @@ fn split1_lengths_from_a_whole_valued_float_input() {
     let op = OnnxSplit::new(1, 2).split_input(float_param(ElementType::Float, &[2], &[1.5, 2.5]));
     assert!(matches!(
         op.resolve(&[4]),
-        Err(Error::NonWholeLength { index: 0, .. })
+        Err(ResolveError::NonWholeLength { index: 0, .. })
     ));
     for bad in [f64::NAN, f64::INFINITY, 1e30] {
         let op =
             OnnxSplit::new(1, 2).split_input(float_param(ElementType::Double, &[2], &[bad, 1.0]));
         assert!(
-            matches!(op.resolve(&[4]), Err(Error::NonWholeLength { .. })),
+            matches!(op.resolve(&[4]), Err(ResolveError::NonWholeLength { .. })),
             "{bad}"
         );
     }
@@ -245,7 +254,7 @@ fn split1_attribute_and_input_together_is_an_error() {
         .split_input(float_param(ElementType::Float, &[2], &[1.0, 3.0]));
     assert!(matches!(
         op.resolve(&[4]),
-        Err(Error::ConflictingParameters { .. })
+        Err(ResolveError::ConflictingParameters { .. })
     ));
 }
 
@@ -255,7 +264,7 @@ fn split1_absent_axis_is_zero_and_equal_split_needs_divisibility() {
     assert_eq!((r.axis(), r.lengths()), (0, &[2, 2][..]));
     assert!(matches!(
         OnnxSplit::new(1, 3).resolve(&[4]),
-        Err(Error::NotEvenlySplittable {
+        Err(ResolveError::NotEvenlySplittable {
             parts: 3,
             dim: 4,
             ..
@@ -280,7 +289,7 @@ fn split2_and_11_take_lengths_from_the_attribute_only() {
         let op = OnnxSplit::new(opset, 2).split_input(ParamTensor::int64_1d(&[2, 1]));
         assert!(matches!(
             op.resolve(&[3]),
-            Err(Error::NotInOpset {
+            Err(ResolveError::NotInOpset {
                 what: "input split",
                 ..
             })
@@ -288,7 +297,7 @@ fn split2_and_11_take_lengths_from_the_attribute_only() {
         let op = OnnxSplit::new(opset, 2).num_outputs(2);
         assert!(matches!(
             op.resolve(&[4]),
-            Err(Error::NotInOpset {
+            Err(ResolveError::NotInOpset {
                 what: "attribute num_outputs",
                 ..
             })
@@ -304,7 +313,7 @@ fn opsets_2_11_13_reject_uneven_equal_splits() {
         assert!(
             matches!(
                 e,
-                Error::NotEvenlySplittable {
+                ResolveError::NotEvenlySplittable {
                     dim: 7,
                     parts: 3,
                     ..
@@ -334,12 +343,12 @@ fn split13_takes_lengths_from_an_integer_input() {
     let op = OnnxSplit::new(13, 2).split_input(float_param(ElementType::Float, &[2], &[1.0, 3.0]));
     assert!(matches!(
         op.resolve(&[4]),
-        Err(Error::ParamType { param: "split", .. })
+        Err(ResolveError::ParamType { param: "split", .. })
     ));
     let op = OnnxSplit::new(13, 2).split_attribute(&[1, 3]);
     assert!(matches!(
         op.resolve(&[4]),
-        Err(Error::NotInOpset {
+        Err(ResolveError::NotInOpset {
             what: "attribute split",
             ..
         })
@@ -351,13 +360,13 @@ fn split_input_must_be_one_dimensional_and_non_empty() {
     for opset in [1, 13, 18] {
         let scalar = OnnxSplit::new(opset, 1).split_input(ParamTensor::int64_scalar(4));
         assert!(
-            matches!(scalar.resolve(&[4]), Err(Error::ParamShape { .. })),
+            matches!(scalar.resolve(&[4]), Err(ResolveError::ParamShape { .. })),
             "{opset}"
         );
         let rank2 =
             OnnxSplit::new(opset, 2).split_input(int_param(ElementType::Int64, &[1, 2], &[2, 2]));
         assert!(
-            matches!(rank2.resolve(&[4]), Err(Error::ParamShape { .. })),
+            matches!(rank2.resolve(&[4]), Err(ResolveError::ParamShape { .. })),
             "{opset}"
         );
         // Empty 1-D split: a count mismatch, as shape inference says (ORT treats it as absent).
@@ -365,7 +374,7 @@ fn split_input_must_be_one_dimensional_and_non_empty() {
         assert!(
             matches!(
                 empty.resolve(&[4]),
-                Err(Error::LengthCountMismatch { outputs: 2, .. })
+                Err(ResolveError::LengthCountMismatch { outputs: 2, .. })
             ),
             "{opset}"
         );
@@ -393,7 +402,7 @@ fn split18_num_outputs_error_examples() {
     for (d, n) in [(5, 4), (6, 4), (4, 3)] {
         let e = split18(n).resolve(&[d]).unwrap_err();
         assert!(
-            matches!(e, Error::EmptyLastChunk { .. }),
+            matches!(e, ResolveError::EmptyLastChunk { .. }),
             "d={d} n={n}: {e}"
         );
     }
@@ -404,7 +413,7 @@ fn split18_num_outputs_error_examples() {
         assert!(
             matches!(
                 e,
-                Error::PartCountOutOfRange {
+                ResolveError::PartCountOutOfRange {
                     attribute: "num_outputs",
                     ..
                 }
@@ -415,7 +424,7 @@ fn split18_num_outputs_error_examples() {
     let e = split18(4).resolve(&[5]).unwrap_err();
     assert_eq!(
         e,
-        Error::EmptyLastChunk {
+        ResolveError::EmptyLastChunk {
             op: OnnxSplit::new(18, 1).op_id().unwrap(),
             axis: 0,
             dim: 5,
@@ -442,7 +451,7 @@ fn split18_fewer_outputs_receive_the_first_chunks_more_is_an_error() {
     let op = OnnxSplit::new(18, 4).num_outputs(3);
     assert!(matches!(
         op.resolve(&[10]),
-        Err(Error::MoreOutputsThanNumOutputs {
+        Err(ResolveError::MoreOutputsThanNumOutputs {
             num_outputs: 3,
             outputs: 4,
             ..
@@ -457,12 +466,12 @@ fn split18_split_and_num_outputs_together_is_an_error() {
         .split_input(ParamTensor::int64_1d(&[2, 2]));
     assert!(matches!(
         op.resolve(&[4]),
-        Err(Error::ConflictingParameters { .. })
+        Err(ResolveError::ConflictingParameters { .. })
     ));
     let op = OnnxSplit::new(18, 2).split_attribute(&[2, 2]);
     assert!(matches!(
         op.resolve(&[4]),
-        Err(Error::NotInOpset {
+        Err(ResolveError::NotInOpset {
             what: "attribute split",
             ..
         })
@@ -474,7 +483,7 @@ fn split18_with_neither_is_an_equal_split_over_the_outputs() {
     assert_eq!(lengths(OnnxSplit::new(18, 2).resolve(&[6])), [3, 3]);
     assert!(matches!(
         OnnxSplit::new(18, 4).resolve(&[6]),
-        Err(Error::NotEvenlySplittable { .. })
+        Err(ResolveError::NotEvenlySplittable { .. })
     ));
 }
 
@@ -525,7 +534,10 @@ fn sequence_scalar_split_chunks_and_remainder() {
     // ORT dies with SIGFPE on 0; here it is an error, as is any s < 1.
     for s in [0, -1, i64::MIN] {
         let e = seq(s, 8).unwrap_err();
-        assert!(matches!(e, Error::InvalidScalarSplit { dim: 8, .. }), "{s}");
+        assert!(
+            matches!(e, ResolveError::InvalidScalarSplit { dim: 8, .. }),
+            "{s}"
+        );
     }
 }
 
@@ -541,22 +553,28 @@ fn sequence_one_dimensional_split() {
     let empty = OnnxSplitToSequence::new(11).split(ParamTensor::int64_1d(&[]));
     assert!(matches!(
         empty.resolve(&[4]),
-        Err(Error::EmptyLengths { .. })
+        Err(ResolveError::EmptyLengths { .. })
     ));
     let rank2 = OnnxSplitToSequence::new(11).split(int_param(ElementType::Int64, &[1, 1], &[4]));
-    assert!(matches!(rank2.resolve(&[4]), Err(Error::ParamShape { .. })));
+    assert!(matches!(
+        rank2.resolve(&[4]),
+        Err(ResolveError::ParamShape { .. })
+    ));
     let negative = OnnxSplitToSequence::new(11).split(ParamTensor::int64_1d(&[5, -1]));
     assert!(matches!(
         negative.resolve(&[4]),
-        Err(Error::LengthBelowMinimum { .. })
+        Err(ResolveError::LengthBelowMinimum { .. })
     ));
     let sum = OnnxSplitToSequence::new(11).split(ParamTensor::int64_1d(&[1, 1]));
     assert!(matches!(
         sum.resolve(&[4]),
-        Err(Error::LengthSumMismatch { .. })
+        Err(ResolveError::LengthSumMismatch { .. })
     ));
     let float = OnnxSplitToSequence::new(11).split(float_param(ElementType::Float, &[1], &[4.0]));
-    assert!(matches!(float.resolve(&[4]), Err(Error::ParamType { .. })));
+    assert!(matches!(
+        float.resolve(&[4]),
+        Err(ResolveError::ParamType { .. })
+    ));
 }
 
 #[test]
@@ -617,7 +635,7 @@ fn sequence_onnxruntime_shapes_drop_the_axis_on_a_scalar_split_only() {
     assert!(
         matches!(
             e,
-            Error::CannotDropAxis {
+            ResolveError::CannotDropAxis {
                 axis: 0,
                 dim: 5,
                 chunk: 2,
@@ -665,12 +683,12 @@ fn variadic_axis_is_a_scalar_or_shape_one_of_any_integer_type() {
     let op = variadic(int_param(ElementType::Int64, &[2], &[0, 1]), &[1, 1]);
     assert!(matches!(
         op.resolve(&[2, 2]),
-        Err(Error::ParamShape { param: "axis", .. })
+        Err(ResolveError::ParamShape { param: "axis", .. })
     ));
     let op = variadic(float_param(ElementType::Float, &[], &[0.0]), &[1, 1]);
     assert!(matches!(
         op.resolve(&[2, 2]),
-        Err(Error::ParamType { param: "axis", .. })
+        Err(ResolveError::ParamType { param: "axis", .. })
     ));
 }
 
@@ -682,7 +700,7 @@ fn variadic_lengths_are_one_dimensional_integers() {
     );
     assert!(matches!(
         op.resolve(&[2]),
-        Err(Error::ParamType {
+        Err(ResolveError::ParamType {
             param: "split_lengths",
             ..
         })
@@ -690,7 +708,7 @@ fn variadic_lengths_are_one_dimensional_integers() {
     let op = OpenVinoVariadicSplit::new(ParamTensor::int64_scalar(0), ParamTensor::int64_scalar(2));
     assert!(matches!(
         op.resolve(&[2]),
-        Err(Error::ParamShape {
+        Err(ResolveError::ParamShape {
             param: "split_lengths",
             ..
         })
@@ -708,7 +726,7 @@ fn variadic_lengths_are_one_dimensional_integers() {
     let op = OpenVinoVariadicSplit::new(ParamTensor::int64_scalar(0), minus_one_u32);
     assert!(matches!(
         op.resolve(&[5]),
-        Err(Error::LengthSumMismatch {
+        Err(ResolveError::LengthSumMismatch {
             inferred: false,
             ..
         })
@@ -743,7 +761,7 @@ fn variadic_errors() {
     assert!(
         matches!(
             e,
-            Error::LengthSumMismatch {
+            ResolveError::LengthSumMismatch {
                 sum: 8,
                 dim: 6,
                 inferred: true,
@@ -754,11 +772,11 @@ fn variadic_errors() {
     );
     assert!(matches!(
         variadic(ax(), &[-1, -1]).resolve(&[6]),
-        Err(Error::MultipleInferredLengths { .. })
+        Err(ResolveError::MultipleInferredLengths { .. })
     ));
     assert!(matches!(
         variadic(ax(), &[-2, 8]).resolve(&[6]),
-        Err(Error::LengthBelowMinimum {
+        Err(ResolveError::LengthBelowMinimum {
             minimum: -1,
             index: 0,
             ..
@@ -766,18 +784,18 @@ fn variadic_errors() {
     ));
     assert!(matches!(
         variadic(ax(), &[2, 2]).resolve(&[6]),
-        Err(Error::LengthSumMismatch {
+        Err(ResolveError::LengthSumMismatch {
             inferred: false,
             ..
         })
     ));
     assert!(matches!(
         variadic(ax(), &[]).resolve(&[6]),
-        Err(Error::EmptyLengths { .. })
+        Err(ResolveError::EmptyLengths { .. })
     ));
     assert!(matches!(
         variadic(ParamTensor::int64_scalar(2), &[6]).resolve(&[6]),
-        Err(Error::AxisOutOfRange { .. })
+        Err(ResolveError::AxisOutOfRange { .. })
     ));
 }
 
@@ -794,7 +812,7 @@ fn openvino_split_equal_parts() {
         .unwrap_err();
     assert!(matches!(
         e,
-        Error::NotEvenlySplittable {
+        ResolveError::NotEvenlySplittable {
             dim: 6,
             parts: 4,
             ..
@@ -806,7 +824,7 @@ fn openvino_split_equal_parts() {
             .unwrap_err();
         assert!(matches!(
             e,
-            Error::PartCountOutOfRange {
+            ResolveError::PartCountOutOfRange {
                 attribute: "num_splits",
                 ..
             }
@@ -816,11 +834,11 @@ fn openvino_split_equal_parts() {
     let e = OpenVinoSplit::new(ParamTensor::int64_1d(&[0]), 2)
         .resolve(&[6])
         .unwrap_err();
-    assert!(matches!(e, Error::ParamShape { param: "axis", .. }));
+    assert!(matches!(e, ResolveError::ParamShape { param: "axis", .. }));
     let e = OpenVinoSplit::new(float_param(ElementType::Double, &[], &[0.0]), 2)
         .resolve(&[6])
         .unwrap_err();
-    assert!(matches!(e, Error::ParamType { param: "axis", .. }));
+    assert!(matches!(e, ResolveError::ParamType { param: "axis", .. }));
     // d = 0 splits into zero-size parts.
     assert_eq!(
         lengths(OpenVinoSplit::new(ParamTensor::int64_scalar(0), 3).resolve(&[0])),
@@ -837,7 +855,7 @@ fn absurd_output_counts_are_errors_not_allocations() {
     assert!(
         matches!(
             e,
-            Error::TooManyOutputs {
+            ResolveError::TooManyOutputs {
                 limit: MAX_OUTPUTS,
                 ..
             }
@@ -845,28 +863,28 @@ fn absurd_output_counts_are_errors_not_allocations() {
         "{e}"
     );
     let e = OnnxSplit::new(13, 1 << 40).resolve(&[big]).unwrap_err();
-    assert!(matches!(e, Error::TooManyOutputs { .. }), "{e}");
+    assert!(matches!(e, ResolveError::TooManyOutputs { .. }), "{e}");
     let e = OnnxSplitToSequence::new(11).resolve(&[big]).unwrap_err();
-    assert!(matches!(e, Error::TooManyOutputs { .. }), "{e}");
+    assert!(matches!(e, ResolveError::TooManyOutputs { .. }), "{e}");
     let e = OnnxSplitToSequence::new(11)
         .split(ParamTensor::int64_scalar(1))
         .resolve(&[big])
         .unwrap_err();
-    assert!(matches!(e, Error::TooManyOutputs { .. }), "{e}");
+    assert!(matches!(e, ResolveError::TooManyOutputs { .. }), "{e}");
     let e = OpenVinoSplit::new(ParamTensor::int64_scalar(0), 1 << 40)
         .resolve(&[big])
         .unwrap_err();
-    assert!(matches!(e, Error::TooManyOutputs { .. }), "{e}");
+    assert!(matches!(e, ResolveError::TooManyOutputs { .. }), "{e}");
     // Huge lengths that overflow any sum are a mismatch, not a wrap-around.
     let op = OnnxSplit::new(13, 3).split_input(ParamTensor::int64_1d(&[i64::MAX, i64::MAX, 2]));
     assert!(matches!(
         op.resolve(&[4]),
-        Err(Error::LengthSumMismatch { .. })
+        Err(ResolveError::LengthSumMismatch { .. })
     ));
     let u = int_param(ElementType::Uint64, &[2], &[u64::MAX as i128, 1]);
     assert!(matches!(
         OnnxSplit::new(13, 2).split_input(u).resolve(&[4]),
-        Err(Error::LengthSumMismatch { .. })
+        Err(ResolveError::LengthSumMismatch { .. })
     ));
 }
 
@@ -875,17 +893,17 @@ fn shapes_whose_product_overflows_are_errors() {
     let huge = [1usize << 33, 1 << 33, 2];
     assert!(matches!(
         OnnxSplit::new(13, 1).resolve(&huge),
-        Err(Error::ShapeOverflow { .. })
+        Err(ResolveError::ShapeOverflow { .. })
     ));
     // Zero-size but with an overflowing product of the other dimensions.
     let zero = [0, usize::MAX, 2];
     assert!(matches!(
         OnnxSplit::new(13, 1).axis(1).resolve(&zero),
-        Err(Error::ShapeOverflow { .. })
+        Err(ResolveError::ShapeOverflow { .. })
     ));
     assert!(matches!(
         HostTensor::from_raw(ElementType::Float, &huge, vec![]),
-        Err(Error::ShapeOverflow { .. })
+        Err(TensorError::ShapeOverflow { .. })
     ));
 }
 
@@ -895,15 +913,15 @@ fn resolved_split_can_be_given_directly_and_is_validated() {
     assert_eq!(r.output_shapes(), vec![vec![4, 2], vec![4, 4]]);
     assert!(matches!(
         ResolvedSplit::new(&[4, 6], 2, vec![6], true),
-        Err(Error::AxisOutOfRange { .. })
+        Err(ResolveError::AxisOutOfRange { .. })
     ));
     assert!(matches!(
         ResolvedSplit::new(&[4, 6], 1, vec![4, 4], true),
-        Err(Error::LengthSumMismatch { .. })
+        Err(ResolveError::LengthSumMismatch { .. })
     ));
     assert!(matches!(
         ResolvedSplit::new(&[4, 6], 1, vec![2, 4], false),
-        Err(Error::ParamShape { .. })
+        Err(ResolveError::ParamShape { .. })
     ));
     let r = ResolvedSplit::new(&[4, 2], 1, vec![1, 1], false).unwrap();
     assert_eq!(r.output_shapes(), vec![vec![4]; 2]);
@@ -913,14 +931,18 @@ fn resolved_split_can_be_given_directly_and_is_validated() {
 fn params_check_their_value_count_and_kind() {
     assert!(matches!(
         ParamTensor::new(ElementType::Int64, vec![3], ParamValues::Int(vec![1])),
-        Err(Error::DataLength { .. })
+        Err(ResolveError::ParamValueCount {
+            expected: 3,
+            actual: 1,
+            ..
+        })
     ));
     assert!(matches!(
         ParamTensor::new(ElementType::Float, vec![1], ParamValues::Int(vec![1])),
-        Err(Error::NonNumericParam { .. })
+        Err(ResolveError::NonNumericParam { .. })
     ));
     assert!(matches!(
         ParamTensor::new(ElementType::Bool, vec![1], ParamValues::Int(vec![1])),
-        Err(Error::NonNumericParam { .. })
+        Err(ResolveError::NonNumericParam { .. })
     ));
 }

@@ -7,26 +7,28 @@
 use std::mem::{offset_of, size_of};
 
 use naga::valid::{Capabilities, ValidationFlags, Validator};
-use wgpu_split::plan::abi::{
+use wgpu_split::plan::internals::{
     FLAG_ALIGNED, FLAG_PAD, TableEntry, TableHeader, UNITS_PER_INVOCATION, WORKGROUP_SIZE,
 };
-use wgpu_split::plan::{CostModel, Kernel, Outputs, PlanLimits, PlanOptions, SplitPlan, Strategy};
+use wgpu_split::plan::{
+    CostModel, Kernel, Placement, PlanLimits, PlanOptions, SplitPlan, Strategy,
+};
 use wgpu_split::{ElementType, ResolvedSplit};
 
 /// Modules the GPU path compiles: the arena (1 slot), and separate
 /// destinations with WebGPU's default (7), lavapipe's (31) and the most any
 /// device gets (32) slots.
-fn every_module() -> Vec<(Outputs, u32)> {
-    let mut modules = vec![(Outputs::Arena, 1)];
-    modules.extend([1, 2, 7, 31, 32].map(|s| (Outputs::Separate, s)));
+fn every_module() -> Vec<(Placement, u32)> {
+    let mut modules = vec![(Placement::Arena, 1)];
+    modules.extend([1, 2, 7, 31, 32].map(|s| (Placement::Separate, s)));
     modules
 }
 
 fn module() -> naga::Module {
-    module_with(Outputs::Arena, 1)
+    module_with(Placement::Arena, 1)
 }
 
-fn module_with(outputs: Outputs, slots: u32) -> naga::Module {
+fn module_with(outputs: Placement, slots: u32) -> naga::Module {
     validated(&wgpu_split::gpu::shader_source(outputs, slots))
 }
 
@@ -50,17 +52,17 @@ fn generated_row_block_kernels_validate() {
         (ElementType::Double, vec![8, 5], vec![2, 3]),
     ] {
         let split = ResolvedSplit::new(&shape, 1, lengths, true).unwrap();
-        for outputs in [Outputs::Separate, Outputs::Arena] {
+        for outputs in [Placement::Separate, Placement::Arena] {
             let options = PlanOptions::default()
                 .strategy(Strategy::Gather)
                 .outputs(outputs);
             let plan = SplitPlan::new(&split, t, &PlanLimits::WEBGPU_DEFAULT, &options).unwrap();
-            assert_eq!(plan.kernel(), Kernel::Rows, "{t} {shape:?}");
+            assert_eq!(plan.kernel(), Kernel::RowBlocks, "{t} {shape:?}");
             let module = validated(&wgpu_split::gpu::plan_shader_source(&plan));
             let entry = module
                 .entry_points
                 .iter()
-                .find(|e| e.name == Kernel::Rows.entry_point(outputs))
+                .find(|e| e.name == Kernel::RowBlocks.entry_point(outputs))
                 .expect("the row-block entry point");
             assert_eq!(entry.workgroup_size, [WORKGROUP_SIZE, 1, 1]);
         }
@@ -77,17 +79,17 @@ fn generated_row_stream_kernels_validate() {
         (ElementType::Uint8, vec![16, 90], vec![17, 17, 17, 17, 22]),
     ] {
         let split = ResolvedSplit::new(&shape, 1, lengths, true).unwrap();
-        for outputs in [Outputs::Separate, Outputs::Arena] {
+        for outputs in [Placement::Separate, Placement::Arena] {
             let options = PlanOptions::default()
                 .strategy(Strategy::Auto(CostModel::LAVAPIPE))
                 .outputs(outputs);
             let plan = SplitPlan::new(&split, t, &PlanLimits::WEBGPU_DEFAULT, &options).unwrap();
-            assert_eq!(plan.kernel(), Kernel::Streams, "{t} {shape:?}");
+            assert_eq!(plan.kernel(), Kernel::RowStreams, "{t} {shape:?}");
             let module = validated(&wgpu_split::gpu::plan_shader_source(&plan));
             let entry = module
                 .entry_points
                 .iter()
-                .find(|e| e.name == Kernel::Streams.entry_point(outputs))
+                .find(|e| e.name == Kernel::RowStreams.entry_point(outputs))
                 .expect("the row-stream entry point");
             assert_eq!(entry.workgroup_size, [WORKGROUP_SIZE, 1, 1]);
         }
@@ -126,7 +128,7 @@ fn the_compiled_shader_validates_without_optional_capabilities() {
     for (outputs, slots) in every_module() {
         let module = module_with(outputs, slots);
         for kernel in Kernel::GENERIC {
-            for outputs in [Outputs::Arena, Outputs::Separate] {
+            for outputs in [Placement::Arena, Placement::Separate] {
                 let name = kernel.entry_point(outputs);
                 let entry = module
                     .entry_points

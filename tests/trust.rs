@@ -19,10 +19,10 @@ fn wait_idle(gpu: &GpuSplitter) {
 
 /// A fresh input and fresh outputs, encoded, submitted and dropped.
 fn encode_fresh(gpu: &GpuSplitter, plan: &SplitPlan) {
-    let input = gpu
+    let input = common::round_trip(gpu)
         .create_input(&vec![7u8; plan.input_bytes() as usize])
         .unwrap();
-    let outputs = gpu.create_output_buffers(plan).unwrap();
+    let outputs = common::round_trip(gpu).create_destinations(plan).unwrap();
     let regions: Vec<BufferRegion> = outputs.iter().map(BufferRegion::whole).collect();
     let mut encoder = gpu.device().create_command_encoder(&Default::default());
     gpu.encode(&mut encoder, plan, BufferRegion::whole(&input), &regions)
@@ -42,9 +42,7 @@ fn the_cache_policy_bounds_the_tables_kept_and_can_be_off() {
         for cols in 4..40 {
             let lengths = rng.lengths(cols, 3);
             let split = ResolvedSplit::new(&[8, cols], 1, lengths, true).unwrap();
-            let plan = gpu
-                .plan_with(&split, ElementType::Uint8, gpu.plan_limits(), &gather)
-                .unwrap();
+            let plan = gpu.plan_with(&split, ElementType::Uint8, &gather).unwrap();
             encode_fresh(gpu, &plan);
         }
     };
@@ -66,8 +64,7 @@ fn the_cache_policy_bounds_the_tables_kept_and_can_be_off() {
 fn copy_plan(gpu: &GpuSplitter) -> SplitPlan {
     let split = ResolvedSplit::new(&[4, 8], 1, vec![4, 4], true).unwrap();
     let copy = PlanOptions::default().strategy(Strategy::Copy);
-    gpu.plan_with(&split, ElementType::Float, gpu.plan_limits(), &copy)
-        .unwrap()
+    gpu.plan_with(&split, ElementType::Float, &copy).unwrap()
 }
 
 #[test]
@@ -78,14 +75,16 @@ fn buffers_of_another_device_are_typed_errors_even_for_copies() {
     let other = GpuContext::new_default().unwrap().splitter().unwrap();
     let plan = copy_plan(gpu);
     assert_eq!(plan.dispatch_count(), 0, "copies only: no bind group");
-    let input = gpu.create_input(&[1; 128]).unwrap();
-    let foreign = other.create_output_buffers(&plan).unwrap();
+    let input = common::round_trip(gpu).create_input(&[1; 128]).unwrap();
+    let foreign = common::round_trip(other)
+        .create_destinations(&plan)
+        .unwrap();
     let regions: Vec<BufferRegion> = foreign.iter().map(BufferRegion::whole).collect();
     let e = refused(gpu, |enc| {
         gpu.encode(enc, &plan, BufferRegion::whole(&input), &regions)
             .unwrap_err()
     });
-    assert!(matches!(e, Error::Gpu { .. }), "{e}");
+    assert!(matches!(e, Error::Device(DeviceError::Gpu { .. })), "{e}");
 }
 
 #[test]
@@ -97,8 +96,8 @@ fn a_mapped_buffer_is_a_typed_error_before_recording() {
         let split = ResolvedSplit::new(&[4, 8], 1, vec![3, 5], true).unwrap();
         gpu.plan(&split, ElementType::Float).unwrap()
     }] {
-        let input = gpu.create_input(&[1; 128]).unwrap();
-        let outputs = gpu.create_output_buffers(&plan).unwrap();
+        let input = common::round_trip(gpu).create_input(&[1; 128]).unwrap();
+        let outputs = common::round_trip(gpu).create_destinations(&plan).unwrap();
         // A destination still mapped since its creation.
         let mapped = gpu.device().create_buffer(&wgpu::BufferDescriptor {
             label: None,
@@ -116,9 +115,9 @@ fn a_mapped_buffer_is_a_typed_error_before_recording() {
         });
         assert_eq!(
             e,
-            Error::BufferMapped {
+            Error::Device(DeviceError::BufferMapped {
                 which: BufferRole::Output(1)
-            }
+            })
         );
         mapped.unmap();
         let mut encoder = gpu.device().create_command_encoder(&Default::default());
@@ -138,8 +137,8 @@ fn a_buffer_destroyed_after_an_encode_is_a_typed_error_at_the_next() {
         copy_plan(gpu),
         gpu.plan(&split, ElementType::Float).unwrap(),
     ] {
-        let input = gpu.create_input(&[1; 128]).unwrap();
-        let outputs = gpu.create_output_buffers(&plan).unwrap();
+        let input = common::round_trip(gpu).create_input(&[1; 128]).unwrap();
+        let outputs = common::round_trip(gpu).create_destinations(&plan).unwrap();
         let regions: Vec<BufferRegion> = outputs.iter().map(BufferRegion::whole).collect();
         // A first encode succeeds (and caches its table).
         let mut encoder = gpu.device().create_command_encoder(&Default::default());
@@ -154,16 +153,16 @@ fn a_buffer_destroyed_after_an_encode_is_a_typed_error_at_the_next() {
             gpu.encode(enc, &plan, BufferRegion::whole(&input), &regions)
                 .unwrap_err()
         });
-        assert!(matches!(e, Error::Gpu { .. }), "{e}");
+        assert!(matches!(e, Error::Device(DeviceError::Gpu { .. })), "{e}");
         // And the same mistake with a fresh plan and fresh buffers.
-        let fresh = gpu.create_output_buffers(&plan).unwrap();
+        let fresh = common::round_trip(gpu).create_destinations(&plan).unwrap();
         fresh[0].destroy();
         let regions: Vec<BufferRegion> = fresh.iter().map(BufferRegion::whole).collect();
         let e = refused(gpu, |enc| {
             gpu.encode(enc, &plan, BufferRegion::whole(&input), &regions)
                 .unwrap_err()
         });
-        assert!(matches!(e, Error::Gpu { .. }), "{e}");
+        assert!(matches!(e, Error::Device(DeviceError::Gpu { .. })), "{e}");
     }
 }
 
@@ -185,14 +184,16 @@ fn default_contexts_share_one_instance_so_foreign_buffers_never_alias() {
     let splitter = a.splitter().unwrap();
     let split = ResolvedSplit::new(&[4, 8], 1, vec![3, 5], true).unwrap();
     let plan = splitter.plan(&split, ElementType::Float).unwrap();
-    let ours = splitter.create_output_buffers(&plan).unwrap();
+    let ours = common::round_trip(splitter)
+        .create_destinations(&plan)
+        .unwrap();
     let theirs = b.splitter().unwrap().create_input(&[1; 128]).unwrap();
     let regions: Vec<BufferRegion> = ours.iter().map(BufferRegion::whole).collect();
     let mut encoder = a.device.create_command_encoder(&Default::default());
     let e = splitter
         .encode(&mut encoder, &plan, BufferRegion::whole(&theirs), &regions)
         .unwrap_err();
-    assert!(matches!(e, Error::Gpu { .. }), "{e}");
+    assert!(matches!(e, Error::Device(DeviceError::Gpu { .. })), "{e}");
 }
 
 #[test]
@@ -203,10 +204,8 @@ fn usable_mapped_and_destroyed_buffers_are_told_apart() {
     };
     let split = ResolvedSplit::new(&[4, 8], 1, vec![3, 5], true).unwrap();
     let gather = PlanOptions::default().strategy(Strategy::Gather);
-    let plan = gpu
-        .plan_with(&split, ElementType::Float, gpu.plan_limits(), &gather)
-        .unwrap();
-    let input = gpu.create_input(&[1; 128]).unwrap();
+    let plan = gpu.plan_with(&split, ElementType::Float, &gather).unwrap();
+    let input = common::round_trip(gpu).create_input(&[1; 128]).unwrap();
     let make = |mapped| {
         gpu.device().create_buffer(&wgpu::BufferDescriptor {
             label: None,
@@ -229,22 +228,22 @@ fn usable_mapped_and_destroyed_buffers_are_told_apart() {
     assert_eq!(encode(&spare), Ok(()));
     assert_eq!(
         encode(&mapped),
-        Err(Error::BufferMapped {
+        Err(Error::Device(DeviceError::BufferMapped {
             which: BufferRole::Output(1)
-        })
+        }))
     );
     // A view the caller still holds: still mapped.
     let view = mapped.slice(0..16).get_mapped_range_mut().unwrap();
     assert_eq!(
         encode(&mapped),
-        Err(Error::BufferMapped {
+        Err(Error::Device(DeviceError::BufferMapped {
             which: BufferRole::Output(1)
-        })
+        }))
     );
     drop(view);
     let e = encode(&destroyed).unwrap_err();
     assert!(
-        matches!(&e, Error::Gpu { detail } if detail.contains("destroyed")),
+        matches!(&e, Error::Device(DeviceError::Gpu { detail }) if detail.contains("destroyed")),
         "{e}"
     );
 }

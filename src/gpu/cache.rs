@@ -1,11 +1,12 @@
-//! What encodes reuse: uploaded parameter tables. The cache holds only the
-//! splitter's own table buffers, never a caller's buffer, so a runtime's
-//! dropped tensors free their memory at once; bind groups (which hold the
-//! buffers they bind) are created per encode and dropped with the recorded
-//! commands.
+//! What encodes reuse, bounded: one least-recently-used cache type for the
+//! uploaded parameter tables and the compiled pipelines of generated
+//! kernels. Only the splitter's own objects are kept, never a caller's
+//! buffer, so a runtime's dropped tensors free their memory at once.
 
-use std::collections::HashMap;
-use std::sync::Arc;
+use std::hash::Hash;
+use std::sync::{Mutex, MutexGuard};
+
+use lru::LruCache;
 
 /// How many bytes of uploaded parameter tables a splitter keeps for reuse.
 ///
@@ -28,82 +29,68 @@ impl Default for CachePolicy {
     }
 }
 
-/// Uploaded tables by content hash, with the bytes to confirm a hit.
-#[derive(Debug, Default)]
-pub(crate) struct TableCache {
-    entries: HashMap<u64, CachedTable>,
-    bytes: u64,
-    clock: u64,
-}
-
+/// Values by key, each with a cost, kept within a budget: inserting past it
+/// drops the least recently used entries (each in O(1)).
 #[derive(Debug)]
-struct CachedTable {
-    content: Vec<u8>,
-    buffer: Arc<wgpu::Buffer>,
-    last_used: u64,
+pub(crate) struct BoundedCache<K: Hash + Eq, V> {
+    entries: LruCache<K, (V, u64)>,
+    cost: u64,
 }
 
-impl TableCache {
-    /// The cached buffer holding exactly `content`, if any.
-    pub fn get(&mut self, key: u64, content: &[u8]) -> Option<Arc<wgpu::Buffer>> {
-        self.clock += 1;
-        let entry = self.entries.get_mut(&key)?;
-        if entry.content != content {
-            return None;
-        }
-        entry.last_used = self.clock;
-        Some(entry.buffer.clone())
-    }
-
-    /// Keeps `buffer` (holding `content`) within the policy's budget.
-    pub fn insert(
-        &mut self,
-        policy: CachePolicy,
-        key: u64,
-        content: &[u8],
-        buffer: Arc<wgpu::Buffer>,
-    ) {
-        let CachePolicy::Bytes(budget) = policy else {
-            return;
-        };
-        let size = content.len() as u64;
-        if size > budget {
-            return;
-        }
-        if let Some(old) = self.entries.remove(&key) {
-            self.bytes -= old.content.len() as u64;
-        }
-        while self.bytes + size > budget {
-            self.evict_oldest();
-        }
-        self.bytes += size;
-        self.entries.insert(
-            key,
-            CachedTable {
-                content: content.to_vec(),
-                buffer,
-                last_used: self.clock,
-            },
-        );
-    }
-
-    fn evict_oldest(&mut self) {
-        let Some((&key, _)) = self.entries.iter().min_by_key(|(_, e)| e.last_used) else {
-            return;
-        };
-        if let Some(old) = self.entries.remove(&key) {
-            self.bytes -= old.content.len() as u64;
+impl<K: Hash + Eq, V> Default for BoundedCache<K, V> {
+    fn default() -> Self {
+        BoundedCache {
+            entries: LruCache::unbounded(),
+            cost: 0,
         }
     }
+}
 
-    /// Drops every table.
+impl<K: Hash + Eq, V> BoundedCache<K, V> {
+    /// The value of `key`, now the most recently used.
+    pub fn get(&mut self, key: &K) -> Option<&V> {
+        self.entries.get(key).map(|(value, _)| value)
+    }
+
+    /// Keeps `value` under `key` at `cost` within `budget`, dropping the
+    /// least recently used entries as needed; a value that costs more than
+    /// the whole budget is not kept.
+    pub fn insert(&mut self, key: K, value: V, cost: u64, budget: u64) {
+        if let Some((_, old)) = self.entries.pop(&key) {
+            self.cost -= old;
+        }
+        if cost > budget {
+            return;
+        }
+        while self.cost + cost > budget {
+            match self.entries.pop_lru() {
+                Some((_, (_, dropped))) => self.cost -= dropped,
+                None => break,
+            }
+        }
+        self.cost += cost;
+        self.entries.put(key, (value, cost));
+    }
+
+    /// Drops every entry.
     pub fn clear(&mut self) {
         self.entries.clear();
-        self.bytes = 0;
+        self.cost = 0;
     }
 
-    /// Bytes of tables held.
-    pub fn bytes(&self) -> u64 {
-        self.bytes
+    /// The summed cost of the entries held.
+    pub fn cost(&self) -> u64 {
+        self.cost
     }
+
+    /// The entries held.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+}
+
+/// A poisoned lock still guards a consistent cache (every change is one
+/// call), so it is used as it is.
+pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|p| p.into_inner())
 }

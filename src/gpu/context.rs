@@ -15,7 +15,8 @@
 use std::sync::OnceLock;
 
 use super::GpuSplitter;
-use crate::error::{Error, Result};
+use super::error::DeviceError;
+use crate::error::Result;
 
 /// An instance, adapter, device and queue.
 #[derive(Debug, Clone)]
@@ -72,8 +73,8 @@ impl GpuContext {
     ///
     /// # Errors
     ///
-    /// [`Error::NoAdapter`] (its message names `mesa-vulkan-drivers`), or
-    /// [`Error::RequestDevice`].
+    /// [`DeviceError::NoAdapter`] (its message names `mesa-vulkan-drivers`),
+    /// or [`DeviceError::RequestDevice`].
     pub async fn request_default() -> Result<Self> {
         Self::request_with_features(wgpu::Features::empty()).await
     }
@@ -100,12 +101,13 @@ impl GpuContext {
             power_preference: wgpu::PowerPreference::from_env().unwrap_or_default(),
             ..Default::default()
         };
-        let adapter = instance
-            .request_adapter(&options)
-            .await
-            .map_err(|e| Error::NoAdapter {
-                detail: e.to_string(),
-            })?;
+        let adapter =
+            instance
+                .request_adapter(&options)
+                .await
+                .map_err(|e| DeviceError::NoAdapter {
+                    detail: e.to_string(),
+                })?;
         let (device, queue) = adapter
             .request_device(&wgpu::DeviceDescriptor {
                 label: Some("wgpu-split"),
@@ -116,7 +118,7 @@ impl GpuContext {
                 trace: wgpu::Trace::Off,
             })
             .await
-            .map_err(|e| Error::RequestDevice {
+            .map_err(|e| DeviceError::RequestDevice {
                 detail: e.to_string(),
             })?;
         Ok(GpuContext::from_parts(

@@ -1,125 +1,146 @@
-//! Turning a plan and the caller's regions into dispatches: the table
-//! uploaded (or reused), the pipeline, and one bind group per pass, all
-//! created inside error scopes.
+//! Turning a bound plan into dispatches: the table uploaded (or reused),
+//! the pipeline, and one bind group per pass, all created inside error
+//! scopes.
 
+use std::borrow::Cow;
+use std::ops::Range;
 use std::sync::Arc;
 
+use super::cache::lock;
 use super::prepared::PreparedSplit;
 use super::region::BufferRegion;
 use super::scope::{buffer_with_contents, scoped};
 use super::splitter::GpuSplitter;
 use crate::error::Result;
-use crate::plan::{BoundPlan, Pass, PassBindings, SplitPlan};
+use crate::plan::internals::{BoundPlan, Pass, PassBindings, fingerprint};
+use crate::plan::{Bindings, SplitPlan};
 
-impl GpuSplitter {
-    /// Pipeline, table and bind groups of every pass at the caller's offsets.
-    pub(crate) fn prepare_dispatches(
-        &self,
-        plan: &SplitPlan,
-        input: &BufferRegion<'_>,
-        destinations: &[BufferRegion<'_>],
-    ) -> Result<PreparedSplit> {
-        if plan.dispatch_count() == 0 {
-            return Ok(PreparedSplit::empty());
-        }
-        let offsets: Vec<u64> = destinations.iter().map(|d| d.offset).collect();
-        let bound = plan.bind(input.offset, &offsets)?;
-        let table = self.table_buffer(plan, &bound)?;
-        // A buffer from another device, a destroyed buffer or a lost device
-        // fails here, inside the scopes.
-        scoped(&self.device, "binding the split's buffers", || {
-            let slots = plan.destination_slots();
-            let kernel = self.kernels.get(
-                &self.device,
-                plan.kernel(),
-                plan.placement(),
-                slots,
-                plan.generated_layout(),
-            );
-            let groups = plan
-                .passes()
-                .iter()
-                .zip(&bound.passes)
-                .map(|(pass, b)| {
-                    let group =
-                        self.bind_group(&kernel.layout, plan, &table, pass, b, input, destinations);
-                    (group, pass.workgroups)
-                })
-                .collect();
-            PreparedSplit::new(kernel.pipeline.clone(), groups)
-        })
-    }
+/// An uploaded table and the bytes it holds (to confirm a hit).
+#[derive(Debug)]
+pub(crate) struct CachedTable {
+    content: Vec<u8>,
+    buffer: Arc<wgpu::Buffer>,
+}
 
-    /// The table buffer for a bound plan, uploaded once per distinct table.
-    fn table_buffer(&self, plan: &SplitPlan, bound: &BoundPlan<'_>) -> Result<Arc<wgpu::Buffer>> {
-        let content: &[u8] = &bound.table;
-        let key = match bound.table {
-            std::borrow::Cow::Borrowed(_) => plan.table_fingerprint(),
-            std::borrow::Cow::Owned(_) => crate::plan::fingerprint(content),
-        };
-        if let Some(buffer) = self.lock_tables().get(key, content) {
-            return Ok(buffer);
-        }
-        let buffer = Arc::new(buffer_with_contents(
-            &self.device,
-            "wgpu-split table",
-            content,
-            content.len() as u64,
-            wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::UNIFORM,
-        )?);
-        self.lock_tables()
-            .insert(self.policy, key, content, buffer.clone());
-        Ok(buffer)
-    }
-
-    /// The bind group of one pass: the table slice, the input window and one
-    /// window per destination slot (spare slots bind the splitter's own
-    /// buffer).
-    #[allow(clippy::too_many_arguments)]
-    fn bind_group(
-        &self,
-        layout: &wgpu::BindGroupLayout,
-        plan: &SplitPlan,
-        table: &wgpu::Buffer,
-        pass: &Pass,
-        bound: &PassBindings,
-        input: &BufferRegion<'_>,
-        destinations: &[BufferRegion<'_>],
-    ) -> wgpu::BindGroup {
-        let binding = |buffer, range: &std::ops::Range<u64>| {
-            wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                buffer,
-                offset: range.start,
-                size: wgpu::BufferSize::new(range.end - range.start),
+/// Pipeline, table and bind groups of every pass of `bound`.
+pub(crate) fn prepare_dispatches(
+    splitter: &GpuSplitter,
+    plan: &SplitPlan,
+    bound: &BoundPlan<'_>,
+    input: &BufferRegion<'_>,
+    destinations: &[BufferRegion<'_>],
+) -> Result<PreparedSplit> {
+    let Some(key) = plan.shader() else {
+        return Ok(PreparedSplit::empty());
+    };
+    let table = table_buffer(splitter, plan, bound)?;
+    let device = splitter.device();
+    // A buffer from another device, a destroyed buffer or a lost device
+    // fails here, inside the scopes.
+    Ok(scoped(device, "binding the split's buffers", || {
+        let kernel = splitter.pipelines.get(device, &key);
+        let groups = plan
+            .passes()
+            .iter()
+            .zip(&bound.passes)
+            .map(|(pass, b)| {
+                let group = bind_group(
+                    splitter,
+                    &kernel.layout,
+                    &key,
+                    &table,
+                    pass,
+                    b,
+                    input,
+                    destinations,
+                );
+                (group, pass.workgroups)
             })
+            .collect();
+        PreparedSplit::new(kernel.pipeline.clone(), groups)
+    })?)
+}
+
+/// The table buffer for a bound plan, uploaded once per distinct table.
+fn table_buffer(
+    splitter: &GpuSplitter,
+    plan: &SplitPlan,
+    bound: &BoundPlan<'_>,
+) -> Result<Arc<wgpu::Buffer>> {
+    let content: &[u8] = &bound.table;
+    let key = match bound.table {
+        Cow::Borrowed(_) => plan.table_fingerprint(),
+        Cow::Owned(_) => fingerprint(content),
+    };
+    if let Some(cached) = lock(&splitter.tables).get(&key)
+        && cached.content == content
+    {
+        return Ok(cached.buffer.clone());
+    }
+    let buffer = Arc::new(buffer_with_contents(
+        splitter.device(),
+        "wgpu-split table",
+        content,
+        content.len() as u64,
+        wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::UNIFORM,
+    )?);
+    if let Some(budget) = splitter.table_budget() {
+        let cached = CachedTable {
+            content: content.to_vec(),
+            buffer: buffer.clone(),
         };
-        let kernel = plan.kernel();
-        let slots = plan.destination_slots();
-        let mut entries = vec![
-            wgpu::BindGroupEntry {
-                binding: 0,
-                resource: binding(table, &pass.table_bytes),
-            },
-            wgpu::BindGroupEntry {
-                binding: kernel.src_binding(),
-                resource: binding(input.buffer, &bound.src),
-            },
-        ];
-        let spare = 0..self.spare.size();
-        for slot in 0..slots {
-            let resource = match bound.dst.get(slot as usize) {
-                Some((destination, range)) => binding(destinations[*destination].buffer, range),
-                None => binding(&self.spare, &spare),
-            };
-            entries.push(wgpu::BindGroupEntry {
-                binding: kernel.dst_binding(slot, slots),
-                resource,
-            });
-        }
-        self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+        lock(&splitter.tables).insert(key, cached, content.len() as u64, budget);
+    }
+    Ok(buffer)
+}
+
+/// The bind group of one pass: the table slice, the input window and one
+/// window per destination slot (spare slots bind the splitter's own
+/// buffer).
+#[allow(clippy::too_many_arguments)]
+fn bind_group(
+    splitter: &GpuSplitter,
+    layout: &wgpu::BindGroupLayout,
+    key: &crate::plan::ShaderKey,
+    table: &wgpu::Buffer,
+    pass: &Pass,
+    bound: &PassBindings,
+    input: &BufferRegion<'_>,
+    destinations: &[BufferRegion<'_>],
+) -> wgpu::BindGroup {
+    let binding = |buffer, range: &Range<u64>| {
+        wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+            buffer,
+            offset: range.start,
+            size: wgpu::BufferSize::new(range.end - range.start),
+        })
+    };
+    let mut entries = vec![
+        wgpu::BindGroupEntry {
+            binding: Bindings::TABLE,
+            resource: binding(table, &pass.table_bytes),
+        },
+        wgpu::BindGroupEntry {
+            binding: Bindings::SOURCE,
+            resource: binding(input.buffer, &bound.src),
+        },
+    ];
+    let spare = 0..splitter.spare.size();
+    for slot in 0..key.slots() {
+        let resource = match bound.dst.get(slot as usize) {
+            Some((destination, range)) => binding(destinations[*destination].buffer, range),
+            None => binding(&splitter.spare, &spare),
+        };
+        entries.push(wgpu::BindGroupEntry {
+            binding: Bindings::destination(slot),
+            resource,
+        });
+    }
+    splitter
+        .device()
+        .create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("wgpu-split pass"),
             layout,
             entries: &entries,
         })
-    }
 }

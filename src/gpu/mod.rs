@@ -1,33 +1,35 @@
-//! GPU execution: a [`GpuSplitter`] owns the compiled gather shader and
-//! records a planned split into the caller's command encoder
+//! GPU execution: a [`GpuSplitter`] compiles the kernels and records a
+//! planned split into the caller's command encoder
 //! ([`GpuSplitter::encode`]) or compute pass ([`GpuSplitter::prepare`]),
 //! reading the caller's input region and writing each output into the
 //! caller's region for it (or one arena). It submits nothing and reads
-//! nothing back; [`GpuSplitter::split`] is the convenience path that does.
+//! nothing back; [`RoundTrip`] is the convenience path that does, and
+//! [`calibrate`] measures the device's [`crate::plan::CostModel`].
 
 mod cache;
 mod calibrate;
+mod checks;
 mod context;
 mod device_class;
 mod dispatch;
-mod kernels;
+mod error;
+mod pipelines;
 #[cfg(not(target_arch = "wasm32"))]
 mod poller;
 mod prepared;
-mod probe;
-mod readback;
 mod region;
-mod resources;
+mod round_trip;
 mod scope;
 mod splitter;
 
 pub use cache::CachePolicy;
+pub use calibrate::calibrate;
 pub use context::GpuContext;
 pub use device_class::device_class;
-pub use kernels::{plan_shader_source, shader_source};
+pub use error::DeviceError;
 #[cfg(not(target_arch = "wasm32"))]
 pub use poller::Poller;
 pub use prepared::PreparedSplit;
-pub use readback::READBACK_TIMEOUT;
-pub use region::BufferRegion;
+pub use region::{BufferRegion, buffer_usages};
+pub use round_trip::{READBACK_TIMEOUT, RoundTrip};
 pub use splitter::GpuSplitter;

@@ -12,7 +12,7 @@
 /// # Examples
 ///
 /// ```no_run
-/// # use wgpu_split::gpu::{BufferRegion, GpuContext};
+/// # use wgpu_split::gpu::{BufferRegion, GpuContext, RoundTrip};
 /// # use wgpu_split::plan::{PlanOptions, Strategy};
 /// # use wgpu_split::{ElementType, OnnxSplit};
 /// # let ctx = GpuContext::new_default()?;
@@ -20,9 +20,9 @@
 /// # let split = OnnxSplit::new(18, 3).axis(1).num_outputs(3).resolve(&[8, 9])?;
 /// // Dispatches only, so it can go inside a compute pass.
 /// let options = PlanOptions::default().strategy(Strategy::Gather);
-/// let plan = splitter.plan_with(&split, ElementType::Float, splitter.plan_limits(), &options)?;
-/// # let input = splitter.create_input(&[0; 8 * 9 * 4])?;
-/// # let outputs = splitter.create_output_buffers(&plan)?;
+/// let plan = splitter.plan_with(&split, ElementType::Float, &options)?;
+/// # let input = RoundTrip::new(&splitter).create_input(&[0; 8 * 9 * 4])?;
+/// # let outputs = RoundTrip::new(&splitter).create_destinations(&plan)?;
 /// let regions: Vec<BufferRegion> = outputs.iter().map(BufferRegion::whole).collect();
 /// let prepared = splitter.prepare(&plan, BufferRegion::whole(&input), &regions)?;
 /// let mut encoder = ctx.device.create_command_encoder(&Default::default());

@@ -6,7 +6,7 @@ use std::future::Future;
 use std::pin::pin;
 use std::task::{Context, Poll, Waker};
 
-use crate::error::{Error, Result};
+use super::error::DeviceError;
 
 /// The pushed scopes of one step; [`Scopes::pop`] pops them (the pop takes
 /// effect at once, wgpu's rule) and returns the future of their errors.
@@ -31,9 +31,9 @@ impl Scopes {
     }
 }
 
-fn to_error<T>(what: &str, error: Option<wgpu::Error>, value: T) -> Result<T> {
+fn to_error<T>(what: &str, error: Option<wgpu::Error>, value: T) -> Result<T, DeviceError> {
     match error {
-        Some(e) => Err(Error::Gpu {
+        Some(e) => Err(DeviceError::Gpu {
             detail: format!("{what}: {e}"),
         }),
         None => Ok(value),
@@ -42,14 +42,18 @@ fn to_error<T>(what: &str, error: Option<wgpu::Error>, value: T) -> Result<T> {
 
 /// Runs `f` inside validation and out-of-memory error scopes, so that wgpu
 /// errors (a lost or destroyed device, a buffer of another device or a
-/// destroyed buffer) become a typed [`Error::Gpu`] instead of reaching the
-/// uncaptured-error handler.
+/// destroyed buffer) become a typed [`DeviceError::Gpu`] instead of reaching
+/// the uncaptured-error handler.
 ///
 /// Never blocks: on native backends the scopes resolve at once and the
 /// error is returned; where they resolve later (the web), the error goes to
 /// the device's uncaptured-error handler as wgpu reports it, and this
 /// returns `Ok`. Async callers use [`scoped_async`], which waits for them.
-pub(crate) fn scoped<T>(device: &wgpu::Device, what: &str, f: impl FnOnce() -> T) -> Result<T> {
+pub(crate) fn scoped<T>(
+    device: &wgpu::Device,
+    what: &str,
+    f: impl FnOnce() -> T,
+) -> Result<T, DeviceError> {
     let scopes = Scopes::push(device);
     let value = f();
     let mut popped = pin!(scopes.pop());
@@ -69,7 +73,7 @@ pub(crate) async fn scoped_async<T>(
     device: &wgpu::Device,
     what: &str,
     f: impl FnOnce() -> T,
-) -> Result<T> {
+) -> Result<T, DeviceError> {
     let popped = {
         let scopes = Scopes::push(device);
         let value = f();
@@ -88,7 +92,7 @@ pub(crate) fn buffer_with_contents(
     contents: &[u8],
     size: u64,
     usage: wgpu::BufferUsages,
-) -> Result<wgpu::Buffer> {
+) -> Result<wgpu::Buffer, DeviceError> {
     let buffer = scoped(device, label, || {
         device.create_buffer(&wgpu::BufferDescriptor {
             label: Some(label),
@@ -101,7 +105,7 @@ pub(crate) fn buffer_with_contents(
         let mut view = buffer
             .slice(..)
             .get_mapped_range_mut()
-            .map_err(|e| Error::Gpu {
+            .map_err(|e| DeviceError::Gpu {
                 detail: format!("{label}: {e}"),
             })?;
         view.slice(..contents.len()).copy_from_slice(contents);

@@ -3,35 +3,40 @@
 
 use std::sync::Mutex;
 
-use super::cache::{CachePolicy, TableCache};
+use super::cache::{BoundedCache, CachePolicy, lock};
+use super::checks::probe_buffers;
 use super::device_class::device_class;
-use super::kernels::Kernels;
+use super::dispatch::{CachedTable, prepare_dispatches};
+use super::pipelines::Pipelines;
 use super::prepared::PreparedSplit;
-use super::region::{BufferRegion, check_encode};
+use super::region::{BufferRegion, plain_regions};
 use super::scope::scoped;
 use crate::element::ElementType;
-use crate::error::{Error, Result};
-use crate::plan::{CostModel, Outputs, PlanLimits, PlanOptions, SplitPlan, Strategy};
+use crate::error::Result;
+use crate::plan::{
+    CostModel, EncodeError, Kernel, Placement, PlanError, PlanLimits, PlanMismatch, PlanOptions,
+    ShaderKey, SplitPlan, Strategy,
+};
 use crate::semantics::ResolvedSplit;
 
 /// Splits tensors that live in GPU buffers.
 ///
 /// Built once per device from the caller's own device and queue; it
-/// compiles the gather shader's pipelines on first use and keeps them, and
-/// is `Send + Sync`, so one splitter serves every thread.
+/// compiles the kernels' pipelines on first use and keeps them, and is
+/// `Send + Sync`, so one splitter serves every thread.
 ///
 /// # Examples
 ///
 /// ```no_run
-/// use wgpu_split::gpu::{BufferRegion, GpuContext, GpuSplitter};
+/// use wgpu_split::gpu::{BufferRegion, GpuContext, GpuSplitter, RoundTrip};
 /// use wgpu_split::{ElementType, OnnxSplit};
 ///
 /// let ctx = GpuContext::new_default()?;
 /// let splitter = GpuSplitter::new(&ctx.device, &ctx.queue)?;
 /// let split = OnnxSplit::new(18, 2).axis(1).num_outputs(2).resolve(&[64, 10])?;
 /// let plan = splitter.plan(&split, ElementType::Float16)?;
-/// # let input = splitter.create_input(&[0; 64 * 10 * 2])?;
-/// let outputs = splitter.create_output_buffers(&plan)?;
+/// # let input = RoundTrip::new(&splitter).create_input(&[0; 64 * 10 * 2])?;
+/// # let outputs = RoundTrip::new(&splitter).create_destinations(&plan)?;
 /// let regions: Vec<BufferRegion> = outputs.iter().map(BufferRegion::whole).collect();
 /// let mut encoder = ctx.device.create_command_encoder(&Default::default());
 /// splitter.encode(&mut encoder, &plan, BufferRegion::whole(&input), &regions)?;
@@ -40,14 +45,15 @@ use crate::semantics::ResolvedSplit;
 /// ```
 #[derive(Debug)]
 pub struct GpuSplitter {
-    pub(super) device: wgpu::Device,
-    pub(super) queue: wgpu::Queue,
-    pub(super) limits: PlanLimits,
-    pub(super) strategy: Strategy,
-    pub(super) kernels: Kernels,
-    pub(super) policy: CachePolicy,
-    pub(super) tables: Mutex<TableCache>,
-    /// Bound to destination slots a pass does not use.
+    device: wgpu::Device,
+    queue: wgpu::Queue,
+    limits: PlanLimits,
+    strategy: Strategy,
+    policy: CachePolicy,
+    pub(super) pipelines: Pipelines,
+    pub(super) tables: Mutex<BoundedCache<u64, CachedTable>>,
+    /// Bound to destination slots a pass does not use, and the scratch end
+    /// of the copy probes (`gpu::checks`).
     pub(super) spare: wgpu::Buffer,
 }
 
@@ -66,23 +72,25 @@ pub(crate) fn plan_limits(limits: &wgpu::Limits) -> PlanLimits {
 
 impl GpuSplitter {
     /// A splitter for `device` (handles are cloned; wgpu devices are
-    /// reference-counted). Pipelines are compiled on first use.
+    /// reference-counted). The arena pipelines of the table-driven kernels
+    /// are compiled now, so a device that rejects them fails here rather
+    /// than in the middle of a runtime's step; the others on first use.
     ///
     /// # Errors
     ///
-    /// [`Error::Gpu`] when the device is lost or rejects the shader.
+    /// [`crate::gpu::DeviceError::Gpu`] when the device is lost or rejects
+    /// a kernel.
     pub fn new(device: &wgpu::Device, queue: &wgpu::Queue) -> Result<Self> {
-        let kernels = Kernels::default();
-        let spare = scoped(device, "compiling the gather shader", || {
-            // Compile the arena pipelines now: a device that rejects the
-            // shader fails here, not in the middle of a runtime's step.
-            for kernel in crate::plan::Kernel::GENERIC {
-                kernels.get(device, kernel, Outputs::Arena, 1, None);
+        let pipelines = Pipelines::default();
+        let spare = scoped(device, "compiling the kernels", || {
+            for kernel in Kernel::ALL {
+                if let Some(key) = ShaderKey::table_driven(kernel, Placement::Arena, 1) {
+                    pipelines.get(device, &key);
+                }
             }
             device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("wgpu-split spare destination"),
                 size: 16,
-                // Also the scratch end of the probes' copies (gpu::probe).
                 usage: wgpu::BufferUsages::STORAGE
                     | wgpu::BufferUsages::COPY_SRC
                     | wgpu::BufferUsages::COPY_DST,
@@ -94,9 +102,9 @@ impl GpuSplitter {
             queue: queue.clone(),
             limits: plan_limits(&device.limits()),
             strategy: Strategy::Auto(CostModel::for_class(device_class(&device.adapter_info()))),
-            kernels,
             policy: CachePolicy::default(),
-            tables: Mutex::new(TableCache::default()),
+            pipelines,
+            tables: Mutex::new(BoundedCache::default()),
             spare,
         })
     }
@@ -111,27 +119,29 @@ impl GpuSplitter {
         &self.queue
     }
 
-    /// Layouts of generated kernels (row blocks, row streams) whose
-    /// pipelines are compiled and kept (at most 32; the least recently used
-    /// layout is dropped past that).
-    pub fn generated_pipelines(&self) -> usize {
-        self.kernels.generated_pipelines()
-    }
-
     /// The device limits plans are made for.
-    pub fn plan_limits(&self) -> &PlanLimits {
+    pub fn limits(&self) -> &PlanLimits {
         &self.limits
     }
 
-    /// The same splitter with another default [`Strategy`] for
-    /// [`GpuSplitter::plan`]. The default is [`Strategy::Auto`] with the
-    /// documented model of the device's class
+    /// The strategy plans use unless their options name one.
+    pub fn strategy(&self) -> &Strategy {
+        &self.strategy
+    }
+
+    /// The same splitter with another default [`Strategy`]. The default is
+    /// [`Strategy::Auto`] with the documented model of the device's class
     /// ([`CostModel::for_class`] of [`crate::gpu::device_class`]); pass a
-    /// model from [`GpuSplitter::calibrate`] to plan with measured figures,
+    /// model from [`crate::gpu::calibrate`] to plan with measured figures,
     /// or [`Strategy::Gather`] to plan dispatches only.
     pub fn with_strategy(mut self, strategy: Strategy) -> Self {
         self.strategy = strategy;
         self
+    }
+
+    /// The cache policy for uploaded tables.
+    pub fn cache_policy(&self) -> CachePolicy {
+        self.policy
     }
 
     /// The same splitter with another [`CachePolicy`] for uploaded tables.
@@ -140,197 +150,62 @@ impl GpuSplitter {
         self
     }
 
-    /// The strategy [`GpuSplitter::plan`] uses.
-    pub fn strategy(&self) -> &Strategy {
-        &self.strategy
-    }
-
-    /// The cache policy for uploaded tables.
-    pub fn cache_policy(&self) -> CachePolicy {
-        self.policy
-    }
-
     /// Plans `split` of an `element_type` tensor for this device, each
     /// output into a destination region of its own, with the splitter's
     /// strategy.
     ///
     /// # Errors
     ///
-    /// The errors of [`SplitPlan::new`].
+    /// The [`PlanError`]s of [`SplitPlan::new`].
     pub fn plan(&self, split: &ResolvedSplit, element_type: ElementType) -> Result<SplitPlan> {
-        let options = PlanOptions::default().strategy(self.strategy);
-        SplitPlan::new(split, element_type, &self.limits, &options)
+        self.plan_with(split, element_type, &PlanOptions::default())
     }
 
-    /// Plans `split` with every output in one arena buffer
-    /// ([`Outputs::Arena`]), with the splitter's strategy.
+    /// Plans with options for this device: another placement
+    /// ([`Placement::Arena`]), strategy or kernel. (To plan for other
+    /// limits, such as WebGPU's defaults, call [`SplitPlan::new`]: a plan
+    /// records on any device whose limits allow it.)
     ///
     /// # Errors
     ///
-    /// The errors of [`SplitPlan::new`].
-    pub fn plan_arena(
-        &self,
-        split: &ResolvedSplit,
-        element_type: ElementType,
-    ) -> Result<SplitPlan> {
-        let options = PlanOptions::default()
-            .strategy(self.strategy)
-            .outputs(Outputs::Arena);
-        SplitPlan::new(split, element_type, &self.limits, &options)
-    }
-
-    /// Plans with explicit options and limits at most the device's (for
-    /// instance tiny windows, to exercise multi-pass plans on small tensors,
-    /// or WebGPU's default limits, to plan what every adapter runs).
-    ///
-    /// # Errors
-    ///
-    /// [`Error::PlanMismatch`] when `limits` does not fit within the device's,
-    /// and the errors of [`SplitPlan::new`].
+    /// The [`PlanError`]s of [`SplitPlan::new`].
     pub fn plan_with(
         &self,
         split: &ResolvedSplit,
         element_type: ElementType,
-        limits: &PlanLimits,
         options: &PlanOptions,
     ) -> Result<SplitPlan> {
-        if !limits.fits_within(&self.limits) {
-            return Err(Error::PlanMismatch {
-                detail: format!("{limits:?} exceeds the device's {:?}", self.limits),
-            });
-        }
-        SplitPlan::new(split, element_type, limits, options)
+        let options = PlanOptions {
+            strategy: Some(options.strategy.unwrap_or(self.strategy)),
+            ..*options
+        };
+        Ok(SplitPlan::new(split, element_type, &self.limits, &options)?)
     }
 
-    /// Drops every cached parameter table.
-    pub fn clear_cache(&self) {
-        self.lock_tables().clear();
-    }
-
-    /// Bytes of parameter tables the cache holds (the splitter's own
-    /// buffers; no caller buffer is ever held).
-    pub fn cached_table_bytes(&self) -> u64 {
-        self.lock_tables().bytes()
-    }
-
-    pub(super) fn lock_tables(&self) -> std::sync::MutexGuard<'_, TableCache> {
-        // A panic while holding the lock leaves the cache consistent (every
-        // change is one call), so a poisoned lock is still usable.
-        self.tables.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    /// Records the split into `encoder`, each output straight into its
-    /// region of `outputs` (one per output, in order; an empty output's
-    /// region is ignored and may be empty). Records
-    /// [`SplitPlan::copy_count`] copy commands and, in one compute pass,
-    /// [`SplitPlan::dispatch_count`] dispatches; submits nothing. Nothing
-    /// outside the regions is written.
+    /// Records the split into `encoder`: [`SplitPlan::copy_count`] copy
+    /// commands, then [`SplitPlan::dispatch_count`] dispatches in one compute
+    /// pass. `destinations` holds one region per output, in order (an empty
+    /// output's region is ignored and may be empty), or for an arena plan
+    /// the one arena region. Nothing outside the regions is written; nothing
+    /// is submitted.
     ///
     /// # Errors
     ///
-    /// Caught before wgpu sees them: [`Error::PlanMismatch`] (an arena plan,
-    /// or a plan for other limits), [`Error::RegionCount`],
-    /// [`Error::MissingUsage`] (the plan's [`SplitPlan::input_usages`] and
-    /// [`SplitPlan::output_usages`]), [`Error::MisalignedOffset`] (offsets
-    /// must be multiples of [`SplitPlan::offset_alignment_bytes`]),
-    /// [`Error::BufferTooSmall`] (a region below
-    /// [`crate::plan::PlannedOutput::region_bytes`]),
-    /// [`Error::RegionOutsideBuffer`], [`Error::InputSharesBuffer`],
-    /// [`Error::OverlappingRegions`]; [`Error::Gpu`] when wgpu rejects a
-    /// buffer (another device, destroyed) while binding it.
+    /// Caught before wgpu sees them: [`PlanError::Mismatch`] for a plan made
+    /// for limits this device does not allow; every [`EncodeError`] (region
+    /// count, usages, offsets, sizes, extents, overlaps, the input's buffer
+    /// shared with a destination); [`crate::gpu::DeviceError`] for a buffer
+    /// that is mapped, destroyed or of another device, and a lost device.
     pub fn encode(
         &self,
         encoder: &mut wgpu::CommandEncoder,
         plan: &SplitPlan,
         input: BufferRegion<'_>,
-        outputs: &[BufferRegion<'_>],
-    ) -> Result<()> {
-        expect_placement(plan, Outputs::Separate)?;
-        self.record(encoder, plan, &input, outputs)
-    }
-
-    /// Records an arena plan ([`Outputs::Arena`]): every output into `arena`
-    /// at its [`crate::plan::PlannedOutput::arena_offset_bytes`].
-    ///
-    /// # Errors
-    ///
-    /// As [`GpuSplitter::encode`], with the arena in place of the outputs.
-    pub fn encode_arena(
-        &self,
-        encoder: &mut wgpu::CommandEncoder,
-        plan: &SplitPlan,
-        input: BufferRegion<'_>,
-        arena: BufferRegion<'_>,
-    ) -> Result<()> {
-        expect_placement(plan, Outputs::Arena)?;
-        self.record(encoder, plan, &input, &[arena])
-    }
-
-    /// Prepares a plan that needs only dispatches for recording inside the
-    /// caller's own compute pass ([`PreparedSplit::record`]): pipeline, bind
-    /// groups and workgroup counts, checked like [`GpuSplitter::encode`].
-    ///
-    /// # Errors
-    ///
-    /// [`Error::CopiesInComputePass`] for a plan with copy commands (plan
-    /// with [`Strategy::Gather`]), and the errors of [`GpuSplitter::encode`].
-    pub fn prepare(
-        &self,
-        plan: &SplitPlan,
-        input: BufferRegion<'_>,
-        outputs: &[BufferRegion<'_>],
-    ) -> Result<PreparedSplit> {
-        expect_placement(plan, Outputs::Separate)?;
-        self.prepare_checked(plan, &input, outputs)
-    }
-
-    /// [`GpuSplitter::prepare`] for an arena plan.
-    ///
-    /// # Errors
-    ///
-    /// As [`GpuSplitter::prepare`].
-    pub fn prepare_arena(
-        &self,
-        plan: &SplitPlan,
-        input: BufferRegion<'_>,
-        arena: BufferRegion<'_>,
-    ) -> Result<PreparedSplit> {
-        expect_placement(plan, Outputs::Arena)?;
-        self.prepare_checked(plan, &input, &[arena])
-    }
-
-    fn prepare_checked(
-        &self,
-        plan: &SplitPlan,
-        input: &BufferRegion<'_>,
-        destinations: &[BufferRegion<'_>],
-    ) -> Result<PreparedSplit> {
-        if plan.copy_count() > 0 {
-            return Err(Error::CopiesInComputePass {
-                copies: plan.copy_count(),
-            });
-        }
-        check_encode(&self.limits, plan, input, destinations)?;
-        self.probe_buffers(plan, input, destinations)?;
-        self.prepare_dispatches(plan, input, destinations)
-    }
-
-    /// Checks, then records the copies and the dispatches.
-    fn record(
-        &self,
-        encoder: &mut wgpu::CommandEncoder,
-        plan: &SplitPlan,
-        input: &BufferRegion<'_>,
         destinations: &[BufferRegion<'_>],
     ) -> Result<()> {
-        check_encode(&self.limits, plan, input, destinations)?;
-        self.probe_buffers(plan, input, destinations)?;
-        let prepared = self.prepare_dispatches(plan, input, destinations)?;
+        let prepared = self.checked(plan, &input, destinations)?;
         for c in plan.copies() {
-            let destination = match plan.placement() {
-                Outputs::Separate => &destinations[c.output],
-                Outputs::Arena => &destinations[0],
-            };
+            let destination = &destinations[plan.placement().destination_of(c.output)];
             for k in 0..c.count {
                 encoder.copy_buffer_to_buffer(
                     input.buffer,
@@ -350,21 +225,74 @@ impl GpuSplitter {
         }
         Ok(())
     }
-}
 
-/// The plan was made for the placement this call records.
-fn expect_placement(plan: &SplitPlan, wanted: Outputs) -> Result<()> {
-    if plan.placement() == wanted {
-        return Ok(());
+    /// Prepares a plan that needs only dispatches for recording inside the
+    /// caller's own compute pass ([`PreparedSplit::record`]): pipeline, bind
+    /// groups and workgroup counts, checked like [`GpuSplitter::encode`].
+    ///
+    /// # Errors
+    ///
+    /// [`EncodeError::CopiesInComputePass`] for a plan with copy commands
+    /// (plan with [`Strategy::Gather`]), and the errors of
+    /// [`GpuSplitter::encode`].
+    pub fn prepare(
+        &self,
+        plan: &SplitPlan,
+        input: BufferRegion<'_>,
+        destinations: &[BufferRegion<'_>],
+    ) -> Result<PreparedSplit> {
+        if plan.copy_count() > 0 {
+            return Err(EncodeError::CopiesInComputePass {
+                copies: plan.copy_count(),
+            }
+            .into());
+        }
+        self.checked(plan, &input, destinations)
     }
-    Err(Error::PlanMismatch {
-        detail: match wanted {
-            Outputs::Separate => {
-                "an arena plan: record it with encode_arena / prepare_arena".to_string()
-            }
-            Outputs::Arena => {
-                "a plan for separate destinations: record it with encode / prepare".to_string()
-            }
-        },
-    })
+
+    /// Drops every cached parameter table.
+    pub fn clear_cache(&self) {
+        lock(&self.tables).clear();
+    }
+
+    /// Bytes of parameter tables the cache holds (the splitter's own
+    /// buffers; no caller buffer is ever held).
+    pub fn cached_table_bytes(&self) -> u64 {
+        lock(&self.tables).cost()
+    }
+
+    /// Pipelines of generated kernels (row blocks, row streams) compiled and
+    /// kept: at most 32, the least recently used dropped past that.
+    pub fn cached_pipelines(&self) -> usize {
+        self.pipelines.generated()
+    }
+
+    /// The budget of the table cache, if it keeps any.
+    pub(super) fn table_budget(&self) -> Option<u64> {
+        match self.policy {
+            CachePolicy::Off => None,
+            CachePolicy::Bytes(budget) => Some(budget),
+        }
+    }
+
+    /// Every check (the plan against the device, the regions, the buffers),
+    /// then the dispatches bound to the regions.
+    fn checked(
+        &self,
+        plan: &SplitPlan,
+        input: &BufferRegion<'_>,
+        destinations: &[BufferRegion<'_>],
+    ) -> Result<PreparedSplit> {
+        if !plan.limits().fits_within(&self.limits) {
+            return Err(PlanError::Mismatch(PlanMismatch::Limits {
+                planned: Box::new(*plan.limits()),
+                device: Box::new(self.limits),
+            })
+            .into());
+        }
+        let (plain_input, plain_destinations) = plain_regions(input, destinations);
+        let bound = plan.bind(&plain_input, &plain_destinations)?;
+        probe_buffers(self, plan, input, destinations)?;
+        prepare_dispatches(self, plan, &bound, input, destinations)
+    }
 }

@@ -3,6 +3,8 @@
 //! [`Operator`]s and [`HostTensor`]s. Only [`crate::semantics`] and the tensor
 //! types are fed from here; nothing else depends on this module.
 
+mod error;
+#[doc(hidden)]
 pub mod node_test;
 /// The protobuf messages the reader decodes (a subset of `onnx.proto`),
 /// public for tests that build models; not part of the supported API.
@@ -18,13 +20,15 @@ use crate::element::ElementType;
 use crate::error::{Error, Result};
 use crate::semantics::{OnnxSplit, OnnxSplitToSequence, Operator, SequenceShapes, element_count};
 use crate::tensor::HostTensor;
+use crate::tensor::TensorError;
+pub use error::OnnxError;
 use proto::{AttributeProto, NodeProto, SequenceProto, TensorProto, attribute_type};
 
 /// Decodes a serialized `TensorProto`.
 ///
 /// # Errors
 ///
-/// [`Error::ProtobufDecode`] for bytes that are not a `TensorProto`, and the
+/// [`OnnxError::ProtobufDecode`] for bytes that are not a `TensorProto`, and the
 /// errors of [`tensor_from_proto`].
 pub fn read_tensor(bytes: &[u8]) -> Result<HostTensor> {
     tensor_from_proto(&decode::<TensorProto>(bytes, "TensorProto")?)
@@ -34,7 +38,7 @@ pub fn read_tensor(bytes: &[u8]) -> Result<HostTensor> {
 ///
 /// # Errors
 ///
-/// [`Error::ProtobufDecode`], [`Error::MalformedTensor`] for a sequence of
+/// [`OnnxError::ProtobufDecode`], [`OnnxError::MalformedTensor`] for a sequence of
 /// something other than tensors, and the errors of [`tensor_from_proto`].
 pub fn read_sequence(bytes: &[u8]) -> Result<Vec<HostTensor>> {
     let sequence = decode::<SequenceProto>(bytes, "SequenceProto")?;
@@ -42,10 +46,11 @@ pub fn read_sequence(bytes: &[u8]) -> Result<Vec<HostTensor>> {
         .elem_type
         .unwrap_or(proto::sequence_elem_type::TENSOR);
     if elem_type != proto::sequence_elem_type::TENSOR {
-        return Err(Error::MalformedTensor {
+        return Err(OnnxError::MalformedTensor {
             name: sequence.name.unwrap_or_default(),
             detail: format!("sequence of element kind {elem_type}; only tensor sequences are read"),
-        });
+        }
+        .into());
     }
     sequence
         .tensor_values
@@ -60,22 +65,25 @@ pub fn read_sequence(bytes: &[u8]) -> Result<Vec<HostTensor>> {
 /// complex values as pairs.
 ///
 /// Sizes are checked against the dimensions before anything is allocated, so
-/// dimensions that claim terabytes fail with [`Error::DataLength`].
+/// dimensions that claim terabytes fail with [`TensorError::DataLength`].
 ///
 /// # Errors
 ///
-/// [`Error::UnknownElementType`], [`Error::ShapeOverflow`],
-/// [`Error::DataLength`], and [`Error::MalformedTensor`] for negative
+/// [`TensorError::UnknownElementType`], [`crate::ResolveError::ShapeOverflow`],
+/// [`TensorError::DataLength`], and [`OnnxError::MalformedTensor`] for negative
 /// dimensions or external data.
 pub fn tensor_from_proto(t: &TensorProto) -> Result<HostTensor> {
     let name = t.name.clone().unwrap_or_default();
-    let malformed = |detail: &str| Error::MalformedTensor {
-        name: name.clone(),
-        detail: detail.to_string(),
+    let malformed = |detail: &str| -> Error {
+        OnnxError::MalformedTensor {
+            name: name.clone(),
+            detail: detail.to_string(),
+        }
+        .into()
     };
     let code = t.data_type.unwrap_or(0);
     let element_type =
-        ElementType::from_onnx_code(code).ok_or(Error::UnknownElementType { code })?;
+        ElementType::from_onnx_code(code).ok_or(TensorError::UnknownElementType { code })?;
     if t.data_location == Some(1) || !t.external_data.is_empty() {
         return Err(malformed("external data is not supported"));
     }
@@ -89,13 +97,16 @@ pub fn tensor_from_proto(t: &TensorProto) -> Result<HostTensor> {
         if t.raw_data.is_some() {
             return Err(malformed("a string tensor cannot use raw_data"));
         }
-        return HostTensor::from_byte_strings(&shape, t.string_data.clone());
+        return Ok(HostTensor::from_byte_strings(
+            &shape,
+            t.string_data.clone(),
+        )?);
     }
     if let Some(raw) = &t.raw_data {
-        return HostTensor::from_raw(element_type, &shape, raw.clone());
+        return Ok(HostTensor::from_raw(element_type, &shape, raw.clone())?);
     }
     let bytes = typed_field_bytes(t, element_type, &shape, count)?;
-    HostTensor::from_raw(element_type, &shape, bytes)
+    Ok(HostTensor::from_raw(element_type, &shape, bytes)?)
 }
 
 /// The little-endian bytes of the typed `*_data` field that stores `element_type`.
@@ -118,7 +129,7 @@ fn typed_field_bytes(
         if actual as u128 == expected {
             Ok(())
         } else {
-            Err(Error::DataLength {
+            Err(TensorError::DataLength {
                 element_type,
                 shape: shape.iter().map(|&d| d as u64).collect(),
                 expected,
@@ -181,16 +192,20 @@ pub fn tensor_to_proto(name: &str, tensor: &HostTensor) -> TensorProto {
 }
 
 fn decode<M: Message + Default>(bytes: &[u8], message: &'static str) -> Result<M> {
-    M::decode(bytes).map_err(|e| Error::ProtobufDecode {
-        message,
-        detail: e.to_string(),
+    M::decode(bytes).map_err(|e| {
+        OnnxError::ProtobufDecode {
+            message,
+            detail: e.to_string(),
+        }
+        .into()
     })
 }
 
 fn malformed_model(detail: impl Into<String>) -> Error {
-    Error::MalformedModel {
+    OnnxError::MalformedModel {
         detail: detail.into(),
     }
+    .into()
 }
 
 /// A model whose graph is one `Split` or `SplitToSequence` node.
@@ -208,9 +223,9 @@ impl SplitModel {
     ///
     /// # Errors
     ///
-    /// [`Error::Io`] and the errors of [`SplitModel::from_bytes`].
+    /// [`OnnxError::Io`] and the errors of [`SplitModel::from_bytes`].
     pub fn load(path: &Path) -> Result<Self> {
-        let bytes = std::fs::read(path).map_err(|e| Error::io(path, &e))?;
+        let bytes = std::fs::read(path).map_err(|e| OnnxError::io(path, &e))?;
         Self::from_bytes(&bytes)
     }
 
@@ -218,9 +233,9 @@ impl SplitModel {
     ///
     /// # Errors
     ///
-    /// [`Error::ProtobufDecode`]; [`Error::MalformedModel`] when the graph is
+    /// [`OnnxError::ProtobufDecode`]; [`OnnxError::MalformedModel`] when the graph is
     /// missing, holds other than one node or lacks a default-domain opset;
-    /// [`Error::UnsupportedOperator`]; the errors of [`tensor_from_proto`]
+    /// [`OnnxError::UnsupportedOperator`]; the errors of [`tensor_from_proto`]
     /// for initializers.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
         let model = decode::<proto::ModelProto>(bytes, "ModelProto")?;
@@ -243,7 +258,7 @@ impl SplitModel {
         let op_type = node.op_type.clone().unwrap_or_default();
         let known_domain = domain.is_empty() || domain == "ai.onnx";
         if !known_domain || !matches!(op_type.as_str(), "Split" | "SplitToSequence") {
-            return Err(Error::UnsupportedOperator { domain, op_type });
+            return Err(OnnxError::UnsupportedOperator { domain, op_type }.into());
         }
         let initializers = graph
             .initializer
@@ -292,9 +307,9 @@ impl SplitModel {
     ///
     /// # Errors
     ///
-    /// [`Error::MalformedModel`] for a feed count that differs from the graph
+    /// [`OnnxError::MalformedModel`] for a feed count that differs from the graph
     /// inputs, a node input with no value, or attributes of the wrong name or
-    /// kind; [`Error::NonNumericParam`] for a `split` of a non-numeric type.
+    /// kind; [`crate::ResolveError::NonNumericParam`] for a `split` of a non-numeric type.
     pub fn bind<'a>(&'a self, feeds: &'a [HostTensor]) -> Result<(Operator, &'a HostTensor)> {
         if feeds.len() != self.graph_inputs.len() {
             return Err(malformed_model(format!(

@@ -6,10 +6,29 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use super::{SplitModel, malformed_model, read_sequence, read_tensor};
+use super::{OnnxError, SplitModel, malformed_model, read_sequence, read_tensor};
 use crate::error::{Error, Result};
 use crate::semantics::Operator;
 use crate::tensor::HostTensor;
+
+/// Why a node test failed.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Failure {
+    /// Loading, binding or executing failed.
+    #[error(transparent)]
+    Error(#[from] Error),
+    /// An output differs from the expected one.
+    #[error("data set {data_set}, output {output}: {detail}")]
+    OutputMismatch {
+        /// The data set directory name.
+        data_set: String,
+        /// The output position (or sequence element).
+        output: usize,
+        /// What differs.
+        detail: String,
+    },
+}
 
 /// One `test_data_set_*` directory: the feeds and the expected outputs
 /// (a sequence output is flattened into its tensors).
@@ -36,14 +55,14 @@ impl NodeTest {
     ///
     /// # Errors
     ///
-    /// [`Error::Io`] for missing files, [`Error::MalformedModel`] for a
+    /// [`OnnxError::Io`] for missing files, [`OnnxError::MalformedModel`] for a
     /// directory without data sets, and every model and tensor reading error.
     pub fn load(dir: &Path) -> Result<Self> {
         let model = SplitModel::load(&dir.join("model.onnx"))?;
-        let entries = std::fs::read_dir(dir).map_err(|e| Error::io(dir, &e))?;
+        let entries = std::fs::read_dir(dir).map_err(|e| OnnxError::io(dir, &e))?;
         let mut names = Vec::new();
         for entry in entries {
-            let entry = entry.map_err(|e| Error::io(dir, &e))?;
+            let entry = entry.map_err(|e| OnnxError::io(dir, &e))?;
             let name = entry.file_name().to_string_lossy().into_owned();
             if name.starts_with("test_data_set_") && entry.path().is_dir() {
                 names.push(name);
@@ -88,8 +107,8 @@ impl NodeTest {
     /// # Errors
     ///
     /// The first error `execute` or binding returns, or
-    /// [`Error::OutputMismatch`] for the first output that differs.
-    pub fn run<F>(&self, mut execute: F) -> Result<usize>
+    /// [`Failure::OutputMismatch`] for the first output that differs.
+    pub fn run<F>(&self, mut execute: F) -> Result<usize, Failure>
     where
         F: FnMut(&Operator, &HostTensor) -> Result<Vec<HostTensor>>,
     {
@@ -131,7 +150,10 @@ where
 {
     let mut summary = Summary::default();
     for dir in dirs {
-        match NodeTest::load(dir).and_then(|test| test.run(&mut execute)) {
+        match NodeTest::load(dir)
+            .map_err(Failure::from)
+            .and_then(|test| test.run(&mut execute))
+        {
             Ok(_) => {
                 summary.passed += 1;
                 writeln!(out, "PASS {}", dir.display())?;
@@ -149,7 +171,7 @@ where
 fn load_data_set(model: &SplitModel, dir: &Path, name: String) -> Result<DataSet> {
     let read = |file: String| {
         let path = dir.join(file);
-        std::fs::read(&path).map_err(|e| Error::io(&path, &e))
+        std::fs::read(&path).map_err(|e| Error::from(OnnxError::io(&path, &e)))
     };
     let inputs = (0..model.graph_inputs().len())
         .map(|i| read_tensor(&read(format!("input_{i}.pb"))?))
@@ -172,13 +194,13 @@ fn load_data_set(model: &SplitModel, dir: &Path, name: String) -> Result<DataSet
 ///
 /// # Errors
 ///
-/// [`Error::OutputMismatch`] naming the first difference.
+/// [`Failure::OutputMismatch`] naming the first difference.
 pub fn compare_outputs(
     data_set: &str,
     expected: &[HostTensor],
     actual: &[HostTensor],
-) -> Result<()> {
-    let mismatch = |output: usize, detail: String| Error::OutputMismatch {
+) -> Result<(), Failure> {
+    let mismatch = |output: usize, detail: String| Failure::OutputMismatch {
         data_set: data_set.to_string(),
         output,
         detail,

@@ -1,6 +1,7 @@
 //! Cutting outputs into chunks whose source and destination each fit one
 //! binding window. Under the limits every output is one chunk.
 
+use super::align::align_down;
 use super::geometry::OutputGeometry;
 
 /// A piece of one output: output bits `[start_bit, end_bit)`.
@@ -21,10 +22,6 @@ impl Chunk {
     pub fn len_bits(&self) -> u64 {
         self.end_bit - self.start_bit
     }
-}
-
-fn align_down(x: u64, a: u64) -> u64 {
-    x / a * a
 }
 
 /// Cuts every non-empty output into chunks whose source and destination

@@ -1,8 +1,9 @@
-//! The planner's cost model: what a copy command and the gather shader cost
-//! on a device, chosen per adapter class, measured at run time by
-//! [`crate::gpu::GpuSplitter::calibrate`], and stored as plain data.
+//! The planner's cost model: what a copy command and each kernel cost on a
+//! device, chosen per adapter class, measured at run time by
+//! [`crate::gpu::calibrate`], and stored as plain data.
 
 use super::geometry::OutputGeometry;
+use super::kernels::{Kernel, Order};
 
 /// What kind of adapter a cost model is for, from what wgpu reports
 /// (`crate::gpu::device_class` maps an `AdapterInfo` to it).
@@ -20,52 +21,81 @@ pub enum DeviceClass {
     Unknown,
 }
 
+/// Each kernel's bandwidth in bytes read + written per second, by kernel.
+/// Stored by kernel name (`{"words": 2.2e9, "vec4": 5.5e9, ...}`); a kernel
+/// missing from a stored model has 0, which never chooses it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct KernelRates([f64; Kernel::ALL.len()]);
+
+impl KernelRates {
+    /// The documented rates of every kernel on a class of adapter.
+    pub const fn of_class(class: DeviceClass) -> KernelRates {
+        let mut rates = [0.0; Kernel::ALL.len()];
+        let mut i = 0;
+        while i < rates.len() {
+            let r = Kernel::ALL[i].spec().rates;
+            rates[i] = match class {
+                DeviceClass::Software => r.software,
+                DeviceClass::DiscreteGpu => r.discrete,
+                DeviceClass::IntegratedGpu => r.integrated,
+                DeviceClass::Unknown => r.unknown,
+            };
+            i += 1;
+        }
+        KernelRates(rates)
+    }
+
+    /// Every rate 0.
+    pub const ZERO: KernelRates = KernelRates([0.0; Kernel::ALL.len()]);
+
+    /// `kernel`'s bandwidth.
+    pub fn get(&self, kernel: Kernel) -> f64 {
+        self.0[kernel.index()]
+    }
+
+    /// Sets `kernel`'s bandwidth.
+    pub fn set(&mut self, kernel: Kernel, bytes_per_second: f64) {
+        self.0[kernel.index()] = bytes_per_second;
+    }
+
+    /// Every kernel with its bandwidth.
+    pub fn iter(&self) -> impl Iterator<Item = (Kernel, f64)> + '_ {
+        Kernel::ALL.into_iter().zip(self.0)
+    }
+}
+
 /// The planner's cost model.
 ///
 /// Copies cost `count * copy_command_seconds + bytes / copy_bytes_per_second`;
-/// a gather costs `bytes / gather_*_bytes_per_second` (by how its runs are
-/// aligned) plus `dispatch_seconds`. Bandwidths count bytes read + written.
+/// a gather costs `bytes / rate` (the rate of the kernel that would move the
+/// output) plus `dispatch_seconds`. Bandwidths count bytes read + written.
 /// The load factors say how much slower each side can run while the device
 /// is busy with other work; [`CostModel::robust_seconds`] uses them so that
 /// a busy machine does not turn the choice into a 2x slower plan.
 ///
 /// Plain data: it can be stored and loaded (`serde`, with the default
-/// feature `serde`), and [`crate::gpu::GpuSplitter::calibrate`] measures one
-/// for the device at hand.
+/// feature `serde`; models stored before the rates were keyed by kernel
+/// still load), and [`crate::gpu::calibrate`] measures one for the device
+/// at hand.
 ///
 /// # Examples
 ///
 /// ```
-/// use wgpu_split::plan::{CostModel, DeviceClass};
+/// use wgpu_split::plan::{CostModel, DeviceClass, Kernel};
 ///
 /// // On a GPU the crate has not measured, copies must be long to be chosen.
 /// let unknown = CostModel::for_class(DeviceClass::Unknown);
 /// assert!(unknown.copy_command_seconds > 10.0 * CostModel::LAVAPIPE.copy_command_seconds);
+/// assert!(unknown.gather_bytes_per_second.get(Kernel::Vec4) > 0.0);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct CostModel {
     /// Copy bandwidth, bytes read + written per second.
     pub copy_bytes_per_second: f64,
     /// Fixed cost of one copy command, seconds.
     pub copy_command_seconds: f64,
-    /// Gather bandwidth with vec4-aligned runs.
-    pub gather_vec4_bytes_per_second: f64,
-    /// Gather bandwidth with word-aligned runs.
-    pub gather_word_bytes_per_second: f64,
-    /// Gather bandwidth with runs that start or end mid-word.
-    pub gather_bits_bytes_per_second: f64,
-    /// Gather bandwidth of the funnel kernel: runs of at least 128 bits at
-    /// any bit offset, in outputs of whole vec4s.
-    pub gather_funnel_bytes_per_second: f64,
-    /// Gather bandwidth of the row-block kernel: short runs, whole blocks
-    /// of rows per invocation.
-    pub gather_rows_bytes_per_second: f64,
-    /// Gather bandwidth of the row-stream kernel: long runs at any bit
-    /// offset, each invocation inside one row. A model stored before this
-    /// field existed loads with 0, which never chooses the kernel.
-    #[cfg_attr(feature = "serde", serde(default))]
-    pub gather_streams_bytes_per_second: f64,
+    /// Each kernel's bandwidth.
+    pub gather_bytes_per_second: KernelRates,
     /// Fixed cost of one dispatch, seconds.
     pub dispatch_seconds: f64,
     /// How many times slower copies can run on a busy device (at least 1).
@@ -76,19 +106,13 @@ pub struct CostModel {
 
 impl CostModel {
     /// Lavapipe (Mesa 22.3.6, LLVM 15) on a 2-core VM: medians of three
-    /// release-build runs of [`crate::gpu::GpuSplitter::calibrate`]
-    /// (`split_bench --calibrate`, 2026-11-22; see `docs/DEVICE.md`). The
+    /// release-build calibrations (2026-11-22; see `docs/DEVICE.md`). The
     /// load factors were measured with both cores busy: the gather ran up
     /// to 3x slower, copies (memcpy) hardly slowed.
     pub const LAVAPIPE: CostModel = CostModel {
         copy_bytes_per_second: 18.4e9,
         copy_command_seconds: 0.34e-6,
-        gather_vec4_bytes_per_second: 5.5e9,
-        gather_word_bytes_per_second: 2.2e9,
-        gather_bits_bytes_per_second: 2.1e9,
-        gather_funnel_bytes_per_second: 5.7e9,
-        gather_rows_bytes_per_second: 8.1e9,
-        gather_streams_bytes_per_second: 6.3e9,
+        gather_bytes_per_second: KernelRates::of_class(DeviceClass::Software),
         dispatch_seconds: 61e-6,
         copy_load_factor: 1.2,
         gather_load_factor: 2.5,
@@ -103,12 +127,7 @@ impl CostModel {
     pub const DISCRETE_GPU: CostModel = CostModel {
         copy_bytes_per_second: 400e9,
         copy_command_seconds: 10e-6,
-        gather_vec4_bytes_per_second: 300e9,
-        gather_word_bytes_per_second: 200e9,
-        gather_bits_bytes_per_second: 150e9,
-        gather_funnel_bytes_per_second: 250e9,
-        gather_rows_bytes_per_second: 250e9,
-        gather_streams_bytes_per_second: 250e9,
+        gather_bytes_per_second: KernelRates::of_class(DeviceClass::DiscreteGpu),
         dispatch_seconds: 10e-6,
         copy_load_factor: 1.5,
         gather_load_factor: 1.5,
@@ -119,12 +138,7 @@ impl CostModel {
     pub const INTEGRATED_GPU: CostModel = CostModel {
         copy_bytes_per_second: 60e9,
         copy_command_seconds: 10e-6,
-        gather_vec4_bytes_per_second: 40e9,
-        gather_word_bytes_per_second: 30e9,
-        gather_bits_bytes_per_second: 20e9,
-        gather_funnel_bytes_per_second: 35e9,
-        gather_rows_bytes_per_second: 35e9,
-        gather_streams_bytes_per_second: 35e9,
+        gather_bytes_per_second: KernelRates::of_class(DeviceClass::IntegratedGpu),
         dispatch_seconds: 15e-6,
         copy_load_factor: 1.5,
         gather_load_factor: 1.5,
@@ -136,12 +150,7 @@ impl CostModel {
     pub const CONSERVATIVE: CostModel = CostModel {
         copy_bytes_per_second: 50e9,
         copy_command_seconds: 20e-6,
-        gather_vec4_bytes_per_second: 20e9,
-        gather_word_bytes_per_second: 15e9,
-        gather_bits_bytes_per_second: 10e9,
-        gather_funnel_bytes_per_second: 15e9,
-        gather_rows_bytes_per_second: 16e9,
-        gather_streams_bytes_per_second: 15e9,
+        gather_bytes_per_second: KernelRates::of_class(DeviceClass::Unknown),
         dispatch_seconds: 20e-6,
         copy_load_factor: 1.5,
         gather_load_factor: 1.5,
@@ -166,6 +175,32 @@ impl CostModel {
         expected * load_factor.max(1.0).sqrt()
     }
 
+    /// `kernels`, in the order they are tried: those ranked first whenever
+    /// they fit, then the ones ranked by bandwidth, fastest first (ties keep
+    /// [`Kernel::ALL`]'s order) and only if at least as fast as the last
+    /// kernel, then the last kernel, which moves anything.
+    pub(crate) fn order(&self, kernels: impl IntoIterator<Item = Kernel>) -> Vec<Kernel> {
+        let kernels: Vec<Kernel> = kernels.into_iter().collect();
+        let of = |order: Order| {
+            kernels
+                .iter()
+                .copied()
+                .filter(move |k| k.spec().order == order)
+        };
+        let floor = of(Order::Last)
+            .map(|k| self.gather_bytes_per_second.get(k))
+            .fold(0.0, f64::max);
+        let mut by_rate: Vec<Kernel> = of(Order::ByRate)
+            .filter(|&k| self.gather_bytes_per_second.get(k) >= floor)
+            .collect();
+        let rate = |k: &Kernel| self.gather_bytes_per_second.get(*k);
+        by_rate.sort_by(|a, b| rate(b).total_cmp(&rate(a)));
+        of(Order::First)
+            .chain(by_rate)
+            .chain(of(Order::Last))
+            .collect()
+    }
+
     /// Modeled seconds to copy `count` runs of `size_bytes` bytes.
     pub(crate) fn copy_seconds(&self, count: u64, size_bytes: u64) -> f64 {
         count as f64 * self.copy_command_seconds
@@ -173,18 +208,16 @@ impl CostModel {
     }
 
     /// Modeled seconds to gather one output with this geometry, at the
-    /// bandwidth of the kernel that would move it alone.
+    /// bandwidth of the first kernel (in [`CostModel::order`]) that would
+    /// move it on its own.
     pub(crate) fn gather_seconds(&self, g: &OutputGeometry) -> f64 {
-        let bandwidth = if g.is_aligned_to(128, 2) {
-            self.gather_vec4_bytes_per_second
-        } else if g.run_bits >= 128 && g.total_bits.is_multiple_of(128) {
-            self.gather_funnel_bytes_per_second
-                .max(self.gather_streams_bytes_per_second)
-        } else if g.is_aligned_to(32, 2) {
-            self.gather_word_bytes_per_second
-        } else {
-            self.gather_bits_bytes_per_second
-        };
+        let alone = Kernel::ALL
+            .into_iter()
+            .filter(|k| (k.spec().moves_alone)(g));
+        let bandwidth = self
+            .order(alone)
+            .first()
+            .map_or(0.0, |&k| self.gather_bytes_per_second.get(k));
         2.0 * g.total_bits.div_ceil(8) as f64 / bandwidth
     }
 

@@ -66,6 +66,12 @@ impl OutputGeometry {
             && (outer <= 1 || self.block_bits.is_multiple_of(unit_bits))
     }
 
+    /// True when every run is at least 128 bits (a vec4 of the output
+    /// crosses one run end at most) and the output is whole vec4s.
+    pub fn long_in_vec4s(&self) -> bool {
+        self.run_bits >= 128 && self.total_bits.is_multiple_of(128)
+    }
+
     /// The span of input bits the bits `[start, end)` of the output touch.
     pub fn src_span_bits(&self, start: u64, end: u64) -> std::ops::Range<u64> {
         self.src_bit(start)..self.src_bit(end - 1) + 1

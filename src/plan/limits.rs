@@ -1,11 +1,11 @@
 //! The device limits the planner needs, as plain numbers, and the binding
 //! window they allow.
 
-use super::abi::{UNITS_PER_INVOCATION, WORKGROUP_SIZE};
+use super::table::{TableEntry, TableHeader, UNITS_PER_INVOCATION, WORKGROUP_SIZE};
 
-/// Most destinations one dispatch binds, whatever the device allows: each is
-/// a case of the shader's store switch, and past 32 the dispatch count of a
-/// large split hardly falls further.
+/// Most destinations one dispatch binds, whatever the device allows: each
+/// slot's code is instantiated in the kernel and runs in every invocation,
+/// and past 32 the dispatch count of a large split hardly falls further.
 pub const MAX_DESTINATIONS_PER_DISPATCH: u32 = 32;
 
 /// Largest window bound in one pass: bit offsets inside a window stay below
@@ -86,7 +86,10 @@ impl PlanLimits {
     /// many as a uniform table holds (at least 1: WebGPU's minimum of the
     /// limit is 8, so 7 on every adapter).
     pub fn destinations_per_dispatch(&self) -> u32 {
-        let table_entries = self.max_uniform_buffer_binding_size.saturating_sub(16) / 48;
+        let table_entries = self
+            .max_uniform_buffer_binding_size
+            .saturating_sub(TableHeader::SIZE)
+            / TableEntry::SIZE;
         self.max_storage_buffers_per_shader_stage
             .saturating_sub(1)
             .min(u32::try_from(table_entries).unwrap_or(u32::MAX))

@@ -2,49 +2,71 @@
 //! with no GPU types, testable anywhere.
 //!
 //! - [`RunLayout`] is the split as contiguous runs (the host path's plan);
-//! - [`SplitPlan`] is the GPU plan: where outputs live, which outputs move
-//!   with copy commands, and the dispatches with their parameter tables;
+//! - [`SplitPlan`] is the GPU plan: where outputs live ([`Placement`]),
+//!   which outputs move with copy commands, the [`Kernel`] and its
+//!   dispatches with their parameter tables;
+//! - [`SplitPlan::bind`] checks the caller's regions (as plain numbers) and
+//!   binds the plan to them;
 //! - [`PlanLimits`] are the device limits a plan depends on;
-//! - [`Strategy`] and [`CostModel`] choose between copies and the gather;
-//! - the shader contract (the parameter table's layout and the constants
-//!   Rust and WGSL share) lives in [`abi`]; [`Kernel`] names the entry
-//!   points.
+//! - [`Strategy`] and [`CostModel`] choose between copies and the kernels;
+//! - the kernels live in `kernels/`, one module each behind one table, and
+//!   [`ShaderKey`] renders the WGSL module a plan's dispatches run.
 //!
-//! The shader sees each output as a contiguous bit string (`outer` runs of
+//! The kernels see each output as a contiguous bit string (`outer` runs of
 //! `run_bits`, packed); output bit `p` comes from source bit
 //! `(p / run) * block + offset + p % run`. A plan under the device limits is
 //! one pass; a tensor or arena larger than one storage binding is cut into
 //! chunks whose source and destination fit in windows, grouped greedily into
 //! passes.
 
-pub mod abi;
+pub(crate) mod align;
 mod binding;
 mod chunks;
 mod cost;
-mod generated;
+#[cfg(feature = "serde")]
+mod cost_serde;
+mod error;
 mod geometry;
 mod kernel_choice;
+mod kernels;
 mod limits;
 mod needs;
 mod outputs;
 mod passes;
 mod placement;
-mod row_block;
-mod row_streams;
+mod regions;
 mod runs;
+mod shader;
 mod split_plan;
 mod strategy;
+mod table;
+mod template;
+mod wgsl;
 
-pub use abi::Kernel;
-pub use binding::{BoundPlan, PassBindings};
-pub use cost::{CostModel, DeviceClass};
-pub use generated::GeneratedLayout;
-pub use limits::{MAX_DESTINATIONS_PER_DISPATCH, PlanLimits};
+pub use cost::{CostModel, DeviceClass, KernelRates};
+pub use error::{EncodeError, PlanError, PlanMismatch};
+pub use kernels::{GeneratedLayout, Kernel, RowBlock, RowStreams};
+pub use limits::PlanLimits;
+pub use needs::{BufferRole, Usages};
 pub use outputs::PlannedOutput;
-pub use passes::{DstWindow, Pass};
-pub use placement::Outputs;
-pub use row_block::{MAX_ROW_BLOCK_BITS, Piece, RowBlock, RowOutput};
-pub use row_streams::{RowStreams, STREAM_VEC4S, StreamOutput};
+pub use placement::Placement;
 pub use runs::{Run, RunLayout};
-pub use split_plan::{PlanOptions, SplitPlan, fingerprint};
+pub use shader::ShaderKey;
+pub use split_plan::{PlanOptions, SplitPlan};
 pub use strategy::{CopyRuns, Strategy};
+pub use wgsl::Bindings;
+
+/// What tests and tools need of the plan's insides (the table ABI, the
+/// passes and their bindings, the generated layouts' parts); not part of
+/// the supported API.
+#[doc(hidden)]
+pub mod internals {
+    pub use super::binding::{BoundPlan, PassBindings};
+    pub use super::kernels::{MAX_ROW_BLOCK_BITS, Piece, RowOutput, STREAM_VEC4S, StreamOutput};
+    pub use super::passes::{DstWindow, Pass};
+    pub use super::regions::Region;
+    pub use super::split_plan::fingerprint;
+    pub use super::table::{
+        FLAG_ALIGNED, FLAG_PAD, TableEntry, TableHeader, UNITS_PER_INVOCATION, WORKGROUP_SIZE,
+    };
+}

@@ -1,26 +1,101 @@
 //! What a plan needs of the caller's buffers, known before anything is
 //! encoded: how many destinations, the bytes each must hold, the usages of
-//! every buffer and the alignment of every offset.
+//! every buffer and the alignment of every offset. Plain values: the GPU
+//! side converts [`Usages`] to `wgpu::BufferUsages`.
 
-use super::placement::Outputs;
+use std::fmt;
+
 use super::split_plan::SplitPlan;
-use crate::error::BufferRole;
+
+/// Which of an encode's buffers something is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum BufferRole {
+    /// The input tensor.
+    Input,
+    /// The arena of an arena plan.
+    Arena,
+    /// The destination region of output `n`.
+    Output(usize),
+    /// A readback buffer.
+    Staging,
+}
+
+impl fmt::Display for BufferRole {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BufferRole::Input => f.write_str("input"),
+            BufferRole::Arena => f.write_str("arena"),
+            BufferRole::Output(n) => write!(f, "output {n}"),
+            BufferRole::Staging => f.write_str("staging"),
+        }
+    }
+}
+
+/// Buffer usages a plan needs, as plain flags (`wgpu::BufferUsages` has the
+/// same names).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Usages {
+    /// Bound as a storage buffer by a dispatch.
+    pub storage: bool,
+    /// The source of a copy command.
+    pub copy_src: bool,
+    /// The destination of a copy command.
+    pub copy_dst: bool,
+}
+
+impl Usages {
+    /// No usage.
+    pub const NONE: Usages = Usages {
+        storage: false,
+        copy_src: false,
+        copy_dst: false,
+    };
+
+    /// Every usage of `self` or `other`.
+    pub fn union(self, other: Usages) -> Usages {
+        Usages {
+            storage: self.storage || other.storage,
+            copy_src: self.copy_src || other.copy_src,
+            copy_dst: self.copy_dst || other.copy_dst,
+        }
+    }
+
+    /// The usages of `self` that `have` lacks.
+    pub fn missing_from(self, have: Usages) -> Usages {
+        Usages {
+            storage: self.storage && !have.storage,
+            copy_src: self.copy_src && !have.copy_src,
+            copy_dst: self.copy_dst && !have.copy_dst,
+        }
+    }
+
+    /// True when no usage is set.
+    pub fn is_empty(self) -> bool {
+        self == Usages::NONE
+    }
+}
+
+impl fmt::Display for Usages {
+    /// `STORAGE | COPY_SRC`, as wgpu names them.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let names: Vec<&str> = [
+            (self.storage, "STORAGE"),
+            (self.copy_src, "COPY_SRC"),
+            (self.copy_dst, "COPY_DST"),
+        ]
+        .into_iter()
+        .filter(|(set, _)| *set)
+        .map(|(_, name)| name)
+        .collect();
+        f.write_str(&names.join(" | "))
+    }
+}
 
 impl SplitPlan {
     /// Destinations an encode takes: one per output, or one arena.
     pub fn destination_count(&self) -> usize {
-        match self.placement() {
-            Outputs::Separate => self.outputs().len(),
-            Outputs::Arena => 1,
-        }
-    }
-
-    /// Which buffer role destination `index` has in errors.
-    pub(crate) fn destination_role(&self, index: usize) -> BufferRole {
-        match self.placement() {
-            Outputs::Separate => BufferRole::Output(index),
-            Outputs::Arena => BufferRole::Arena,
-        }
+        self.placement().destination_count(self.outputs().len())
     }
 
     /// The multiple every offset (input and destinations) must be: 16 bytes
@@ -35,50 +110,45 @@ impl SplitPlan {
         }
     }
 
-    /// The usages the input's buffer needs: `STORAGE` when the plan
-    /// dispatches, `COPY_SRC` when it copies.
-    pub fn input_usages(&self) -> wgpu::BufferUsages {
-        let mut usage = wgpu::BufferUsages::empty();
-        if self.dispatch_count() > 0 {
-            usage |= wgpu::BufferUsages::STORAGE;
+    /// The usages the input's buffer needs: storage when the plan
+    /// dispatches, copy source when it copies.
+    pub fn input_usages(&self) -> Usages {
+        Usages {
+            storage: self.dispatch_count() > 0,
+            copy_src: self.copy_count() > 0,
+            copy_dst: false,
         }
-        if self.copy_count() > 0 {
-            usage |= wgpu::BufferUsages::COPY_SRC;
-        }
-        usage
     }
 
-    /// The usages output `index`'s destination buffer needs: `STORAGE` when
-    /// the gather writes it, `COPY_DST` when it is copied, nothing when it
+    /// The usages output `index`'s destination needs: storage when the
+    /// gather writes it, copy destination when it is copied, nothing when it
     /// is empty. For an arena plan, the arena's are the union over outputs
     /// ([`SplitPlan::destination_usages`]).
-    pub fn output_usages(&self, index: usize) -> wgpu::BufferUsages {
-        if self.is_gathered(index) {
-            wgpu::BufferUsages::STORAGE
-        } else if self.copies().iter().any(|c| c.output == index) {
-            wgpu::BufferUsages::COPY_DST
-        } else {
-            wgpu::BufferUsages::empty()
+    pub fn output_usages(&self, index: usize) -> Usages {
+        Usages {
+            storage: self.is_gathered(index),
+            copy_src: false,
+            copy_dst: !self.is_gathered(index) && self.copies().iter().any(|c| c.output == index),
         }
     }
 
-    /// The usages destination `index` needs: output `index`'s for separate
-    /// destinations, the union over all outputs for the arena.
-    pub fn destination_usages(&self, index: usize) -> wgpu::BufferUsages {
-        match self.placement() {
-            Outputs::Separate => self.output_usages(index),
-            Outputs::Arena => (0..self.outputs().len())
-                .map(|i| self.output_usages(i))
-                .fold(wgpu::BufferUsages::empty(), |a, b| a | b),
+    /// The usages destination `index` needs: output `index`'s, or for the
+    /// arena the union over every output.
+    pub fn destination_usages(&self, index: usize) -> Usages {
+        if !self.placement().is_shared() {
+            return self.output_usages(index);
         }
+        (0..self.outputs().len())
+            .map(|i| self.output_usages(i))
+            .fold(Usages::NONE, Usages::union)
     }
 
     /// Bytes destination `index` must hold from its offset: the output's
     /// [`crate::plan::PlannedOutput::region_bytes`], or the arena size.
     pub fn destination_bytes(&self, index: usize) -> u64 {
-        match self.placement() {
-            Outputs::Separate => self.outputs().get(index).map_or(0, |o| o.region_bytes),
-            Outputs::Arena => self.arena_bytes(),
+        if self.placement().is_shared() {
+            return self.arena_bytes();
         }
+        self.outputs().get(index).map_or(0, |o| o.region_bytes)
     }
 }

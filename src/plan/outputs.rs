@@ -3,10 +3,11 @@
 
 use std::ops::Range;
 
+use super::align::align_up;
+use super::error::PlanError;
 use super::geometry::OutputGeometry;
 use super::limits::PlanLimits;
-use super::placement::Outputs;
-use crate::error::{Error, Result};
+use super::placement::Placement;
 use crate::semantics::ResolvedSplit;
 
 /// One output as planned.
@@ -33,19 +34,19 @@ impl PlannedOutput {
     }
 }
 
-/// Every output's planned form and, for [`Outputs::Arena`], the arena size
-/// in bytes (a multiple of 4; 0 for separate destinations).
+/// Every output's planned form and, for [`Placement::Arena`], the arena
+/// size in bytes (a multiple of 4; 0 for separate destinations).
 ///
 /// # Errors
 ///
-/// [`Error::TooLargeForDevice`] when an output or the arena exceeds
+/// [`PlanError::TooLargeForDevice`] when the arena exceeds
 /// `max_buffer_size`.
 pub(crate) fn plan_outputs(
     split: &ResolvedSplit,
     geometry: &[OutputGeometry],
-    outputs: Outputs,
+    placement: Placement,
     limits: &PlanLimits,
-) -> Result<(Vec<PlannedOutput>, u64)> {
+) -> Result<(Vec<PlannedOutput>, u64), PlanError> {
     let align = u128::from(limits.alignment_bytes());
     let mut end: u128 = 0;
     let mut planned = Vec::with_capacity(geometry.len());
@@ -53,23 +54,25 @@ pub(crate) fn plan_outputs(
         let len_bytes = g.total_bits.div_ceil(8);
         // Every output fits the input, which fits a buffer; the word the
         // split writes last is whole.
-        let region_bytes = len_bytes.div_ceil(4) * 4;
-        let offset = match outputs {
-            // u128: 2^24 outputs each padded to the alignment may pass u64 on
-            // absurd limits before the size check below rejects them.
-            Outputs::Arena => end.div_ceil(align) * align,
-            Outputs::Separate => 0,
+        let region_bytes = align_up(len_bytes, 4);
+        // u128: 2^24 outputs each padded to the alignment may pass u64 on
+        // absurd limits before the size check below rejects them.
+        let offset = if placement.is_shared() {
+            end.div_ceil(align) * align
+        } else {
+            0
         };
         end = offset + u128::from(region_bytes);
         planned.push((i, len_bytes, region_bytes, offset));
     }
-    let arena_bytes = match outputs {
-        Outputs::Arena => end.div_ceil(4) * 4,
-        Outputs::Separate => 0,
+    let arena_bytes = if placement.is_shared() {
+        end.div_ceil(4) * 4
+    } else {
+        0
     };
     let max = limits.max_buffer_size;
     if arena_bytes > u128::from(max) {
-        return Err(Error::TooLargeForDevice {
+        return Err(PlanError::TooLargeForDevice {
             what: "arena",
             bytes: arena_bytes,
             max,

@@ -3,20 +3,21 @@
 
 use std::ops::Range;
 
-use super::abi::{
-    FLAG_ALIGNED, FLAG_PAD, Kernel, TableEntry, TableHeader, UNITS_PER_INVOCATION, WORKGROUP_SIZE,
-};
+use super::align::{align_down, align_up};
 use super::chunks::Chunk;
+use super::error::PlanError;
 use super::geometry::OutputGeometry;
+use super::kernels::Kernel;
 use super::limits::PlanLimits;
-use super::placement::Outputs;
-use crate::error::{Error, Result};
+use super::placement::Placement;
+use super::table::{
+    FLAG_ALIGNED, FLAG_PAD, TableEntry, TableHeader, UNITS_PER_INVOCATION, WORKGROUP_SIZE,
+};
 
 /// One destination a pass binds: which destination, and the bytes bound.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct DstWindow {
-    /// The output whose region is bound ([`Outputs::Separate`]), or 0 for
-    /// the arena ([`Outputs::Arena`]).
+    /// The destination bound: the output's region, or the arena (0).
     pub destination: usize,
     /// Bytes bound, relative to the destination's offset (the start is a
     /// multiple of the storage offset alignment).
@@ -41,7 +42,7 @@ pub struct Pass {
 /// What the pass builder needs to know about the plan.
 pub(crate) struct PassContext<'a> {
     pub geometry: &'a [OutputGeometry],
-    pub outputs: Outputs,
+    pub placement: Placement,
     /// Where each output starts in its destination, in bytes.
     pub dst_offsets_bytes: &'a [u64],
     pub limits: &'a PlanLimits,
@@ -69,35 +70,11 @@ struct PassGroup {
     invocations: u64,
 }
 
-fn align_up(x: u64, a: u64) -> u64 {
-    x.div_ceil(a) * a
-}
-
-fn align_down(x: u64, a: u64) -> u64 {
-    x / a * a
-}
-
 fn union(a: &Range<u64>, b: &Range<u64>) -> Range<u64> {
     a.start.min(b.start)..a.end.max(b.end)
 }
 
 impl PassContext<'_> {
-    /// The destination a chunk writes.
-    fn destination(&self, c: &Chunk) -> usize {
-        match self.outputs {
-            Outputs::Separate => c.output,
-            Outputs::Arena => 0,
-        }
-    }
-
-    /// Most destinations one pass binds.
-    fn max_slots(&self) -> usize {
-        match self.outputs {
-            Outputs::Separate => self.limits.destinations_per_dispatch() as usize,
-            Outputs::Arena => 1,
-        }
-    }
-
     /// The chunk's first destination bit, counted from its destination's start.
     fn dst_bit(&self, c: &Chunk) -> u64 {
         self.dst_offsets_bytes[c.output] * 8 + c.start_bit
@@ -150,7 +127,7 @@ impl PassContext<'_> {
         let window = self.plannable_window();
         let work = self.invocations(c);
         let src_union = self.widen(&union(&group.src, src));
-        let destination = self.destination(c);
+        let destination = self.placement.destination_of(c.output);
         let slot = group
             .slots
             .iter()
@@ -165,7 +142,7 @@ impl PassContext<'_> {
             && match slot {
                 // With separate destinations a pass holds one chunk per
                 // output: each invocation serves every slot's one entry.
-                Some(_) if self.outputs == Outputs::Separate => false,
+                Some(_) if !self.placement.chunks_share_a_slot() => false,
                 // A chunk that starts in the unit where the previous one
                 // ended (a run boundary mid-word) waits for the next pass:
                 // two invocations of one dispatch never write the same unit.
@@ -174,7 +151,7 @@ impl PassContext<'_> {
                     let w = self.widen(&union(&s.bytes, dst));
                     dst.start >= s.last_end && w.end - w.start <= window
                 }
-                None => group.slots.len() < self.max_slots(),
+                None => group.slots.len() < self.placement.max_slots(self.limits),
             };
         if !fits {
             return false;
@@ -192,24 +169,12 @@ impl PassContext<'_> {
         s.bytes = self.widen(&union(&s.bytes, dst));
         s.last_end = dst.end;
         group.members.push((*c, slot));
-        group.invocations = self.pass_invocations(group.invocations, work);
+        group.invocations = self.placement.pass_invocations(group.invocations, work);
         true
     }
 
-    /// A pass's invocations once a chunk of `work` invocations joins: in an
-    /// arena pass the chunks' invocations follow each other (the shader finds
-    /// an invocation's entry by search); with separate destinations every
-    /// invocation serves every slot, so the pass needs the most any chunk
-    /// needs.
-    fn pass_invocations(&self, pass: u64, work: u64) -> u64 {
-        match self.outputs {
-            Outputs::Arena => pass + work,
-            Outputs::Separate => pass.max(work),
-        }
-    }
-
     /// Groups chunks into passes greedily, in order.
-    fn group(&self, chunks: &[Chunk]) -> Result<Vec<PassGroup>> {
+    fn group(&self, chunks: &[Chunk]) -> Result<Vec<PassGroup>, PlanError> {
         let mut groups: Vec<PassGroup> = Vec::new();
         for c in chunks {
             let (src, dst) = self.ranges(c);
@@ -226,7 +191,7 @@ impl PassContext<'_> {
             };
             // Chunks are cut to fit a window, so an empty pass takes any.
             if !self.join(&mut group, c, &src, &dst) {
-                return Err(Error::Internal {
+                return Err(PlanError::Internal {
                     detail: format!("chunk {c:?} does not fit an empty pass"),
                 });
             }
@@ -243,7 +208,7 @@ impl PassContext<'_> {
         group: &PassGroup,
         first_invocation: u64,
         units_per_invocation: u64,
-    ) -> Result<TableEntry> {
+    ) -> Result<TableEntry, PlanError> {
         let g = &self.geometry[c.output];
         let unit = self.kernel.unit_bits();
         let dst_bit = self.dst_bit(c) - group.slots[slot].bytes.start * 8;
@@ -289,8 +254,8 @@ impl PassContext<'_> {
 
 /// Windows are at most 2^28 bytes, so every bit position in a table fits
 /// u32; a value that does not is a planner bug, reported instead of wrapped.
-pub(crate) fn to_u32(value: u64, what: &'static str) -> Result<u32> {
-    u32::try_from(value).map_err(|_| Error::Internal {
+pub(crate) fn to_u32(value: u64, what: &'static str) -> Result<u32, PlanError> {
+    u32::try_from(value).map_err(|_| PlanError::Internal {
         detail: format!("{what} {value} does not fit the shader's u32 table"),
     })
 }
@@ -298,11 +263,14 @@ pub(crate) fn to_u32(value: u64, what: &'static str) -> Result<u32> {
 /// Groups `chunks` into passes and writes every pass's table (each at an
 /// offset aligned for binding) into one byte vector.
 ///
-/// Arena tables are read-only storage buffers of any length. Tables of
-/// separate destinations are uniform buffers, which WGSL sizes at compile
-/// time: each holds as many entries as the plan's most-used pass (the slot
-/// count of its shader), unused ones zero.
-pub(crate) fn build_passes(cx: &PassContext<'_>, chunks: &[Chunk]) -> Result<(Vec<Pass>, Vec<u8>)> {
+/// Arena tables are read-only storage buffers of any length. Uniform tables
+/// (separate destinations) are sized at compile time: each holds as many
+/// entries as the plan's most-used pass (the slot count of its shader),
+/// unused ones zero.
+pub(crate) fn build_passes(
+    cx: &PassContext<'_>,
+    chunks: &[Chunk],
+) -> Result<(Vec<Pass>, Vec<u8>), PlanError> {
     let groups = cx.group(chunks)?;
     let slots = groups.iter().map(|g| g.slots.len()).max().unwrap_or(0);
     let mut passes = Vec::with_capacity(groups.len());
@@ -313,8 +281,8 @@ pub(crate) fn build_passes(cx: &PassContext<'_>, chunks: &[Chunk]) -> Result<(Ve
         table.resize(start as usize, 0);
         table.extend_from_slice(bytemuck::bytes_of(&header));
         table.extend_from_slice(bytemuck::cast_slice(&entries));
-        if cx.outputs == Outputs::Separate {
-            let padded = table.len() + (slots - entries.len()) * size_of::<TableEntry>();
+        if cx.placement.uniform_table() {
+            let padded = table.len() + (slots - entries.len()) * TableEntry::SIZE as usize;
             table.resize(padded, 0);
         }
         passes.push(Pass {
@@ -337,25 +305,27 @@ pub(crate) fn build_passes(cx: &PassContext<'_>, chunks: &[Chunk]) -> Result<(Ve
 
 impl PassContext<'_> {
     /// One pass's table header and entries.
-    fn table_of(&self, group: &PassGroup) -> Result<(TableHeader, Vec<TableEntry>)> {
+    fn table_of(&self, group: &PassGroup) -> Result<(TableHeader, Vec<TableEntry>), PlanError> {
         let mut entries = Vec::with_capacity(group.members.len());
         let mut invocations: u64 = 0;
         for (c, slot) in &group.members {
+            // Generated kernels: every invocation writes its share of every
+            // entry, as the kernel's constants say (0 units in the table).
             // Arena entries take consecutive invocation ranges of
             // UNITS_PER_INVOCATION units. Separate destinations' entries (one
             // per slot, in slot order) all start at invocation 0 and spread
             // their units over the pass's invocations.
-            // Generated kernels: every invocation writes its share of every
-            // entry (the kernel's constants say which; `per` is informative).
-            let (first, per) = match (self.generated_invocations, self.outputs) {
-                (Some(n), _) => (0, self.units(c) / n),
-                (None, Outputs::Arena) => (invocations, UNITS_PER_INVOCATION),
-                (None, Outputs::Separate) => (0, self.units(c).div_ceil(group.invocations).max(1)),
+            let (first, per) = match self.generated_invocations {
+                Some(_) => (0, 0),
+                None if self.placement.chunks_share_a_slot() => (invocations, UNITS_PER_INVOCATION),
+                None => (0, self.units(c).div_ceil(group.invocations).max(1)),
             };
             entries.push(self.entry(c, *slot, group, first, per)?);
             invocations = match self.generated_invocations {
                 Some(n) => n,
-                None => self.pass_invocations(invocations, self.units(c).div_ceil(per)),
+                None => self
+                    .placement
+                    .pass_invocations(invocations, self.units(c).div_ceil(per)),
             };
         }
         let header = TableHeader {
@@ -369,7 +339,7 @@ impl PassContext<'_> {
 
 /// A tight 1-D or 2-D grid of workgroups covering `invocations` (which the
 /// grouping keeps below `max_compute_workgroups_per_dimension`² workgroups).
-fn grid(invocations: u64, limits: &PlanLimits) -> Result<[u32; 2]> {
+fn grid(invocations: u64, limits: &PlanLimits) -> Result<[u32; 2], PlanError> {
     let groups = invocations.div_ceil(u64::from(WORKGROUP_SIZE));
     let max = u64::from(limits.max_compute_workgroups_per_dimension);
     let rows = groups.div_ceil(max).max(1);

@@ -5,51 +5,61 @@
 
 use std::ops::Range;
 
-use super::abi::Kernel;
-use super::generated::GeneratedLayout;
+use super::error::PlanError;
 use super::geometry::OutputGeometry;
 use super::kernel_choice::{Dispatches, GatherInputs, gather_dispatches};
+use super::kernels::{GeneratedLayout, Kernel};
 use super::limits::PlanLimits;
 use super::outputs::{PlannedOutput, plan_outputs};
 use super::passes::Pass;
-use super::placement::Outputs;
-use super::row_block::RowBlock;
-use super::row_streams::RowStreams;
+use super::placement::Placement;
 use super::runs::RunLayout;
+use super::shader::ShaderKey;
 use super::strategy::{CopyRuns, Strategy, choose_copies, copy_runs};
 use crate::element::ElementType;
-use crate::error::{Error, Result};
 use crate::semantics::ResolvedSplit;
 
-/// How to plan: the strategy and where the outputs go.
+/// How to plan: the strategy, where the outputs go, and optionally the one
+/// kernel to use.
 ///
 /// # Examples
 ///
 /// ```
-/// use wgpu_split::plan::{Outputs, PlanOptions, Strategy};
+/// use wgpu_split::plan::{Placement, PlanOptions, Strategy};
 ///
-/// let options = PlanOptions::default().strategy(Strategy::Gather).outputs(Outputs::Arena);
-/// assert_eq!(options.outputs, Outputs::Arena);
+/// let options = PlanOptions::default().strategy(Strategy::Gather).placement(Placement::Arena);
+/// assert_eq!(options.placement, Placement::Arena);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct PlanOptions {
-    /// How each output moves (default: [`Strategy::Auto`] with the default
-    /// cost model).
-    pub strategy: Strategy,
-    /// Where the outputs go (default: [`Outputs::Separate`]).
-    pub outputs: Outputs,
+    /// How each output moves; `None` takes the splitter's strategy
+    /// ([`crate::gpu::GpuSplitter::strategy`]), or [`Strategy::default`]
+    /// when planning without a splitter.
+    pub strategy: Option<Strategy>,
+    /// Where the outputs go (default: [`Placement::Separate`]).
+    pub placement: Placement,
+    /// The one kernel to plan with (for benchmarks and calibration);
+    /// `None` lets the cost model choose.
+    pub kernel: Option<Kernel>,
 }
 
 impl PlanOptions {
     /// Sets the strategy.
     pub fn strategy(mut self, strategy: Strategy) -> Self {
-        self.strategy = strategy;
+        self.strategy = Some(strategy);
         self
     }
 
     /// Sets where the outputs go.
-    pub fn outputs(mut self, outputs: Outputs) -> Self {
-        self.outputs = outputs;
+    pub fn placement(mut self, placement: Placement) -> Self {
+        self.placement = placement;
+        self
+    }
+
+    /// Forces one kernel: planning fails with
+    /// [`PlanError::KernelDoesNotFit`] where it cannot move the outputs.
+    pub fn kernel(mut self, kernel: Kernel) -> Self {
+        self.kernel = Some(kernel);
         self
     }
 }
@@ -70,7 +80,7 @@ impl PlanOptions {
 /// // Three destinations fit one dispatch on every WebGPU adapter.
 /// assert_eq!(plan.dispatch_count(), 1);
 /// // Runs of 4, 4 and 2 floats: two rows make whole vec4s of every output.
-/// assert_eq!(plan.kernel(), Kernel::Rows);
+/// assert_eq!(plan.kernel(), Kernel::RowBlocks);
 /// assert_eq!(plan.outputs()[2].len_bytes, 4 * 2 * 4);
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -78,7 +88,7 @@ pub struct SplitPlan {
     element_type: ElementType,
     input_shape: Vec<usize>,
     limits: PlanLimits,
-    placement: Outputs,
+    placement: Placement,
     kernel: Kernel,
     input_bytes: u64,
     outputs: Vec<PlannedOutput>,
@@ -91,8 +101,8 @@ pub struct SplitPlan {
     /// Byte ranges of the outputs in the input when every output is one
     /// contiguous, bindable range (view mode).
     views: Option<Vec<Range<u64>>>,
-    /// The generated kernel's layout ([`Kernel::Rows`], [`Kernel::Streams`]).
-    generated: Option<GeneratedLayout>,
+    /// The layout of a generated kernel.
+    layout: Option<GeneratedLayout>,
     fingerprint: u64,
 }
 
@@ -105,33 +115,36 @@ impl SplitPlan {
     ///
     /// # Errors
     ///
-    /// [`Error::NotOnGpu`] for strings; [`Error::TooLargeForDevice`] when the
-    /// input or the arena exceeds `max_buffer_size`; [`Error::NotCopyable`]
-    /// for [`Strategy::Copy`] when a run is not 4-byte aligned.
+    /// [`PlanError::NotOnGpu`] for strings; [`PlanError::TooLargeForDevice`]
+    /// when the input or the arena exceeds `max_buffer_size`;
+    /// [`PlanError::NotCopyable`] for [`Strategy::Copy`] when a run is not
+    /// 4-byte aligned; [`PlanError::KernelDoesNotFit`] for a forced kernel
+    /// that cannot move the outputs.
     pub fn new(
         split: &ResolvedSplit,
         element_type: ElementType,
         limits: &PlanLimits,
         options: &PlanOptions,
-    ) -> Result<Self> {
+    ) -> Result<Self, PlanError> {
         let element_bits = u64::from(
             element_type
                 .bit_width()
-                .ok_or(Error::NotOnGpu { element_type })?,
+                .ok_or(PlanError::NotOnGpu { element_type })?,
         );
+        let strategy = options.strategy.unwrap_or_default();
         let input_bytes = input_bytes(split, element_bits, limits)?;
         let layout = RunLayout::new(split);
         let outer = layout.outer() as u64;
         let geometry = OutputGeometry::of_layout(&layout, element_bits);
-        let (outputs, arena_bytes) = plan_outputs(split, &geometry, options.outputs, limits)?;
+        let (outputs, arena_bytes) = plan_outputs(split, &geometry, options.placement, limits)?;
         let dst_offsets: Vec<u64> = outputs.iter().map(|o| o.arena_offset_bytes).collect();
-        let copied = choose_copies(&options.strategy, &geometry, outer)?;
+        let copied = choose_copies(&strategy, &geometry, outer)?;
         let copies = copy_runs(&geometry, &copied, &dst_offsets, outer);
         let Dispatches {
             kernel,
             passes,
             table,
-            generated,
+            layout,
         } = gather_dispatches(&GatherInputs {
             geometry: &geometry,
             copied: &copied,
@@ -139,15 +152,16 @@ impl SplitPlan {
             input_bytes,
             dst_offsets_bytes: &dst_offsets,
             limits,
-            strategy: options.strategy,
-            outputs: options.outputs,
+            strategy,
+            placement: options.placement,
+            kernel: options.kernel,
         })?;
         let fingerprint = fingerprint(&table);
         Ok(SplitPlan {
             element_type,
             input_shape: split.input_shape().to_vec(),
             limits: *limits,
-            placement: options.outputs,
+            placement: options.placement,
             kernel,
             input_bytes,
             views: views(&geometry, &outputs, outer, limits),
@@ -161,7 +175,7 @@ impl SplitPlan {
             passes,
             table,
             copies,
-            generated,
+            layout,
             fingerprint,
         })
     }
@@ -182,37 +196,31 @@ impl SplitPlan {
     }
 
     /// Where the outputs go.
-    pub fn placement(&self) -> Outputs {
+    pub fn placement(&self) -> Placement {
         self.placement
     }
 
-    /// The gather shader's entry point for this plan's dispatches.
+    /// The kernel of this plan's dispatches.
     pub fn kernel(&self) -> Kernel {
         self.kernel
     }
 
-    /// The layout the row-block kernel is generated for, when the plan's
-    /// kernel is [`Kernel::Rows`].
-    pub fn row_block(&self) -> Option<&RowBlock> {
-        match &self.generated {
-            Some(GeneratedLayout::RowBlock(rb)) => Some(rb),
-            _ => None,
-        }
-    }
-
-    /// The layout the row-stream kernel is generated for, when the plan's
-    /// kernel is [`Kernel::Streams`].
-    pub fn row_streams(&self) -> Option<&RowStreams> {
-        match &self.generated {
-            Some(GeneratedLayout::RowStreams(rs)) => Some(rs),
-            _ => None,
-        }
-    }
-
-    /// The layout of the plan's generated kernel, if its kernel is one
-    /// ([`Kernel::Rows`], [`Kernel::Streams`]).
+    /// The layout of the plan's kernel, if it is a generated one.
     pub fn generated_layout(&self) -> Option<&GeneratedLayout> {
-        self.generated.as_ref()
+        self.layout.as_ref()
+    }
+
+    /// The compiled kernel the dispatches run (`None` without dispatches):
+    /// its WGSL is [`ShaderKey::source`].
+    pub fn shader(&self) -> Option<ShaderKey> {
+        (self.dispatch_count() > 0).then(|| {
+            ShaderKey::new(
+                self.kernel,
+                self.placement,
+                self.destination_slots(),
+                self.layout.clone(),
+            )
+        })
     }
 
     /// Packed size of the input in bytes.
@@ -233,13 +241,14 @@ impl SplitPlan {
         &self.outputs
     }
 
-    /// Arena size in bytes (a multiple of 4) for [`Outputs::Arena`]; 0 for
+    /// Arena size in bytes (a multiple of 4) for [`Placement::Arena`]; 0 for
     /// separate destinations.
     pub fn arena_bytes(&self) -> u64 {
         self.arena_bytes
     }
 
     /// The passes, in recording order.
+    #[doc(hidden)]
     pub fn passes(&self) -> &[Pass] {
         &self.passes
     }
@@ -288,14 +297,16 @@ impl SplitPlan {
         self.views.clone()
     }
 
-    /// A 64-bit FNV-1a hash of [`SplitPlan::table`], computed once when
+    /// A 64-bit FNV-1a hash of the parameter table, computed once when
     /// planning; the GPU path keys its cache of uploaded tables on it.
+    #[doc(hidden)]
     pub fn table_fingerprint(&self) -> u64 {
         self.fingerprint
     }
 
-    /// The parameter tables of all passes, each at its
-    /// [`Pass::table_bytes`] range.
+    /// The parameter tables of all passes, each at its pass's
+    /// `table_bytes` range.
+    #[doc(hidden)]
     pub fn table(&self) -> &[u8] {
         &self.table
     }
@@ -305,14 +316,18 @@ impl SplitPlan {
 ///
 /// # Errors
 ///
-/// [`Error::TooLargeForDevice`] when the input, rounded up to a word, does
-/// not fit `max_buffer_size`.
-fn input_bytes(split: &ResolvedSplit, element_bits: u64, limits: &PlanLimits) -> Result<u64> {
+/// [`PlanError::TooLargeForDevice`] when the input, rounded up to a word,
+/// does not fit `max_buffer_size`.
+fn input_bytes(
+    split: &ResolvedSplit,
+    element_bits: u64,
+    limits: &PlanLimits,
+) -> Result<u64, PlanError> {
     let count: u128 = split.input_shape().iter().map(|&d| d as u128).product();
     let bytes = (count * u128::from(element_bits)).div_ceil(8);
     let max = limits.max_buffer_size;
     if bytes.div_ceil(4) * 4 > u128::from(max) {
-        return Err(Error::TooLargeForDevice {
+        return Err(PlanError::TooLargeForDevice {
             what: "input",
             bytes,
             max,

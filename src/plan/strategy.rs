@@ -2,8 +2,8 @@
 //! [`Strategy`] and, for [`Strategy::Auto`], a [`CostModel`].
 
 use super::cost::CostModel;
+use super::error::PlanError;
 use super::geometry::OutputGeometry;
-use crate::error::{Error, Result};
 
 /// How the planner moves each output.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -13,16 +13,16 @@ pub enum Strategy {
     /// model says is cheaper; outputs that are not 4-byte aligned always
     /// gather. The default of [`crate::gpu::GpuSplitter::plan`].
     Auto(CostModel),
-    /// Every output through the gather shader, no copy command: the
-    /// strategy for buffers without copy usages and for recording inside a
-    /// compute pass. One dispatch per
+    /// Every output through the kernels, no copy command: the strategy for
+    /// buffers without copy usages and for recording inside a compute pass.
+    /// One dispatch per
     /// [`crate::plan::PlanLimits::destinations_per_dispatch`] outputs.
     Gather,
-    /// The gather shader with one dispatch per output (a naive baseline for
+    /// The kernels with one dispatch per output (a naive baseline for
     /// benchmarks).
     GatherPerOutput,
     /// One `copy_buffer_to_buffer` per contiguous run; fails with
-    /// [`Error::NotCopyable`] when a run is not 4-byte aligned.
+    /// [`PlanError::NotCopyable`] when a run is not 4-byte aligned.
     Copy,
 }
 
@@ -61,13 +61,13 @@ pub(crate) fn copy_shape(g: &OutputGeometry, outer: u64) -> (u64, u64) {
 ///
 /// # Errors
 ///
-/// [`Error::NotCopyable`] for [`Strategy::Copy`] when an output's runs are
+/// [`PlanError::NotCopyable`] for [`Strategy::Copy`] when an output's runs are
 /// not 4-byte aligned.
 pub(crate) fn choose_copies(
     strategy: &Strategy,
     geometry: &[OutputGeometry],
     outer: u64,
-) -> Result<Vec<bool>> {
+) -> Result<Vec<bool>, PlanError> {
     let copyable = |g: &OutputGeometry| g.is_aligned_to(32, outer);
     match strategy {
         Strategy::Gather | Strategy::GatherPerOutput => Ok(vec![false; geometry.len()]),
@@ -78,7 +78,7 @@ pub(crate) fn choose_copies(
                 if g.is_empty() || copyable(g) {
                     Ok(!g.is_empty())
                 } else {
-                    Err(Error::NotCopyable {
+                    Err(PlanError::NotCopyable {
                         output,
                         run_bits: g.run_bits,
                         offset_bits: g.offset_bits,

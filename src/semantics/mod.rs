@@ -1,10 +1,11 @@
 //! Operator semantics: the five split operators, their opsets and
 //! attributes, and how each resolves against an input shape into a
 //! [`ResolvedSplit`] (normalised axis, output lengths, whether the axis is
-//! kept) or a typed [`crate::Error`]. The rules, and what this crate decided
+//! kept) or a typed [`ResolveError`]. The rules, and what this crate decided
 //! where public implementations disagree, are in [`crate::docs::semantics`]. This
 //! module does no I/O and knows nothing of GPUs.
 
+mod error;
 mod onnx_split;
 mod openvino;
 mod param;
@@ -12,14 +13,13 @@ mod resolved;
 mod rules;
 mod split_to_sequence;
 
+pub use error::ResolveError;
 pub use onnx_split::OnnxSplit;
 pub use openvino::{OpenVinoSplit, OpenVinoVariadicSplit};
 pub use param::{ParamTensor, ParamValues};
 pub use resolved::ResolvedSplit;
 pub use rules::{MAX_OUTPUTS, element_count};
 pub use split_to_sequence::{OnnxSplitToSequence, SequenceShapes};
-
-use crate::error::Result;
 
 /// Any of the supported operators.
 ///
@@ -50,8 +50,8 @@ impl Operator {
     ///
     /// # Errors
     ///
-    /// The operator's typed [`crate::Error`] for any rule the node breaks.
-    pub fn resolve(&self, input_shape: &[usize]) -> Result<ResolvedSplit> {
+    /// The operator's [`ResolveError`] for any rule the node breaks.
+    pub fn resolve(&self, input_shape: &[usize]) -> Result<ResolvedSplit, ResolveError> {
         match self {
             Operator::OnnxSplit(op) => op.resolve(input_shape),
             Operator::OnnxSplitToSequence(op) => op.resolve(input_shape),

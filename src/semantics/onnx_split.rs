@@ -1,9 +1,9 @@
 //! ONNX `Split` (opsets 1, 2, 11, 13, 18).
 
 use super::ResolvedSplit;
+use super::error::ResolveError;
 use super::param::ParamTensor;
 use super::rules::{axis_and_dim, checked_lengths, equal_lengths, num_outputs_lengths};
-use crate::error::{Error, Result};
 use crate::op::{OpId, OpKind};
 
 /// ONNX `Split`, opsets 1, 2, 11, 13 and 18 (any opset from 1 up selects the
@@ -75,8 +75,8 @@ impl OnnxSplit {
     ///
     /// # Errors
     ///
-    /// [`Error::UnsupportedOpset`] below opset 1.
-    pub fn op_id(&self) -> Result<OpId> {
+    /// [`ResolveError::UnsupportedOpset`] below opset 1.
+    pub fn op_id(&self) -> Result<OpId, ResolveError> {
         let version = match self.opset {
             18.. => 18,
             13..=17 => 13,
@@ -84,7 +84,7 @@ impl OnnxSplit {
             2..=10 => 2,
             1 => 1,
             _ => {
-                return Err(Error::UnsupportedOpset {
+                return Err(ResolveError::UnsupportedOpset {
                     kind: OpKind::OnnxSplit,
                     opset: self.opset,
                 });
@@ -101,35 +101,35 @@ impl OnnxSplit {
     /// # Errors
     ///
     /// Every rule of ONNX Split in [`crate::docs::semantics`] that the node breaks, as a
-    /// typed [`Error`].
-    pub fn resolve(&self, input_shape: &[usize]) -> Result<ResolvedSplit> {
+    /// typed [`ResolveError`].
+    pub fn resolve(&self, input_shape: &[usize]) -> Result<ResolvedSplit, ResolveError> {
         let op = self.op_id()?;
         let v = op.version;
         if self.outputs == 0 {
-            return Err(Error::NoOutputs { op });
+            return Err(ResolveError::NoOutputs { op });
         }
         let (axis, dim) = axis_and_dim(op, self.axis as i128, input_shape)?;
         if self.split_attribute.is_some() && v >= 13 {
-            return Err(Error::NotInOpset {
+            return Err(ResolveError::NotInOpset {
                 op,
                 what: "attribute split",
             });
         }
         if self.split_input.is_some() && (v == 2 || v == 11) {
-            return Err(Error::NotInOpset {
+            return Err(ResolveError::NotInOpset {
                 op,
                 what: "input split",
             });
         }
         if self.num_outputs.is_some() && v != 18 {
-            return Err(Error::NotInOpset {
+            return Err(ResolveError::NotInOpset {
                 op,
                 what: "attribute num_outputs",
             });
         }
         let explicit = match (&self.split_attribute, &self.split_input) {
             (Some(_), Some(_)) => {
-                return Err(Error::ConflictingParameters {
+                return Err(ResolveError::ConflictingParameters {
                     op,
                     first: "attribute split",
                     second: "input split",
@@ -148,7 +148,7 @@ impl OnnxSplit {
         };
         let lengths = match (explicit, self.num_outputs) {
             (Some(_), Some(_)) => {
-                return Err(Error::ConflictingParameters {
+                return Err(ResolveError::ConflictingParameters {
                     op,
                     first: "input split",
                     second: "attribute num_outputs",
@@ -156,7 +156,7 @@ impl OnnxSplit {
             }
             (Some(given), None) => {
                 if given.len() != self.outputs {
-                    return Err(Error::LengthCountMismatch {
+                    return Err(ResolveError::LengthCountMismatch {
                         op,
                         axis,
                         dim,

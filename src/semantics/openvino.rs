@@ -1,9 +1,9 @@
 //! OpenVINO `VariadicSplit-1` and `Split-1`.
 
 use super::ResolvedSplit;
+use super::error::ResolveError;
 use super::param::ParamTensor;
 use super::rules::{at_least, axis_and_dim, check_output_count, checked_lengths, equal_lengths};
-use crate::error::{Error, Result};
 use crate::op::{OpId, OpKind};
 
 /// OpenVINO `VariadicSplit-1`: lengths as an input, at most one `-1` inferred.
@@ -44,14 +44,14 @@ impl OpenVinoVariadicSplit {
     /// # Errors
     ///
     /// Every rule of VariadicSplit in [`crate::docs::semantics`] that the inputs break.
-    pub fn resolve(&self, input_shape: &[usize]) -> Result<ResolvedSplit> {
+    pub fn resolve(&self, input_shape: &[usize]) -> Result<ResolvedSplit, ResolveError> {
         let op = Self::OP;
         let axis_value = axis_param(op, &self.axis, true)?;
         let (axis, dim) = axis_and_dim(op, axis_value, input_shape)?;
         self.split_lengths.require_rank_one(op, "split_lengths")?;
         let mut given = self.split_lengths.integers(op, "split_lengths")?;
         if given.is_empty() {
-            return Err(Error::EmptyLengths { op, axis, dim });
+            return Err(ResolveError::EmptyLengths { op, axis, dim });
         }
         check_output_count(op, given.len() as u128)?;
         // -1 marks the one inferred length.
@@ -63,7 +63,7 @@ impl OpenVinoVariadicSplit {
             [at] => {
                 let known: i128 = given.iter().filter(|&&l| l != -1).sum();
                 if known > dim as i128 {
-                    return Err(Error::LengthSumMismatch {
+                    return Err(ResolveError::LengthSumMismatch {
                         op,
                         axis,
                         dim,
@@ -76,7 +76,7 @@ impl OpenVinoVariadicSplit {
                 checked_lengths(op, axis, dim, given)
                     .map(|lengths| ResolvedSplit::unchecked(input_shape, axis, lengths, true))
             }
-            _ => Err(Error::MultipleInferredLengths {
+            _ => Err(ResolveError::MultipleInferredLengths {
                 op,
                 axis,
                 dim,
@@ -121,12 +121,12 @@ impl OpenVinoSplit {
     /// # Errors
     ///
     /// Every rule of OpenVINO Split-1 in [`crate::docs::semantics`] that the node breaks.
-    pub fn resolve(&self, input_shape: &[usize]) -> Result<ResolvedSplit> {
+    pub fn resolve(&self, input_shape: &[usize]) -> Result<ResolvedSplit, ResolveError> {
         let op = Self::OP;
         let axis_value = axis_param(op, &self.axis, false)?;
         let (axis, dim) = axis_and_dim(op, axis_value, input_shape)?;
         if self.num_splits < 1 {
-            return Err(Error::PartCountOutOfRange {
+            return Err(ResolveError::PartCountOutOfRange {
                 op,
                 attribute: "num_splits",
                 value: self.num_splits,
@@ -141,10 +141,10 @@ impl OpenVinoSplit {
 }
 
 /// The axis value of an OpenVINO axis input (scalar, or `[1]` when allowed).
-fn axis_param(op: OpId, axis: &ParamTensor, allow_shape_one: bool) -> Result<i128> {
+fn axis_param(op: OpId, axis: &ParamTensor, allow_shape_one: bool) -> Result<i128, ResolveError> {
     let shape_ok = axis.dims().is_empty() || (allow_shape_one && axis.dims() == [1]);
     if !shape_ok {
-        return Err(Error::ParamShape {
+        return Err(ResolveError::ParamShape {
             op,
             param: "axis",
             dims: axis.dims().to_vec(),

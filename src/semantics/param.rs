@@ -1,8 +1,8 @@
 //! Parameter tensors: split lengths or an axis as they arrive from a model,
 //! widened without loss, with the shape and type checks each operator needs.
 
+use super::error::ResolveError;
 use crate::element::ElementType;
-use crate::error::{Error, Result};
 use crate::op::OpId;
 
 /// 2^63: whole floats below it in magnitude fit in int64.
@@ -43,16 +43,20 @@ impl ParamTensor {
     ///
     /// # Errors
     ///
-    /// [`Error::NonNumericParam`] when `element_type` is neither an integer
+    /// [`ResolveError::NonNumericParam`] when `element_type` is neither an integer
     /// type nor a standard float, or when `values` is of the other kind;
-    /// [`Error::DataLength`] when the value count does not match `dims`.
-    pub fn new(element_type: ElementType, dims: Vec<usize>, values: ParamValues) -> Result<Self> {
+    /// [`ResolveError::ParamValueCount`] when the value count does not match `dims`.
+    pub fn new(
+        element_type: ElementType,
+        dims: Vec<usize>,
+        values: ParamValues,
+    ) -> Result<Self, ResolveError> {
         let kind_matches = match &values {
             ParamValues::Int(_) => element_type.is_integer(),
             ParamValues::Float(_) => element_type.is_standard_float(),
         };
         if !kind_matches {
-            return Err(Error::NonNumericParam { element_type });
+            return Err(ResolveError::NonNumericParam { element_type });
         }
         let count = match &values {
             ParamValues::Int(v) => v.len(),
@@ -63,12 +67,10 @@ impl ParamTensor {
             .try_fold(1u128, |acc, &d| acc.checked_mul(d as u128))
             .unwrap_or(u128::MAX);
         if expected != count as u128 {
-            return Err(Error::DataLength {
-                element_type,
-                shape: dims.iter().map(|&d| d as u64).collect(),
+            return Err(ResolveError::ParamValueCount {
+                dims,
                 expected,
                 actual: count,
-                unit: "values",
             });
         }
         Ok(ParamTensor {
@@ -112,10 +114,14 @@ impl ParamTensor {
     }
 
     /// The values as integers, for operators that take only integer types.
-    pub(super) fn integers(&self, op: OpId, param: &'static str) -> Result<Vec<i128>> {
+    pub(super) fn integers(
+        &self,
+        op: OpId,
+        param: &'static str,
+    ) -> Result<Vec<i128>, ResolveError> {
         match &self.values {
             ParamValues::Int(v) => Ok(v.clone()),
-            ParamValues::Float(_) => Err(Error::ParamType {
+            ParamValues::Float(_) => Err(ResolveError::ParamType {
                 op,
                 param,
                 element_type: self.element_type,
@@ -129,7 +135,7 @@ impl ParamTensor {
         &self,
         op: OpId,
         param: &'static str,
-    ) -> Result<Vec<i128>> {
+    ) -> Result<Vec<i128>, ResolveError> {
         match &self.values {
             ParamValues::Int(v) => Ok(v.clone()),
             ParamValues::Float(v) => v
@@ -142,7 +148,7 @@ impl ParamTensor {
                     if whole {
                         Ok(value as i128)
                     } else {
-                        Err(Error::NonWholeLength {
+                        Err(ResolveError::NonWholeLength {
                             op,
                             param,
                             index,
@@ -154,11 +160,15 @@ impl ParamTensor {
         }
     }
 
-    pub(super) fn require_rank_one(&self, op: OpId, param: &'static str) -> Result<()> {
+    pub(super) fn require_rank_one(
+        &self,
+        op: OpId,
+        param: &'static str,
+    ) -> Result<(), ResolveError> {
         if self.dims.len() == 1 {
             Ok(())
         } else {
-            Err(Error::ParamShape {
+            Err(ResolveError::ParamShape {
                 op,
                 param,
                 dims: self.dims.clone(),

@@ -2,8 +2,8 @@
 //! against a concrete input shape. Everything downstream (planning, GPU and
 //! host execution) starts from here.
 
+use super::error::ResolveError;
 use super::rules::{axis_and_dim, check_output_count};
-use crate::error::{Error, Result};
 use crate::op::OpId;
 
 /// A split resolved against a concrete input shape: the normalised axis, the
@@ -26,22 +26,22 @@ impl ResolvedSplit {
     ///
     /// # Errors
     ///
-    /// [`Error::ShapeOverflow`] when the shape's element count overflows;
-    /// [`Error::AxisOutOfRange`] when `axis >= rank`; [`Error::LengthSumMismatch`]
-    /// when the lengths sum past the dimension; [`Error::TooManyOutputs`];
-    /// [`Error::ParamShape`] when `keep_axis` is false and a length is not 1.
+    /// [`ResolveError::ShapeOverflow`] when the shape's element count overflows;
+    /// [`ResolveError::AxisOutOfRange`] when `axis >= rank`; [`ResolveError::LengthSumMismatch`]
+    /// when the lengths sum past the dimension; [`ResolveError::TooManyOutputs`];
+    /// [`ResolveError::ParamShape`] when `keep_axis` is false and a length is not 1.
     pub fn new(
         input_shape: &[usize],
         axis: usize,
         lengths: Vec<usize>,
         keep_axis: bool,
-    ) -> Result<Self> {
+    ) -> Result<Self, ResolveError> {
         const OP: OpId = OpId::DIRECT;
         let (axis, dim) = axis_and_dim(OP, axis as i128, input_shape)?;
         check_output_count(OP, lengths.len() as u128)?;
         let sum: u128 = lengths.iter().map(|&l| l as u128).sum();
         if sum > dim as u128 {
-            return Err(Error::LengthSumMismatch {
+            return Err(ResolveError::LengthSumMismatch {
                 op: OP,
                 axis,
                 dim,
@@ -51,7 +51,7 @@ impl ResolvedSplit {
             });
         }
         if !keep_axis && lengths.iter().any(|&l| l != 1) {
-            return Err(Error::ParamShape {
+            return Err(ResolveError::ParamShape {
                 op: OP,
                 param: "lengths",
                 dims: lengths,
@@ -131,12 +131,12 @@ impl ResolvedSplit {
     ///
     /// # Errors
     ///
-    /// [`Error::ShapeMismatch`] naming both shapes.
-    pub fn check_input_shape(&self, shape: &[usize]) -> Result<()> {
+    /// [`ResolveError::ShapeMismatch`] naming both shapes.
+    pub fn check_input_shape(&self, shape: &[usize]) -> Result<(), ResolveError> {
         if shape == self.input_shape.as_slice() {
             Ok(())
         } else {
-            Err(Error::ShapeMismatch {
+            Err(ResolveError::ShapeMismatch {
                 expected: self.input_shape.clone(),
                 actual: shape.to_vec(),
             })

@@ -2,11 +2,11 @@
 //! limits and the three ways lengths are derived (explicit, equal, Split-18
 //! `num_outputs`).
 
-use crate::error::{Error, Result};
+use super::error::ResolveError;
 use crate::op::OpId;
 
 /// The largest number of outputs this crate resolves. Beyond it resolution
-/// fails with [`Error::TooManyOutputs`] instead of allocating a length table
+/// fails with [`ResolveError::TooManyOutputs`] instead of allocating a length table
 /// for a count read from an untrusted model.
 pub const MAX_OUTPUTS: usize = 1 << 24;
 
@@ -14,11 +14,11 @@ pub const MAX_OUTPUTS: usize = 1 << 24;
 ///
 /// # Errors
 ///
-/// [`Error::ShapeOverflow`] when the product of the non-zero dimensions does
+/// [`ResolveError::ShapeOverflow`] when the product of the non-zero dimensions does
 /// not fit in `usize`. Zero-size shapes are held to that too, so that a shape
 /// such as `[0, 2^40, 2^40]` cannot make any partial product (a block size, a
 /// run length) overflow later.
-pub fn element_count(shape: &[usize]) -> Result<usize> {
+pub fn element_count(shape: &[usize]) -> Result<usize, ResolveError> {
     let nonzero = shape
         .iter()
         .filter(|&&d| d != 0)
@@ -26,19 +26,23 @@ pub fn element_count(shape: &[usize]) -> Result<usize> {
     match nonzero {
         Some(_) if shape.contains(&0) => Ok(0),
         Some(product) => Ok(product),
-        None => Err(Error::ShapeOverflow {
+        None => Err(ResolveError::ShapeOverflow {
             shape: shape.iter().map(|&d| d as u64).collect(),
         }),
     }
 }
 
 /// Checks the shape, normalises `axis` and returns it with its dimension.
-pub(super) fn axis_and_dim(op: OpId, axis: i128, input_shape: &[usize]) -> Result<(usize, usize)> {
+pub(super) fn axis_and_dim(
+    op: OpId,
+    axis: i128,
+    input_shape: &[usize],
+) -> Result<(usize, usize), ResolveError> {
     element_count(input_shape)?;
     let rank = input_shape.len() as i128;
     let normalised = if axis < 0 { axis + rank } else { axis };
     if !(0..rank).contains(&normalised) {
-        return Err(Error::AxisOutOfRange {
+        return Err(ResolveError::AxisOutOfRange {
             op,
             axis,
             rank: input_shape.len(),
@@ -48,9 +52,9 @@ pub(super) fn axis_and_dim(op: OpId, axis: i128, input_shape: &[usize]) -> Resul
     Ok((axis_index, input_shape[axis_index]))
 }
 
-pub(super) fn check_output_count(op: OpId, outputs: u128) -> Result<()> {
+pub(super) fn check_output_count(op: OpId, outputs: u128) -> Result<(), ResolveError> {
     if outputs > MAX_OUTPUTS as u128 {
-        return Err(Error::TooManyOutputs {
+        return Err(ResolveError::TooManyOutputs {
             op,
             outputs,
             limit: MAX_OUTPUTS,
@@ -60,16 +64,16 @@ pub(super) fn check_output_count(op: OpId, outputs: u128) -> Result<()> {
 }
 
 /// `given`, unless a length is below `minimum`:
-/// [`Error::LengthBelowMinimum`] names the first.
+/// [`ResolveError::LengthBelowMinimum`] names the first.
 pub(super) fn at_least(
     op: OpId,
     axis: usize,
     dim: usize,
     given: Vec<i128>,
     minimum: i128,
-) -> Result<Vec<i128>> {
+) -> Result<Vec<i128>, ResolveError> {
     match given.iter().position(|&l| l < minimum) {
-        Some(index) => Err(Error::LengthBelowMinimum {
+        Some(index) => Err(ResolveError::LengthBelowMinimum {
             op,
             axis,
             dim,
@@ -87,13 +91,13 @@ pub(super) fn checked_lengths(
     axis: usize,
     dim: usize,
     given: Vec<i128>,
-) -> Result<Vec<usize>> {
+) -> Result<Vec<usize>, ResolveError> {
     check_output_count(op, given.len() as u128)?;
     let given = at_least(op, axis, dim, given, 0)?;
     // Saturating: a sum that saturates cannot equal a usize dimension anyway.
     let sum = given.iter().fold(0i128, |acc, &l| acc.saturating_add(l));
     if sum != dim as i128 {
-        return Err(Error::LengthSumMismatch {
+        return Err(ResolveError::LengthSumMismatch {
             op,
             axis,
             dim,
@@ -107,11 +111,16 @@ pub(super) fn checked_lengths(
 }
 
 /// Equal split into `parts` outputs: `dim % parts == 0` required.
-pub(super) fn equal_lengths(op: OpId, axis: usize, dim: usize, parts: u128) -> Result<Vec<usize>> {
+pub(super) fn equal_lengths(
+    op: OpId,
+    axis: usize,
+    dim: usize,
+    parts: u128,
+) -> Result<Vec<usize>, ResolveError> {
     check_output_count(op, parts)?;
     let parts_usize = parts as usize;
     if parts_usize == 0 || !dim.is_multiple_of(parts_usize) {
-        return Err(Error::NotEvenlySplittable {
+        return Err(ResolveError::NotEvenlySplittable {
             op,
             axis,
             dim,
@@ -128,9 +137,9 @@ pub(super) fn num_outputs_lengths(
     dim: usize,
     n: i64,
     outputs: usize,
-) -> Result<Vec<usize>> {
+) -> Result<Vec<usize>, ResolveError> {
     if n < 1 || n as u128 > dim as u128 {
-        return Err(Error::PartCountOutOfRange {
+        return Err(ResolveError::PartCountOutOfRange {
             op,
             attribute: "num_outputs",
             value: n,
@@ -141,7 +150,7 @@ pub(super) fn num_outputs_lengths(
     }
     let n = n as usize; // 1 <= n <= dim
     if outputs > n {
-        return Err(Error::MoreOutputsThanNumOutputs {
+        return Err(ResolveError::MoreOutputsThanNumOutputs {
             op,
             num_outputs: n as i64,
             outputs,
@@ -151,7 +160,7 @@ pub(super) fn num_outputs_lengths(
     let chunk = dim.div_ceil(n);
     let last = dim as i128 - chunk as i128 * (n as i128 - 1);
     if last < 1 {
-        return Err(Error::EmptyLastChunk {
+        return Err(ResolveError::EmptyLastChunk {
             op,
             axis,
             dim,

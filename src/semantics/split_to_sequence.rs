@@ -1,9 +1,9 @@
 //! ONNX `SplitToSequence` (opsets 11 and 24).
 
 use super::ResolvedSplit;
+use super::error::ResolveError;
 use super::param::ParamTensor;
 use super::rules::{axis_and_dim, check_output_count, checked_lengths};
-use crate::error::{Error, Result};
 use crate::op::{OpId, OpKind};
 
 /// ONNX `SplitToSequence`, opsets 11 and 24 (24 only adds bfloat16).
@@ -66,13 +66,13 @@ impl OnnxSplitToSequence {
     ///
     /// # Errors
     ///
-    /// [`Error::UnsupportedOpset`] below opset 11.
-    pub fn op_id(&self) -> Result<OpId> {
+    /// [`ResolveError::UnsupportedOpset`] below opset 11.
+    pub fn op_id(&self) -> Result<OpId, ResolveError> {
         let version = match self.opset {
             24.. => 24,
             11..=23 => 11,
             _ => {
-                return Err(Error::UnsupportedOpset {
+                return Err(ResolveError::UnsupportedOpset {
                     kind: OpKind::OnnxSplitToSequence,
                     opset: self.opset,
                 });
@@ -101,7 +101,7 @@ impl OnnxSplitToSequence {
     ///
     /// Every rule of SplitToSequence in [`crate::docs::semantics`] that the node
     /// breaks.
-    pub fn resolve(&self, input_shape: &[usize]) -> Result<ResolvedSplit> {
+    pub fn resolve(&self, input_shape: &[usize]) -> Result<ResolvedSplit, ResolveError> {
         let op = self.op_id()?;
         let (axis, dim) = axis_and_dim(op, self.axis as i128, input_shape)?;
         let keep = self.keepdims != 0;
@@ -122,7 +122,7 @@ impl OnnxSplitToSequence {
                 // onnxruntime drops the axis on the scalar path.
                 let drop_axis = self.shapes == SequenceShapes::OnnxRuntime && !keep;
                 if drop_axis && let Some(&chunk) = lengths.iter().find(|&&l| l != 1) {
-                    return Err(Error::CannotDropAxis {
+                    return Err(ResolveError::CannotDropAxis {
                         op,
                         axis,
                         dim,
@@ -136,12 +136,12 @@ impl OnnxSplitToSequence {
                     !drop_axis,
                 ))
             }
-            1 if values.is_empty() => Err(Error::EmptyLengths { op, axis, dim }),
+            1 if values.is_empty() => Err(ResolveError::EmptyLengths { op, axis, dim }),
             1 => {
                 let lengths = checked_lengths(op, axis, dim, values)?;
                 Ok(ResolvedSplit::unchecked(input_shape, axis, lengths, true))
             }
-            _ => Err(Error::ParamShape {
+            _ => Err(ResolveError::ParamShape {
                 op,
                 param: "split",
                 dims: split.dims().to_vec(),
@@ -168,9 +168,9 @@ pub enum SequenceShapes {
 
 /// Chunks of a scalar `split = s` over a dimension `dim`: `floor(dim / s)`
 /// chunks of `s`, then the remainder if it is non-zero.
-fn scalar_lengths(op: OpId, axis: usize, dim: usize, s: i128) -> Result<Vec<usize>> {
+fn scalar_lengths(op: OpId, axis: usize, dim: usize, s: i128) -> Result<Vec<usize>, ResolveError> {
     if s < 1 {
-        return Err(Error::InvalidScalarSplit {
+        return Err(ResolveError::InvalidScalarSplit {
             op,
             axis,
             dim,

@@ -10,8 +10,8 @@
 
 use std::collections::HashSet;
 
-use wgpu_split::plan::abi::{FLAG_PAD, TableEntry, TableHeader, UNITS_PER_INVOCATION};
-use wgpu_split::plan::{GeneratedLayout, Kernel, Outputs, RowBlock, RowStreams, SplitPlan};
+use wgpu_split::plan::internals::{FLAG_PAD, TableEntry, TableHeader, UNITS_PER_INVOCATION};
+use wgpu_split::plan::{GeneratedLayout, Kernel, RowBlock, RowStreams, SplitPlan, Usages};
 use wgpu_split::{HostTensor, ResolvedSplit, host};
 
 use super::Rng;
@@ -39,14 +39,32 @@ fn inside(r: &Region, byte: u64) -> bool {
     byte >= r.offset && byte < r.offset + r.size
 }
 
+/// The planner's view of an emulated region: its buffer's size, and every
+/// usage (the GPU tests check usages).
+fn plain(memory: &[Vec<u8>], r: &Region) -> wgpu_split::plan::internals::Region {
+    wgpu_split::plan::internals::Region {
+        buffer: r.buffer,
+        buffer_size: memory[r.buffer].len() as u64,
+        usages: Usages {
+            storage: true,
+            copy_src: true,
+            copy_dst: true,
+        },
+        offset: r.offset,
+        size: r.size,
+    }
+}
+
 /// Runs `plan` on `memory`: the input is `input`, the destinations
-/// `destinations` (one per output, or the arena).
+/// `destinations` (one per output, or the arena). The planner's region
+/// checks run first, as an encode runs them, and must pass.
 pub fn emulate(plan: &SplitPlan, memory: &mut [Vec<u8>], input: Region, destinations: &[Region]) {
+    let plain_destinations: Vec<_> = destinations.iter().map(|d| plain(memory, d)).collect();
+    let bound = plan
+        .bind(&plain(memory, &input), &plain_destinations)
+        .unwrap_or_else(|e| panic!("the planner refused the emulated regions: {e}"));
     for c in plan.copies() {
-        let d = match plan.placement() {
-            Outputs::Separate => destinations[c.output],
-            Outputs::Arena => destinations[0],
-        };
+        let d = destinations[plan.placement().destination_of(c.output)];
         for k in 0..c.count {
             let src = input.offset + c.src_offset_bytes + k * c.src_stride_bytes;
             let dst = d.offset + c.dst_offset_bytes + k * c.size_bytes;
@@ -61,8 +79,6 @@ pub fn emulate(plan: &SplitPlan, memory: &mut [Vec<u8>], input: Region, destinat
     if plan.dispatch_count() == 0 {
         return;
     }
-    let offsets: Vec<u64> = destinations.iter().map(|d| d.offset).collect();
-    let bound = plan.bind(input.offset, &offsets).unwrap();
     let limits = plan.limits();
     let align = u64::from(limits.min_storage_buffer_offset_alignment.max(4));
     let unit = plan.kernel().unit_bits();
@@ -82,81 +98,110 @@ pub fn emulate(plan: &SplitPlan, memory: &mut [Vec<u8>], input: Region, destinat
         let header: TableHeader = bytemuck::pod_read_unaligned(&table[..16]);
         let mut entries: Vec<TableEntry> = bytemuck::pod_collect_to_vec(&table[16..]);
         // A uniform table (separate destinations) holds one entry per slot
-        // of the shader; the ones past the pass's are zero.
+        // of the shader; the ones past the pass's are zero. A storage table
+        // (the arena) holds exactly the pass's.
         let unused = entries.split_off(header.entry_count as usize);
         assert!(unused.iter().all(|e| *e == bytemuck::Zeroable::zeroed()));
-        if plan.placement() == Outputs::Arena {
+        if plan.placement().is_shared() {
             assert!(unused.is_empty());
         }
         assert_eq!(header.invocations, pass.invocations);
-        if let Some(layout) = plan.generated_layout() {
-            assert_eq!(plan.kernel(), layout.kernel());
-            assert_eq!(
-                plan.dispatch_count(),
-                1,
-                "generated kernels are one dispatch"
-            );
-            let mut generated = GeneratedPass {
-                invocations: header.invocations,
-                entries: &entries,
-                src: (input.buffer, &b.src),
-                dst: &b.dst,
-                destinations,
-                owned: HashSet::new(),
-            };
-            match layout {
-                GeneratedLayout::RowBlock(rb) => run_row_blocks(rb, &mut generated, memory),
-                GeneratedLayout::RowStreams(rs) => run_row_streams(rs, &mut generated, memory),
-                other => panic!("no emulation of {other:?}"),
+        let mut generated = GeneratedPass {
+            invocations: header.invocations,
+            entries: &entries,
+            src: (input.buffer, &b.src),
+            dst: &b.dst,
+            destinations,
+            owned: HashSet::new(),
+        };
+        // Each kernel as its WGSL does it.
+        match (plan.kernel(), plan.generated_layout()) {
+            (Kernel::Words | Kernel::Vec4, None) => {
+                run_table_driven(plan, &entries, &header, b, input, destinations, memory)
             }
-            continue;
-        }
-        let mut owned = HashSet::new();
-        let mut next_invocation = 0;
-        for (k, e) in entries.iter().enumerate() {
-            let units = (u64::from(e.first_bit) + u64::from(e.len_bits)).div_ceil(unit);
-            let per = u64::from(e.units_per_invocation);
-            assert!((1..=UNITS_PER_INVOCATION).contains(&per));
-            let invocations = units.div_ceil(per) as u32;
-            match plan.placement() {
-                // Arena: consecutive invocation ranges, found by search.
-                Outputs::Arena => {
-                    assert_eq!(per, UNITS_PER_INVOCATION);
-                    assert_eq!(
-                        e.first_invocation, next_invocation,
-                        "entries sorted and dense"
-                    );
-                    next_invocation += invocations;
-                }
-                // Separate: entry k is slot k's, and every invocation runs it.
-                _ => {
-                    assert_eq!((e.first_invocation, e.dst_slot), (0, k as u32));
-                    next_invocation = next_invocation.max(invocations);
-                }
+            (Kernel::Funnel, None) => {
+                check_funnel_entries(&entries, &b.src);
+                run_table_driven(plan, &entries, &header, b, input, destinations, memory)
             }
-            for u in 0..units {
-                assert!(
-                    owned.insert((e.dst_slot, u64::from(e.dst_unit) + u)),
-                    "two entries of one pass write the same unit"
+            (Kernel::RowBlocks, Some(GeneratedLayout::RowBlock(rb))) => {
+                assert_eq!(
+                    plan.dispatch_count(),
+                    1,
+                    "generated kernels are one dispatch"
                 );
+                run_row_blocks(rb, &mut generated, memory)
             }
-            if plan.kernel() == Kernel::Funnel {
-                // What the funnel shader assumes of every entry.
-                assert_eq!(e.first_bit, 0, "funnel entries start on a vec4");
-                assert_eq!(e.len_bits % 128, 0, "funnel entries are whole vec4s");
-                assert!(
-                    e.run_bits >= 128,
-                    "a funnel unit crosses one run end at most"
+            (Kernel::RowStreams, Some(GeneratedLayout::RowStreams(rs))) => {
+                assert_eq!(
+                    plan.dispatch_count(),
+                    1,
+                    "generated kernels are one dispatch"
                 );
-                assert_eq!((b.src.end - b.src.start) % 16, 0, "source in whole vec4s");
+                run_row_streams(rs, &mut generated, memory)
             }
-            let (destination, range) = &b.dst[e.dst_slot as usize];
-            let region = destinations[*destination];
-            assert!(range.end as usize <= memory[region.buffer].len());
-            move_entry(e, unit, memory, input.buffer, &b.src, region, range);
+            (kernel, layout) => panic!("no emulation of {kernel} with layout {layout:?}"),
         }
-        assert_eq!(next_invocation, header.invocations);
     }
+}
+
+/// What the funnel shader assumes of every entry.
+fn check_funnel_entries(entries: &[TableEntry], src: &std::ops::Range<u64>) {
+    for e in entries {
+        assert_eq!(e.first_bit, 0, "funnel entries start on a vec4");
+        assert_eq!(e.len_bits % 128, 0, "funnel entries are whole vec4s");
+        assert!(
+            e.run_bits >= 128,
+            "a funnel unit crosses one run end at most"
+        );
+    }
+    assert_eq!((src.end - src.start) % 16, 0, "source in whole vec4s");
+}
+
+/// A pass of a table-driven kernel (words, vec4, funnel): every entry's
+/// bits, moved as the table says, with the invocation ranges and the
+/// one-writer-per-unit rule checked.
+fn run_table_driven(
+    plan: &SplitPlan,
+    entries: &[TableEntry],
+    header: &TableHeader,
+    b: &wgpu_split::plan::internals::PassBindings,
+    input: Region,
+    destinations: &[Region],
+    memory: &mut [Vec<u8>],
+) {
+    let unit = plan.kernel().unit_bits();
+    let mut owned = HashSet::new();
+    let mut next_invocation = 0;
+    for (k, e) in entries.iter().enumerate() {
+        let units = (u64::from(e.first_bit) + u64::from(e.len_bits)).div_ceil(unit);
+        let per = u64::from(e.units_per_invocation);
+        assert!((1..=UNITS_PER_INVOCATION).contains(&per));
+        let invocations = units.div_ceil(per) as u32;
+        if plan.placement().is_shared() {
+            // Arena: consecutive invocation ranges, found by search.
+            assert_eq!(per, UNITS_PER_INVOCATION);
+            assert_eq!(
+                e.first_invocation, next_invocation,
+                "entries sorted and dense"
+            );
+            next_invocation += invocations;
+        } else {
+            // Separate: entry k is slot k's, and every invocation runs it.
+            assert_eq!((e.first_invocation, e.dst_slot), (0, k as u32));
+            next_invocation = next_invocation.max(invocations);
+        }
+        for u in 0..units {
+            assert!(
+                owned.insert((e.dst_slot, u64::from(e.dst_unit) + u)),
+                "two entries of one pass write the same unit"
+            );
+        }
+        let (destination, range) = &b.dst[e.dst_slot as usize];
+        let region = destinations[*destination];
+        assert!(range.end as usize <= memory[region.buffer].len());
+        move_entry(e, unit, memory, input.buffer, &b.src, region, range);
+    }
+    assert_eq!(next_invocation, header.invocations);
 }
 
 /// The one pass of a generated kernel: its table entries and bindings, and
@@ -227,7 +272,7 @@ fn run_row_blocks(rb: &RowBlock, pass: &mut GeneratedPass<'_>, memory: &mut [Vec
     let blocks = pass.invocations;
     for (e, out) in pass.entries.iter().zip(&rb.outputs) {
         let per_block = out.words.len() as u64 / 4;
-        assert_eq!(u64::from(e.units_per_invocation), per_block);
+        assert_eq!(e.units_per_invocation, 0, "the layout says the units");
         assert_eq!(u64::from(e.len_bits), u64::from(blocks) * per_block * 128);
         assert_eq!(e.first_bit, 0);
     }
@@ -452,13 +497,8 @@ pub fn check_emulated(
     let expected = host::split(input, split).unwrap();
     for (i, (o, e)) in plan.outputs().iter().zip(&expected).enumerate() {
         assert_eq!(o.shape, e.shape(), "{context}: output {i} shape");
-        let (region, start) = match plan.placement() {
-            Outputs::Separate => (destinations[i], destinations[i].offset),
-            Outputs::Arena => (
-                destinations[0],
-                destinations[0].offset + o.arena_offset_bytes,
-            ),
-        };
+        let region = destinations[plan.placement().destination_of(i)];
+        let start = region.offset + o.arena_offset_bytes;
         let got = &memory[region.buffer][start as usize..(start + o.len_bytes) as usize];
         assert_eq!(got, e.as_bytes().unwrap(), "{context}: output {i}");
         let pad = &memory[region.buffer]

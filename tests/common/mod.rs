@@ -268,12 +268,20 @@ pub type SplitGenerator = fn(&mut Rng, ElementType, usize) -> ResolvedSplit;
 /// kernel comes first wherever it fits (as on lavapipe, whose model ranks
 /// it first too, but without ever choosing copies).
 pub fn streams_first() -> wgpu_split::plan::CostModel {
-    wgpu_split::plan::CostModel {
+    let mut model = wgpu_split::plan::CostModel {
         copy_bytes_per_second: 1.0,
         copy_command_seconds: 1.0,
-        gather_streams_bytes_per_second: 1e15,
         ..wgpu_split::plan::CostModel::LAVAPIPE
-    }
+    };
+    model
+        .gather_bytes_per_second
+        .set(wgpu_split::plan::Kernel::RowStreams, 1e15);
+    model
+}
+
+/// The round trip (host tensor in, host tensors out) through `gpu`.
+pub fn round_trip(gpu: &wgpu_split::gpu::GpuSplitter) -> wgpu_split::gpu::RoundTrip<'_> {
+    wgpu_split::gpu::RoundTrip::new(gpu)
 }
 
 /// A split the funnel kernel takes, for element type `t` (2 to 128 bits):

@@ -4,8 +4,10 @@
 use half::{bf16, f16};
 
 use crate::element::ElementType;
-use crate::error::{Error, Result};
-use crate::semantics::{ParamTensor, ParamValues, element_count};
+use crate::semantics::{ParamTensor, ParamValues, ResolveError, element_count};
+
+mod error;
+pub use error::TensorError;
 
 #[cfg(target_endian = "big")]
 compile_error!("wgpu-split stores tensors little-endian and assumes a little-endian host");
@@ -68,9 +70,12 @@ impl HostTensor {
     ///
     /// # Errors
     ///
-    /// [`Error::DataLength`] when `values.len()` differs from the shape's
-    /// element count; [`Error::ShapeOverflow`].
-    pub fn from_slice<T: NativeElement>(shape: &[usize], values: &[T]) -> Result<Self> {
+    /// [`TensorError::DataLength`] when `values.len()` differs from the shape's
+    /// element count; [`TensorError::ShapeOverflow`].
+    pub fn from_slice<T: NativeElement>(
+        shape: &[usize],
+        values: &[T],
+    ) -> Result<Self, TensorError> {
         Self::from_raw(
             T::ELEMENT_TYPE,
             shape,
@@ -83,7 +88,7 @@ impl HostTensor {
     /// # Errors
     ///
     /// As [`HostTensor::from_slice`].
-    pub fn from_bools(shape: &[usize], values: &[bool]) -> Result<Self> {
+    pub fn from_bools(shape: &[usize], values: &[bool]) -> Result<Self, TensorError> {
         let bytes = values.iter().map(|&b| u8::from(b)).collect();
         Self::from_raw(ElementType::Bool, shape, bytes)
     }
@@ -93,7 +98,7 @@ impl HostTensor {
     /// # Errors
     ///
     /// As [`HostTensor::from_slice`].
-    pub fn from_complex64(shape: &[usize], values: &[[f32; 2]]) -> Result<Self> {
+    pub fn from_complex64(shape: &[usize], values: &[[f32; 2]]) -> Result<Self, TensorError> {
         let bytes = bytemuck::cast_slice(values).to_vec();
         Self::from_raw(ElementType::Complex64, shape, bytes)
     }
@@ -103,7 +108,7 @@ impl HostTensor {
     /// # Errors
     ///
     /// As [`HostTensor::from_slice`].
-    pub fn from_complex128(shape: &[usize], values: &[[f64; 2]]) -> Result<Self> {
+    pub fn from_complex128(shape: &[usize], values: &[[f64; 2]]) -> Result<Self, TensorError> {
         let bytes = bytemuck::cast_slice(values).to_vec();
         Self::from_raw(ElementType::Complex128, shape, bytes)
     }
@@ -113,21 +118,27 @@ impl HostTensor {
     ///
     /// # Errors
     ///
-    /// [`Error::NoPackedBytes`] for [`ElementType::String`];
-    /// [`Error::DataLength`] when `bytes.len()` differs from what the shape
-    /// needs; [`Error::ShapeOverflow`].
-    pub fn from_raw(element_type: ElementType, shape: &[usize], bytes: Vec<u8>) -> Result<Self> {
-        let count = element_count(shape)?;
+    /// [`TensorError::NoPackedBytes`] for [`ElementType::String`];
+    /// [`TensorError::DataLength`] when `bytes.len()` differs from what the shape
+    /// needs; [`TensorError::ShapeOverflow`].
+    pub fn from_raw(
+        element_type: ElementType,
+        shape: &[usize],
+        bytes: Vec<u8>,
+    ) -> Result<Self, TensorError> {
+        let count = element_count(shape).map_err(|_| TensorError::ShapeOverflow {
+            shape: shape.iter().map(|&d| d as u64).collect(),
+        })?;
         let Some(expected) = element_type.byte_len(count) else {
             return match element_type.bit_width() {
-                None => Err(Error::NoPackedBytes { element_type }),
-                Some(_) => Err(Error::ShapeOverflow {
+                None => Err(TensorError::NoPackedBytes { element_type }),
+                Some(_) => Err(TensorError::ShapeOverflow {
                     shape: shape.iter().map(|&d| d as u64).collect(),
                 }),
             };
         };
         if bytes.len() != expected {
-            return Err(Error::DataLength {
+            return Err(TensorError::DataLength {
                 element_type,
                 shape: shape.iter().map(|&d| d as u64).collect(),
                 expected: expected as u128,
@@ -147,11 +158,13 @@ impl HostTensor {
     ///
     /// # Errors
     ///
-    /// [`Error::DataLength`] when the element count differs from the shape's.
-    pub fn from_byte_strings(shape: &[usize], values: Vec<Vec<u8>>) -> Result<Self> {
-        let count = element_count(shape)?;
+    /// [`TensorError::DataLength`] when the element count differs from the shape's.
+    pub fn from_byte_strings(shape: &[usize], values: Vec<Vec<u8>>) -> Result<Self, TensorError> {
+        let count = element_count(shape).map_err(|_| TensorError::ShapeOverflow {
+            shape: shape.iter().map(|&d| d as u64).collect(),
+        })?;
         if values.len() != count {
-            return Err(Error::DataLength {
+            return Err(TensorError::DataLength {
                 element_type: ElementType::String,
                 shape: shape.iter().map(|&d| d as u64).collect(),
                 expected: count as u128,
@@ -171,7 +184,7 @@ impl HostTensor {
     /// # Errors
     ///
     /// As [`HostTensor::from_byte_strings`].
-    pub fn from_strings<S: AsRef<str>>(shape: &[usize], values: &[S]) -> Result<Self> {
+    pub fn from_strings<S: AsRef<str>>(shape: &[usize], values: &[S]) -> Result<Self, TensorError> {
         let values = values.iter().map(|s| s.as_ref().as_bytes().to_vec());
         Self::from_byte_strings(shape, values.collect())
     }
@@ -201,11 +214,11 @@ impl HostTensor {
     ///
     /// # Errors
     ///
-    /// [`Error::NoPackedBytes`] for a string tensor.
-    pub fn as_bytes(&self) -> Result<&[u8]> {
+    /// [`TensorError::NoPackedBytes`] for a string tensor.
+    pub fn as_bytes(&self) -> Result<&[u8], TensorError> {
         match &self.storage {
             Storage::Bytes(b) => Ok(b),
-            Storage::Strings(_) => Err(Error::NoPackedBytes {
+            Storage::Strings(_) => Err(TensorError::NoPackedBytes {
                 element_type: self.element_type,
             }),
         }
@@ -215,11 +228,11 @@ impl HostTensor {
     ///
     /// # Errors
     ///
-    /// [`Error::ElementTypeMismatch`] for a fixed-width tensor.
-    pub fn byte_strings(&self) -> Result<&[Vec<u8>]> {
+    /// [`TensorError::ElementTypeMismatch`] for a fixed-width tensor.
+    pub fn byte_strings(&self) -> Result<&[Vec<u8>], TensorError> {
         match &self.storage {
             Storage::Strings(s) => Ok(s),
-            Storage::Bytes(_) => Err(Error::ElementTypeMismatch {
+            Storage::Bytes(_) => Err(TensorError::ElementTypeMismatch {
                 expected: ElementType::String,
                 actual: self.element_type,
             }),
@@ -231,8 +244,8 @@ impl HostTensor {
     ///
     /// # Errors
     ///
-    /// [`Error::ElementTypeMismatch`] for a fixed-width tensor.
-    pub fn to_strings(&self) -> Result<Vec<String>> {
+    /// [`TensorError::ElementTypeMismatch`] for a fixed-width tensor.
+    pub fn to_strings(&self) -> Result<Vec<String>, TensorError> {
         let strings = self.byte_strings()?;
         Ok(strings
             .iter()
@@ -244,8 +257,8 @@ impl HostTensor {
     ///
     /// # Errors
     ///
-    /// [`Error::ElementTypeMismatch`] when `T` does not store this tensor's type.
-    pub fn to_vec<T: NativeElement>(&self) -> Result<Vec<T>> {
+    /// [`TensorError::ElementTypeMismatch`] when `T` does not store this tensor's type.
+    pub fn to_vec<T: NativeElement>(&self) -> Result<Vec<T>, TensorError> {
         self.expect_type(T::ELEMENT_TYPE)?;
         Ok(bytemuck::pod_collect_to_vec(self.as_bytes()?))
     }
@@ -254,8 +267,8 @@ impl HostTensor {
     ///
     /// # Errors
     ///
-    /// [`Error::ElementTypeMismatch`] for any other type.
-    pub fn to_bools(&self) -> Result<Vec<bool>> {
+    /// [`TensorError::ElementTypeMismatch`] for any other type.
+    pub fn to_bools(&self) -> Result<Vec<bool>, TensorError> {
         self.expect_type(ElementType::Bool)?;
         Ok(self.as_bytes()?.iter().map(|&b| b != 0).collect())
     }
@@ -264,8 +277,8 @@ impl HostTensor {
     ///
     /// # Errors
     ///
-    /// [`Error::ElementTypeMismatch`] for any other type.
-    pub fn to_complex64(&self) -> Result<Vec<[f32; 2]>> {
+    /// [`TensorError::ElementTypeMismatch`] for any other type.
+    pub fn to_complex64(&self) -> Result<Vec<[f32; 2]>, TensorError> {
         self.expect_type(ElementType::Complex64)?;
         Ok(bytemuck::pod_collect_to_vec(self.as_bytes()?))
     }
@@ -274,8 +287,8 @@ impl HostTensor {
     ///
     /// # Errors
     ///
-    /// [`Error::ElementTypeMismatch`] for any other type.
-    pub fn to_complex128(&self) -> Result<Vec<[f64; 2]>> {
+    /// [`TensorError::ElementTypeMismatch`] for any other type.
+    pub fn to_complex128(&self) -> Result<Vec<[f64; 2]>, TensorError> {
         self.expect_type(ElementType::Complex128)?;
         Ok(bytemuck::pod_collect_to_vec(self.as_bytes()?))
     }
@@ -285,25 +298,24 @@ impl HostTensor {
     ///
     /// # Errors
     ///
-    /// [`Error::NonNumericParam`] for any other element type.
-    pub fn to_param(&self) -> Result<ParamTensor> {
+    /// [`ResolveError::NonNumericParam`] for any other element type.
+    pub fn to_param(&self) -> Result<ParamTensor, ResolveError> {
         use ElementType::*;
-        let bytes = || self.as_bytes();
         let values = match self.element_type {
-            Int8 => ParamValues::Int(bytes()?.iter().map(|&b| b as i8 as i128).collect()),
-            Uint8 => ParamValues::Int(bytes()?.iter().map(|&b| b as i128).collect()),
-            Int16 => ints(&self.to_vec::<i16>()?),
-            Uint16 => ints(&self.to_vec::<u16>()?),
-            Int32 => ints(&self.to_vec::<i32>()?),
-            Uint32 => ints(&self.to_vec::<u32>()?),
-            Int64 => ints(&self.to_vec::<i64>()?),
-            Uint64 => ints(&self.to_vec::<u64>()?),
-            Float16 => floats(self.to_vec::<f16>()?.into_iter().map(f64::from)),
-            BFloat16 => floats(self.to_vec::<bf16>()?.into_iter().map(f64::from)),
-            Float => floats(self.to_vec::<f32>()?.into_iter().map(f64::from)),
-            Double => floats(self.to_vec::<f64>()?),
+            Int8 => ints(&self.values::<i8>()),
+            Uint8 => ints(&self.values::<u8>()),
+            Int16 => ints(&self.values::<i16>()),
+            Uint16 => ints(&self.values::<u16>()),
+            Int32 => ints(&self.values::<i32>()),
+            Uint32 => ints(&self.values::<u32>()),
+            Int64 => ints(&self.values::<i64>()),
+            Uint64 => ints(&self.values::<u64>()),
+            Float16 => floats(self.values::<f16>().into_iter().map(f64::from)),
+            BFloat16 => floats(self.values::<bf16>().into_iter().map(f64::from)),
+            Float => floats(self.values::<f32>().into_iter().map(f64::from)),
+            Double => floats(self.values::<f64>()),
             other => {
-                return Err(Error::NonNumericParam {
+                return Err(ResolveError::NonNumericParam {
                     element_type: other,
                 });
             }
@@ -311,11 +323,20 @@ impl HostTensor {
         ParamTensor::new(self.element_type, self.shape.clone(), values)
     }
 
-    fn expect_type(&self, expected: ElementType) -> Result<()> {
+    /// The elements as `T`, whose type the caller has matched (a string
+    /// tensor has none).
+    fn values<T: bytemuck::Pod>(&self) -> Vec<T> {
+        match &self.storage {
+            Storage::Bytes(bytes) => bytemuck::pod_collect_to_vec(bytes),
+            Storage::Strings(_) => Vec::new(),
+        }
+    }
+
+    fn expect_type(&self, expected: ElementType) -> Result<(), TensorError> {
         if self.element_type == expected {
             Ok(())
         } else {
-            Err(Error::ElementTypeMismatch {
+            Err(TensorError::ElementTypeMismatch {
                 expected,
                 actual: self.element_type,
             })
@@ -344,7 +365,7 @@ mod tests {
         assert_eq!(back[2].to_bits(), f16::NEG_ZERO.to_bits());
         assert_eq!(
             t.to_vec::<f32>(),
-            Err(Error::ElementTypeMismatch {
+            Err(TensorError::ElementTypeMismatch {
                 expected: ElementType::Float,
                 actual: ElementType::Float16
             })
@@ -357,7 +378,7 @@ mod tests {
         assert_eq!(s.to_strings().unwrap(), vec!["a", "bc"]);
         assert_eq!(
             s.as_bytes(),
-            Err(Error::NoPackedBytes {
+            Err(TensorError::NoPackedBytes {
                 element_type: ElementType::String
             })
         );
@@ -367,7 +388,7 @@ mod tests {
     fn lengths_are_checked() {
         assert!(matches!(
             HostTensor::from_raw(ElementType::Int4, &[3], vec![0]),
-            Err(Error::DataLength {
+            Err(TensorError::DataLength {
                 expected: 2,
                 actual: 1,
                 ..
@@ -375,12 +396,12 @@ mod tests {
         ));
         assert!(matches!(
             HostTensor::from_raw(ElementType::Float, &[usize::MAX, 2], vec![]),
-            Err(Error::ShapeOverflow { .. })
+            Err(TensorError::ShapeOverflow { .. })
         ));
         assert!(HostTensor::from_strings(&[3], &["x"]).is_err());
         assert_eq!(
             HostTensor::from_raw(ElementType::String, &[0], vec![]),
-            Err(Error::NoPackedBytes {
+            Err(TensorError::NoPackedBytes {
                 element_type: ElementType::String
             })
         );
@@ -401,6 +422,9 @@ mod tests {
             &ParamValues::Float(vec![2.5])
         );
         let t = HostTensor::from_bools(&[1], &[true]).unwrap();
-        assert!(matches!(t.to_param(), Err(Error::NonNumericParam { .. })));
+        assert!(matches!(
+            t.to_param(),
+            Err(ResolveError::NonNumericParam { .. })
+        ));
     }
 }

@@ -1,5 +1,5 @@
-//! The convenience path for tests and simple users: split a host tensor on
-//! the GPU and read the outputs back.
+//! [`RoundTrip`]: the convenience path for tests and simple users: split a
+//! host tensor on the GPU and read the outputs back, in buffers it creates.
 //!
 //! The async forms never block: they submit, ask wgpu to map the readback
 //! buffer and await its callback. Who drives that callback is wgpu's rule:
@@ -11,15 +11,17 @@ use std::ops::Range;
 use std::time::Duration;
 
 use super::GpuSplitter;
+use super::error::DeviceError;
 use super::region::BufferRegion;
-use super::scope::scoped_async;
+use super::scope::{buffer_with_contents, scoped, scoped_async};
 use crate::error::{Error, Result};
-use crate::plan::{Outputs, SplitPlan};
+use crate::plan::align::align_up;
+use crate::plan::{PlanError, PlanMismatch, SplitPlan};
 use crate::semantics::{Operator, ResolvedSplit};
 use crate::tensor::HostTensor;
 
 /// How long a blocking readback waits for the GPU before it fails with
-/// [`Error::Gpu`] instead of blocking forever.
+/// [`DeviceError::Gpu`] instead of blocking forever.
 pub const READBACK_TIMEOUT: Duration = Duration::from_secs(120);
 
 type MapResult = std::result::Result<(), wgpu::BufferAsyncError>;
@@ -33,16 +35,45 @@ struct InFlight {
     starts: Vec<u64>,
 }
 
-impl GpuSplitter {
+/// A host tensor split on the GPU and read back: uploads the input into a
+/// buffer of its own, records the splitter's plan into regions of one page
+/// (at 16-byte steps, as a runtime's pool packs them), reads the page back
+/// and cuts it into host tensors.
+///
+/// # Examples
+///
+/// ```no_run
+/// use wgpu_split::gpu::{GpuContext, RoundTrip};
+/// use wgpu_split::{HostTensor, OnnxSplit};
+///
+/// let ctx = GpuContext::new_default()?;
+/// let splitter = ctx.splitter()?;
+/// let input = HostTensor::from_slice(&[2, 4], &[0f32, 1., 2., 3., 4., 5., 6., 7.])?;
+/// let op = OnnxSplit::new(13, 2).axis(1).into();
+/// let outputs = RoundTrip::new(&splitter).split(&op, &input)?;
+/// assert_eq!(outputs[1].to_vec::<f32>()?, vec![2., 3., 6., 7.]);
+/// # Ok::<(), wgpu_split::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct RoundTrip<'s> {
+    splitter: &'s GpuSplitter,
+}
+
+impl<'s> RoundTrip<'s> {
+    /// The round trip through `splitter`.
+    pub fn new(splitter: &'s GpuSplitter) -> Self {
+        RoundTrip { splitter }
+    }
+
     /// Resolves `op` for `input` and splits it on the GPU, blocking until the
     /// outputs are back on the host (this polls the device). Strings have no
-    /// GPU layout ([`Error::NotOnGpu`]): split them with
+    /// GPU layout ([`PlanError::NotOnGpu`]): split them with
     /// [`crate::host::split`].
     ///
     /// # Errors
     ///
-    /// Resolution and planning errors, and [`Error::Gpu`] when the device
-    /// fails, is lost or does not finish within [`READBACK_TIMEOUT`].
+    /// Resolution and planning errors, and [`DeviceError::Gpu`] when the
+    /// device fails, is lost or does not finish within [`READBACK_TIMEOUT`].
     pub fn split(&self, op: &Operator, input: &HostTensor) -> Result<Vec<HostTensor>> {
         self.split_resolved(&op.resolve(input.shape())?, input)
     }
@@ -51,21 +82,21 @@ impl GpuSplitter {
     /// work and awaits wgpu's map callback. On native backends that callback
     /// comes from `Device::poll`, so someone must poll while this is
     /// awaited: the caller's own loop, or a [`crate::gpu::Poller`]. A lost
-    /// device ends it with [`Error::Gpu`] once polled.
+    /// device ends it with [`DeviceError::Gpu`] once polled.
     ///
     /// # Errors
     ///
-    /// As [`GpuSplitter::split`] (without the timeout).
+    /// As [`RoundTrip::split`] (without the timeout).
     pub async fn split_async(&self, op: &Operator, input: &HostTensor) -> Result<Vec<HostTensor>> {
         let split = op.resolve(input.shape())?;
         self.split_resolved_async(&split, input).await
     }
 
-    /// Blocking split of a resolved split (see [`GpuSplitter::split`]).
+    /// Blocking split of a resolved split (see [`RoundTrip::split`]).
     ///
     /// # Errors
     ///
-    /// As [`GpuSplitter::split`], and [`Error::ShapeMismatch`].
+    /// As [`RoundTrip::split`], and [`crate::ResolveError::ShapeMismatch`].
     pub fn split_resolved(
         &self,
         split: &ResolvedSplit,
@@ -75,11 +106,11 @@ impl GpuSplitter {
         self.run_plan(&plan, input)
     }
 
-    /// Async split of a resolved split (see [`GpuSplitter::split_async`]).
+    /// Async split of a resolved split (see [`RoundTrip::split_async`]).
     ///
     /// # Errors
     ///
-    /// As [`GpuSplitter::split_resolved`].
+    /// As [`RoundTrip::split_resolved`].
     pub async fn split_resolved_async(
         &self,
         split: &ResolvedSplit,
@@ -91,12 +122,13 @@ impl GpuSplitter {
 
     fn plan_for(&self, split: &ResolvedSplit, input: &HostTensor) -> Result<SplitPlan> {
         if input.element_type().bit_width().is_none() {
-            return Err(Error::NotOnGpu {
+            return Err(PlanError::NotOnGpu {
                 element_type: input.element_type(),
-            });
+            }
+            .into());
         }
         split.check_input_shape(input.shape())?;
-        self.plan(split, input.element_type())
+        self.splitter.plan(split, input.element_type())
     }
 
     /// Executes a ready plan on `input` and reads the outputs back, blocking
@@ -104,32 +136,33 @@ impl GpuSplitter {
     ///
     /// # Errors
     ///
-    /// [`Error::PlanMismatch`] when `input`'s type or shape is not the plan's,
-    /// and the errors of [`GpuSplitter::split`].
+    /// [`PlanMismatch::Input`] when `input`'s type or shape is not the
+    /// plan's, and the errors of [`RoundTrip::split`].
     pub fn run_plan(&self, plan: &SplitPlan, input: &HostTensor) -> Result<Vec<HostTensor>> {
         // Submission waits for nothing; on native its error scopes resolve
         // at once, so this block_on returns without waiting.
         let Some(in_flight) = pollster::block_on(self.submit(plan, input))? else {
             return empty_outputs(plan, input);
         };
-        self.device
+        self.splitter
+            .device()
             .poll(wgpu::PollType::Wait {
                 submission_index: Some(in_flight.submission.clone()),
                 timeout: Some(READBACK_TIMEOUT),
             })
-            .map_err(|e| Error::Gpu {
+            .map_err(|e| DeviceError::Gpu {
                 detail: format!("waiting for the split: {e}"),
             })?;
         let (starts, bytes) = pollster::block_on(in_flight.read())?;
         outputs_of(plan, input, &bytes, &starts)
     }
 
-    /// Async form of [`GpuSplitter::run_plan`]; never blocks (see
-    /// [`GpuSplitter::split_async`] for who drives it).
+    /// Async form of [`RoundTrip::run_plan`]; never blocks (see
+    /// [`RoundTrip::split_async`] for who drives it).
     ///
     /// # Errors
     ///
-    /// As [`GpuSplitter::run_plan`].
+    /// As [`RoundTrip::run_plan`].
     pub async fn run_plan_async(
         &self,
         plan: &SplitPlan,
@@ -147,15 +180,13 @@ impl GpuSplitter {
     /// staging buffer to be mapped. `None` when every output is empty.
     async fn submit(&self, plan: &SplitPlan, input: &HostTensor) -> Result<Option<InFlight>> {
         if input.element_type() != plan.element_type() || input.shape() != plan.input_shape() {
-            return Err(Error::PlanMismatch {
-                detail: format!(
-                    "planned for {} {:?}, given {} {:?}",
-                    plan.element_type(),
-                    plan.input_shape(),
-                    input.element_type(),
-                    input.shape()
-                ),
-            });
+            return Err(PlanError::Mismatch(PlanMismatch::Input {
+                planned_type: plan.element_type(),
+                planned_shape: plan.input_shape().to_vec(),
+                given_type: input.element_type(),
+                given_shape: input.shape().to_vec(),
+            })
+            .into());
         }
         if plan.dispatch_count() == 0 && plan.copy_count() == 0 {
             return Ok(None);
@@ -163,8 +194,8 @@ impl GpuSplitter {
         let input_buffer = self.create_input(input.as_bytes()?)?;
         // Every destination in one page, so that one readback serves all.
         let (ranges, page_bytes) = page_layout(plan);
-        let page = self.create_page(page_bytes)?;
-        let device = &self.device;
+        let page = self.create_buffer("wgpu-split output page", page_bytes)?;
+        let device = self.splitter.device();
         let (staging, submission) = scoped_async(device, "running the split", || {
             let staging = device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("wgpu-split readback"),
@@ -177,7 +208,7 @@ impl GpuSplitter {
             });
             self.encode_into_page(&mut encoder, plan, &input_buffer, &page, &ranges)?;
             encoder.copy_buffer_to_buffer(&page, 0, &staging, 0, page.size());
-            Ok::<_, Error>((staging, self.queue.submit([encoder.finish()])))
+            Ok::<_, Error>((staging, self.splitter.queue().submit([encoder.finish()])))
         })
         .await??;
         let (sender, mapped) = futures_intrusive::channel::shared::oneshot_channel();
@@ -187,14 +218,13 @@ impl GpuSplitter {
                 // The receiver only goes away if the future was dropped.
                 let _ = sender.send(result);
             });
-        let starts = match plan.placement() {
-            Outputs::Separate => ranges.iter().map(|r| r.start).collect(),
-            Outputs::Arena => plan
-                .outputs()
-                .iter()
-                .map(|o| o.arena_offset_bytes)
-                .collect(),
-        };
+        let placement = plan.placement();
+        let starts = plan
+            .outputs()
+            .iter()
+            .enumerate()
+            .map(|(i, o)| ranges[placement.destination_of(i)].start + o.arena_offset_bytes)
+            .collect();
         Ok(Some(InFlight {
             staging,
             submission,
@@ -216,41 +246,76 @@ impl GpuSplitter {
             .map(|r| BufferRegion::new(page, r.start, r.end - r.start))
             .collect();
         let input = BufferRegion::whole(input);
-        match plan.placement() {
-            Outputs::Separate => self.encode(encoder, plan, input, &regions),
-            Outputs::Arena => self.encode_arena(encoder, plan, input, regions[0]),
-        }
+        self.splitter.encode(encoder, plan, input, &regions)
     }
 
-    fn create_page(&self, bytes: u64) -> Result<wgpu::Buffer> {
-        super::scope::scoped(&self.device, "creating the output page", || {
-            self.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("wgpu-split output page"),
-                size: bytes.max(4),
-                usage: wgpu::BufferUsages::STORAGE
-                    | wgpu::BufferUsages::COPY_SRC
-                    | wgpu::BufferUsages::COPY_DST,
+    /// One buffer per destination of `plan` (one per output, or the arena),
+    /// each of [`SplitPlan::destination_bytes`] (at least 4) with
+    /// `STORAGE | COPY_SRC | COPY_DST`, the usages a split and a readback
+    /// need.
+    ///
+    /// # Errors
+    ///
+    /// [`DeviceError::Gpu`] when the device is lost or out of memory.
+    pub fn create_destinations(&self, plan: &SplitPlan) -> Result<Vec<wgpu::Buffer>> {
+        (0..plan.destination_count())
+            .map(|i| self.create_buffer("wgpu-split destination", plan.destination_bytes(i)))
+            .collect()
+    }
+
+    /// A storage buffer holding `bytes`, padded with zeros to a multiple of 4
+    /// (`STORAGE | COPY_SRC | COPY_DST`).
+    ///
+    /// # Errors
+    ///
+    /// [`DeviceError::Gpu`] when the device is lost or out of memory.
+    pub fn create_input(&self, bytes: &[u8]) -> Result<wgpu::Buffer> {
+        Ok(buffer_with_contents(
+            self.splitter.device(),
+            "wgpu-split input",
+            bytes,
+            align_up(bytes.len() as u64, 4).max(4),
+            usages(),
+        )?)
+    }
+
+    fn create_buffer(&self, label: &str, size: u64) -> Result<wgpu::Buffer> {
+        let device = self.splitter.device();
+        Ok(scoped(device, label, || {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size: align_up(size.max(4), 4),
+                usage: usages(),
                 mapped_at_creation: false,
             })
-        })
+        })?)
     }
+}
+
+/// The usages of the buffers a round trip creates.
+fn usages() -> wgpu::BufferUsages {
+    wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST
 }
 
 impl InFlight {
     /// Awaits the map callback and copies the page out; returns each
     /// output's start and the page's bytes.
     async fn read(self) -> Result<(Vec<u64>, Vec<u8>)> {
-        let mapped = self.mapped.receive().await.ok_or_else(|| Error::Gpu {
-            detail: "the map callback was dropped".to_string(),
-        })?;
-        mapped.map_err(|e| Error::Gpu {
+        let mapped = self
+            .mapped
+            .receive()
+            .await
+            .ok_or_else(|| DeviceError::Gpu {
+                detail: "the map callback was dropped".to_string(),
+            })?;
+        mapped.map_err(|e| DeviceError::Gpu {
             detail: format!("mapping the readback buffer: {e}"),
         })?;
         let bytes = self
             .staging
             .slice(..)
             .get_mapped_range()
-            .map_err(|e| Error::Gpu {
+            .map_err(|e| DeviceError::Gpu {
                 detail: format!("reading the readback buffer: {e}"),
             })?
             .to_vec();
@@ -271,7 +336,12 @@ fn outputs_of(
         .zip(starts)
         .map(|(output, &start)| {
             let range = start as usize..(start + output.len_bytes) as usize;
-            HostTensor::from_raw(input.element_type(), &output.shape, bytes[range].to_vec())
+            let bytes = bytes[range].to_vec();
+            Ok(HostTensor::from_raw(
+                input.element_type(),
+                &output.shape,
+                bytes,
+            )?)
         })
         .collect()
 }
@@ -280,7 +350,13 @@ fn outputs_of(
 fn empty_outputs(plan: &SplitPlan, input: &HostTensor) -> Result<Vec<HostTensor>> {
     plan.outputs()
         .iter()
-        .map(|o| HostTensor::from_raw(input.element_type(), &o.shape, Vec::new()))
+        .map(|o| {
+            Ok(HostTensor::from_raw(
+                input.element_type(),
+                &o.shape,
+                Vec::new(),
+            )?)
+        })
         .collect()
 }
 
@@ -290,10 +366,10 @@ fn page_layout(plan: &SplitPlan) -> (Vec<Range<u64>>, u64) {
     let mut end: u64 = 0;
     let ranges = (0..plan.destination_count())
         .map(|i| {
-            let start = end.div_ceil(16) * 16;
+            let start = align_up(end, 16);
             end = start + plan.destination_bytes(i);
             start..end
         })
         .collect();
-    (ranges, end.div_ceil(4) * 4)
+    (ranges, align_up(end, 4))
 }

@@ -8,11 +8,12 @@
 //! `map_async` still pending (its buffer reads as unmapped), and a buffer of
 //! another `wgpu::Instance` whose id names a buffer of this one.
 
+use super::error::DeviceError;
 use super::region::BufferRegion;
 use super::scope::scoped;
 use super::splitter::GpuSplitter;
-use crate::error::{BufferRole, Error, Result};
-use crate::plan::{Outputs, SplitPlan};
+use crate::error::Result;
+use crate::plan::{BufferRole, SplitPlan};
 
 /// The buffers an encode uses, each once, with the role it is named by.
 fn used_buffers<'a>(
@@ -23,11 +24,7 @@ fn used_buffers<'a>(
     let mut used = vec![(BufferRole::Input, *input)];
     for (i, region) in destinations.iter().enumerate() {
         if plan.destination_bytes(i) > 0 {
-            let role = match plan.placement() {
-                Outputs::Separate => BufferRole::Output(i),
-                Outputs::Arena => BufferRole::Arena,
-            };
-            used.push((role, *region));
+            used.push((plan.placement().role(i), *region));
         }
     }
     used.sort_by(|(_, a), (_, b)| a.buffer.cmp(b.buffer));
@@ -42,66 +39,66 @@ fn used_buffers<'a>(
 /// fails with "not mapped" for a usable buffer or with another reason (a
 /// destroyed buffer). The reasons are wgpu's messages, so
 /// `tests/trust.rs` pins all three cases.
-fn check_usable(which: BufferRole, buffer: &wgpu::Buffer) -> Result<()> {
+fn check_usable(which: BufferRole, buffer: &wgpu::Buffer) -> Result<(), DeviceError> {
     if buffer.size() < 4 {
         return Ok(()); // too small for any region; the region checks refuse it
     }
     match buffer.slice(0..4).get_mapped_range() {
         Err(e) if e.to_string().contains("is not mapped") => Ok(()),
-        Err(e) if e.to_string().contains("destroyed") => Err(Error::Gpu {
+        Err(e) if e.to_string().contains("destroyed") => Err(DeviceError::Gpu {
             detail: format!("the {which} buffer: {}", e.to_string().trim()),
         }),
         // Mapped, or mapped with a view the caller still holds.
-        _ => Err(Error::BufferMapped { which }),
+        _ => Err(DeviceError::BufferMapped { which }),
     }
 }
 
-impl GpuSplitter {
-    /// Every check of an encode that needs wgpu: no buffer mapped or
-    /// destroyed, and every buffer copy commands touch of this device.
-    pub(crate) fn probe_buffers(
-        &self,
-        plan: &SplitPlan,
-        input: &BufferRegion<'_>,
-        destinations: &[BufferRegion<'_>],
-    ) -> Result<()> {
-        for (which, region) in used_buffers(plan, input, destinations) {
-            check_usable(which, region.buffer)?;
-        }
-        if plan.copy_count() > 0 {
-            self.probe_copies(plan, input, destinations)?;
-        }
-        Ok(())
+/// Every check of an encode that needs wgpu: no buffer mapped or
+/// destroyed, and every buffer copy commands touch of this device.
+pub(crate) fn probe_buffers(
+    splitter: &GpuSplitter,
+    plan: &SplitPlan,
+    input: &BufferRegion<'_>,
+    destinations: &[BufferRegion<'_>],
+) -> Result<()> {
+    for (which, region) in used_buffers(plan, input, destinations) {
+        check_usable(which, region.buffer)?;
     }
+    if plan.copy_count() > 0 {
+        probe_copies(splitter, plan, input, destinations)?;
+    }
+    Ok(())
+}
 
-    /// Records one 4-byte copy from the input and one into each copied
-    /// output's region into a scratch encoder that is never submitted, and
-    /// finishes it inside error scopes: wgpu checks a copy's buffers'
-    /// device and usages when its encoder finishes, and nothing is written.
-    /// (Dispatch-bound buffers are validated by their bind groups.)
-    fn probe_copies(
-        &self,
-        plan: &SplitPlan,
-        input: &BufferRegion<'_>,
-        destinations: &[BufferRegion<'_>],
-    ) -> Result<()> {
-        let scratch = &self.spare;
-        scoped(&self.device, "checking the copies' buffers", || {
-            let mut encoder = self
-                .device
-                .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                    label: Some("wgpu-split probe (never submitted)"),
-                });
+/// Records one 4-byte copy from the input and one into each copied
+/// output's region into a scratch encoder that is never submitted, and
+/// finishes it inside error scopes: wgpu checks a copy's buffers'
+/// device and usages when its encoder finishes, and nothing is written.
+/// (Dispatch-bound buffers are validated by their bind groups.)
+fn probe_copies(
+    splitter: &GpuSplitter,
+    plan: &SplitPlan,
+    input: &BufferRegion<'_>,
+    destinations: &[BufferRegion<'_>],
+) -> Result<()> {
+    let scratch = &splitter.spare;
+    Ok(scoped(
+        splitter.device(),
+        "checking the copies' buffers",
+        || {
+            let mut encoder =
+                splitter
+                    .device()
+                    .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                        label: Some("wgpu-split probe (never submitted)"),
+                    });
             encoder.copy_buffer_to_buffer(input.buffer, input.offset, scratch, 0, 4);
             for c in plan.copies() {
-                let region = match plan.placement() {
-                    Outputs::Separate => &destinations[c.output],
-                    Outputs::Arena => &destinations[0],
-                };
+                let region = &destinations[plan.placement().destination_of(c.output)];
                 let offset = region.offset + c.dst_offset_bytes;
                 encoder.copy_buffer_to_buffer(scratch, 0, region.buffer, offset, 4);
             }
             drop(encoder.finish());
-        })
-    }
+        },
+    )?)
 }

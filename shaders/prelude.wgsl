@@ -1,0 +1,48 @@
+// The prelude of every kernel's module, filled by wgpu_split::plan::wgsl
+// from the Rust values: the shared constants, the parameter table (its
+// members generated from plan::table::TableHeader / TableEntry), the source
+// binding and one destination binding per slot, numbered by
+// plan::wgsl::Bindings, and the module's one entry point `split`.
+//
+// Every kernel moves raw bits: values never pass through float registers,
+// so NaN payloads, -0.0 and padding survive. No optional feature (f16,
+// int64, subgroups) is used.
+
+//#fragment prelude
+// Kernel {{kernel}}, outputs {{placement}}, {{slots}} destination slot(s).
+const WORKGROUP_SIZE: u32 = {{workgroup_size}}u;
+const UNITS_PER_INVOCATION: u32 = {{units_per_invocation}}u;
+const FLAG_PAD: u32 = {{flag_pad}}u;
+const FLAG_ALIGNED: u32 = {{flag_aligned}}u;
+
+struct Entry {
+{{entry_fields}}}
+
+struct Table {
+{{header_fields}}    entries: {{entries}},
+}
+
+@group(0) @binding({{table_binding}}) var<{{table_space}}> table: Table;
+@group(0) @binding({{source_binding}}) var<storage, read> {{source}}: array<{{unit}}>;
+{{destinations}}
+// The invocation's index in the dispatch (a 2-D grid past 65535 workgroups).
+fn invocation_index(wid: vec3<u32>, groups: vec3<u32>, lid: vec3<u32>) -> u32 {
+    return (wid.y * groups.x + wid.x) * WORKGROUP_SIZE + lid.x;
+}
+
+//#fragment field
+    {{name}}: u32,
+//#fragment destination
+@group(0) @binding({{binding}}) var<storage, read_write> {{array}}_{{slot}}: array<{{unit}}>;
+//#fragment entry_point
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn split(
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+    @builtin(local_invocation_id) lid: vec3<u32>,
+) {
+    let g = invocation_index(wid, groups, lid);
+    if (g >= table.invocations) {
+        return;
+    }
+{{body}}}

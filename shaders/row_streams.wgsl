@@ -1,0 +1,64 @@
+// The row-stream kernel for long runs at any bit offset, generated per
+// layout (plan::kernels::row_streams): invocation g owns, in every output,
+// stretch `part = g % per_row` of the whole vec4s that lie inside input row
+// `row = g / per_row`, and streams it with one funnel shift (one vec4 load
+// and one store per 16 bytes; vec4_bits.wgsl). Output bit q lies in row
+// q / run, in vec4 q / 128.
+//
+// Every invocation runs the same straight-line code: the run and row
+// lengths, the invocations per row and the stretch are constants, so no
+// lane loops longer than another. The stretch is unrolled: on lavapipe the
+// same stretch as a WGSL loop ran 10 % slower (a mask update and an
+// any-lane test per iteration), and 16 unrolled vec4s a third slower than 8
+// (the code, not the loop).
+
+//#fragment body
+    let row = g / {{per_row}}u;
+    let part = g % {{per_row}}u;
+{{streams}}{{straddles}}
+//#fragment stream
+    {
+        let e = table.entries[{{j}}u];
+        let r0 = row * {{run}}u;
+        // Whole vec4s of this row: [first, end).
+        let first = (r0 + 127u) >> 7u;
+        let end = (r0 + {{run}}u) >> 7u;
+        let u0 = first + part * {{vec4s}}u;
+        let s = e.src_bit + row * {{block}}u + u0 * 128u - r0;
+        let shift = shift_at(s);
+        let at = s >> 7u;
+        let v0 = src_vec4[at];
+{{steps}}    }
+//#fragment step
+        let v{{next}} = src_vec4[at + {{next}}u];
+        if (u0 + {{k}}u < end) {
+            dst_vec4_{{slot}}[e.dst_unit + u0 + {{k}}u] = funnel_by(v{{k}}, v{{next}}, shift);
+        }
+//#fragment straddle_round
+    // The vec4s that straddle two rows (one per row and output whose run is
+    // not whole vec4s) are shared out among a row's invocations: invocation
+    // `part` writes straddle `part + {{offset}}`, if there is one. Only the
+    // writers load (lavapipe runs the rest of the code in every lane).
+    {
+        let c = part + {{offset}}u;
+        let run = {{run}};
+        let e = table.entries[{{entry}}];
+        let r0 = row * run;
+        // The straddling vec4 x: its low `head` bits end the previous
+        // row's run, the rest start this row's.
+        let x = r0 >> 7u;
+        let head = r0 & 127u;
+        if (c < {{count}}u && row > 0u && head != 0u) {
+            let run_src = e.src_bit + row * {{block}}u;
+            let tail = src_bits_128(run_src - {{block}}u + run - head);
+            let next = src_bits_128(run_src - head);
+            let low = low_bits(vec4<u32>(0xFFFFFFFFu), head);
+            let value = (tail & low) | (next & ~low);
+{{stores}}        }
+    }
+//#fragment store
+            dst_vec4_{{slot}}[e.dst_unit + x] = value;
+//#fragment store_if
+            if (c == {{c}}u) {
+                dst_vec4_{{slot}}[e.dst_unit + x] = value;
+            }

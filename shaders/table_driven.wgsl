@@ -1,0 +1,37 @@
+// The entry-point bodies of the table-driven kernels (words, vec4, funnel),
+// whose per-slot functions `<family>_<slot>(e, i)` do invocation `i`'s share
+// of entry `e`: units [i * n, (i + 1) * n) with n = e.units_per_invocation.
+//
+// Arena passes: each invocation works on the entry whose invocation range
+// holds it (entries are sorted by first invocation; every entry writes the
+// one arena binding, slot 0). Separate destinations: entry k writes slot k,
+// and every invocation does its share of every entry, so none chooses a
+// destination at run time. (WGSL cannot index a set of bindings, and on
+// lavapipe a switch on the slot runs every case under masks: 3 slots cost
+// 11 %, 30 slots 58 % of a copy. Each slot's code is instantiated with its
+// binding instead.) A slot the pass does not use costs one uniform test.
+
+//#fragment find_entry
+// The last entry whose first invocation is <= g (binary search; entries are
+// sorted and a dispatched pass has at least one).
+fn find_entry(g: u32) -> u32 {
+    var lo = 0u;
+    var hi = table.entry_count - 1u;
+    while (lo < hi) {
+        let mid = (lo + hi + 1u) / 2u;
+        if (table.entries[mid].first_invocation <= g) {
+            lo = mid;
+        } else {
+            hi = mid - 1u;
+        }
+    }
+    return lo;
+}
+
+//#fragment arena_body
+    let e = table.entries[find_entry(g)];
+    {{family}}_0(e, g - e.first_invocation);
+//#fragment slot_call
+    if ({{slot}}u < table.entry_count) {
+        {{family}}_{{slot}}(table.entries[{{slot}}u], g);
+    }

@@ -1,0 +1,131 @@
+//! Compiled kernels: one pipeline and bind group layout per [`ShaderKey`]
+//! (kernel, placement, destination slots and a generated kernel's layout),
+//! built on first use and kept. Table-driven kernels have a handful of keys
+//! per device and are kept for good; generated kernels compile per layout,
+//! so at most [`MAX_GENERATED_PIPELINES`] are kept, the least recently used
+//! dropped past that.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use super::cache::{BoundedCache, lock};
+use crate::plan::{Bindings, ShaderKey};
+
+/// One compiled kernel with its bind group layout.
+#[derive(Debug)]
+pub(crate) struct CompiledKernel {
+    pub layout: wgpu::BindGroupLayout,
+    pub pipeline: wgpu::ComputePipeline,
+}
+
+/// Generated pipelines kept at most (each is a module of its own): a model
+/// has a handful of split layouts; a workload that cycles through more
+/// recompiles the least recently used instead of growing without end.
+pub(crate) const MAX_GENERATED_PIPELINES: u64 = 32;
+
+/// The compiled kernels of one device, by key.
+#[derive(Debug, Default)]
+pub(crate) struct Pipelines {
+    table_driven: Mutex<HashMap<ShaderKey, Arc<CompiledKernel>>>,
+    generated: Mutex<BoundedCache<ShaderKey, Arc<CompiledKernel>>>,
+}
+
+impl Pipelines {
+    /// The pipeline of `key`, compiled on first use. Callers run this inside
+    /// an error scope: a lost device fails here.
+    pub fn get(&self, device: &wgpu::Device, key: &ShaderKey) -> Arc<CompiledKernel> {
+        if key.is_generated() {
+            let mut cache = lock(&self.generated);
+            if let Some(compiled) = cache.get(key) {
+                return compiled.clone();
+            }
+            let compiled = Arc::new(compile(device, key));
+            cache.insert(key.clone(), compiled.clone(), 1, MAX_GENERATED_PIPELINES);
+            return compiled;
+        }
+        let mut cache = lock(&self.table_driven);
+        cache
+            .entry(key.clone())
+            .or_insert_with(|| Arc::new(compile(device, key)))
+            .clone()
+    }
+
+    /// Pipelines of generated kernels held (for tests of the bound).
+    pub fn generated(&self) -> usize {
+        lock(&self.generated).len()
+    }
+}
+
+/// The bind group layout of `key`'s module, from the binding table: the
+/// parameter table (uniform for separate destinations, read-only storage
+/// for an arena), the read-only source and one writable destination per
+/// slot.
+fn bind_group_layout(device: &wgpu::Device, key: &ShaderKey, label: &str) -> wgpu::BindGroupLayout {
+    let entry = |binding, ty| wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::COMPUTE,
+        ty: wgpu::BindingType::Buffer {
+            ty,
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
+        count: None,
+    };
+    let table_ty = if key.placement().uniform_table() {
+        wgpu::BufferBindingType::Uniform
+    } else {
+        wgpu::BufferBindingType::Storage { read_only: true }
+    };
+    let mut table = entry(Bindings::TABLE, table_ty);
+    if let wgpu::BindingType::Buffer {
+        min_binding_size, ..
+    } = &mut table.ty
+    {
+        *min_binding_size = wgpu::BufferSize::new(key.min_table_bytes());
+    }
+    let mut entries = vec![
+        table,
+        entry(
+            Bindings::SOURCE,
+            wgpu::BufferBindingType::Storage { read_only: true },
+        ),
+    ];
+    entries.extend((0..key.slots()).map(|slot| {
+        entry(
+            Bindings::destination(slot),
+            wgpu::BufferBindingType::Storage { read_only: false },
+        )
+    }));
+    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some(label),
+        entries: &entries,
+    })
+}
+
+fn compile(device: &wgpu::Device, key: &ShaderKey) -> CompiledKernel {
+    let label = format!(
+        "wgpu-split {} {} x{}",
+        key.kernel(),
+        key.placement().name(),
+        key.slots()
+    );
+    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some(&label),
+        source: wgpu::ShaderSource::Wgsl(key.source().into()),
+    });
+    let layout = bind_group_layout(device, key, &label);
+    let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        label: Some(&label),
+        bind_group_layouts: &[Some(&layout)],
+        immediate_size: 0,
+    });
+    let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        label: Some(&label),
+        layout: Some(&pipeline_layout),
+        module: &module,
+        entry_point: Some(key.entry_point()),
+        compilation_options: wgpu::PipelineCompilationOptions::default(),
+        cache: None,
+    });
+    CompiledKernel { layout, pipeline }
+}

@@ -1,0 +1,102 @@
+//! Storing and loading a [`CostModel`] (feature `serde`): kernel rates by
+//! kernel name, and models stored before the rates were keyed by kernel
+//! (one `gather_<kind>_bytes_per_second` field per kernel) still load.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use super::cost::{CostModel, KernelRates};
+use super::kernels::Kernel;
+
+impl Serialize for KernelRates {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let by_name: BTreeMap<&str, f64> = self.iter().map(|(k, r)| (k.name(), r)).collect();
+        by_name.serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for KernelRates {
+    /// Unknown names are ignored (a model stored by a newer version with a
+    /// kernel this one lacks); missing kernels get 0.
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let by_name = BTreeMap::<String, f64>::deserialize(deserializer)?;
+        let mut rates = KernelRates::ZERO;
+        for (name, rate) in by_name {
+            if let Some(kernel) = Kernel::from_name(&name) {
+                rates.set(kernel, rate);
+            }
+        }
+        Ok(rates)
+    }
+}
+
+/// A cost model as stored: today's form, or the fields of the form before
+/// rates were keyed by kernel.
+#[derive(Serialize, Deserialize)]
+struct Stored {
+    copy_bytes_per_second: f64,
+    copy_command_seconds: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    gather_bytes_per_second: Option<KernelRates>,
+    dispatch_seconds: f64,
+    copy_load_factor: f64,
+    gather_load_factor: f64,
+    // The earlier form, read only.
+    #[serde(default, skip_serializing)]
+    gather_vec4_bytes_per_second: Option<f64>,
+    #[serde(default, skip_serializing)]
+    gather_word_bytes_per_second: Option<f64>,
+    #[serde(default, skip_serializing)]
+    gather_funnel_bytes_per_second: Option<f64>,
+    #[serde(default, skip_serializing)]
+    gather_rows_bytes_per_second: Option<f64>,
+    #[serde(default, skip_serializing)]
+    gather_streams_bytes_per_second: Option<f64>,
+}
+
+impl Serialize for CostModel {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        Stored {
+            copy_bytes_per_second: self.copy_bytes_per_second,
+            copy_command_seconds: self.copy_command_seconds,
+            gather_bytes_per_second: Some(self.gather_bytes_per_second),
+            dispatch_seconds: self.dispatch_seconds,
+            copy_load_factor: self.copy_load_factor,
+            gather_load_factor: self.gather_load_factor,
+            gather_vec4_bytes_per_second: None,
+            gather_word_bytes_per_second: None,
+            gather_funnel_bytes_per_second: None,
+            gather_rows_bytes_per_second: None,
+            gather_streams_bytes_per_second: None,
+        }
+        .serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for CostModel {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let s = Stored::deserialize(deserializer)?;
+        let rates = s.gather_bytes_per_second.unwrap_or_else(|| {
+            let mut rates = KernelRates::ZERO;
+            for (kernel, rate) in [
+                (Kernel::Words, s.gather_word_bytes_per_second),
+                (Kernel::Vec4, s.gather_vec4_bytes_per_second),
+                (Kernel::Funnel, s.gather_funnel_bytes_per_second),
+                (Kernel::RowBlocks, s.gather_rows_bytes_per_second),
+                (Kernel::RowStreams, s.gather_streams_bytes_per_second),
+            ] {
+                rates.set(kernel, rate.unwrap_or(0.0));
+            }
+            rates
+        });
+        Ok(CostModel {
+            copy_bytes_per_second: s.copy_bytes_per_second,
+            copy_command_seconds: s.copy_command_seconds,
+            gather_bytes_per_second: rates,
+            dispatch_seconds: s.dispatch_seconds,
+            copy_load_factor: s.copy_load_factor,
+            gather_load_factor: s.gather_load_factor,
+        })
+    }
+}

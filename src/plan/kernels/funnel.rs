@@ -1,0 +1,41 @@
+//! The funnel kernel: runs of at least 128 bits at any bit offset, into
+//! whole vec4 units, each shifted out of two source vec4s (one load and one
+//! store per 16 bytes inside a run). Table-driven, so it takes outputs in
+//! any number of dispatches.
+
+use super::{ClassRates, Fit, Gathered, GeneratedLayout, Kernel, KernelSpec, Order, Probe};
+use crate::element::ElementType;
+use crate::plan::geometry::OutputGeometry;
+use crate::plan::placement::Placement;
+use crate::plan::template::Template;
+use crate::plan::wgsl::{VEC4_BITS, table_driven};
+
+const WGSL: Template = Template::new("funnel.wgsl", include_str!("../../../shaders/funnel.wgsl"));
+
+pub(super) const SPEC: KernelSpec = KernelSpec {
+    kernel: Kernel::Funnel,
+    name: "funnel",
+    unit_bits: 128,
+    order: Order::ByRate,
+    generated: false,
+    whole_outputs: true,
+    fits: |g: &Gathered<'_>| (g.vec4_bindings() && g.long_runs_in_vec4s()).then_some(Fit::Table),
+    moves_alone: OutputGeometry::long_in_vec4s,
+    wgsl,
+    probe: Probe {
+        shape: &[1024, 4097 * 4],
+        axis: 1,
+        lengths: &[8193, 8195],
+        element_type: ElementType::Uint8,
+    },
+    rates: ClassRates {
+        software: 5.7e9,
+        discrete: 250e9,
+        integrated: 35e9,
+        unknown: 15e9,
+    },
+};
+
+fn wgsl(placement: Placement, slots: u32, _: Option<&GeneratedLayout>) -> String {
+    VEC4_BITS.fill("helpers", &[]) + &table_driven("split_funnel", &WGSL, placement, slots)
+}

@@ -1,0 +1,234 @@
+//! The row-stream kernel for long runs at any bit offset: each invocation
+//! owns, in every output, one stretch of whole vec4s that lies inside one
+//! input row, and streams it with one funnel shift (one vec4 load and one
+//! store per 16 bytes). The vec4s that straddle two rows (one per row and
+//! output whose run is not whole vec4s) are shared out among the row's
+//! invocations.
+//!
+//! Every invocation runs the same straight-line code: the stretch length,
+//! the run and block lengths and the invocations per row are constants of
+//! the generated entry point (`shaders/row_streams.wgsl`), so no lane loops longer
+//! than another and no branch depends on where a row ends. (lavapipe runs
+//! every branch and every loop to its longest lane under a mask, and skips
+//! only the loads and stores of masked lanes; the table-driven funnel, whose
+//! lanes switch runs at different units, measured 0.55 of a plain copy on
+//! `u8 [4096, 4097]`, this kernel about 0.8; see `docs/DEVICE.md`.)
+
+use super::{ClassRates, Fit, Gathered, GeneratedLayout, Kernel, KernelSpec, Order, Probe};
+use crate::element::ElementType;
+use crate::plan::geometry::OutputGeometry;
+use crate::plan::placement::Placement;
+use crate::plan::template::Template;
+use crate::plan::wgsl::{VEC4_BITS, entry_point};
+
+const WGSL: Template = Template::new(
+    "row_streams.wgsl",
+    include_str!("../../../shaders/row_streams.wgsl"),
+);
+
+pub(super) const SPEC: KernelSpec = KernelSpec {
+    kernel: Kernel::RowStreams,
+    name: "row_streams",
+    unit_bits: 128,
+    order: Order::ByRate,
+    generated: true,
+    whole_outputs: true,
+    fits,
+    moves_alone: OutputGeometry::long_in_vec4s,
+    wgsl,
+    probe: Probe {
+        shape: &[1024, 4097 * 4],
+        axis: 1,
+        lengths: &[8193, 8195],
+        element_type: ElementType::Uint8,
+    },
+    rates: ClassRates {
+        software: 6.3e9,
+        discrete: 250e9,
+        integrated: 35e9,
+        unknown: 15e9,
+    },
+};
+
+fn fits(g: &Gathered<'_>) -> Option<Fit> {
+    if g.per_output || !g.vec4_bindings() {
+        return None;
+    }
+    let layout = RowStreams::new(g.geometry, g.copied, g.input_bytes)?;
+    Some(Fit::Generated(GeneratedLayout::RowStreams(layout)))
+}
+
+fn wgsl(placement: Placement, _slots: u32, layout: Option<&GeneratedLayout>) -> String {
+    match layout {
+        Some(GeneratedLayout::RowStreams(rs)) => {
+            VEC4_BITS.fill("helpers", &[]) + &entry_point(&rs.body(placement))
+        }
+        other => unreachable!("a row-stream module of layout {other:?}"),
+    }
+}
+
+/// Vec4s of the longest output an invocation streams per row: the
+/// invocations per row are chosen so that it gets about this many. (On
+/// lavapipe 4 and 8 measured alike and 16 a third slower, with the same
+/// code unrolled; 8 pays the per-invocation setup over more stores.)
+pub const STREAM_VEC4S: u64 = 8;
+
+/// One gathered output of a row-stream layout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct StreamOutput {
+    /// The output.
+    pub output: usize,
+    /// Bits of its run in each input row (at least 128).
+    pub run_bits: u32,
+    /// Vec4s each invocation streams for it per row.
+    pub vec4s: u32,
+}
+
+/// A row-stream layout: the input row length, how many invocations share
+/// a row, and every gathered output's run and stretch. The row count and
+/// where the runs start (the table's `src_bit`) are not part of it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct RowStreams {
+    /// Bits per input row.
+    pub block_bits: u32,
+    /// Invocations per input row.
+    pub per_row: u32,
+    /// The gathered outputs, in order (empty outputs have none).
+    pub outputs: Vec<StreamOutput>,
+}
+
+impl RowStreams {
+    /// The layout when every non-empty output is gathered, every run is at
+    /// least 128 bits (a vec4 straddles at most two rows) and every output
+    /// and the input are whole vec4s; `None` otherwise.
+    pub(crate) fn new(
+        geometry: &[OutputGeometry],
+        copied: &[bool],
+        input_bytes: u64,
+    ) -> Option<Self> {
+        let live = OutputGeometry::non_empty(geometry);
+        let block_bits = live.first()?.1.block_bits;
+        let fits = |(i, g): &(usize, &OutputGeometry)| {
+            !copied[*i] && g.run_bits >= 128 && g.total_bits.is_multiple_of(128)
+        };
+        if !input_bytes.is_multiple_of(16) || !live.iter().all(fits) {
+            return None;
+        }
+        // A run of r bits holds at most r / 128 whole vec4s in any row.
+        let widest = live.iter().map(|(_, g)| g.run_bits / 128).max()?;
+        let per_row = widest.div_ceil(STREAM_VEC4S).max(1);
+        let outputs = live
+            .iter()
+            .map(|&(output, g)| StreamOutput {
+                output,
+                run_bits: g.run_bits as u32,
+                vec4s: (g.run_bits / 128).div_ceil(per_row).max(1) as u32,
+            })
+            .collect();
+        Some(RowStreams {
+            block_bits: u32::try_from(block_bits).ok()?,
+            per_row: u32::try_from(per_row).ok()?,
+            outputs,
+        })
+    }
+
+    /// Invocations for `outer` rows.
+    pub fn invocations(&self, outer: u64) -> u64 {
+        outer * u64::from(self.per_row)
+    }
+
+    /// The body of the entry point for this layout. Table entry `j`
+    /// belongs to gathered output `j`.
+    fn body(&self, placement: Placement) -> String {
+        let streams: String = self
+            .outputs
+            .iter()
+            .enumerate()
+            .map(|(j, out)| self.stream(j, placement.slot_of_entry(j), out))
+            .collect();
+        let straddling: Vec<(usize, &StreamOutput)> = self
+            .outputs
+            .iter()
+            .enumerate()
+            .filter(|(_, o)| o.run_bits % 128 != 0)
+            .collect();
+        let rounds = straddling.len().div_ceil(self.per_row as usize);
+        let straddles: String = (0..rounds)
+            .map(|round| self.straddle_round(&straddling, round, placement))
+            .collect();
+        WGSL.fill(
+            "body",
+            &[
+                ("per_row", &self.per_row),
+                ("streams", &streams),
+                ("straddles", &straddles),
+            ],
+        )
+    }
+
+    /// Output `j`'s stretch (written to `slot`): the whole vec4s of row
+    /// `row`'s run numbered `part` in the row, one funnel shift for all,
+    /// unrolled.
+    fn stream(&self, j: usize, slot: usize, out: &StreamOutput) -> String {
+        let steps = WGSL.repeat("step", 0..out.vec4s, |&k| {
+            vec![
+                ("k", k.to_string()),
+                ("next", (k + 1).to_string()),
+                ("slot", slot.to_string()),
+            ]
+        });
+        WGSL.fill(
+            "stream",
+            &[
+                ("j", &j),
+                ("run", &out.run_bits),
+                ("vec4s", &out.vec4s),
+                ("block", &self.block_bits),
+                ("steps", &steps),
+            ],
+        )
+    }
+
+    /// One round of straddles: invocation `part` writes straddle
+    /// `part + round * per_row`, if there is one, choosing its output's
+    /// constants by selects (every invocation computes one straddle instead
+    /// of every invocation computing all of them).
+    fn straddle_round(
+        &self,
+        straddling: &[(usize, &StreamOutput)],
+        round: usize,
+        placement: Placement,
+    ) -> String {
+        // A WGSL expression: `value` of the output of straddle `c`.
+        let pick = |value: &dyn Fn(usize, &StreamOutput) -> String| {
+            straddling.iter().enumerate().skip(1).fold(
+                value(straddling[0].0, straddling[0].1),
+                |acc, (c, &(j, o))| format!("select({acc}, {}, c == {c}u)", value(j, o)),
+            )
+        };
+        let slots: Vec<usize> = straddling
+            .iter()
+            .map(|&(j, _)| placement.slot_of_entry(j))
+            .collect();
+        // One binding for every straddle: one store. Else each straddle
+        // stores into its output's binding, inside the writers' `if`.
+        let stores = if slots.iter().all(|&s| s == slots[0]) {
+            WGSL.fill("store", &[("slot", &slots[0])])
+        } else {
+            WGSL.repeat("store_if", slots.iter().enumerate(), |(c, slot)| {
+                vec![("c", c.to_string()), ("slot", slot.to_string())]
+            })
+        };
+        WGSL.fill(
+            "straddle_round",
+            &[
+                ("offset", &(round * self.per_row as usize)),
+                ("run", &pick(&|_, o| format!("{}u", o.run_bits))),
+                ("entry", &pick(&|j, _| format!("{j}u"))),
+                ("count", &straddling.len()),
+                ("block", &self.block_bits),
+                ("stores", &stores),
+            ],
+        )
+    }
+}

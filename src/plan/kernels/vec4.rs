@@ -1,0 +1,46 @@
+//! The vec4 kernel: one `vec4<u32>` per unit when every run, offset and
+//! block is a multiple of 128 bits: whole vec4s from whole vec4s, tried
+//! first whenever it fits.
+
+use super::{ClassRates, Fit, Gathered, GeneratedLayout, Kernel, KernelSpec, Order, Probe};
+use crate::element::ElementType;
+use crate::plan::placement::Placement;
+use crate::plan::template::Template;
+use crate::plan::wgsl::table_driven;
+
+const WGSL: Template = Template::new("vec4.wgsl", include_str!("../../../shaders/vec4.wgsl"));
+
+pub(super) const SPEC: KernelSpec = KernelSpec {
+    kernel: Kernel::Vec4,
+    name: "vec4",
+    unit_bits: 128,
+    order: Order::First,
+    generated: false,
+    whole_outputs: false,
+    fits,
+    // An output alone: its block stride counts (two rows or more).
+    moves_alone: |g| g.is_aligned_to(128, 2),
+    wgsl,
+    probe: Probe {
+        shape: &[1024, 4096],
+        axis: 1,
+        lengths: &[1024; 4],
+        element_type: ElementType::Float,
+    },
+    rates: ClassRates {
+        software: 5.5e9,
+        discrete: 300e9,
+        integrated: 40e9,
+        unknown: 20e9,
+    },
+};
+
+/// Copied outputs do not constrain it: 128 bits divide every gathered run,
+/// offset and stride, and bindings start on 16 bytes.
+fn fits(g: &Gathered<'_>) -> Option<Fit> {
+    (g.vec4_bindings() && g.outputs().all(|o| o.is_aligned_to(128, g.outer))).then_some(Fit::Table)
+}
+
+fn wgsl(placement: Placement, slots: u32, _: Option<&GeneratedLayout>) -> String {
+    table_driven("split_vec4", &WGSL, placement, slots)
+}

@@ -1,0 +1,209 @@
+//! The caller's regions as plain numbers, and every check an encode makes
+//! of them before anything is recorded: count, usages, offsets, sizes,
+//! extents, overlaps. Plain arithmetic, so the CPU emulator tests it; the
+//! GPU side adds only what needs wgpu (mapped, destroyed, foreign buffers).
+
+use super::error::EncodeError;
+use super::needs::{BufferRole, Usages};
+use super::split_plan::SplitPlan;
+
+/// A region of a caller's buffer, as plain numbers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Region {
+    /// Which buffer: regions with the same number are in one buffer.
+    pub buffer: usize,
+    /// The buffer's size in bytes.
+    pub buffer_size: u64,
+    /// The buffer's usages.
+    pub usages: Usages,
+    /// Byte offset of the region in its buffer.
+    pub offset: u64,
+    /// Length of the region in bytes.
+    pub size: u64,
+}
+
+impl Region {
+    /// One past the region's last byte, if it fits `u64`.
+    pub fn end(&self) -> Option<u64> {
+        self.offset.checked_add(self.size)
+    }
+}
+
+impl SplitPlan {
+    /// Checks the caller's input region and destinations (one per output,
+    /// or the arena) against the plan.
+    ///
+    /// # Errors
+    ///
+    /// In this order: [`EncodeError::RegionCount`]; for the input, then each
+    /// non-empty destination: [`EncodeError::InputSharesBuffer`],
+    /// [`EncodeError::MissingUsage`], [`EncodeError::MisalignedOffset`],
+    /// [`EncodeError::BufferTooSmall`], [`EncodeError::RegionOutsideBuffer`];
+    /// then [`EncodeError::OverlappingRegions`].
+    pub(crate) fn check_regions(
+        &self,
+        input: &Region,
+        destinations: &[Region],
+    ) -> Result<(), EncodeError> {
+        let expected = self.destination_count();
+        if destinations.len() != expected {
+            return Err(EncodeError::RegionCount {
+                expected,
+                actual: destinations.len(),
+            });
+        }
+        self.check_input(input)?;
+        for (i, region) in destinations.iter().enumerate() {
+            self.check_destination(i, region, input)?;
+        }
+        self.check_overlaps(destinations)
+    }
+
+    fn check_input(&self, input: &Region) -> Result<(), EncodeError> {
+        let which = BufferRole::Input;
+        self.check_usages(which, input, self.input_usages())?;
+        self.check_alignment(which, input.offset)?;
+        if input.size < self.input_bytes() {
+            return Err(EncodeError::BufferTooSmall {
+                which,
+                size: input.size,
+                needed: self.input_bytes(),
+                why: format!("the packed {} input", self.element_type()),
+            });
+        }
+        // Dispatches bind the input rounded up to a word, which the buffer
+        // (not necessarily the region: the extra bytes are read, never used)
+        // holds.
+        let bound = if self.dispatch_count() > 0 {
+            self.input_binding_bytes()
+        } else {
+            self.input_bytes()
+        };
+        let size = bound.max(input.size);
+        within_buffer(which, &Region { size, ..*input })
+    }
+
+    fn check_destination(
+        &self,
+        i: usize,
+        region: &Region,
+        input: &Region,
+    ) -> Result<(), EncodeError> {
+        let needed = self.destination_bytes(i);
+        if needed == 0 {
+            return Ok(()); // an empty output needs no bytes and is never written
+        }
+        let which = self.placement().role(i);
+        if region.buffer == input.buffer {
+            return Err(EncodeError::InputSharesBuffer { which });
+        }
+        self.check_usages(which, region, self.destination_usages(i))?;
+        self.check_alignment(which, region.offset)?;
+        if region.size < needed {
+            return Err(EncodeError::BufferTooSmall {
+                which,
+                size: region.size,
+                needed,
+                why: self.destination_size_reason(i, needed),
+            });
+        }
+        within_buffer(which, region)
+    }
+
+    /// Why destination `i` needs `needed` bytes.
+    fn destination_size_reason(&self, i: usize, needed: u64) -> String {
+        if self.placement().is_shared() {
+            return "the arena plan's size".to_string();
+        }
+        let len = self.outputs()[i].len_bytes;
+        if needed == len {
+            "the packed output".to_string()
+        } else {
+            format!("{len} bytes rounded up to the 4-byte word the split writes")
+        }
+    }
+
+    /// The buffer has every usage the plan needs of it; the error says why.
+    fn check_usages(
+        &self,
+        which: BufferRole,
+        region: &Region,
+        needed: Usages,
+    ) -> Result<(), EncodeError> {
+        let missing = needed.missing_from(region.usages);
+        if missing.is_empty() {
+            return Ok(());
+        }
+        let why = if missing.storage {
+            format!(
+                "this plan binds it as storage in {} dispatch(es); create it with STORAGE",
+                self.dispatch_count()
+            )
+        } else {
+            let direction = if which == BufferRole::Input {
+                "from"
+            } else {
+                "into"
+            };
+            format!(
+                "this plan records {} copy command(s) {direction} it; add the usage, or plan with Strategy::Gather (dispatches only)",
+                self.copy_count()
+            )
+        };
+        Err(EncodeError::MissingUsage {
+            which,
+            missing,
+            why,
+        })
+    }
+
+    fn check_alignment(&self, which: BufferRole, offset: u64) -> Result<(), EncodeError> {
+        let alignment = self.offset_alignment_bytes();
+        if offset.is_multiple_of(alignment) {
+            return Ok(());
+        }
+        Err(EncodeError::MisalignedOffset {
+            which,
+            offset,
+            alignment,
+            why: if alignment == 16 {
+                "this plan moves 16-byte units"
+            } else {
+                "copies and storage bindings start on 4-byte words"
+            },
+        })
+    }
+
+    /// No two non-empty destination regions share a byte.
+    fn check_overlaps(&self, destinations: &[Region]) -> Result<(), EncodeError> {
+        let mut used: Vec<(usize, &Region)> = destinations
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| self.destination_bytes(*i) > 0)
+            .collect();
+        used.sort_by_key(|(_, r)| (r.buffer, r.offset));
+        for pair in used.windows(2) {
+            let ((i, a), (j, b)) = (pair[0], pair[1]);
+            if a.buffer == b.buffer && a.end().is_none_or(|end| end > b.offset) {
+                return Err(EncodeError::OverlappingRegions {
+                    first: i,
+                    second: j,
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The region lies inside its buffer.
+fn within_buffer(which: BufferRole, region: &Region) -> Result<(), EncodeError> {
+    if region.end().is_some_and(|end| end <= region.buffer_size) {
+        return Ok(());
+    }
+    Err(EncodeError::RegionOutsideBuffer {
+        which,
+        offset: region.offset,
+        size: region.size,
+        buffer_size: region.buffer_size,
+    })
+}

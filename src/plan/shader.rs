@@ -1,0 +1,92 @@
+//! The one owner of "the WGSL module": a [`ShaderKey`] names a compiled
+//! kernel (kernel, placement, destination slots and, for a generated
+//! kernel, its layout) and renders its source; the GPU side keys its
+//! pipeline cache on it.
+
+use super::kernels::{GeneratedLayout, Kernel};
+use super::placement::Placement;
+use super::table::{TableEntry, TableHeader};
+use super::wgsl::prelude;
+
+/// What one compiled pipeline is: a kernel for a placement with a number of
+/// destination slots, and a generated kernel's layout. Its module has one
+/// entry point, `split`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ShaderKey {
+    kernel: Kernel,
+    placement: Placement,
+    slots: u32,
+    layout: Option<GeneratedLayout>,
+}
+
+impl ShaderKey {
+    /// The key of a table-driven kernel (`layout` is `None`) or of a
+    /// generated one (its layout).
+    pub(crate) fn new(
+        kernel: Kernel,
+        placement: Placement,
+        slots: u32,
+        layout: Option<GeneratedLayout>,
+    ) -> Self {
+        ShaderKey {
+            kernel: layout.as_ref().map_or(kernel, GeneratedLayout::kernel),
+            placement,
+            slots,
+            layout,
+        }
+    }
+
+    /// A table-driven kernel's key (generated kernels need a plan's layout).
+    pub fn table_driven(kernel: Kernel, placement: Placement, slots: u32) -> Option<Self> {
+        (!kernel.is_generated()).then(|| ShaderKey::new(kernel, placement, slots, None))
+    }
+
+    /// The kernel.
+    pub fn kernel(&self) -> Kernel {
+        self.kernel
+    }
+
+    /// Where the outputs go.
+    pub fn placement(&self) -> Placement {
+        self.placement
+    }
+
+    /// Destination bindings.
+    pub fn slots(&self) -> u32 {
+        self.slots
+    }
+
+    /// The generated kernel's layout.
+    pub fn layout(&self) -> Option<&GeneratedLayout> {
+        self.layout.as_ref()
+    }
+
+    /// True for a generated kernel (a module of its own per layout).
+    pub fn is_generated(&self) -> bool {
+        self.layout.is_some()
+    }
+
+    /// The smallest table binding the module accepts: the header and the
+    /// uniform table's one entry per slot, or the storage table's first
+    /// entry.
+    pub fn min_table_bytes(&self) -> u64 {
+        let entries = if self.placement.uniform_table() {
+            u64::from(self.slots.max(1))
+        } else {
+            1
+        };
+        TableHeader::SIZE + entries * TableEntry::SIZE
+    }
+
+    /// The module's entry point.
+    pub fn entry_point(&self) -> &'static str {
+        "split"
+    }
+
+    /// The WGSL source: the prelude, then the kernel's code.
+    pub fn source(&self) -> String {
+        let spec = self.kernel.spec();
+        prelude(spec.name, spec.unit_bits, self.placement, self.slots)
+            + &(spec.wgsl)(self.placement, self.slots, self.layout.as_ref())
+    }
+}

@@ -1,0 +1,104 @@
+//! The parameter table: what the planner writes and every kernel reads, as
+//! plain `#[repr(C)]` structs. Rust is the single source of truth: the WGSL
+//! `Table` and `Entry` structs are generated from [`TableEntry::FIELDS`]
+//! ([`crate::plan::wgsl`]), and `tests/shaders.rs` reflects the compiled
+//! WGSL and fails when a member's offset or size drifts from these.
+
+use bytemuck::{Pod, Zeroable};
+
+/// Invocations per workgroup of every kernel (the WebGPU minimum of
+/// `max_compute_invocations_per_workgroup`, so every adapter runs it; a
+/// multiple of both 32- and 64-wide SIMD groups).
+pub const WORKGROUP_SIZE: u32 = 256;
+
+/// Units (words or vec4s) an invocation of a table-driven kernel moves at
+/// most: the table lookup and the one division per invocation are paid once
+/// per this many units. (8, 16 and 32 measured within noise of each other on
+/// lavapipe; 8 keeps more invocations for wide GPUs.)
+pub const UNITS_PER_INVOCATION: u64 = 8;
+
+/// Entry flag: the chunk ends its output, so the last word's unused bits are zero.
+pub const FLAG_PAD: u32 = 1;
+/// Entry flag: every field is word-aligned, so each word is one source word.
+pub const FLAG_ALIGNED: u32 = 2;
+
+/// The parameter table header of one pass (`struct Table` before its
+/// entries).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Pod, Zeroable)]
+pub struct TableHeader {
+    /// Invocations that do work in this pass.
+    pub invocations: u32,
+    /// Entries that follow.
+    pub entry_count: u32,
+    /// Padding to 16 bytes.
+    pub padding: [u32; 2],
+}
+
+/// One chunk of one output in a pass (`struct Entry`). Bit positions are
+/// relative to the pass's source and destination bindings.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Pod, Zeroable)]
+pub struct TableEntry {
+    /// First invocation index of this entry (entries are sorted by it).
+    pub first_invocation: u32,
+    /// First destination unit (word or vec4) in the destination binding.
+    pub dst_unit: u32,
+    /// Bit of the chunk's start inside its first unit (non-zero only where a
+    /// chunk starts mid-word).
+    pub first_bit: u32,
+    /// Length of the chunk in bits.
+    pub len_bits: u32,
+    /// Bits per run (per outer index); for a chunk inside one run, its length.
+    pub run_bits: u32,
+    /// Bits per outer block of the source (0 for a chunk inside one run).
+    pub block_bits: u32,
+    /// Position of the chunk's first bit inside its run, in bits.
+    pub run_phase_bits: u32,
+    /// Source bit of the start of the run holding the chunk's first bit,
+    /// relative to the source binding, modulo 2^32 (it may lie before the
+    /// binding; adding the phase brings every address back inside).
+    pub src_bit: u32,
+    /// [`FLAG_PAD`], [`FLAG_ALIGNED`].
+    pub flags: u32,
+    /// The pass's destination slot this chunk writes (0 in arena plans).
+    pub dst_slot: u32,
+    /// Units each invocation moves for this entry (table-driven kernels:
+    /// [`UNITS_PER_INVOCATION`] in arena passes; with separate destinations,
+    /// fewer for the smaller outputs, so that every slot needs the same
+    /// invocations and none runs idle). 0 for generated kernels, whose
+    /// layout says it.
+    pub units_per_invocation: u32,
+    /// Padding to a multiple of 16 bytes, so the array stride is the size.
+    pub padding: u32,
+}
+
+impl TableEntry {
+    /// The WGSL member names of `struct Entry`, in order: one `u32` each.
+    pub const FIELDS: [&'static str; 12] = [
+        "first_invocation",
+        "dst_unit",
+        "first_bit",
+        "len_bits",
+        "run_bits",
+        "block_bits",
+        "run_phase_bits",
+        "src_bit",
+        "flags",
+        "dst_slot",
+        "units_per_invocation",
+        "padding",
+    ];
+
+    /// Size in bytes (the WGSL array stride).
+    pub const SIZE: u64 = size_of::<TableEntry>() as u64;
+}
+
+impl TableHeader {
+    /// The WGSL member names of `struct Table` before `entries`, in order:
+    /// one `u32` each.
+    pub const FIELDS: [&'static str; 4] = ["invocations", "entry_count", "pad0", "pad1"];
+
+    /// Size in bytes (the offset of the first entry).
+    pub const SIZE: u64 = size_of::<TableHeader>() as u64;
+}

@@ -1,0 +1,125 @@
+//! The pieces every kernel's WGSL module is built from: the binding numbers
+//! (one table for WGSL and for the bind groups), the prelude (constants,
+//! the parameter table, the bindings) and the entry point, and the shared
+//! body of the table-driven kernels. Filled from `shaders/*.wgsl` templates;
+//! [`crate::plan::ShaderKey::source`] assembles a module.
+
+use super::placement::Placement;
+use super::table::{
+    FLAG_ALIGNED, FLAG_PAD, TableEntry, TableHeader, UNITS_PER_INVOCATION, WORKGROUP_SIZE,
+};
+use super::template::Template;
+
+const PRELUDE: Template = Template::new("prelude.wgsl", include_str!("../../shaders/prelude.wgsl"));
+const TABLE_DRIVEN: Template = Template::new(
+    "table_driven.wgsl",
+    include_str!("../../shaders/table_driven.wgsl"),
+);
+/// Bit helpers over the vec4 source stream (funnel, row streams).
+pub(crate) const VEC4_BITS: Template = Template::new(
+    "vec4_bits.wgsl",
+    include_str!("../../shaders/vec4_bits.wgsl"),
+);
+
+/// The binding numbers of every kernel module (group 0).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Bindings;
+
+impl Bindings {
+    /// The parameter table.
+    pub const TABLE: u32 = 0;
+    /// The source (the input, read-only).
+    pub const SOURCE: u32 = 1;
+
+    /// Destination slot `slot`.
+    pub fn destination(slot: u32) -> u32 {
+        2 + slot
+    }
+}
+
+/// The WGSL element type and array names of a kernel's unit.
+fn unit_names(unit_bits: u64) -> (&'static str, &'static str, &'static str) {
+    if unit_bits == 128 {
+        ("vec4<u32>", "src_vec4", "dst_vec4")
+    } else {
+        ("u32", "src_words", "dst_words")
+    }
+}
+
+/// The prelude of a module for kernel `kernel` moving `unit_bits` units
+/// into `slots` destination slots placed as `placement`.
+pub(crate) fn prelude(kernel: &str, unit_bits: u64, placement: Placement, slots: u32) -> String {
+    let (unit, source, destination) = unit_names(unit_bits);
+    let fields = |names: &[&'static str]| {
+        PRELUDE.repeat("field", names.iter(), |n| vec![("name", n.to_string())])
+    };
+    let entries = if placement.uniform_table() {
+        format!("array<Entry, {}>", slots.max(1))
+    } else {
+        "array<Entry>".to_string()
+    };
+    let table_space = if placement.uniform_table() {
+        "uniform"
+    } else {
+        "storage, read"
+    };
+    let destinations = PRELUDE.repeat("destination", 0..slots, |&slot| {
+        vec![
+            ("binding", Bindings::destination(slot).to_string()),
+            ("array", destination.to_string()),
+            ("slot", slot.to_string()),
+            ("unit", unit.to_string()),
+        ]
+    });
+    PRELUDE.fill(
+        "prelude",
+        &[
+            ("kernel", &kernel),
+            ("placement", &placement.name()),
+            ("slots", &slots),
+            ("workgroup_size", &WORKGROUP_SIZE),
+            ("units_per_invocation", &UNITS_PER_INVOCATION),
+            ("flag_pad", &FLAG_PAD),
+            ("flag_aligned", &FLAG_ALIGNED),
+            ("entry_fields", &fields(&TableEntry::FIELDS)),
+            ("header_fields", &fields(&TableHeader::FIELDS)),
+            ("entries", &entries),
+            ("table_binding", &Bindings::TABLE),
+            ("table_space", &table_space),
+            ("source_binding", &Bindings::SOURCE),
+            ("source", &source),
+            ("unit", &unit),
+            ("destinations", &destinations),
+        ],
+    )
+}
+
+/// The module's entry point `split`: invocation `g` of the dispatch runs
+/// `body` when `g < table.invocations`.
+pub(crate) fn entry_point(body: &str) -> String {
+    PRELUDE.fill("entry_point", &[("body", &body)])
+}
+
+/// A table-driven kernel's code: `template`'s fragment `slot` once per
+/// destination slot (its functions `<family>_<slot>(e, i)`), and the entry
+/// point that runs them for `placement`.
+pub(crate) fn table_driven(
+    family: &str,
+    template: &Template,
+    placement: Placement,
+    slots: u32,
+) -> String {
+    let per_slot = template.repeat("slot", 0..slots, |&slot| vec![("slot", slot.to_string())]);
+    let (search, body) = if placement.chunks_share_a_slot() {
+        (
+            TABLE_DRIVEN.fill("find_entry", &[]),
+            TABLE_DRIVEN.fill("arena_body", &[("family", &family)]),
+        )
+    } else {
+        let calls = TABLE_DRIVEN.repeat("slot_call", 0..slots, |&slot| {
+            vec![("slot", slot.to_string()), ("family", family.to_string())]
+        });
+        (String::new(), calls)
+    };
+    per_slot + &search + &entry_point(&body)
+}
