@@ -5,7 +5,7 @@
 //! `cargo bench --bench plan_encode`
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use wgpu_split::gpu::{BufferRegion, GpuContext};
+use wgpu_split::gpu::{BufferRegion, GpuContext, RoundTrip};
 use wgpu_split::plan::{PlanOptions, Strategy};
 use wgpu_split::{ElementType, OnnxSplit, Operator};
 
@@ -25,7 +25,7 @@ fn bench(c: &mut Criterion) {
             .into();
         let plan_of = |split: &wgpu_split::ResolvedSplit| {
             splitter
-                .plan_with(split, ElementType::Float16, splitter.plan_limits(), &gather)
+                .plan_with(split, ElementType::Float16, &gather)
                 .unwrap()
         };
         group.bench_with_input(
@@ -34,10 +34,11 @@ fn bench(c: &mut Criterion) {
             |b, _| b.iter(|| plan_of(&op.resolve(&shape).unwrap())),
         );
         let plan = plan_of(&op.resolve(&shape).unwrap());
-        let input = splitter
+        let buffers = RoundTrip::new(&splitter);
+        let input = buffers
             .create_input(&vec![0u8; plan.input_binding_bytes() as usize])
             .unwrap();
-        let buffers = splitter.create_output_buffers(&plan).unwrap();
+        let buffers = buffers.create_destinations(&plan).unwrap();
         let regions: Vec<BufferRegion> = buffers.iter().map(BufferRegion::whole).collect();
         let encode = |plan: &wgpu_split::plan::SplitPlan| {
             let mut encoder = ctx.device.create_command_encoder(&Default::default());

@@ -12,7 +12,7 @@
 
 use std::process::ExitCode;
 
-use wgpu_split::gpu::{BufferRegion, GpuSplitter};
+use wgpu_split::gpu::{BufferRegion, GpuSplitter, RoundTrip};
 use wgpu_split::{ElementType, HostTensor, OnnxSplit, host};
 
 const ROWS: u32 = 300;
@@ -78,7 +78,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let consumed = &plan.outputs()[1];
     let consumed_words = consumed.len_bytes / 4;
     // One buffer per output, as the runtime keeps its tensors.
-    let outputs = splitter.create_output_buffers(&plan)?;
+    let outputs = RoundTrip::new(&splitter).create_destinations(&plan)?;
     let regions: Vec<BufferRegion> = outputs.iter().map(BufferRegion::whole).collect();
 
     let storage = wgpu::BufferUsages::STORAGE;

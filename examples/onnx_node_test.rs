@@ -13,7 +13,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use wgpu_split::gpu::GpuContext;
+use wgpu_split::gpu::{GpuContext, RoundTrip};
 use wgpu_split::onnx::node_test::run_directories;
 use wgpu_split::{ElementType, HostTensor, Operator, host};
 
@@ -76,7 +76,9 @@ fn main() -> ExitCode {
     }
     // Strings have no GPU layout: the host path splits them on every device.
     let execute = |op: &Operator, data: &HostTensor| match &splitter {
-        Some(gpu) if data.element_type() != ElementType::String => gpu.split(op, data),
+        Some(gpu) if data.element_type() != ElementType::String => {
+            RoundTrip::new(gpu).split(op, data)
+        }
         _ => host::split_op(op, data),
     };
     let mut stdout = std::io::stdout().lock();

@@ -211,12 +211,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let split = op.resolve(&SHAPE)?;
     // Dispatches only, so the split can go inside the runtime's compute pass.
     let options = PlanOptions::default().strategy(Strategy::Gather);
-    let plan = splitter.plan_with(
-        &split,
-        ElementType::Float16,
-        splitter.plan_limits(),
-        &options,
-    )?;
+    let plan = splitter.plan_with(&split, ElementType::Float16, &options)?;
     let input_bytes = plan.input_bytes();
     let input = pool.separate(input_bytes);
     let qkv: Vec<Slot> = plan

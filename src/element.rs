@@ -118,7 +118,7 @@ impl ElementType {
 
     /// The type with the given `TensorProto.DataType` code, or `None` for
     /// `UNDEFINED` (0) and codes this crate does not know (the ONNX reader
-    /// turns that into [`crate::Error::UnknownElementType`]).
+    /// turns that into [`crate::TensorError::UnknownElementType`]).
     pub fn from_onnx_code(code: i32) -> Option<Self> {
         usize::try_from(code)
             .ok()

@@ -1,14 +1,16 @@
 //! The crate's error: one enum of small enums, one per layer, each beside
 //! the code that raises it. `?` converts any of them into [`Error`]; match
-//! on the layer's enum for the details. Every message names what was wrong
+//! on the layer's enum for the details. This module sits above the layers:
+//! it names their enums, and only the top layers (`gpu`, `host`, `onnx`)
+//! return [`Error`]. Every message names what was wrong
 //! (the operator, the axis, the dimension and the values; the buffer and
 //! the bytes).
 
-pub use crate::gpu::DeviceError;
-pub use crate::onnx::OnnxError;
-pub use crate::plan::{BufferRole, EncodeError, PlanError, PlanMismatch};
-pub use crate::semantics::ResolveError;
-pub use crate::tensor::TensorError;
+pub use crate::gpu::error::DeviceError;
+pub use crate::onnx::error::OnnxError;
+pub use crate::plan::error::{EncodeError, PlanError, PlanMismatch};
+pub use crate::semantics::error::ResolveError;
+pub use crate::tensor::error::TensorError;
 
 /// Result alias used throughout the crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;

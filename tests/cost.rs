@@ -13,6 +13,15 @@ use wgpu_split::plan::{
 };
 use wgpu_split::{ElementType, ResolvedSplit, host};
 
+/// `model` with the given kernels' rates.
+fn with_rates(model: CostModel, rates: &[(Kernel, f64)]) -> CostModel {
+    let mut model = model;
+    for &(kernel, rate) in rates {
+        model.gather_bytes_per_second.set(kernel, rate);
+    }
+    model
+}
+
 fn auto_plan(model: CostModel, shape: &[usize], axis: usize, lengths: Vec<usize>) -> SplitPlan {
     let split = ResolvedSplit::new(shape, axis, lengths, true).unwrap();
     let options = PlanOptions::default().strategy(Strategy::Auto(model));
@@ -34,28 +43,32 @@ fn the_kernel_is_the_one_the_model_says_is_fastest() {
     // blocks (4 rows), the funnel and words all fit.
     let both = || vec![5, 5];
     let m = CostModel::LAVAPIPE;
+    let rate = |k| m.gather_bytes_per_second.get(k);
     assert_eq!(kernel(m, &[840, 10], both()), Kernel::RowBlocks);
-    let funnel_first = CostModel {
-        gather_rows_bytes_per_second: m.gather_funnel_bytes_per_second / 2.0,
-        gather_streams_bytes_per_second: m.gather_funnel_bytes_per_second / 2.0,
-        ..m
-    };
+    let half_funnel = rate(Kernel::Funnel) / 2.0;
+    let funnel_first = with_rates(
+        m,
+        &[
+            (Kernel::RowBlocks, half_funnel),
+            (Kernel::RowStreams, half_funnel),
+        ],
+    );
     assert_eq!(kernel(funnel_first, &[840, 10], both()), Kernel::Funnel);
-    // A device where neither beats the word kernel: words.
-    let streams_first = CostModel {
-        gather_rows_bytes_per_second: m.gather_streams_bytes_per_second / 2.0,
-        ..m
-    };
+    let streams_first = with_rates(m, &[(Kernel::RowBlocks, rate(Kernel::RowStreams) / 2.0)]);
     assert_eq!(
         kernel(streams_first, &[840, 10], both()),
         Kernel::RowStreams
     );
-    let words_first = CostModel {
-        gather_streams_bytes_per_second: m.gather_bits_bytes_per_second / 2.0,
-        gather_rows_bytes_per_second: m.gather_bits_bytes_per_second / 2.0,
-        gather_funnel_bytes_per_second: m.gather_bits_bytes_per_second / 2.0,
-        ..m
-    };
+    // A device where none beats the word kernel: words.
+    let half_words = rate(Kernel::Words) / 2.0;
+    let words_first = with_rates(
+        m,
+        &[
+            (Kernel::RowStreams, half_words),
+            (Kernel::RowBlocks, half_words),
+            (Kernel::Funnel, half_words),
+        ],
+    );
     assert_eq!(kernel(words_first, &[840, 10], both()), Kernel::Words);
     // u8 rows of 4097 bytes split [2048, 2049]: the funnel and row streams
     // fit; lavapipe's model ranks row streams first, the conservative model
@@ -75,10 +88,7 @@ fn the_kernel_is_the_one_the_model_says_is_fastest() {
     assert_eq!(u8_plan(m), Kernel::RowStreams);
     assert_eq!(u8_plan(CostModel::CONSERVATIVE), Kernel::Funnel);
     // A stored model from before the row-stream kernel loads with 0 for it.
-    let stored = CostModel {
-        gather_streams_bytes_per_second: 0.0,
-        ..m
-    };
+    let stored = with_rates(m, &[(Kernel::RowStreams, 0.0)]);
     assert_eq!(u8_plan(stored), Kernel::Funnel);
     // Aligned runs take vec4 on every model.
     assert_eq!(kernel(words_first, &[840, 12], vec![4, 8]), Kernel::Vec4);
@@ -132,19 +142,18 @@ fn close_calls_lean_to_the_option_that_slows_down_less() {
     // 2 * 4 MiB at 8 GB/s plus 2,048 commands of 0.512 µs cost what a
     // 4 GB/s gather costs (2.1 ms); with equal expectations the copies,
     // which slow down less on a busy device, are chosen.
-    let even = CostModel {
-        copy_bytes_per_second: 8e9,
-        copy_command_seconds: 0.512e-6,
-        gather_vec4_bytes_per_second: 4e9,
-        ..CostModel::LAVAPIPE
-    };
+    let even = with_rates(
+        CostModel {
+            copy_bytes_per_second: 8e9,
+            copy_command_seconds: 0.512e-6,
+            ..CostModel::LAVAPIPE
+        },
+        &[(Kernel::Vec4, 4e9)],
+    );
     let plan = auto_plan(even, &[1024, 1024], 1, vec![512, 512]);
     assert_eq!((plan.dispatch_count(), plan.copy_count()), (0, 2048));
     // A gather twice as fast wins although it slows down more.
-    let faster = CostModel {
-        gather_vec4_bytes_per_second: 8e9,
-        ..even
-    };
+    let faster = with_rates(even, &[(Kernel::Vec4, 8e9)]);
     let plan = auto_plan(faster, &[1024, 1024], 1, vec![512, 512]);
     assert_eq!((plan.dispatch_count(), plan.copy_count()), (1, 0));
 }
@@ -201,17 +210,12 @@ fn calibration_measures_the_device_and_its_model_plans_exact_splits() {
     let model = wgpu_split::gpu::calibrate(gpu).unwrap();
     let took = started.elapsed();
     println!("calibrated in {took:?}: {model:#?}");
-    let positive = [
+    let mut positive = vec![
         model.copy_bytes_per_second,
         model.copy_command_seconds,
-        model.gather_vec4_bytes_per_second,
-        model.gather_word_bytes_per_second,
-        model.gather_bits_bytes_per_second,
-        model.gather_funnel_bytes_per_second,
-        model.gather_rows_bytes_per_second,
-        model.gather_streams_bytes_per_second,
         model.dispatch_seconds,
     ];
+    positive.extend(model.gather_bytes_per_second.iter().map(|(_, rate)| rate));
     assert!(
         positive.iter().all(|v| v.is_finite() && *v > 0.0),
         "{model:?}"
@@ -230,7 +234,7 @@ fn calibration_measures_the_device_and_its_model_plans_exact_splits() {
     ] {
         let input = random_tensor(&mut rng, ElementType::Float16, &shape);
         let split = ResolvedSplit::new(&shape, axis, lengths, true).unwrap();
-        let actual = common::round_trip(splitter)
+        let actual = common::round_trip(&splitter)
             .split_resolved(&split, &input)
             .unwrap();
         assert_outputs_equal(&host::split(&input, &split).unwrap(), &actual, "calibrated");
@@ -248,18 +252,26 @@ fn a_cost_model_is_plain_data_that_round_trips() {
     let back: CostModel = serde_json::from_str(&text).unwrap();
     assert_eq!(back, model);
     assert!(text.contains("\"copy_command_seconds\":1.25e-6"), "{text}");
-    // A model stored before the row-stream kernel existed still loads, with
-    // that kernel's bandwidth 0 (never chosen).
-    let mut old: serde_json::Value = serde_json::from_str(&text).unwrap();
-    let removed = old
-        .as_object_mut()
-        .unwrap()
-        .remove("gather_streams_bytes_per_second");
-    assert!(removed.is_some(), "{text}");
-    let back: CostModel = serde_json::from_value(old).unwrap();
-    assert_eq!(back.gather_streams_bytes_per_second, 0.0);
+    // Rates are stored by kernel name.
+    assert!(text.contains("\"row_streams\":6300000000.0"), "{text}");
+    // A model stored before rates were keyed by kernel (one field per
+    // kernel, and no row-stream field before that kernel existed) still
+    // loads, with the missing kernel's rate 0 (never chosen).
+    let old = r#"{"copy_bytes_per_second":18.4e9,"copy_command_seconds":0.34e-6,
+        "gather_vec4_bytes_per_second":5.5e9,"gather_word_bytes_per_second":2.2e9,
+        "gather_bits_bytes_per_second":2.1e9,"gather_funnel_bytes_per_second":5.7e9,
+        "gather_rows_bytes_per_second":8.1e9,"dispatch_seconds":61e-6,
+        "copy_load_factor":1.2,"gather_load_factor":2.5}"#;
+    let back: CostModel = serde_json::from_str(old).unwrap();
+    let rates = back.gather_bytes_per_second;
+    assert_eq!(rates.get(Kernel::RowStreams), 0.0);
+    assert_eq!(rates.get(Kernel::RowBlocks), 8.1e9);
+    assert_eq!(rates.get(Kernel::Words), 2.2e9);
     assert_eq!(
-        back.gather_rows_bytes_per_second,
-        model.gather_rows_bytes_per_second
+        CostModel {
+            gather_bytes_per_second: model.gather_bytes_per_second,
+            ..back
+        },
+        CostModel::LAVAPIPE
     );
 }

@@ -13,6 +13,7 @@ use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
 
 use common::{Rng, gpu, random_tensor};
+use wgpu_split::error::DeviceError;
 use wgpu_split::gpu::{GpuContext, Poller};
 use wgpu_split::{ElementType, Error, HostTensor, OnnxSplit, host};
 
@@ -126,7 +127,7 @@ fn a_lost_device_ends_the_future_with_an_error_not_a_hang() {
     let splitter = ctx.splitter().unwrap();
     let (op, input) = big_problem();
     let _poller = Poller::new(&ctx.device);
-    let mut future = pin!(common::round_trip(splitter).split_async(&op, &input));
+    let mut future = pin!(common::round_trip(&splitter).split_async(&op, &input));
     let mut cx = Context::from_waker(Waker::noop());
     assert!(future.as_mut().poll(&mut cx).is_pending());
     ctx.device.destroy();

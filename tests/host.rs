@@ -5,6 +5,7 @@ mod common;
 
 use common::{Rng, assert_outputs_equal, naive_split, random_tensor};
 use proptest::prelude::*;
+use wgpu_split::error::{ResolveError, TensorError};
 use wgpu_split::{
     ElementType, Error, HostTensor, OnnxSplit, OnnxSplitToSequence, ParamTensor, ResolvedSplit,
     host,

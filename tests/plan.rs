@@ -9,11 +9,13 @@ mod common;
 use common::emulator::{Layout, check_emulated};
 use common::{Rng, random_tensor, tiny};
 use proptest::prelude::*;
-use wgpu_split::plan::internals::WORKGROUP_SIZE;
+use wgpu_split::error::{EncodeError, PlanError};
+use wgpu_split::plan::internals::{BoundPlan, Region, WORKGROUP_SIZE};
 use wgpu_split::plan::{
-    CostModel, Kernel, Placement, PlanLimits, PlanOptions, SplitPlan, Strategy,
+    CostModel, GeneratedLayout, Kernel, Placement, PlanLimits, PlanOptions, SplitPlan, Strategy,
+    Usages,
 };
-use wgpu_split::{ElementType, Error, HostTensor, OnnxSplitToSequence, ResolvedSplit};
+use wgpu_split::{ElementType, HostTensor, OnnxSplitToSequence, ResolvedSplit};
 
 /// Static properties of a plan: windows, grids, tables and the output
 /// layout within the limits.
@@ -78,8 +80,8 @@ fn check_plan(plan: &SplitPlan, input: &HostTensor, split: &ResolvedSplit, conte
     }
 }
 
-fn options(strategy: Strategy, outputs: Outputs) -> PlanOptions {
-    PlanOptions::default().strategy(strategy).outputs(outputs)
+fn options(strategy: Strategy, outputs: Placement) -> PlanOptions {
+    PlanOptions::default().strategy(strategy).placement(outputs)
 }
 
 /// The pure-gather plan, in both placements.
@@ -296,7 +298,9 @@ fn long_unaligned_runs_take_row_streams_on_lavapipe() {
     let auto = Strategy::Auto(CostModel::LAVAPIPE);
     for plan in plans_with(&split, ElementType::Uint8, &PlanLimits::LAVAPIPE, auto) {
         assert_eq!(plan.kernel(), Kernel::RowStreams);
-        let rs = plan.row_streams().unwrap();
+        let Some(GeneratedLayout::RowStreams(rs)) = plan.generated_layout() else {
+            panic!("a row-stream plan")
+        };
         assert_eq!((rs.block_bits, rs.per_row), (4097 * 8, 16));
         let vec4s: Vec<u32> = rs.outputs.iter().map(|o| o.vec4s).collect();
         assert_eq!(vec4s, [8, 8]);
@@ -324,7 +328,9 @@ fn short_runs_take_row_blocks() {
     let [separate, arena] = plans(&[4096, 6], vec![1, 2, 3], ElementType::Float16);
     for plan in [&separate, &arena] {
         assert_eq!(plan.kernel(), Kernel::RowBlocks);
-        let rb = plan.row_block().unwrap();
+        let Some(GeneratedLayout::RowBlock(rb)) = plan.generated_layout() else {
+            panic!("a row-block plan")
+        };
         assert_eq!((rb.rows, rb.src_vec4s), (8, 6));
         let vec4s: Vec<usize> = rb.outputs.iter().map(|o| o.words.len() / 4).collect();
         assert_eq!(vec4s, [1, 2, 3]);
@@ -480,17 +486,14 @@ fn plans_past_the_device_are_errors() {
     let gather = options(Strategy::Gather, Placement::Arena);
     assert_eq!(
         SplitPlan::new(&split, ElementType::String, &PlanLimits::LAVAPIPE, &gather),
-        Err(Error::Plan(PlanError::NotOnGpu {
+        Err(PlanError::NotOnGpu {
             element_type: ElementType::String
-        }))
+        })
     );
     let huge = ResolvedSplit::new(&[1 << 40], 0, vec![1 << 40], true).unwrap();
     assert!(matches!(
         SplitPlan::new(&huge, ElementType::Float, &PlanLimits::LAVAPIPE, &gather),
-        Err(Error::Plan(PlanError::TooLargeForDevice {
-            what: "input",
-            ..
-        }))
+        Err(PlanError::TooLargeForDevice { what: "input", .. })
     ));
     // The input fits, but 1,000 outputs padded to 256 bytes each do not.
     let many = OnnxSplitToSequence::new(11).resolve(&[1000]).unwrap();
@@ -500,10 +503,7 @@ fn plans_past_the_device_are_errors() {
     };
     assert!(matches!(
         SplitPlan::new(&many, ElementType::Uint8, &limits, &gather),
-        Err(Error::Plan(PlanError::TooLargeForDevice {
-            what: "arena",
-            ..
-        }))
+        Err(PlanError::TooLargeForDevice { what: "arena", .. })
     ));
     // Separate destinations need no arena.
     let separate = options(Strategy::Gather, Placement::Separate);
@@ -528,48 +528,70 @@ fn limits_a_device_allows() {
     assert!(!more_buffers.fits_within(&device));
 }
 
+/// `plan` bound to an input at `input_offset` and destinations at `offsets`,
+/// each in a buffer of its own just large enough.
+fn bind_at<'a>(
+    plan: &'a SplitPlan,
+    input_offset: u64,
+    offsets: &[u64],
+) -> Result<BoundPlan<'a>, EncodeError> {
+    let everything = Usages {
+        storage: true,
+        copy_src: true,
+        copy_dst: true,
+    };
+    let region = |buffer, offset, size| Region {
+        buffer,
+        buffer_size: offset + size,
+        usages: everything,
+        offset,
+        size,
+    };
+    let input = region(0, input_offset, plan.input_binding_bytes());
+    let destinations: Vec<Region> = offsets
+        .iter()
+        .enumerate()
+        .map(|(i, &offset)| region(i + 1, offset, plan.destination_bytes(i)))
+        .collect();
+    plan.bind(&input, &destinations)
+}
+
 #[test]
 fn offsets_need_only_word_alignment_and_fold_into_the_table() {
     let split = ResolvedSplit::new(&[6, 10], 1, vec![3, 7], true).unwrap();
     let [separate, _] = gather_plans(&split, ElementType::Uint8, &PlanLimits::WEBGPU_DEFAULT);
     assert_eq!(separate.offset_alignment_bytes(), 4);
     // Aligned offsets use the plan's own table; others a patched copy.
-    let aligned = separate.bind(0, &[256, 512]).unwrap();
+    let aligned = bind_at(&separate, 0, &[256, 512]).unwrap();
     assert!(matches!(aligned.table, std::borrow::Cow::Borrowed(_)));
-    let packed = separate.bind(20, &[4, 36]).unwrap();
+    let packed = bind_at(&separate, 20, &[4, 36]).unwrap();
     assert!(matches!(packed.table, std::borrow::Cow::Owned(_)));
     assert_eq!(
         packed.passes[0].src.start, 0,
         "bound from the aligned-down offset"
     );
     // A vec4 plan needs 16-byte offsets; a word plan 4-byte ones.
-    let e = separate.bind(2, &[0, 64]).unwrap_err();
+    let e = bind_at(&separate, 2, &[0, 64]).unwrap_err();
     assert!(
-        matches!(
-            e,
-            Error::Encode(EncodeError::MisalignedOffset { alignment: 4, .. })
-        ),
+        matches!(e, EncodeError::MisalignedOffset { alignment: 4, .. }),
         "{e}"
     );
     let split = ResolvedSplit::new(&[4, 16], 1, vec![8, 8], true).unwrap();
     let [vec4, _] = gather_plans(&split, ElementType::Float, &PlanLimits::WEBGPU_DEFAULT);
     assert_eq!(vec4.kernel(), Kernel::Vec4);
-    let e = vec4.bind(16, &[4, 64]).unwrap_err();
+    let e = bind_at(&vec4, 16, &[4, 64]).unwrap_err();
     assert!(
-        matches!(
-            e,
-            Error::Encode(EncodeError::MisalignedOffset { alignment: 16, .. })
-        ),
+        matches!(e, EncodeError::MisalignedOffset { alignment: 16, .. }),
         "{e}"
     );
-    let e = vec4.bind(16, &[0]).unwrap_err();
+    let e = bind_at(&vec4, 16, &[0]).unwrap_err();
     assert!(
         matches!(
             e,
-            Error::Encode(EncodeError::RegionCount {
+            EncodeError::RegionCount {
                 expected: 2,
                 actual: 1
-            })
+            }
         ),
         "{e}"
     );
@@ -724,13 +746,16 @@ fn usages_follow_what_the_plan_records() {
         )
         .unwrap()
     };
-    use wgpu::BufferUsages as U;
+    let storage = Usages {
+        storage: true,
+        ..Usages::NONE
+    };
     let gather = plan(Strategy::Gather);
-    assert_eq!(gather.input_usages(), U::STORAGE);
-    assert_eq!(gather.output_usages(1), U::STORAGE);
+    assert_eq!(gather.input_usages(), storage);
+    assert_eq!(gather.output_usages(1), storage);
     let copy = plan(Strategy::Copy);
-    assert_eq!(copy.input_usages(), U::COPY_SRC);
-    assert_eq!(copy.output_usages(0), U::COPY_DST);
+    assert_eq!(copy.input_usages().to_string(), "COPY_SRC");
+    assert_eq!(copy.output_usages(0).to_string(), "COPY_DST");
     // An empty output needs nothing.
     let split = ResolvedSplit::new(&[4, 8], 1, vec![0, 8], true).unwrap();
     let p = SplitPlan::new(
@@ -740,7 +765,7 @@ fn usages_follow_what_the_plan_records() {
         &PlanOptions::default(),
     )
     .unwrap();
-    assert_eq!(p.output_usages(0), U::empty());
+    assert!(p.output_usages(0).is_empty());
     assert_eq!(p.destination_bytes(0), 0);
 }
 
@@ -757,11 +782,11 @@ fn copy_needs_four_byte_runs() {
     assert!(
         matches!(
             e,
-            Error::Plan(PlanError::NotCopyable {
+            PlanError::NotCopyable {
                 output: 0,
                 run_bits: 8,
                 ..
-            })
+            }
         ),
         "{e}"
     );

@@ -1,8 +1,9 @@
-//! The shader as the library compiles it (Rust-generated constants followed by
-//! `shaders/split.wgsl`) validates with naga with no optional capability, so
-//! it runs on every adapter; and the Rust/WGSL contract cannot drift: the
-//! WGSL structs are reflected and every member's offset and size must equal
-//! the Rust struct's, the constants and workgroup sizes must be Rust's.
+//! Every kernel module the library compiles (the prelude Rust fills in,
+//! then the kernel's own WGSL) validates with naga with no optional
+//! capability, so it runs on every adapter; and the Rust/WGSL contract
+//! cannot drift: the WGSL structs are reflected and every member's offset
+//! and size must equal the Rust struct's, the bindings must be the binding
+//! table's, the constants and workgroup sizes Rust's.
 
 use std::mem::{offset_of, size_of};
 
@@ -11,25 +12,22 @@ use wgpu_split::plan::internals::{
     FLAG_ALIGNED, FLAG_PAD, TableEntry, TableHeader, UNITS_PER_INVOCATION, WORKGROUP_SIZE,
 };
 use wgpu_split::plan::{
-    CostModel, Kernel, Placement, PlanLimits, PlanOptions, SplitPlan, Strategy,
+    Bindings, CostModel, Kernel, Placement, PlanLimits, PlanOptions, ShaderKey, SplitPlan, Strategy,
 };
 use wgpu_split::{ElementType, ResolvedSplit};
 
-/// Modules the GPU path compiles: the arena (1 slot), and separate
-/// destinations with WebGPU's default (7), lavapipe's (31) and the most any
-/// device gets (32) slots.
-fn every_module() -> Vec<(Placement, u32)> {
-    let mut modules = vec![(Placement::Arena, 1)];
-    modules.extend([1, 2, 7, 31, 32].map(|s| (Placement::Separate, s)));
-    modules
-}
-
-fn module() -> naga::Module {
-    module_with(Placement::Arena, 1)
-}
-
-fn module_with(outputs: Placement, slots: u32) -> naga::Module {
-    validated(&wgpu_split::gpu::shader_source(outputs, slots))
+/// The table-driven kernels' modules: the arena (1 slot), and separate
+/// destinations with 1, 2, WebGPU's default (7), lavapipe's (31) and the
+/// most any device gets (32) slots.
+fn table_driven_keys() -> Vec<ShaderKey> {
+    let mut keys = Vec::new();
+    for kernel in Kernel::ALL {
+        keys.extend(ShaderKey::table_driven(kernel, Placement::Arena, 1));
+        for slots in [1, 2, 7, 31, 32] {
+            keys.extend(ShaderKey::table_driven(kernel, Placement::Separate, slots));
+        }
+    }
+    keys
 }
 
 fn validated(source: &str) -> naga::Module {
@@ -39,6 +37,46 @@ fn validated(source: &str) -> naga::Module {
         .validate(&module)
         .unwrap_or_else(|e| panic!("{}", e.emit_to_string(source)));
     module
+}
+
+/// The module's one entry point, `split`, at the Rust workgroup size.
+fn check_entry_point(module: &naga::Module, what: &str) {
+    assert_eq!(module.entry_points.len(), 1, "{what}");
+    let entry = &module.entry_points[0];
+    assert_eq!(entry.name, "split", "{what}");
+    assert_eq!(entry.workgroup_size, [WORKGROUP_SIZE, 1, 1], "{what}");
+}
+
+/// A plan with `options` of `t` `shape` split on axis 1, checked to take
+/// `kernel`, validated in both placements.
+fn check_generated(
+    kernel: Kernel,
+    t: ElementType,
+    shape: &[usize],
+    lengths: Vec<usize>,
+    strategy: Strategy,
+) {
+    let split = ResolvedSplit::new(shape, 1, lengths, true).unwrap();
+    for placement in [Placement::Separate, Placement::Arena] {
+        let options = PlanOptions::default()
+            .strategy(strategy)
+            .placement(placement);
+        let plan = SplitPlan::new(&split, t, &PlanLimits::WEBGPU_DEFAULT, &options).unwrap();
+        assert_eq!(plan.kernel(), kernel, "{t} {shape:?}");
+        let key = plan.shader().expect("a plan with dispatches");
+        assert!(key.is_generated());
+        let module = validated(&key.source());
+        check_entry_point(&module, &format!("{kernel} {t} {shape:?}"));
+        check_bindings(&module, &key);
+    }
+}
+
+#[test]
+fn every_table_driven_module_validates_without_optional_capabilities() {
+    for key in table_driven_keys() {
+        let module = validated(&key.source());
+        check_entry_point(&module, &format!("{key:?}"));
+    }
 }
 
 #[test]
@@ -51,21 +89,7 @@ fn generated_row_block_kernels_validate() {
         (ElementType::Float, vec![64, 16], vec![1, 14, 1]),
         (ElementType::Double, vec![8, 5], vec![2, 3]),
     ] {
-        let split = ResolvedSplit::new(&shape, 1, lengths, true).unwrap();
-        for outputs in [Placement::Separate, Placement::Arena] {
-            let options = PlanOptions::default()
-                .strategy(Strategy::Gather)
-                .outputs(outputs);
-            let plan = SplitPlan::new(&split, t, &PlanLimits::WEBGPU_DEFAULT, &options).unwrap();
-            assert_eq!(plan.kernel(), Kernel::RowBlocks, "{t} {shape:?}");
-            let module = validated(&wgpu_split::gpu::plan_shader_source(&plan));
-            let entry = module
-                .entry_points
-                .iter()
-                .find(|e| e.name == Kernel::RowBlocks.entry_point(outputs))
-                .expect("the row-block entry point");
-            assert_eq!(entry.workgroup_size, [WORKGROUP_SIZE, 1, 1]);
-        }
+        check_generated(Kernel::RowBlocks, t, &shape, lengths, Strategy::Gather);
     }
 }
 
@@ -73,26 +97,50 @@ fn generated_row_block_kernels_validate() {
 fn generated_row_stream_kernels_validate() {
     // Long unaligned runs of several widths, in both placements: one, three
     // and five straddling outputs, more straddles than invocations per row.
+    let lavapipe = Strategy::Auto(CostModel::LAVAPIPE);
     for (t, shape, lengths) in [
         (ElementType::Uint8, vec![16, 4097], vec![2048, 2049]),
         (ElementType::Int4, vec![32, 4099], vec![1000, 1000, 2099]),
         (ElementType::Uint8, vec![16, 90], vec![17, 17, 17, 17, 22]),
     ] {
-        let split = ResolvedSplit::new(&shape, 1, lengths, true).unwrap();
-        for outputs in [Placement::Separate, Placement::Arena] {
-            let options = PlanOptions::default()
-                .strategy(Strategy::Auto(CostModel::LAVAPIPE))
-                .outputs(outputs);
-            let plan = SplitPlan::new(&split, t, &PlanLimits::WEBGPU_DEFAULT, &options).unwrap();
-            assert_eq!(plan.kernel(), Kernel::RowStreams, "{t} {shape:?}");
-            let module = validated(&wgpu_split::gpu::plan_shader_source(&plan));
-            let entry = module
-                .entry_points
-                .iter()
-                .find(|e| e.name == Kernel::RowStreams.entry_point(outputs))
-                .expect("the row-stream entry point");
-            assert_eq!(entry.workgroup_size, [WORKGROUP_SIZE, 1, 1]);
-        }
+        check_generated(Kernel::RowStreams, t, &shape, lengths, lavapipe);
+    }
+}
+
+/// Every binding of the module is the binding table's: the table, the
+/// source and one destination per slot, of the kernel's unit.
+fn check_bindings(module: &naga::Module, key: &ShaderKey) {
+    let binding = |name: &str| {
+        module
+            .global_variables
+            .iter()
+            .find(|(_, g)| g.name.as_deref() == Some(name))
+            .and_then(|(_, g)| g.binding.as_ref())
+            .unwrap_or_else(|| panic!("no binding {name} in {key:?}"))
+            .binding
+    };
+    let unit = if key.kernel().unit_bits() == 128 {
+        "vec4"
+    } else {
+        "words"
+    };
+    assert_eq!(binding("table"), Bindings::TABLE);
+    assert_eq!(binding(&format!("src_{unit}")), Bindings::SOURCE);
+    for slot in 0..key.slots() {
+        let dst = binding(&format!("dst_{unit}_{slot}"));
+        assert_eq!(dst, Bindings::destination(slot), "{key:?}");
+    }
+    let bound = module
+        .global_variables
+        .iter()
+        .filter(|(_, g)| g.binding.is_some());
+    assert_eq!(bound.count() as u32, 2 + key.slots(), "{key:?}");
+}
+
+#[test]
+fn every_destination_slot_has_the_binding_rust_expects() {
+    for key in table_driven_keys() {
+        check_bindings(&validated(&key.source()), &key);
     }
 }
 
@@ -124,135 +172,148 @@ fn wgsl_struct(module: &naga::Module, name: &str) -> (Vec<(String, u32, u32)>, u
 }
 
 #[test]
-fn the_compiled_shader_validates_without_optional_capabilities() {
-    for (outputs, slots) in every_module() {
-        let module = module_with(outputs, slots);
-        for kernel in Kernel::GENERIC {
-            for outputs in [Placement::Arena, Placement::Separate] {
-                let name = kernel.entry_point(outputs);
-                let entry = module
-                    .entry_points
-                    .iter()
-                    .find(|e| e.name == name)
-                    .unwrap_or_else(|| panic!("no entry point {name}"));
-                assert_eq!(entry.workgroup_size, [WORKGROUP_SIZE, 1, 1], "{name}");
-            }
-        }
-    }
-}
-
-#[test]
-fn every_destination_slot_has_the_binding_rust_expects() {
-    for (outputs, slots) in every_module() {
-        let module = module_with(outputs, slots);
-        let binding = |name: &str| {
-            module
-                .global_variables
-                .iter()
-                .find(|(_, g)| g.name.as_deref() == Some(name))
-                .and_then(|(_, g)| g.binding.as_ref())
-                .unwrap_or_else(|| panic!("no binding {name} with {slots} slots"))
-                .binding
-        };
-        assert_eq!(binding("table"), 0);
-        assert_eq!(binding("src_words"), Kernel::Words.src_binding());
-        assert_eq!(binding("src_vec4"), Kernel::Vec4.src_binding());
-        for slot in 0..slots {
-            let words = binding(&format!("dst_words_{slot}"));
-            let vec4 = binding(&format!("dst_vec4_{slot}"));
-            assert_eq!(words, Kernel::Words.dst_binding(slot, slots));
-            assert_eq!(vec4, Kernel::Vec4.dst_binding(slot, slots));
-        }
-    }
-}
-
-#[test]
 fn the_table_entry_matches_rust_member_for_member() {
-    let (members, size) = wgsl_struct(&module(), "Entry");
     let rust = [
-        ("first_invocation", offset_of!(TableEntry, first_invocation)),
-        ("dst_unit", offset_of!(TableEntry, dst_unit)),
-        ("first_bit", offset_of!(TableEntry, first_bit)),
-        ("len_bits", offset_of!(TableEntry, len_bits)),
-        ("run_bits", offset_of!(TableEntry, run_bits)),
-        ("block_bits", offset_of!(TableEntry, block_bits)),
-        ("run_phase_bits", offset_of!(TableEntry, run_phase_bits)),
-        ("src_bit", offset_of!(TableEntry, src_bit)),
-        ("flags", offset_of!(TableEntry, flags)),
-        ("dst_slot", offset_of!(TableEntry, dst_slot)),
-        (
-            "units_per_invocation",
-            offset_of!(TableEntry, units_per_invocation),
-        ),
+        offset_of!(TableEntry, first_invocation),
+        offset_of!(TableEntry, dst_unit),
+        offset_of!(TableEntry, first_bit),
+        offset_of!(TableEntry, len_bits),
+        offset_of!(TableEntry, run_bits),
+        offset_of!(TableEntry, block_bits),
+        offset_of!(TableEntry, run_phase_bits),
+        offset_of!(TableEntry, src_bit),
+        offset_of!(TableEntry, flags),
+        offset_of!(TableEntry, dst_slot),
+        offset_of!(TableEntry, units_per_invocation),
+        offset_of!(TableEntry, padding),
     ];
-    for (i, (name, offset)) in rust.iter().enumerate() {
-        assert_eq!(
-            (members[i].0.as_str(), members[i].1, members[i].2),
-            (*name, *offset as u32, 4),
-            "Entry member {i}"
-        );
+    for key in table_driven_keys() {
+        let (members, size) = wgsl_struct(&validated(&key.source()), "Entry");
+        assert_eq!(members.len(), rust.len());
+        for (i, (name, offset)) in TableEntry::FIELDS.iter().zip(rust).enumerate() {
+            assert_eq!(
+                (members[i].0.as_str(), members[i].1, members[i].2),
+                (*name, offset as u32, 4),
+                "Entry member {i}"
+            );
+        }
+        assert_eq!(size as usize, size_of::<TableEntry>());
     }
-    // The rest is padding, up to the Rust size.
-    assert!(members[rust.len()..].iter().all(|m| m.0.starts_with("pad")));
-    assert_eq!(size as usize, size_of::<TableEntry>());
 }
 
 #[test]
 fn the_table_header_matches_rust_and_entries_follow_it() {
-    for (outputs, slots) in every_module() {
-        table_header_matches(&module_with(outputs, slots));
+    for key in table_driven_keys() {
+        let (members, _) = wgsl_struct(&validated(&key.source()), "Table");
+        let rust = [
+            ("invocations", offset_of!(TableHeader, invocations)),
+            ("entry_count", offset_of!(TableHeader, entry_count)),
+        ];
+        for (i, (name, offset)) in rust.iter().enumerate() {
+            assert_eq!(
+                (members[i].0.as_str(), members[i].1, members[i].2),
+                (*name, *offset as u32, 4),
+                "Table member {i}"
+            );
+        }
+        let entries = members.last().unwrap();
+        assert_eq!(
+            (entries.0.as_str(), entries.1, entries.2),
+            (
+                "entries",
+                size_of::<TableHeader>() as u32,
+                size_of::<TableEntry>() as u32
+            ),
+            "entries start after the header, one TableEntry per element"
+        );
+        // The table binding of the layout holds at least the header and an
+        // entry per uniform slot (the bind group layout's minimum size).
+        let entries_bound = if key.placement() == Placement::Separate {
+            u64::from(key.slots())
+        } else {
+            1
+        };
+        assert_eq!(
+            key.min_table_bytes(),
+            (size_of::<TableHeader>() + size_of::<TableEntry>()) as u64
+                + (entries_bound - 1) * size_of::<TableEntry>() as u64
+        );
     }
 }
 
-fn table_header_matches(module: &naga::Module) {
-    let (members, _) = wgsl_struct(module, "Table");
-    let rust = [
-        ("invocations", offset_of!(TableHeader, invocations), 4),
-        ("entry_count", offset_of!(TableHeader, entry_count), 4),
-    ];
-    for (i, (name, offset, size)) in rust.iter().enumerate() {
-        assert_eq!(
-            (members[i].0.as_str(), members[i].1, members[i].2),
-            (*name, *offset as u32, *size),
-            "Table member {i}"
-        );
-    }
-    let entries = members.last().unwrap();
-    assert_eq!(
-        (entries.0.as_str(), entries.1, entries.2),
-        (
-            "entries",
-            size_of::<TableHeader>() as u32,
-            size_of::<TableEntry>() as u32
-        ),
-        "entries start after the header, one TableEntry per element"
-    );
+/// Every template file under `shaders/`.
+fn templates() -> Vec<(String, String)> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders");
+    let mut files: Vec<(String, String)> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "wgsl"))
+        .map(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            (name, std::fs::read_to_string(&p).unwrap())
+        })
+        .collect();
+    files.sort();
+    files
 }
 
 #[test]
 fn shared_constants_have_the_rust_values_and_are_defined_only_in_rust() {
-    let module = module();
     let expected = [
         ("WORKGROUP_SIZE", u64::from(WORKGROUP_SIZE)),
         ("UNITS_PER_INVOCATION", UNITS_PER_INVOCATION),
         ("FLAG_PAD", u64::from(FLAG_PAD)),
         ("FLAG_ALIGNED", u64::from(FLAG_ALIGNED)),
     ];
-    for (name, value) in expected {
-        let (_, constant) = module
-            .constants
-            .iter()
-            .find(|(_, c)| c.name.as_deref() == Some(name))
-            .unwrap_or_else(|| panic!("no constant {name}"));
-        let literal = match module.global_expressions[constant.init] {
-            naga::Expression::Literal(naga::Literal::U32(v)) => u64::from(v),
-            ref other => panic!("{name} is {other:?}"),
-        };
-        assert_eq!(literal, value, "{name}");
-        let file = include_str!("../shaders/split.wgsl");
+    for key in table_driven_keys() {
+        let module = validated(&key.source());
+        for (name, value) in expected {
+            let (_, constant) = module
+                .constants
+                .iter()
+                .find(|(_, c)| c.name.as_deref() == Some(name))
+                .unwrap_or_else(|| panic!("no constant {name}"));
+            let literal = match module.global_expressions[constant.init] {
+                naga::Expression::Literal(naga::Literal::U32(v)) => u64::from(v),
+                ref other => panic!("{name} is {other:?}"),
+            };
+            assert_eq!(literal, value, "{name}");
+        }
+    }
+    // The templates name the constants; only the prelude defines them, from
+    // holes Rust fills.
+    for (file, text) in templates() {
+        for (name, _) in expected {
+            for line in text
+                .lines()
+                .filter(|l| l.contains(&format!("const {name}")))
+            {
+                assert!(
+                    file == "prelude.wgsl" && line.contains("{{"),
+                    "shaders/{file}: {line}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn templates_are_wgsl_with_named_holes_and_no_rust_escapes() {
+    // Every kernel has its template, and the templates are plain WGSL: holes
+    // are `{{name}}`, fragments start with `//#fragment`, nothing is
+    // escaped for Rust's format strings.
+    let files: Vec<String> = templates().into_iter().map(|(f, _)| f).collect();
+    for kernel in Kernel::ALL {
         assert!(
-            !file.contains(&format!("const {name}")),
-            "{name} must come only from the generated header"
+            files.contains(&format!("{}.wgsl", kernel.name())),
+            "{files:?}"
         );
+    }
+    for (file, text) in templates() {
+        assert!(!text.contains("\\n"), "shaders/{file}");
+        for line in text.lines() {
+            let holes = line.matches("{{").count();
+            assert_eq!(holes, line.matches("}}").count(), "shaders/{file}: {line}");
+        }
     }
 }

@@ -7,6 +7,7 @@
 mod common;
 
 use common::{Rng, gpu, refused};
+use wgpu_split::error::DeviceError;
 use wgpu_split::gpu::{BufferRegion, CachePolicy, GpuContext, GpuSplitter};
 use wgpu_split::plan::{PlanOptions, SplitPlan, Strategy};
 use wgpu_split::{BufferRole, ElementType, Error, ResolvedSplit};
@@ -76,7 +77,7 @@ fn buffers_of_another_device_are_typed_errors_even_for_copies() {
     let plan = copy_plan(gpu);
     assert_eq!(plan.dispatch_count(), 0, "copies only: no bind group");
     let input = common::round_trip(gpu).create_input(&[1; 128]).unwrap();
-    let foreign = common::round_trip(other)
+    let foreign = common::round_trip(&other)
         .create_destinations(&plan)
         .unwrap();
     let regions: Vec<BufferRegion> = foreign.iter().map(BufferRegion::whole).collect();
@@ -184,10 +185,11 @@ fn default_contexts_share_one_instance_so_foreign_buffers_never_alias() {
     let splitter = a.splitter().unwrap();
     let split = ResolvedSplit::new(&[4, 8], 1, vec![3, 5], true).unwrap();
     let plan = splitter.plan(&split, ElementType::Float).unwrap();
-    let ours = common::round_trip(splitter)
+    let ours = common::round_trip(&splitter)
         .create_destinations(&plan)
         .unwrap();
-    let theirs = b.splitter().unwrap().create_input(&[1; 128]).unwrap();
+    let other = b.splitter().unwrap();
+    let theirs = common::round_trip(&other).create_input(&[1; 128]).unwrap();
     let regions: Vec<BufferRegion> = ours.iter().map(BufferRegion::whole).collect();
     let mut encoder = a.device.create_command_encoder(&Default::default());
     let e = splitter

@@ -3,7 +3,8 @@
 use plotters::prelude::*;
 use plotters::style::{FontStyle, register_font};
 
-use crate::Row;
+use crate::method::Method;
+use crate::report::Row;
 
 const FONT_PATHS: [&str; 2] = [
     "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
@@ -22,19 +23,19 @@ pub fn bar_chart(rows: &[Row], path: &str, device: &str) -> Result<(), Box<dyn s
         .map_err(|_| "cannot load the chart font")?;
 
     let mut cases: Vec<&str> = Vec::new();
-    let mut methods: Vec<&str> = Vec::new();
+    let mut methods: Vec<Method> = Vec::new();
     for r in rows {
         if !cases.contains(&r.case.as_str()) {
             cases.push(&r.case);
         }
         // Views move nothing; their "GB/s" would dwarf every bar.
-        if r.method != "view" && !methods.contains(&r.method.as_str()) {
-            methods.push(&r.method);
+        if r.method != Method::View && !methods.contains(&r.method) {
+            methods.push(r.method);
         }
     }
     let max = rows
         .iter()
-        .filter(|r| r.method != "view")
+        .filter(|r| r.method != Method::View)
         .map(|r| r.gbps)
         .fold(0.0, f64::max)
         * 1.1;
@@ -75,7 +76,7 @@ pub fn bar_chart(rows: &[Row], path: &str, device: &str) -> Result<(), Box<dyn s
             .collect();
         chart
             .draw_series(bars)?
-            .label(*method)
+            .label(method.name())
             .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], color.filled()));
     }
     chart

@@ -10,8 +10,8 @@
 
 use super::error::DeviceError;
 use super::region::BufferRegion;
+use super::resources::Resources;
 use super::scope::scoped;
-use super::splitter::GpuSplitter;
 use crate::error::Result;
 use crate::plan::{BufferRole, SplitPlan};
 
@@ -56,7 +56,7 @@ fn check_usable(which: BufferRole, buffer: &wgpu::Buffer) -> Result<(), DeviceEr
 /// Every check of an encode that needs wgpu: no buffer mapped or
 /// destroyed, and every buffer copy commands touch of this device.
 pub(crate) fn probe_buffers(
-    splitter: &GpuSplitter,
+    resources: &Resources,
     plan: &SplitPlan,
     input: &BufferRegion<'_>,
     destinations: &[BufferRegion<'_>],
@@ -65,7 +65,7 @@ pub(crate) fn probe_buffers(
         check_usable(which, region.buffer)?;
     }
     if plan.copy_count() > 0 {
-        probe_copies(splitter, plan, input, destinations)?;
+        probe_copies(resources, plan, input, destinations)?;
     }
     Ok(())
 }
@@ -76,19 +76,19 @@ pub(crate) fn probe_buffers(
 /// device and usages when its encoder finishes, and nothing is written.
 /// (Dispatch-bound buffers are validated by their bind groups.)
 fn probe_copies(
-    splitter: &GpuSplitter,
+    resources: &Resources,
     plan: &SplitPlan,
     input: &BufferRegion<'_>,
     destinations: &[BufferRegion<'_>],
 ) -> Result<()> {
-    let scratch = &splitter.spare;
+    let scratch = &resources.spare;
     Ok(scoped(
-        splitter.device(),
+        &resources.device,
         "checking the copies' buffers",
         || {
             let mut encoder =
-                splitter
-                    .device()
+                resources
+                    .device
                     .create_command_encoder(&wgpu::CommandEncoderDescriptor {
                         label: Some("wgpu-split probe (never submitted)"),
                     });

@@ -9,22 +9,15 @@ use std::sync::Arc;
 use super::cache::lock;
 use super::prepared::PreparedSplit;
 use super::region::BufferRegion;
+use super::resources::{CachedTable, Resources};
 use super::scope::{buffer_with_contents, scoped};
-use super::splitter::GpuSplitter;
 use crate::error::Result;
 use crate::plan::internals::{BoundPlan, Pass, PassBindings, fingerprint};
 use crate::plan::{Bindings, SplitPlan};
 
-/// An uploaded table and the bytes it holds (to confirm a hit).
-#[derive(Debug)]
-pub(crate) struct CachedTable {
-    content: Vec<u8>,
-    buffer: Arc<wgpu::Buffer>,
-}
-
 /// Pipeline, table and bind groups of every pass of `bound`.
 pub(crate) fn prepare_dispatches(
-    splitter: &GpuSplitter,
+    resources: &Resources,
     plan: &SplitPlan,
     bound: &BoundPlan<'_>,
     input: &BufferRegion<'_>,
@@ -33,19 +26,19 @@ pub(crate) fn prepare_dispatches(
     let Some(key) = plan.shader() else {
         return Ok(PreparedSplit::empty());
     };
-    let table = table_buffer(splitter, plan, bound)?;
-    let device = splitter.device();
+    let table = table_buffer(resources, plan, bound)?;
+    let device = &resources.device;
     // A buffer from another device, a destroyed buffer or a lost device
     // fails here, inside the scopes.
     Ok(scoped(device, "binding the split's buffers", || {
-        let kernel = splitter.pipelines.get(device, &key);
+        let kernel = resources.pipelines.get(device, &key);
         let groups = plan
             .passes()
             .iter()
             .zip(&bound.passes)
             .map(|(pass, b)| {
                 let group = bind_group(
-                    splitter,
+                    resources,
                     &kernel.layout,
                     &key,
                     &table,
@@ -63,7 +56,7 @@ pub(crate) fn prepare_dispatches(
 
 /// The table buffer for a bound plan, uploaded once per distinct table.
 fn table_buffer(
-    splitter: &GpuSplitter,
+    resources: &Resources,
     plan: &SplitPlan,
     bound: &BoundPlan<'_>,
 ) -> Result<Arc<wgpu::Buffer>> {
@@ -72,24 +65,24 @@ fn table_buffer(
         Cow::Borrowed(_) => plan.table_fingerprint(),
         Cow::Owned(_) => fingerprint(content),
     };
-    if let Some(cached) = lock(&splitter.tables).get(&key)
+    if let Some(cached) = lock(&resources.tables).get(&key)
         && cached.content == content
     {
         return Ok(cached.buffer.clone());
     }
     let buffer = Arc::new(buffer_with_contents(
-        splitter.device(),
+        &resources.device,
         "wgpu-split table",
         content,
         content.len() as u64,
         wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::UNIFORM,
     )?);
-    if let Some(budget) = splitter.table_budget() {
+    if let Some(budget) = resources.table_budget {
         let cached = CachedTable {
             content: content.to_vec(),
             buffer: buffer.clone(),
         };
-        lock(&splitter.tables).insert(key, cached, content.len() as u64, budget);
+        lock(&resources.tables).insert(key, cached, content.len() as u64, budget);
     }
     Ok(buffer)
 }
@@ -99,7 +92,7 @@ fn table_buffer(
 /// buffer).
 #[allow(clippy::too_many_arguments)]
 fn bind_group(
-    splitter: &GpuSplitter,
+    resources: &Resources,
     layout: &wgpu::BindGroupLayout,
     key: &crate::plan::ShaderKey,
     table: &wgpu::Buffer,
@@ -125,19 +118,19 @@ fn bind_group(
             resource: binding(input.buffer, &bound.src),
         },
     ];
-    let spare = 0..splitter.spare.size();
+    let spare = 0..resources.spare.size();
     for slot in 0..key.slots() {
         let resource = match bound.dst.get(slot as usize) {
             Some((destination, range)) => binding(destinations[*destination].buffer, range),
-            None => binding(&splitter.spare, &spare),
+            None => binding(&resources.spare, &spare),
         };
         entries.push(wgpu::BindGroupEntry {
             binding: Bindings::destination(slot),
             resource,
         });
     }
-    splitter
-        .device()
+    resources
+        .device
         .create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("wgpu-split pass"),
             layout,

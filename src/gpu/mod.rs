@@ -12,12 +12,13 @@ mod checks;
 mod context;
 mod device_class;
 mod dispatch;
-mod error;
+pub(crate) mod error;
 mod pipelines;
 #[cfg(not(target_arch = "wasm32"))]
 mod poller;
 mod prepared;
 mod region;
+mod resources;
 mod round_trip;
 mod scope;
 mod splitter;

@@ -1,7 +1,7 @@
 //! [`Poller`]: drives a native device's callbacks from a thread of its own.
 //!
 //! wgpu's rule: on native backends, `map_async` callbacks (and with them
-//! [`crate::gpu::GpuSplitter::split_async`]) complete only inside
+//! [`crate::gpu::RoundTrip::split_async`]) complete only inside
 //! `Device::poll`; a future awaiting them never resolves while nobody polls.
 //! Runtimes usually poll in their own loop; the `Poller` is for those that
 //! do not. On the web the browser drives callbacks and no poller is needed.
@@ -18,7 +18,7 @@ use std::time::Duration;
 /// # Examples
 ///
 /// ```no_run
-/// # use wgpu_split::gpu::{GpuContext, Poller};
+/// # use wgpu_split::gpu::{GpuContext, Poller, RoundTrip};
 /// # use wgpu_split::{HostTensor, OnnxSplit};
 /// let ctx = GpuContext::new_default()?;
 /// let splitter = ctx.splitter()?;
@@ -26,7 +26,7 @@ use std::time::Duration;
 /// let input = HostTensor::from_slice(&[2, 4], &[0f32; 8])?;
 /// let op = OnnxSplit::new(13, 2).axis(1).into();
 /// // Any executor; the GPU work completes while it runs other tasks.
-/// let outputs = pollster::block_on(splitter.split_async(&op, &input))?;
+/// let outputs = pollster::block_on(RoundTrip::new(&splitter).split_async(&op, &input))?;
 /// # Ok::<(), wgpu_split::Error>(())
 /// ```
 #[derive(Debug)]

@@ -97,6 +97,8 @@ pub(crate) fn plain_regions<'a>(
     input: &BufferRegion<'a>,
     destinations: &[BufferRegion<'a>],
 ) -> (Region, Vec<Region>) {
+    // wgpu buffers hash and compare by their id, not by their mutable state.
+    #[allow(clippy::mutable_key_type)]
     let mut buffers: HashMap<&wgpu::Buffer, usize> = HashMap::new();
     let mut plain = |r: &BufferRegion<'a>| {
         let next = buffers.len();

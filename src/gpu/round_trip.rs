@@ -74,11 +74,11 @@ impl<'s> RoundTrip<'s> {
     ///
     /// Resolution and planning errors, and [`DeviceError::Gpu`] when the
     /// device fails, is lost or does not finish within [`READBACK_TIMEOUT`].
-    pub fn split(&self, op: &Operator, input: &HostTensor) -> Result<Vec<HostTensor>> {
+    pub fn split(self, op: &Operator, input: &HostTensor) -> Result<Vec<HostTensor>> {
         self.split_resolved(&op.resolve(input.shape())?, input)
     }
 
-    /// Async form of [`GpuSplitter::split`]. It never blocks: it submits the
+    /// Async form of [`RoundTrip::split`]. It never blocks: it submits the
     /// work and awaits wgpu's map callback. On native backends that callback
     /// comes from `Device::poll`, so someone must poll while this is
     /// awaited: the caller's own loop, or a [`crate::gpu::Poller`]. A lost
@@ -87,7 +87,7 @@ impl<'s> RoundTrip<'s> {
     /// # Errors
     ///
     /// As [`RoundTrip::split`] (without the timeout).
-    pub async fn split_async(&self, op: &Operator, input: &HostTensor) -> Result<Vec<HostTensor>> {
+    pub async fn split_async(self, op: &Operator, input: &HostTensor) -> Result<Vec<HostTensor>> {
         let split = op.resolve(input.shape())?;
         self.split_resolved_async(&split, input).await
     }
@@ -120,7 +120,7 @@ impl<'s> RoundTrip<'s> {
         self.run_plan_async(&plan, input).await
     }
 
-    fn plan_for(&self, split: &ResolvedSplit, input: &HostTensor) -> Result<SplitPlan> {
+    fn plan_for(self, split: &ResolvedSplit, input: &HostTensor) -> Result<SplitPlan> {
         if input.element_type().bit_width().is_none() {
             return Err(PlanError::NotOnGpu {
                 element_type: input.element_type(),
@@ -138,7 +138,7 @@ impl<'s> RoundTrip<'s> {
     ///
     /// [`PlanMismatch::Input`] when `input`'s type or shape is not the
     /// plan's, and the errors of [`RoundTrip::split`].
-    pub fn run_plan(&self, plan: &SplitPlan, input: &HostTensor) -> Result<Vec<HostTensor>> {
+    pub fn run_plan(self, plan: &SplitPlan, input: &HostTensor) -> Result<Vec<HostTensor>> {
         // Submission waits for nothing; on native its error scopes resolve
         // at once, so this block_on returns without waiting.
         let Some(in_flight) = pollster::block_on(self.submit(plan, input))? else {
@@ -178,7 +178,7 @@ impl<'s> RoundTrip<'s> {
     /// Uploads `input`, records the plan into regions of one page buffer,
     /// copies the page to a staging buffer, submits and asks for the
     /// staging buffer to be mapped. `None` when every output is empty.
-    async fn submit(&self, plan: &SplitPlan, input: &HostTensor) -> Result<Option<InFlight>> {
+    async fn submit(self, plan: &SplitPlan, input: &HostTensor) -> Result<Option<InFlight>> {
         if input.element_type() != plan.element_type() || input.shape() != plan.input_shape() {
             return Err(PlanError::Mismatch(PlanMismatch::Input {
                 planned_type: plan.element_type(),
@@ -257,7 +257,7 @@ impl<'s> RoundTrip<'s> {
     /// # Errors
     ///
     /// [`DeviceError::Gpu`] when the device is lost or out of memory.
-    pub fn create_destinations(&self, plan: &SplitPlan) -> Result<Vec<wgpu::Buffer>> {
+    pub fn create_destinations(self, plan: &SplitPlan) -> Result<Vec<wgpu::Buffer>> {
         (0..plan.destination_count())
             .map(|i| self.create_buffer("wgpu-split destination", plan.destination_bytes(i)))
             .collect()
@@ -269,7 +269,7 @@ impl<'s> RoundTrip<'s> {
     /// # Errors
     ///
     /// [`DeviceError::Gpu`] when the device is lost or out of memory.
-    pub fn create_input(&self, bytes: &[u8]) -> Result<wgpu::Buffer> {
+    pub fn create_input(self, bytes: &[u8]) -> Result<wgpu::Buffer> {
         Ok(buffer_with_contents(
             self.splitter.device(),
             "wgpu-split input",
@@ -279,7 +279,7 @@ impl<'s> RoundTrip<'s> {
         )?)
     }
 
-    fn create_buffer(&self, label: &str, size: u64) -> Result<wgpu::Buffer> {
+    fn create_buffer(self, label: &str, size: u64) -> Result<wgpu::Buffer> {
         let device = self.splitter.device();
         Ok(scoped(device, label, || {
             device.create_buffer(&wgpu::BufferDescriptor {

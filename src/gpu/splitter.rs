@@ -1,16 +1,13 @@
 //! [`GpuSplitter`]: plans splits for one device and records them into the
 //! caller's command encoder or compute pass.
 
-use std::sync::Mutex;
-
-use super::cache::{BoundedCache, CachePolicy, lock};
+use super::cache::{CachePolicy, lock};
 use super::checks::probe_buffers;
 use super::device_class::device_class;
-use super::dispatch::{CachedTable, prepare_dispatches};
-use super::pipelines::Pipelines;
+use super::dispatch::prepare_dispatches;
 use super::prepared::PreparedSplit;
 use super::region::{BufferRegion, plain_regions};
-use super::scope::scoped;
+use super::resources::Resources;
 use crate::element::ElementType;
 use crate::error::Result;
 use crate::plan::{
@@ -45,16 +42,11 @@ use crate::semantics::ResolvedSplit;
 /// ```
 #[derive(Debug)]
 pub struct GpuSplitter {
-    device: wgpu::Device,
     queue: wgpu::Queue,
     limits: PlanLimits,
     strategy: Strategy,
     policy: CachePolicy,
-    pub(super) pipelines: Pipelines,
-    pub(super) tables: Mutex<BoundedCache<u64, CachedTable>>,
-    /// Bound to destination slots a pass does not use, and the scratch end
-    /// of the copy probes (`gpu::checks`).
-    pub(super) spare: wgpu::Buffer,
+    resources: Resources,
 }
 
 /// The planner's limits of a wgpu device.
@@ -81,37 +73,26 @@ impl GpuSplitter {
     /// [`crate::gpu::DeviceError::Gpu`] when the device is lost or rejects
     /// a kernel.
     pub fn new(device: &wgpu::Device, queue: &wgpu::Queue) -> Result<Self> {
-        let pipelines = Pipelines::default();
-        let spare = scoped(device, "compiling the kernels", || {
+        let resources = Resources::new(device, |pipelines| {
             for kernel in Kernel::ALL {
                 if let Some(key) = ShaderKey::table_driven(kernel, Placement::Arena, 1) {
                     pipelines.get(device, &key);
                 }
             }
-            device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("wgpu-split spare destination"),
-                size: 16,
-                usage: wgpu::BufferUsages::STORAGE
-                    | wgpu::BufferUsages::COPY_SRC
-                    | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            })
         })?;
         Ok(GpuSplitter {
-            device: device.clone(),
             queue: queue.clone(),
             limits: plan_limits(&device.limits()),
             strategy: Strategy::Auto(CostModel::for_class(device_class(&device.adapter_info()))),
             policy: CachePolicy::default(),
-            pipelines,
-            tables: Mutex::new(BoundedCache::default()),
-            spare,
-        })
+            resources,
+        }
+        .with_cache_policy(CachePolicy::default()))
     }
 
     /// The device.
     pub fn device(&self) -> &wgpu::Device {
-        &self.device
+        &self.resources.device
     }
 
     /// The queue.
@@ -147,6 +128,10 @@ impl GpuSplitter {
     /// The same splitter with another [`CachePolicy`] for uploaded tables.
     pub fn with_cache_policy(mut self, policy: CachePolicy) -> Self {
         self.policy = policy;
+        self.resources.table_budget = match policy {
+            CachePolicy::Off => None,
+            CachePolicy::Bytes(budget) => Some(budget),
+        };
         self
     }
 
@@ -252,27 +237,19 @@ impl GpuSplitter {
 
     /// Drops every cached parameter table.
     pub fn clear_cache(&self) {
-        lock(&self.tables).clear();
+        lock(&self.resources.tables).clear();
     }
 
     /// Bytes of parameter tables the cache holds (the splitter's own
     /// buffers; no caller buffer is ever held).
     pub fn cached_table_bytes(&self) -> u64 {
-        lock(&self.tables).cost()
+        lock(&self.resources.tables).cost()
     }
 
     /// Pipelines of generated kernels (row blocks, row streams) compiled and
     /// kept: at most 32, the least recently used dropped past that.
     pub fn cached_pipelines(&self) -> usize {
-        self.pipelines.generated()
-    }
-
-    /// The budget of the table cache, if it keeps any.
-    pub(super) fn table_budget(&self) -> Option<u64> {
-        match self.policy {
-            CachePolicy::Off => None,
-            CachePolicy::Bytes(budget) => Some(budget),
-        }
+        self.resources.pipelines.generated()
     }
 
     /// Every check (the plan against the device, the regions, the buffers),
@@ -292,7 +269,7 @@ impl GpuSplitter {
         }
         let (plain_input, plain_destinations) = plain_regions(input, destinations);
         let bound = plan.bind(&plain_input, &plain_destinations)?;
-        probe_buffers(self, plan, input, destinations)?;
-        prepare_dispatches(self, plan, &bound, input, destinations)
+        probe_buffers(&self.resources, plan, input, destinations)?;
+        prepare_dispatches(&self.resources, plan, &bound, input, destinations)
     }
 }

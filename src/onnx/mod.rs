@@ -3,7 +3,7 @@
 //! [`Operator`]s and [`HostTensor`]s. Only [`crate::semantics`] and the tensor
 //! types are fed from here; nothing else depends on this module.
 
-mod error;
+pub(crate) mod error;
 #[doc(hidden)]
 pub mod node_test;
 /// The protobuf messages the reader decodes (a subset of `onnx.proto`),
@@ -18,9 +18,9 @@ use prost::Message;
 
 use crate::element::ElementType;
 use crate::error::{Error, Result};
-use crate::semantics::{OnnxSplit, OnnxSplitToSequence, Operator, SequenceShapes, element_count};
-use crate::tensor::HostTensor;
+use crate::semantics::{OnnxSplit, OnnxSplitToSequence, Operator, SequenceShapes};
 use crate::tensor::TensorError;
+use crate::tensor::{HostTensor, checked_count};
 pub use error::OnnxError;
 use proto::{AttributeProto, NodeProto, SequenceProto, TensorProto, attribute_type};
 
@@ -69,7 +69,7 @@ pub fn read_sequence(bytes: &[u8]) -> Result<Vec<HostTensor>> {
 ///
 /// # Errors
 ///
-/// [`TensorError::UnknownElementType`], [`crate::ResolveError::ShapeOverflow`],
+/// [`TensorError::UnknownElementType`], [`TensorError::ShapeOverflow`],
 /// [`TensorError::DataLength`], and [`OnnxError::MalformedTensor`] for negative
 /// dimensions or external data.
 pub fn tensor_from_proto(t: &TensorProto) -> Result<HostTensor> {
@@ -92,7 +92,7 @@ pub fn tensor_from_proto(t: &TensorProto) -> Result<HostTensor> {
         .iter()
         .map(|&d| usize::try_from(d).map_err(|_| malformed("negative dimension")))
         .collect::<Result<Vec<_>>>()?;
-    let count = element_count(&shape)?;
+    let count = checked_count(&shape)?;
     if element_type == ElementType::String {
         if t.raw_data.is_some() {
             return Err(malformed("a string tensor cannot use raw_data"));

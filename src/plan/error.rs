@@ -5,7 +5,7 @@
 
 use super::kernels::Kernel;
 use super::limits::PlanLimits;
-use super::needs::{BufferRole, Usages};
+use super::usages::{BufferRole, Usages};
 use crate::element::ElementType;
 
 /// Why a split cannot be planned.

@@ -25,7 +25,7 @@ mod chunks;
 mod cost;
 #[cfg(feature = "serde")]
 mod cost_serde;
-mod error;
+pub(crate) mod error;
 mod geometry;
 mod kernel_choice;
 mod kernels;
@@ -41,19 +41,20 @@ mod split_plan;
 mod strategy;
 mod table;
 mod template;
+mod usages;
 mod wgsl;
 
 pub use cost::{CostModel, DeviceClass, KernelRates};
 pub use error::{EncodeError, PlanError, PlanMismatch};
 pub use kernels::{GeneratedLayout, Kernel, RowBlock, RowStreams};
-pub use limits::PlanLimits;
-pub use needs::{BufferRole, Usages};
+pub use limits::{MAX_DESTINATIONS_PER_DISPATCH, PlanLimits};
 pub use outputs::PlannedOutput;
 pub use placement::Placement;
 pub use runs::{Run, RunLayout};
 pub use shader::ShaderKey;
 pub use split_plan::{PlanOptions, SplitPlan};
 pub use strategy::{CopyRuns, Strategy};
+pub use usages::{BufferRole, Usages};
 pub use wgsl::Bindings;
 
 /// What tests and tools need of the plan's insides (the table ABI, the

@@ -4,7 +4,7 @@
 //! a method here, so the rest of the crate never matches on it.
 
 use super::limits::PlanLimits;
-use super::needs::BufferRole;
+use super::usages::BufferRole;
 
 /// Where a plan writes its outputs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]

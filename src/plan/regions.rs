@@ -4,8 +4,8 @@
 //! GPU side adds only what needs wgpu (mapped, destroyed, foreign buffers).
 
 use super::error::EncodeError;
-use super::needs::{BufferRole, Usages};
 use super::split_plan::SplitPlan;
+use super::usages::{BufferRole, Usages};
 
 /// A region of a caller's buffer, as plain numbers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -5,7 +5,7 @@
 //! where public implementations disagree, are in [`crate::docs::semantics`]. This
 //! module does no I/O and knows nothing of GPUs.
 
-mod error;
+pub(crate) mod error;
 mod onnx_split;
 mod openvino;
 mod param;

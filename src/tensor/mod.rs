@@ -6,7 +6,7 @@ use half::{bf16, f16};
 use crate::element::ElementType;
 use crate::semantics::{ParamTensor, ParamValues, ResolveError, element_count};
 
-mod error;
+pub(crate) mod error;
 pub use error::TensorError;
 
 #[cfg(target_endian = "big")]
@@ -126,9 +126,7 @@ impl HostTensor {
         shape: &[usize],
         bytes: Vec<u8>,
     ) -> Result<Self, TensorError> {
-        let count = element_count(shape).map_err(|_| TensorError::ShapeOverflow {
-            shape: shape.iter().map(|&d| d as u64).collect(),
-        })?;
+        let count = checked_count(shape)?;
         let Some(expected) = element_type.byte_len(count) else {
             return match element_type.bit_width() {
                 None => Err(TensorError::NoPackedBytes { element_type }),
@@ -160,9 +158,7 @@ impl HostTensor {
     ///
     /// [`TensorError::DataLength`] when the element count differs from the shape's.
     pub fn from_byte_strings(shape: &[usize], values: Vec<Vec<u8>>) -> Result<Self, TensorError> {
-        let count = element_count(shape).map_err(|_| TensorError::ShapeOverflow {
-            shape: shape.iter().map(|&d| d as u64).collect(),
-        })?;
+        let count = checked_count(shape)?;
         if values.len() != count {
             return Err(TensorError::DataLength {
                 element_type: ElementType::String,
@@ -342,6 +338,18 @@ impl HostTensor {
             })
         }
     }
+}
+
+/// The element count of `shape`.
+///
+/// # Errors
+///
+/// [`TensorError::ShapeOverflow`] when it does not fit `usize` (see
+/// [`element_count`]).
+pub(crate) fn checked_count(shape: &[usize]) -> Result<usize, TensorError> {
+    element_count(shape).map_err(|_| TensorError::ShapeOverflow {
+        shape: shape.iter().map(|&d| d as u64).collect(),
+    })
 }
 
 fn ints<T: Copy + Into<i128>>(values: &[T]) -> ParamValues {

@@ -81,7 +81,6 @@ pub fn emulate(plan: &SplitPlan, memory: &mut [Vec<u8>], input: Region, destinat
     }
     let limits = plan.limits();
     let align = u64::from(limits.min_storage_buffer_offset_alignment.max(4));
-    let unit = plan.kernel().unit_bits();
     for (pass, b) in plan.passes().iter().zip(&bound.passes) {
         for range in std::iter::once(&b.src).chain(b.dst.iter().map(|(_, r)| r)) {
             assert_eq!(range.start % align, 0, "binding {range:?} starts aligned");

@@ -3,7 +3,7 @@
 //! store per 16 bytes inside a run). Table-driven, so it takes outputs in
 //! any number of dispatches.
 
-use super::{ClassRates, Fit, Gathered, GeneratedLayout, Kernel, KernelSpec, Order, Probe};
+use super::{ClassRates, Fit, Gathered, GeneratedLayout, KernelSpec, Order, Probe};
 use crate::element::ElementType;
 use crate::plan::geometry::OutputGeometry;
 use crate::plan::placement::Placement;
@@ -13,7 +13,6 @@ use crate::plan::wgsl::{VEC4_BITS, table_driven};
 const WGSL: Template = Template::new("funnel.wgsl", include_str!("../../../shaders/funnel.wgsl"));
 
 pub(super) const SPEC: KernelSpec = KernelSpec {
-    kernel: Kernel::Funnel,
     name: "funnel",
     unit_bits: 128,
     order: Order::ByRate,

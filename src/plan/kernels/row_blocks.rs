@@ -8,7 +8,7 @@
 //! A runtime sees one layout per split node (the row count does not enter
 //! it), so a model compiles a handful of these.
 
-use super::{ClassRates, Fit, Gathered, GeneratedLayout, Kernel, KernelSpec, Order, Probe};
+use super::{ClassRates, Fit, Gathered, GeneratedLayout, KernelSpec, Order, Probe};
 use crate::element::ElementType;
 use crate::plan::geometry::OutputGeometry;
 use crate::plan::placement::Placement;
@@ -21,7 +21,6 @@ const WGSL: Template = Template::new(
 );
 
 pub(super) const SPEC: KernelSpec = KernelSpec {
-    kernel: Kernel::RowBlocks,
     name: "row_blocks",
     unit_bits: 128,
     order: Order::ByRate,

@@ -14,7 +14,7 @@
 //! lanes switch runs at different units, measured 0.55 of a plain copy on
 //! `u8 [4096, 4097]`, this kernel about 0.8; see `docs/DEVICE.md`.)
 
-use super::{ClassRates, Fit, Gathered, GeneratedLayout, Kernel, KernelSpec, Order, Probe};
+use super::{ClassRates, Fit, Gathered, GeneratedLayout, KernelSpec, Order, Probe};
 use crate::element::ElementType;
 use crate::plan::geometry::OutputGeometry;
 use crate::plan::placement::Placement;
@@ -27,7 +27,6 @@ const WGSL: Template = Template::new(
 );
 
 pub(super) const SPEC: KernelSpec = KernelSpec {
-    kernel: Kernel::RowStreams,
     name: "row_streams",
     unit_bits: 128,
     order: Order::ByRate,

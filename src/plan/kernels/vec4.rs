@@ -2,7 +2,7 @@
 //! block is a multiple of 128 bits: whole vec4s from whole vec4s, tried
 //! first whenever it fits.
 
-use super::{ClassRates, Fit, Gathered, GeneratedLayout, Kernel, KernelSpec, Order, Probe};
+use super::{ClassRates, Fit, Gathered, GeneratedLayout, KernelSpec, Order, Probe};
 use crate::element::ElementType;
 use crate::plan::placement::Placement;
 use crate::plan::template::Template;
@@ -11,7 +11,6 @@ use crate::plan::wgsl::table_driven;
 const WGSL: Template = Template::new("vec4.wgsl", include_str!("../../../shaders/vec4.wgsl"));
 
 pub(super) const SPEC: KernelSpec = KernelSpec {
-    kernel: Kernel::Vec4,
     name: "vec4",
     unit_bits: 128,
     order: Order::First,

@@ -2,7 +2,7 @@
 //! end mid-word are assembled from shifted source bits). The fallback every
 //! plan can take.
 
-use super::{ClassRates, Fit, Gathered, GeneratedLayout, Kernel, KernelSpec, Order, Probe};
+use super::{ClassRates, Fit, Gathered, GeneratedLayout, KernelSpec, Order, Probe};
 use crate::element::ElementType;
 use crate::plan::placement::Placement;
 use crate::plan::template::Template;
@@ -11,7 +11,6 @@ use crate::plan::wgsl::table_driven;
 const WGSL: Template = Template::new("words.wgsl", include_str!("../../../shaders/words.wgsl"));
 
 pub(super) const SPEC: KernelSpec = KernelSpec {
-    kernel: Kernel::Words,
     name: "words",
     unit_bits: 32,
     order: Order::Last,

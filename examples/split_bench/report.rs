@@ -1,0 +1,184 @@
+//! Rows of measurements and their reports: the console table, the summary
+//! of ratios the targets are stated in, JSON, and the README's markdown.
+
+use crate::method::Method;
+
+/// One measured figure.
+#[derive(Debug, Clone)]
+pub struct Row {
+    pub case: String,
+    pub method: Method,
+    pub bytes: u64,
+    pub seconds: f64,
+    pub gbps: f64,
+    pub note: String,
+}
+
+impl Row {
+    pub fn new(
+        case: &str,
+        method: Method,
+        bytes: u64,
+        seconds: f64,
+        note: impl Into<String>,
+    ) -> Row {
+        Row {
+            case: case.to_string(),
+            method,
+            bytes,
+            seconds,
+            gbps: 2.0 * bytes as f64 / seconds / 1e9,
+            note: note.into(),
+        }
+    }
+}
+
+/// The ratios the targets are stated in: (column, numerator, denominator).
+const RATIOS: [(&str, Method, Method); 5] = [
+    ("plan/best_fixed", Method::Plan, Method::BestFixed),
+    ("destinations/plan", Method::Destinations, Method::Plan),
+    ("plan/copy_limit", Method::Plan, Method::CopyLimit),
+    ("plan/shader_copy", Method::Plan, Method::ShaderCopy),
+    ("host/host_memcpy", Method::Host, Method::HostMemcpy),
+];
+
+/// The ratio columns of the README table.
+const TABLE_RATIOS: [(Method, Method); 4] = [
+    (Method::Plan, Method::BestFixed),
+    (Method::Plan, Method::CopyLimit),
+    (Method::Plan, Method::ShaderCopy),
+    (Method::Host, Method::HostMemcpy),
+];
+
+fn find<'r>(rows: &'r [Row], case: &str, method: Method) -> Option<&'r Row> {
+    rows.iter().find(|r| r.case == case && r.method == method)
+}
+
+/// How many times faster `a` ran than `b` on `case`.
+fn ratio(rows: &[Row], case: &str, a: Method, b: Method) -> Option<f64> {
+    Some(find(rows, case, b)?.seconds / find(rows, case, a)?.seconds)
+}
+
+fn cases_of(rows: &[Row]) -> Vec<&str> {
+    let mut cases: Vec<&str> = rows.iter().map(|r| r.case.as_str()).collect();
+    cases.dedup();
+    cases
+}
+
+/// Every row, then the summary of ratios.
+pub fn print_table(rows: &[Row]) {
+    println!();
+    println!(
+        "{:<26} {:<20} {:>9} {:>10} {:>8}  note",
+        "case", "method", "ms", "GB/s", "ratio"
+    );
+    for r in rows {
+        let reference = if r.method.is_host() {
+            Method::HostMemcpy
+        } else {
+            Method::CopyLimit
+        };
+        let base = ratio(rows, &r.case, r.method, reference).unwrap_or(f64::NAN);
+        println!(
+            "{:<26} {:<20} {:>9.3} {:>10.2} {:>8.2}  {}",
+            r.case,
+            r.method,
+            r.seconds * 1e3,
+            r.gbps,
+            base,
+            r.note
+        );
+    }
+    println!();
+    println!(
+        "ratio: to copy_limit for GPU methods, to host_memcpy for host methods; GB/s counts bytes read + written."
+    );
+    println!();
+    print!("{:<26}", "case");
+    for (name, ..) in RATIOS {
+        print!(" {name:>18}");
+    }
+    println!();
+    for case in cases_of(rows) {
+        print!("{case:<26}");
+        for (_, a, b) in RATIOS {
+            match ratio(rows, case, a, b) {
+                Some(r) => print!(" {r:>18.2}"),
+                None => print!(" {:>18}", "n/a"),
+            }
+        }
+        println!();
+    }
+}
+
+/// The summary ratios as JSON, per case.
+pub fn summary_json(rows: &[Row]) -> serde_json::Value {
+    cases_of(rows)
+        .into_iter()
+        .map(|case| {
+            let ratios: serde_json::Map<String, serde_json::Value> = RATIOS
+                .iter()
+                .map(|(name, a, b)| {
+                    (
+                        name.to_string(),
+                        serde_json::json!(ratio(rows, case, *a, *b)),
+                    )
+                })
+                .collect();
+            (case.to_string(), serde_json::Value::Object(ratios))
+        })
+        .collect::<serde_json::Map<_, _>>()
+        .into()
+}
+
+/// The rows as JSON results.
+pub fn results_json(rows: &[Row]) -> Vec<serde_json::Value> {
+    rows.iter()
+        .map(|r| {
+            serde_json::json!({
+                "case": r.case, "method": r.method.name(), "bytes": r.bytes,
+                "seconds": r.seconds, "gbps": r.gbps,
+            })
+        })
+        .collect()
+}
+
+/// Rows read back from a JSON report's results (unknown methods skipped).
+pub fn rows_from_json(report: &serde_json::Value) -> Result<Vec<Row>, String> {
+    let results = report["results"]
+        .as_array()
+        .ok_or("the JSON has no results array")?;
+    Ok(results
+        .iter()
+        .filter_map(|r| {
+            let method = Method::from_name(r["method"].as_str()?)?;
+            Some(Row {
+                case: r["case"].as_str()?.to_string(),
+                method,
+                bytes: r["bytes"].as_u64()?,
+                seconds: r["seconds"].as_f64()?,
+                gbps: r["gbps"].as_f64()?,
+                note: String::new(),
+            })
+        })
+        .collect())
+}
+
+/// The README's table: GB/s per method, then the ratios, one line per case.
+pub fn markdown(rows: &[Row]) -> String {
+    let mut header: Vec<String> = Method::TABLE.iter().map(|m| m.to_string()).collect();
+    header.extend(TABLE_RATIOS.iter().map(|(a, b)| format!("{a} / {b}")));
+    let mut out = format!("| case | {} |\n", header.join(" | "));
+    out += &format!("|---|{}\n", "---:|".repeat(header.len()));
+    for case in cases_of(rows) {
+        let mut cells: Vec<String> = Method::TABLE
+            .iter()
+            .map(|&m| find(rows, case, m).map_or("n/a".to_string(), |r| format!("{:.2}", r.gbps)))
+            .collect();
+        cells.extend(TABLE_RATIOS.iter().map(|&(a, b)| {
+            ratio(rows, case, a, b).map_or("n/a".to_string(), |r| format!("{r:.2}"))
+        }));
+        out += &format!("| `{case}` | {} |\n", cells.join(" | "));
+    }
+    out
+}
