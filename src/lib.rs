@@ -36,8 +36,8 @@
 //! ```
 //!
 //! [`gpu::GpuSplitter::prepare`] records into your own compute pass instead;
-//! planning with [`plan::Placement::Arena`] puts every output in one arena
-//! buffer.
+//! planning with the arena [`plan::Placement`] puts every output in one
+//! arena buffer.
 //!
 //! # The modules
 //!

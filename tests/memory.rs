@@ -5,53 +5,10 @@
 
 mod common;
 
-use common::gpu;
-use wgpu_split::gpu::{BufferRegion, GpuSplitter};
+use common::{encode_fresh, gpu, resident_bytes};
 use wgpu_split::plan::Placement;
-use wgpu_split::plan::{PlanOptions, SplitPlan, Strategy};
+use wgpu_split::plan::{PlanOptions, Strategy};
 use wgpu_split::{ElementType, ResolvedSplit};
-
-/// Resident memory of this process in bytes (Linux).
-fn resident_bytes() -> u64 {
-    let statm = std::fs::read_to_string("/proc/self/statm").unwrap();
-    let pages: u64 = statm.split_whitespace().nth(1).unwrap().parse().unwrap();
-    pages * 4096
-}
-
-fn wait_idle(gpu: &GpuSplitter) {
-    gpu.device()
-        .poll(wgpu::PollType::wait_indefinitely())
-        .unwrap();
-}
-
-/// One run of the pattern that used to pin memory: a fresh 4 MiB input and
-/// fresh outputs, encoded, submitted, dropped.
-fn encode_fresh(gpu: &GpuSplitter, plan: &SplitPlan, arena: bool) {
-    let input = common::round_trip(gpu)
-        .create_input(&vec![7u8; plan.input_bytes() as usize])
-        .unwrap();
-    let mut encoder = gpu.device().create_command_encoder(&Default::default());
-    if arena {
-        let arena = common::round_trip(gpu)
-            .create_destinations(plan)
-            .unwrap()
-            .remove(0);
-        gpu.encode(
-            &mut encoder,
-            plan,
-            BufferRegion::whole(&input),
-            &[BufferRegion::whole(&arena)],
-        )
-        .unwrap();
-    } else {
-        let outputs = common::round_trip(gpu).create_destinations(plan).unwrap();
-        let regions: Vec<BufferRegion> = outputs.iter().map(BufferRegion::whole).collect();
-        gpu.encode(&mut encoder, plan, BufferRegion::whole(&input), &regions)
-            .unwrap();
-    }
-    gpu.queue().submit([encoder.finish()]);
-    wait_idle(gpu);
-}
 
 #[test]
 fn dropped_buffers_free_their_memory() {
@@ -70,13 +27,13 @@ fn dropped_buffers_free_their_memory() {
         )
         .unwrap();
     for _ in 0..5 {
-        encode_fresh(gpu, &plan, false);
-        encode_fresh(gpu, &arena_plan, true);
+        encode_fresh(gpu, &plan);
+        encode_fresh(gpu, &arena_plan);
     }
     let start = resident_bytes();
     for _ in 0..100 {
-        encode_fresh(gpu, &plan, false);
-        encode_fresh(gpu, &arena_plan, true);
+        encode_fresh(gpu, &plan);
+        encode_fresh(gpu, &arena_plan);
     }
     let grown = resident_bytes().saturating_sub(start);
     println!(

@@ -64,8 +64,8 @@ pub(crate) fn plan_limits(limits: &wgpu::Limits) -> PlanLimits {
 
 impl GpuSplitter {
     /// A splitter for `device` (handles are cloned; wgpu devices are
-    /// reference-counted). The arena pipelines of the table-driven kernels
-    /// are compiled now, so a device that rejects them fails here rather
+    /// reference-counted). The table-driven kernels are compiled now for
+    /// one destination, so a device that rejects them fails here rather
     /// than in the middle of a runtime's step; the others on first use.
     ///
     /// # Errors
@@ -75,7 +75,7 @@ impl GpuSplitter {
     pub fn new(device: &wgpu::Device, queue: &wgpu::Queue) -> Result<Self> {
         let resources = Resources::new(device, |pipelines| {
             for kernel in Kernel::ALL {
-                if let Some(key) = ShaderKey::table_driven(kernel, Placement::Arena, 1) {
+                if let Some(key) = ShaderKey::table_driven(kernel, Placement::default(), 1) {
                     pipelines.get(device, &key);
                 }
             }
@@ -147,7 +147,7 @@ impl GpuSplitter {
     }
 
     /// Plans with options for this device: another placement
-    /// ([`Placement::Arena`]), strategy or kernel. (To plan for other
+    /// (an arena, [`Placement`]), strategy or kernel. (To plan for other
     /// limits, such as WebGPU's defaults, call [`SplitPlan::new`]: a plan
     /// records on any device whose limits allow it.)
     ///

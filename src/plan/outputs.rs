@@ -34,7 +34,7 @@ impl PlannedOutput {
     }
 }
 
-/// Every output's planned form and, for [`Placement::Arena`], the arena
+/// Every output's planned form and, for an arena placement, the arena
 /// size in bytes (a multiple of 4; 0 for separate destinations).
 ///
 /// # Errors

@@ -27,8 +27,8 @@ use crate::semantics::ResolvedSplit;
 /// ```
 /// use wgpu_split::plan::{Placement, PlanOptions, Strategy};
 ///
-/// let options = PlanOptions::default().strategy(Strategy::Gather).placement(Placement::Arena);
-/// assert_eq!(options.placement, Placement::Arena);
+/// let options = PlanOptions::default().strategy(Strategy::Gather);
+/// assert_eq!(options.placement, Placement::default());
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct PlanOptions {
@@ -36,7 +36,7 @@ pub struct PlanOptions {
     /// ([`crate::gpu::GpuSplitter::strategy`]), or [`Strategy::default`]
     /// when planning without a splitter.
     pub strategy: Option<Strategy>,
-    /// Where the outputs go (default: [`Placement::Separate`]).
+    /// Where the outputs go (default: each into a region of its own).
     pub placement: Placement,
     /// The one kernel to plan with (for benchmarks and calibration);
     /// `None` lets the cost model choose.
@@ -241,7 +241,7 @@ impl SplitPlan {
         &self.outputs
     }
 
-    /// Arena size in bytes (a multiple of 4) for [`Placement::Arena`]; 0 for
+    /// Arena size in bytes (a multiple of 4) for an arena plan; 0 for
     /// separate destinations.
     pub fn arena_bytes(&self) -> u64 {
         self.arena_bytes

@@ -94,8 +94,9 @@ pub fn emulate(plan: &SplitPlan, memory: &mut [Vec<u8>], input: Region, destinat
         assert!(b.src.end as usize <= memory[input.buffer].len());
         assert!(b.dst.len() as u32 <= limits.destinations_per_dispatch());
         let table = &bound.table[pass.table_bytes.start as usize..pass.table_bytes.end as usize];
-        let header: TableHeader = bytemuck::pod_read_unaligned(&table[..16]);
-        let mut entries: Vec<TableEntry> = bytemuck::pod_collect_to_vec(&table[16..]);
+        let header_size = TableHeader::SIZE as usize;
+        let header: TableHeader = bytemuck::pod_read_unaligned(&table[..header_size]);
+        let mut entries: Vec<TableEntry> = bytemuck::pod_collect_to_vec(&table[header_size..]);
         // A uniform table (separate destinations) holds one entry per slot
         // of the shader; the ones past the pass's are zero. A storage table
         // (the arena) holds exactly the pass's.

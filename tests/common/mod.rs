@@ -279,6 +279,36 @@ pub fn streams_first() -> wgpu_split::plan::CostModel {
     model
 }
 
+/// Resident memory of this process in bytes (Linux).
+pub fn resident_bytes() -> u64 {
+    let statm = std::fs::read_to_string("/proc/self/statm").unwrap();
+    let pages: u64 = statm.split_whitespace().nth(1).unwrap().parse().unwrap();
+    pages * 4096
+}
+
+/// Waits until the device has run everything submitted.
+pub fn wait_idle(gpu: &wgpu_split::gpu::GpuSplitter) {
+    gpu.device()
+        .poll(wgpu::PollType::wait_indefinitely())
+        .unwrap();
+}
+
+/// A fresh input and fresh destinations (one per output, or the arena),
+/// `plan` encoded into them, submitted, run and dropped.
+pub fn encode_fresh(gpu: &wgpu_split::gpu::GpuSplitter, plan: &wgpu_split::plan::SplitPlan) {
+    use wgpu_split::gpu::BufferRegion;
+    let input = round_trip(gpu)
+        .create_input(&vec![7u8; plan.input_bytes() as usize])
+        .unwrap();
+    let destinations = round_trip(gpu).create_destinations(plan).unwrap();
+    let regions: Vec<BufferRegion> = destinations.iter().map(BufferRegion::whole).collect();
+    let mut encoder = gpu.device().create_command_encoder(&Default::default());
+    gpu.encode(&mut encoder, plan, BufferRegion::whole(&input), &regions)
+        .unwrap();
+    gpu.queue().submit([encoder.finish()]);
+    wait_idle(gpu);
+}
+
 /// The round trip (host tensor in, host tensors out) through `gpu`.
 pub fn round_trip(gpu: &wgpu_split::gpu::GpuSplitter) -> wgpu_split::gpu::RoundTrip<'_> {
     wgpu_split::gpu::RoundTrip::new(gpu)

@@ -1,66 +1,17 @@
-//! What a runtime trusts the crate with: its errors (mistakes are typed
-//! errors before anything is recorded, whatever the plan and the cache
-//! hold), its instance (none created behind its back) and the memory of the
-//! cache (only the splitter's own tables, bounded, or off). The memory of
-//! dropped buffers is `tests/memory.rs`, the executor `tests/executor.rs`.
+//! The checks of a runtime's buffers that need wgpu: buffers of another
+//! device (for copies and dispatches), mapped and destroyed buffers, each a
+//! typed error before anything is recorded; and no second instance created
+//! behind the runtime's back. The numeric region checks are the planner's
+//! (`tests/plan.rs`, `tests/destinations.rs`), the caches `tests/caches.rs`,
+//! the memory of dropped buffers `tests/memory.rs`.
 
 mod common;
 
-use common::{Rng, gpu, refused};
+use common::{gpu, refused, wait_idle};
 use wgpu_split::error::DeviceError;
-use wgpu_split::gpu::{BufferRegion, CachePolicy, GpuContext, GpuSplitter};
+use wgpu_split::gpu::{BufferRegion, GpuContext, GpuSplitter};
 use wgpu_split::plan::{PlanOptions, SplitPlan, Strategy};
 use wgpu_split::{BufferRole, ElementType, Error, ResolvedSplit};
-
-fn wait_idle(gpu: &GpuSplitter) {
-    gpu.device()
-        .poll(wgpu::PollType::wait_indefinitely())
-        .unwrap();
-}
-
-/// A fresh input and fresh outputs, encoded, submitted and dropped.
-fn encode_fresh(gpu: &GpuSplitter, plan: &SplitPlan) {
-    let input = common::round_trip(gpu)
-        .create_input(&vec![7u8; plan.input_bytes() as usize])
-        .unwrap();
-    let outputs = common::round_trip(gpu).create_destinations(plan).unwrap();
-    let regions: Vec<BufferRegion> = outputs.iter().map(BufferRegion::whole).collect();
-    let mut encoder = gpu.device().create_command_encoder(&Default::default());
-    gpu.encode(&mut encoder, plan, BufferRegion::whole(&input), &regions)
-        .unwrap();
-    gpu.queue().submit([encoder.finish()]);
-    wait_idle(gpu);
-}
-
-#[test]
-fn the_cache_policy_bounds_the_tables_kept_and_can_be_off() {
-    let Some(shared) = gpu("the_cache_policy_bounds_the_tables_kept_and_can_be_off") else {
-        return;
-    };
-    let gather = PlanOptions::default().strategy(Strategy::Gather);
-    let run = |gpu: &GpuSplitter| {
-        let mut rng = Rng::new(5);
-        for cols in 4..40 {
-            let lengths = rng.lengths(cols, 3);
-            let split = ResolvedSplit::new(&[8, cols], 1, lengths, true).unwrap();
-            let plan = gpu.plan_with(&split, ElementType::Uint8, &gather).unwrap();
-            encode_fresh(gpu, &plan);
-        }
-    };
-    let device = shared.device();
-    let off = GpuSplitter::new(device, shared.queue())
-        .unwrap()
-        .with_cache_policy(CachePolicy::Off);
-    run(&off);
-    assert_eq!(off.cached_table_bytes(), 0);
-    let small = GpuSplitter::new(device, shared.queue())
-        .unwrap()
-        .with_cache_policy(CachePolicy::Bytes(4096));
-    run(&small);
-    assert!(small.cached_table_bytes() > 0 && small.cached_table_bytes() <= 4096);
-    small.clear_cache();
-    assert_eq!(small.cached_table_bytes(), 0);
-}
 
 fn copy_plan(gpu: &GpuSplitter) -> SplitPlan {
     let split = ResolvedSplit::new(&[4, 8], 1, vec![4, 4], true).unwrap();
@@ -69,11 +20,18 @@ fn copy_plan(gpu: &GpuSplitter) -> SplitPlan {
 }
 
 #[test]
-fn buffers_of_another_device_are_typed_errors_even_for_copies() {
-    let Some(gpu) = gpu("buffers_of_another_device_are_typed_errors_even_for_copies") else {
+fn buffers_of_another_device_are_typed_errors_for_copies_and_dispatches() {
+    let Some(gpu) = gpu("buffers_of_another_device_are_typed_errors_for_copies_and_dispatches")
+    else {
         return;
     };
-    let other = GpuContext::new_default().unwrap().splitter().unwrap();
+    // A second device of the same adapter and instance: wgpu tells their
+    // buffers apart.
+    let ctx = GpuContext::new_default().unwrap();
+    let (device, queue) =
+        pollster::block_on(ctx.adapter.request_device(&Default::default())).unwrap();
+    let other = GpuSplitter::new(&device, &queue).unwrap();
+    // Copies only (no bind group checks them): the destinations are foreign.
     let plan = copy_plan(gpu);
     assert_eq!(plan.dispatch_count(), 0, "copies only: no bind group");
     let input = common::round_trip(gpu).create_input(&[1; 128]).unwrap();
@@ -83,6 +41,19 @@ fn buffers_of_another_device_are_typed_errors_even_for_copies() {
     let regions: Vec<BufferRegion> = foreign.iter().map(BufferRegion::whole).collect();
     let e = refused(gpu, |enc| {
         gpu.encode(enc, &plan, BufferRegion::whole(&input), &regions)
+            .unwrap_err()
+    });
+    assert!(matches!(e, Error::Device(DeviceError::Gpu { .. })), "{e}");
+    // Dispatches only: the input is foreign.
+    let split = ResolvedSplit::new(&[4, 8], 1, vec![3, 5], true).unwrap();
+    let gather = PlanOptions::default().strategy(Strategy::Gather);
+    let plan = gpu.plan_with(&split, ElementType::Float, &gather).unwrap();
+    assert_eq!(plan.copy_count(), 0, "dispatches only");
+    let foreign = common::round_trip(&other).create_input(&[0; 128]).unwrap();
+    let outputs = common::round_trip(gpu).create_destinations(&plan).unwrap();
+    let regions: Vec<BufferRegion> = outputs.iter().map(BufferRegion::whole).collect();
+    let e = refused(gpu, |enc| {
+        gpu.encode(enc, &plan, BufferRegion::whole(&foreign), &regions)
             .unwrap_err()
     });
     assert!(matches!(e, Error::Device(DeviceError::Gpu { .. })), "{e}");

@@ -1,10 +1,11 @@
-//! Hardening: random operators and shapes (typed error or a plan on which the
-//! GPU and host paths agree), device limits, caller mistakes, threads, long
-//! runs with flat memory, and device loss.
+//! Stress: 10,000 random operators and shapes (a typed error, or a plan on
+//! which the GPU and host paths agree), limits past 2^32, 8 threads sharing
+//! one splitter, 10,000 consecutive splits with flat memory, and a
+//! destroyed device.
 
 mod common;
 
-use common::{Rng, gpu, random_tensor};
+use common::{Rng, gpu, random_tensor, resident_bytes};
 use proptest::prelude::*;
 use wgpu_split::error::{DeviceError, PlanError, ResolveError};
 use wgpu_split::gpu::{BufferRegion, GpuContext};
@@ -222,38 +223,6 @@ fn limits_past_two_to_the_32_are_errors_or_multi_pass_plans() {
     assert!(matches!(e, ResolveError::TooManyOutputs { .. }));
     let e = OnnxSplit::new(13, 1).resolve(&[usize::MAX, 2]).unwrap_err();
     assert!(matches!(e, ResolveError::ShapeOverflow { .. }));
-}
-
-#[test]
-fn buffers_from_another_device_are_a_typed_error() {
-    let Some(gpu) = gpu("buffers_from_another_device_are_a_typed_error") else {
-        return;
-    };
-    let _ = gpu;
-    // Two devices of one adapter (and instance): wgpu tells their buffers apart.
-    let ctx = GpuContext::new_default().unwrap();
-    let gpu = ctx.splitter().unwrap();
-    let (device, queue) =
-        pollster::block_on(ctx.adapter.request_device(&Default::default())).unwrap();
-    let other = wgpu_split::gpu::GpuSplitter::new(&device, &queue).unwrap();
-    let split = ResolvedSplit::new(&[4, 8], 1, vec![3, 5], true).unwrap();
-    let gather = PlanOptions::default().strategy(Strategy::Gather);
-    let plan = SplitPlan::new(&split, ElementType::Float, gpu.limits(), &gather).unwrap();
-    let foreign = common::round_trip(&other).create_input(&[0; 128]).unwrap();
-    let outputs = common::round_trip(&gpu).create_destinations(&plan).unwrap();
-    let regions: Vec<BufferRegion> = outputs.iter().map(BufferRegion::whole).collect();
-    let mut encoder = gpu.device().create_command_encoder(&Default::default());
-    let e = gpu
-        .encode(&mut encoder, &plan, BufferRegion::whole(&foreign), &regions)
-        .unwrap_err();
-    assert!(matches!(e, Error::Device(DeviceError::Gpu { .. })), "{e}");
-}
-
-/// Resident memory of this process in bytes (Linux).
-fn resident_bytes() -> u64 {
-    let statm = std::fs::read_to_string("/proc/self/statm").unwrap();
-    let pages: u64 = statm.split_whitespace().nth(1).unwrap().parse().unwrap();
-    pages * 4096
 }
 
 /// A random small split problem.
