@@ -567,7 +567,7 @@ fn offsets_need_only_word_alignment_and_fold_into_the_table() {
     let packed = bind_at(&separate, 20, &[4, 36]).unwrap();
     assert!(matches!(packed.table, std::borrow::Cow::Owned(_)));
     assert_eq!(
-        packed.passes[0].src.start, 0,
+        packed.dispatches[0].src.start, 0,
         "bound from the aligned-down offset"
     );
     // A vec4 plan needs 16-byte offsets; a word plan 4-byte ones.

@@ -12,7 +12,7 @@ use super::region::BufferRegion;
 use super::resources::{CachedTable, Resources};
 use super::scope::{buffer_with_contents, scoped};
 use crate::error::Result;
-use crate::plan::internals::{BoundPlan, Pass, PassBindings, fingerprint};
+use crate::plan::internals::{BoundDispatch, BoundPlan, SlotBinding, fingerprint};
 use crate::plan::{Bindings, SplitPlan};
 
 /// Pipeline, table and bind groups of every pass of `bound`.
@@ -32,22 +32,20 @@ pub(crate) fn prepare_dispatches(
     // fails here, inside the scopes.
     Ok(scoped(device, "binding the split's buffers", || {
         let kernel = resources.pipelines.get(device, &key);
-        let groups = plan
-            .passes()
+        let groups = bound
+            .dispatches
             .iter()
-            .zip(&bound.passes)
-            .map(|(pass, b)| {
+            .map(|d| {
                 let group = bind_group(
                     resources,
                     &kernel.layout,
-                    &key,
+                    plan,
                     &table,
-                    pass,
-                    b,
+                    d,
                     input,
                     destinations,
                 );
-                (group, pass.workgroups)
+                (group, d.workgroups)
             })
             .collect();
         PreparedSplit::new(kernel.pipeline.clone(), groups)
@@ -87,17 +85,15 @@ fn table_buffer(
     Ok(buffer)
 }
 
-/// The bind group of one pass: the table slice, the input window and one
-/// window per destination slot (spare slots bind the splitter's own
-/// buffer).
-#[allow(clippy::too_many_arguments)]
+/// The bind group of one dispatch: the table slice, the input window and
+/// one binding per destination slot (the splitter's spare buffer where the
+/// dispatch writes none).
 fn bind_group(
     resources: &Resources,
     layout: &wgpu::BindGroupLayout,
-    key: &crate::plan::ShaderKey,
+    plan: &SplitPlan,
     table: &wgpu::Buffer,
-    pass: &Pass,
-    bound: &PassBindings,
+    dispatch: &BoundDispatch,
     input: &BufferRegion<'_>,
     destinations: &[BufferRegion<'_>],
 ) -> wgpu::BindGroup {
@@ -111,28 +107,32 @@ fn bind_group(
     let mut entries = vec![
         wgpu::BindGroupEntry {
             binding: Bindings::TABLE,
-            resource: binding(table, &pass.table_bytes),
+            resource: binding(table, &dispatch.table_bytes),
         },
         wgpu::BindGroupEntry {
             binding: Bindings::SOURCE,
-            resource: binding(input.buffer, &bound.src),
+            resource: binding(input.buffer, &dispatch.src),
         },
     ];
-    let spare = 0..resources.spare.size();
-    for slot in 0..key.slots() {
-        let resource = match bound.dst.get(slot as usize) {
-            Some((destination, range)) => binding(destinations[*destination].buffer, range),
-            None => binding(&resources.spare, &spare),
+    let spare_ranges: Vec<Range<u64>> = (0..dispatch.dst.len())
+        .map(|s| plan.spare_binding(s))
+        .collect();
+    for (slot, bound) in dispatch.dst.iter().enumerate() {
+        let resource = match bound {
+            SlotBinding::Destination { destination, bytes } => {
+                binding(destinations[*destination].buffer, bytes)
+            }
+            SlotBinding::Spare => binding(&resources.spare, &spare_ranges[slot]),
         };
         entries.push(wgpu::BindGroupEntry {
-            binding: Bindings::destination(slot),
+            binding: Bindings::destination(slot as u32),
             resource,
         });
     }
     resources
         .device
         .create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("wgpu-split pass"),
+            label: Some("wgpu-split dispatch"),
             layout,
             entries: &entries,
         })

@@ -9,7 +9,8 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use super::cache::{BoundedCache, lock};
-use crate::plan::{Bindings, ShaderKey};
+use crate::plan::ShaderKey;
+use crate::plan::internals::BindingKind;
 
 /// One compiled kernel with its bind group layout.
 #[derive(Debug)]
@@ -56,46 +57,28 @@ impl Pipelines {
     }
 }
 
-/// The bind group layout of `key`'s module, from the binding table: the
-/// parameter table (uniform for separate destinations, read-only storage
-/// for an arena), the read-only source and one writable destination per
-/// slot.
+/// The bind group layout of `key`'s module ([`ShaderKey::bind_group_layout`]).
 fn bind_group_layout(device: &wgpu::Device, key: &ShaderKey, label: &str) -> wgpu::BindGroupLayout {
-    let entry = |binding, ty| wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility: wgpu::ShaderStages::COMPUTE,
-        ty: wgpu::BindingType::Buffer {
-            ty,
-            has_dynamic_offset: false,
-            min_binding_size: None,
-        },
-        count: None,
-    };
-    let table_ty = if key.placement().uniform_table() {
-        wgpu::BufferBindingType::Uniform
-    } else {
-        wgpu::BufferBindingType::Storage { read_only: true }
-    };
-    let mut table = entry(Bindings::TABLE, table_ty);
-    if let wgpu::BindingType::Buffer {
-        min_binding_size, ..
-    } = &mut table.ty
-    {
-        *min_binding_size = wgpu::BufferSize::new(key.min_table_bytes());
-    }
-    let mut entries = vec![
-        table,
-        entry(
-            Bindings::SOURCE,
-            wgpu::BufferBindingType::Storage { read_only: true },
-        ),
-    ];
-    entries.extend((0..key.slots()).map(|slot| {
-        entry(
-            Bindings::destination(slot),
-            wgpu::BufferBindingType::Storage { read_only: false },
-        )
-    }));
+    let entries: Vec<wgpu::BindGroupLayoutEntry> = key
+        .bind_group_layout()
+        .into_iter()
+        .map(|e| wgpu::BindGroupLayoutEntry {
+            binding: e.binding,
+            visibility: wgpu::ShaderStages::COMPUTE,
+            ty: wgpu::BindingType::Buffer {
+                ty: match e.kind {
+                    BindingKind::Uniform => wgpu::BufferBindingType::Uniform,
+                    BindingKind::ReadOnlyStorage => {
+                        wgpu::BufferBindingType::Storage { read_only: true }
+                    }
+                    BindingKind::Storage => wgpu::BufferBindingType::Storage { read_only: false },
+                },
+                has_dynamic_offset: false,
+                min_binding_size: wgpu::BufferSize::new(e.min_binding_size),
+            },
+            count: None,
+        })
+        .collect();
     device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
         label: Some(label),
         entries: &entries,

@@ -8,6 +8,7 @@ use super::cache::BoundedCache;
 use super::error::DeviceError;
 use super::pipelines::Pipelines;
 use super::scope::scoped;
+use crate::plan::internals::SPARE_BUFFER_BYTES;
 
 /// An uploaded table and the bytes it holds (to confirm a hit).
 #[derive(Debug)]
@@ -41,7 +42,7 @@ impl Resources {
             warm_up(&pipelines);
             device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("wgpu-split spare destination"),
-                size: 16,
+                size: SPARE_BUFFER_BYTES,
                 usage: wgpu::BufferUsages::STORAGE
                     | wgpu::BufferUsages::COPY_SRC
                     | wgpu::BufferUsages::COPY_DST,

@@ -1,6 +1,7 @@
-//! From a plan and the caller's offsets to concrete bindings: which byte
-//! ranges of the input and of each destination every pass binds, and the
-//! table to bind with them.
+//! From a plan and the caller's regions to concrete dispatches: which byte
+//! ranges of the input and of each destination every dispatch binds, the
+//! spare binding of each slot a dispatch leaves unused, and the table to
+//! bind with them.
 //!
 //! A binding must start at a multiple of `min_storage_buffer_offset_alignment`
 //! (256 bytes on WebGPU), but runtimes pack tensors at 4 or 16 bytes. So each
@@ -17,30 +18,52 @@ use super::regions::Region;
 use super::split_plan::SplitPlan;
 use super::table::{TableEntry, TableHeader};
 
-/// The bindings of one pass at concrete offsets, in bytes of the buffers.
+/// What one destination slot of a dispatch binds.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PassBindings {
-    /// The input bytes bound (start aligned for binding).
-    pub src: Range<u64>,
-    /// Per destination slot: the destination (an output, or 0 for the arena)
-    /// and its bytes bound (start aligned for binding).
-    pub dst: Vec<(usize, Range<u64>)>,
+pub enum SlotBinding {
+    /// Destination `destination` (an output's region, or the arena): the
+    /// bytes of its buffer bound (start aligned for binding).
+    Destination {
+        /// The destination.
+        destination: usize,
+        /// Bytes of its buffer bound.
+        bytes: Range<u64>,
+    },
+    /// A slot the dispatch does not write: the splitter's spare buffer, at
+    /// [`SplitPlan::spare_binding`].
+    Spare,
 }
 
-/// A plan bound to concrete offsets: what each pass binds, and the table
-/// (the plan's own when every offset is aligned, else a patched copy).
+/// One dispatch at concrete offsets.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BoundDispatch {
+    /// The plan's pass it runs.
+    pub pass: usize,
+    /// Its table slice in [`BoundPlan::table`], in bytes.
+    pub table_bytes: Range<u64>,
+    /// The input bytes bound (start aligned for binding).
+    pub src: Range<u64>,
+    /// One binding per destination slot of the shader.
+    pub dst: Vec<SlotBinding>,
+    /// Workgroups in x and y (z is 1).
+    pub workgroups: [u32; 2],
+}
+
+/// A plan bound to concrete regions: its dispatches, in recording order,
+/// and the table (the plan's own when every offset is aligned, else a
+/// patched copy).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BoundPlan<'p> {
-    /// One entry per pass.
-    pub passes: Vec<PassBindings>,
+    /// The dispatches.
+    pub dispatches: Vec<BoundDispatch>,
     /// The parameter table to upload.
     pub table: Cow<'p, [u8]>,
 }
 
 impl SplitPlan {
     /// Checks the caller's input region and destinations (one per output,
-    /// or the arena) and binds the plan to them: what each pass binds, and
-    /// the table with the offsets folded in.
+    /// or the arena) and binds the plan to them: what each dispatch binds,
+    /// and the table with the offsets folded in.
     ///
     /// # Errors
     ///
@@ -55,22 +78,30 @@ impl SplitPlan {
     ) -> Result<BoundPlan<'_>, EncodeError> {
         self.check_regions(input, destinations)?;
         let align = self.limits().alignment_bytes();
+        let slots = self.destination_slots() as usize;
         let mut patches: Vec<(u64, Vec<u64>)> = Vec::with_capacity(self.passes().len());
-        let mut passes = Vec::with_capacity(self.passes().len());
-        for pass in self.passes() {
+        let mut dispatches = Vec::with_capacity(self.passes().len());
+        for (index, pass) in self.passes().iter().enumerate() {
             let src_start = input.offset + pass.src_window_bytes.start;
             let src_bound = align_down(src_start, align);
-            let mut dst = Vec::with_capacity(pass.dst_windows.len());
+            let mut dst = Vec::with_capacity(slots);
             let mut dst_shift = Vec::with_capacity(pass.dst_windows.len());
             for w in &pass.dst_windows {
                 let start = destinations[w.destination].offset + w.bytes.start;
                 let bound = align_down(start, align);
-                dst.push((w.destination, bound..start - w.bytes.start + w.bytes.end));
+                dst.push(SlotBinding::Destination {
+                    destination: w.destination,
+                    bytes: bound..start - w.bytes.start + w.bytes.end,
+                });
                 dst_shift.push(start - bound);
             }
-            passes.push(PassBindings {
+            dst.resize(slots, SlotBinding::Spare);
+            dispatches.push(BoundDispatch {
+                pass: index,
+                table_bytes: pass.table_bytes.clone(),
                 src: src_bound..input.offset + pass.src_window_bytes.end,
                 dst,
+                workgroups: pass.workgroups,
             });
             patches.push((src_start - src_bound, dst_shift));
         }
@@ -82,7 +113,13 @@ impl SplitPlan {
         } else {
             Cow::Owned(self.patched_table(&patches))
         };
-        Ok(BoundPlan { passes, table })
+        Ok(BoundPlan { dispatches, table })
+    }
+
+    /// The bytes of the splitter's spare buffer that unused destination
+    /// slot `slot` binds.
+    pub fn spare_binding(&self, _slot: usize) -> Range<u64> {
+        0..16
     }
 
     /// The table with every pass's source bits and destination units moved

@@ -34,6 +34,7 @@ mod needs;
 mod outputs;
 mod passes;
 mod placement;
+mod recording;
 mod regions;
 mod runs;
 mod shader;
@@ -62,10 +63,15 @@ pub use wgsl::Bindings;
 /// the supported API.
 #[doc(hidden)]
 pub mod internals {
-    pub use super::binding::{BoundPlan, PassBindings};
+    pub use super::binding::{BoundDispatch, BoundPlan, SlotBinding};
     pub use super::kernels::{MAX_ROW_BLOCK_BITS, Piece, RowOutput, STREAM_VEC4S, StreamOutput};
     pub use super::passes::{DstWindow, Pass};
+    pub use super::recording::{
+        RecordedBinding, RecordedBuffer, RecordedCommand, RecordedModule, Recording,
+        SPARE_BUFFER_BYTES,
+    };
     pub use super::regions::Region;
+    pub use super::shader::{BindingKind, LayoutEntry};
     pub use super::split_plan::fingerprint;
     pub use super::table::{
         FLAG_ALIGNED, FLAG_PAD, TableEntry, TableHeader, UNITS_PER_INVOCATION, WORKGROUP_SIZE,

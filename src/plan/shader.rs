@@ -6,7 +6,7 @@
 use super::kernels::{GeneratedLayout, Kernel};
 use super::placement::Placement;
 use super::table::{TableEntry, TableHeader};
-use super::wgsl::prelude;
+use super::wgsl::{Bindings, prelude};
 
 /// What one compiled pipeline is: a kernel for a placement with a number of
 /// destination slots, and a generated kernel's layout. Its module has one
@@ -88,5 +88,62 @@ impl ShaderKey {
         let spec = self.kernel.spec();
         prelude(spec.name, spec.unit_bits, self.placement, self.slots)
             + &(spec.wgsl)(self.placement, self.slots, self.layout.as_ref())
+    }
+}
+
+/// How a binding of a bind group layout is bound.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "kebab-case"))]
+pub enum BindingKind {
+    /// A uniform buffer.
+    Uniform,
+    /// A read-only storage buffer.
+    ReadOnlyStorage,
+    /// A writable storage buffer.
+    Storage,
+}
+
+/// One entry of a bind group layout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct LayoutEntry {
+    /// The binding number.
+    pub binding: u32,
+    /// How it is bound.
+    pub kind: BindingKind,
+    /// The smallest buffer binding it accepts, in bytes.
+    pub min_binding_size: u64,
+}
+
+impl ShaderKey {
+    /// The module's bind group layout: the parameter table (uniform for
+    /// separate destinations, read-only storage for an arena), the
+    /// read-only source and one writable destination per slot.
+    pub fn bind_group_layout(&self) -> Vec<LayoutEntry> {
+        let table = if self.placement().uniform_table() {
+            BindingKind::Uniform
+        } else {
+            BindingKind::ReadOnlyStorage
+        };
+        let unit = self.kernel().unit_bits() / 8;
+        let mut entries = vec![
+            LayoutEntry {
+                binding: Bindings::TABLE,
+                kind: table,
+                min_binding_size: self.min_table_bytes(),
+            },
+            LayoutEntry {
+                binding: Bindings::SOURCE,
+                kind: BindingKind::ReadOnlyStorage,
+                min_binding_size: unit,
+            },
+        ];
+        entries.extend((0..self.slots()).map(|slot| LayoutEntry {
+            binding: Bindings::destination(slot),
+            kind: BindingKind::Storage,
+            min_binding_size: unit,
+        }));
+        entries
     }
 }

@@ -10,7 +10,9 @@
 
 use std::collections::HashSet;
 
-use wgpu_split::plan::internals::{FLAG_PAD, TableEntry, TableHeader, UNITS_PER_INVOCATION};
+use wgpu_split::plan::internals::{
+    BoundDispatch, FLAG_PAD, SlotBinding, TableEntry, TableHeader, UNITS_PER_INVOCATION,
+};
 use wgpu_split::plan::{GeneratedLayout, Kernel, RowBlock, RowStreams, SplitPlan, Usages};
 use wgpu_split::{HostTensor, ResolvedSplit, host};
 
@@ -81,8 +83,22 @@ pub fn emulate(plan: &SplitPlan, memory: &mut [Vec<u8>], input: Region, destinat
     }
     let limits = plan.limits();
     let align = u64::from(limits.min_storage_buffer_offset_alignment.max(4));
-    for (pass, b) in plan.passes().iter().zip(&bound.passes) {
-        for range in std::iter::once(&b.src).chain(b.dst.iter().map(|(_, r)| r)) {
+    for b in &bound.dispatches {
+        let pass = &plan.passes()[b.pass];
+        check_no_writable_aliasing(plan, b, input, destinations);
+        // Per slot: the destination and its binding (None: a spare slot).
+        let dst: Vec<Option<(usize, std::ops::Range<u64>)>> = b
+            .dst
+            .iter()
+            .map(|slot| match slot {
+                SlotBinding::Destination { destination, bytes } => {
+                    Some((*destination, bytes.clone()))
+                }
+                SlotBinding::Spare => None,
+            })
+            .collect();
+        let bound_ranges = dst.iter().flatten().map(|(_, r)| r);
+        for range in std::iter::once(&b.src).chain(bound_ranges) {
             assert_eq!(range.start % align, 0, "binding {range:?} starts aligned");
             assert!(range.end - range.start <= limits.max_storage_buffer_binding_size);
             assert_eq!(
@@ -93,7 +109,12 @@ pub fn emulate(plan: &SplitPlan, memory: &mut [Vec<u8>], input: Region, destinat
         }
         assert!(b.src.end as usize <= memory[input.buffer].len());
         assert!(b.dst.len() as u32 <= limits.destinations_per_dispatch());
-        let table = &bound.table[pass.table_bytes.start as usize..pass.table_bytes.end as usize];
+        assert_eq!(
+            b.dst.len() as u32,
+            plan.destination_slots(),
+            "a binding per slot"
+        );
+        let table = &bound.table[b.table_bytes.start as usize..b.table_bytes.end as usize];
         let header_size = TableHeader::SIZE as usize;
         let header: TableHeader = bytemuck::pod_read_unaligned(&table[..header_size]);
         let mut entries: Vec<TableEntry> = bytemuck::pod_collect_to_vec(&table[header_size..]);
@@ -110,18 +131,32 @@ pub fn emulate(plan: &SplitPlan, memory: &mut [Vec<u8>], input: Region, destinat
             invocations: header.invocations,
             entries: &entries,
             src: (input.buffer, &b.src),
-            dst: &b.dst,
+            dst: &dst,
             destinations,
             owned: HashSet::new(),
         };
         // Each kernel as its WGSL does it.
         match (plan.kernel(), plan.generated_layout()) {
-            (Kernel::Words | Kernel::Vec4, None) => {
-                run_table_driven(plan, &entries, &header, b, input, destinations, memory)
-            }
+            (Kernel::Words | Kernel::Vec4, None) => run_table_driven(
+                plan,
+                &entries,
+                &header,
+                (&b.src, &dst),
+                input,
+                destinations,
+                memory,
+            ),
             (Kernel::Funnel, None) => {
                 check_funnel_entries(&entries, &b.src);
-                run_table_driven(plan, &entries, &header, b, input, destinations, memory)
+                run_table_driven(
+                    plan,
+                    &entries,
+                    &header,
+                    (&b.src, &dst),
+                    input,
+                    destinations,
+                    memory,
+                )
             }
             (Kernel::RowBlocks, Some(GeneratedLayout::RowBlock(rb))) => {
                 assert_eq!(
@@ -140,6 +175,43 @@ pub fn emulate(plan: &SplitPlan, memory: &mut [Vec<u8>], input: Region, destinat
                 run_row_streams(rs, &mut generated, memory)
             }
             (kernel, layout) => panic!("no emulation of {kernel} with layout {layout:?}"),
+        }
+    }
+}
+
+/// WebGPU's rule (which Dawn enforces and wgpu 30 does not): no two
+/// writable storage bindings of one dispatch overlap in one buffer, and a
+/// buffer bound read-only is not also bound writable. The splitter's spare
+/// buffer counts as a buffer of its own.
+fn check_no_writable_aliasing(
+    plan: &SplitPlan,
+    b: &BoundDispatch,
+    input: Region,
+    destinations: &[Region],
+) {
+    const SPARE: usize = usize::MAX;
+    let writable: Vec<(usize, std::ops::Range<u64>)> = b
+        .dst
+        .iter()
+        .enumerate()
+        .map(|(slot, binding)| match binding {
+            SlotBinding::Destination { destination, bytes } => {
+                (destinations[*destination].buffer, bytes.clone())
+            }
+            SlotBinding::Spare => (SPARE, plan.spare_binding(slot)),
+        })
+        .collect();
+    for (i, (a, ra)) in writable.iter().enumerate() {
+        assert_ne!(
+            *a, input.buffer,
+            "the source's buffer is bound writable too"
+        );
+        for (b2, rb) in &writable[i + 1..] {
+            let overlap = ra.start < rb.end && rb.start < ra.end;
+            assert!(
+                a != b2 || !overlap,
+                "writable storage bindings alias: {ra:?} and {rb:?} of buffer {a}"
+            );
         }
     }
 }
@@ -164,7 +236,10 @@ fn run_table_driven(
     plan: &SplitPlan,
     entries: &[TableEntry],
     header: &TableHeader,
-    b: &wgpu_split::plan::internals::PassBindings,
+    (src, dst): (
+        &std::ops::Range<u64>,
+        &[Option<(usize, std::ops::Range<u64>)>],
+    ),
     input: Region,
     destinations: &[Region],
     memory: &mut [Vec<u8>],
@@ -196,10 +271,12 @@ fn run_table_driven(
                 "two entries of one pass write the same unit"
             );
         }
-        let (destination, range) = &b.dst[e.dst_slot as usize];
+        let (destination, range) = dst[e.dst_slot as usize]
+            .as_ref()
+            .expect("an entry writes a spare slot");
         let region = destinations[*destination];
         assert!(range.end as usize <= memory[region.buffer].len());
-        move_entry(e, unit, memory, input.buffer, &b.src, region, range);
+        move_entry(e, unit, memory, input.buffer, src, region, range);
     }
     assert_eq!(next_invocation, header.invocations);
 }
@@ -212,7 +289,7 @@ struct GeneratedPass<'a> {
     /// The source buffer and its binding.
     src: (usize, &'a std::ops::Range<u64>),
     /// Per slot: the destination and its binding.
-    dst: &'a [(usize, std::ops::Range<u64>)],
+    dst: &'a [Option<(usize, std::ops::Range<u64>)>],
     destinations: &'a [Region],
     owned: HashSet<(u32, u64)>,
 }
@@ -245,7 +322,9 @@ impl GeneratedPass<'_> {
         bytes: &[u8],
         what: &str,
     ) {
-        let (destination, range) = &self.dst[e.dst_slot as usize];
+        let (destination, range) = self.dst[e.dst_slot as usize]
+            .as_ref()
+            .expect("an entry writes a spare slot");
         let region = self.destinations[*destination];
         let byte = range.start + u64::from(e.dst_unit) * 16 + offset;
         let last = byte + bytes.len() as u64 - 1;

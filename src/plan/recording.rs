@@ -1,0 +1,226 @@
+//! What an encode records, as plain data: the buffers it touches, its shader
+//! modules with their bind group layouts, and its commands (copies, then
+//! dispatches with every binding as buffer, offset and size). Built from the
+//! same [`BoundPlan`] the GPU path records from, so a WebGPU implementation
+//! can replay it and validate exactly what the splitter would record (the
+//! Dawn replay of `tests/dawn/`).
+
+use std::ops::Range;
+
+use super::binding::{BoundPlan, SlotBinding};
+use super::error::EncodeError;
+use super::regions::Region;
+use super::shader::LayoutEntry;
+use super::split_plan::SplitPlan;
+use super::usages::Usages;
+use super::wgsl::Bindings;
+
+/// The bytes of the splitter's spare buffer: one 16-byte binding per slot,
+/// each at its own multiple of the largest storage offset alignment WebGPU
+/// allows (256), so that no two spare bindings of a dispatch overlap.
+pub const SPARE_BUFFER_BYTES: u64 = 32 * 256;
+
+/// A buffer an encode touches: the caller's (input, destinations) or the
+/// splitter's own (the table, the spare buffer).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct RecordedBuffer {
+    /// What it is, e.g. `"input"`, `"caller buffer 2"`, `"table"`.
+    pub label: String,
+    /// Its size in bytes.
+    pub size: u64,
+    /// Its usages, by wgpu's names (`STORAGE`, `COPY_SRC`, `COPY_DST`,
+    /// `UNIFORM`).
+    pub usages: Vec<&'static str>,
+}
+
+/// The shader module of the dispatches.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct RecordedModule {
+    /// Its WGSL source.
+    pub wgsl: String,
+    /// Its entry point.
+    pub entry_point: &'static str,
+    /// Its bind group layout (group 0).
+    pub layout: Vec<LayoutEntry>,
+}
+
+/// One buffer binding of a dispatch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct RecordedBinding {
+    /// The binding number.
+    pub binding: u32,
+    /// The buffer, an index into [`Recording::buffers`].
+    pub buffer: usize,
+    /// The bytes bound.
+    pub offset: u64,
+    /// Their length.
+    pub size: u64,
+}
+
+/// One recorded command.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(tag = "command", rename_all = "snake_case"))]
+pub enum RecordedCommand {
+    /// `copy_buffer_to_buffer`.
+    Copy {
+        /// The source buffer.
+        src: usize,
+        /// Its first byte.
+        src_offset: u64,
+        /// The destination buffer.
+        dst: usize,
+        /// Its first byte.
+        dst_offset: u64,
+        /// Bytes copied.
+        size: u64,
+    },
+    /// A dispatch of the module, inside the encode's one compute pass.
+    Dispatch {
+        /// Its bind group 0.
+        bindings: Vec<RecordedBinding>,
+        /// Workgroups in x, y and z.
+        workgroups: [u32; 3],
+    },
+}
+
+/// Everything an encode of a plan records into given regions.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct Recording {
+    /// The buffers: the caller's (by their region's buffer number), then the
+    /// table and the spare buffer.
+    pub buffers: Vec<RecordedBuffer>,
+    /// The dispatches' module (none without dispatches).
+    pub module: Option<RecordedModule>,
+    /// Copies first, then the dispatches, as an encode records them.
+    pub commands: Vec<RecordedCommand>,
+}
+
+/// The usages as wgpu names them.
+fn usage_names(usages: Usages) -> Vec<&'static str> {
+    [
+        (usages.storage, "STORAGE"),
+        (usages.copy_src, "COPY_SRC"),
+        (usages.copy_dst, "COPY_DST"),
+    ]
+    .into_iter()
+    .filter(|(set, _)| *set)
+    .map(|(_, name)| name)
+    .collect()
+}
+
+impl SplitPlan {
+    /// What an encode of this plan into `destinations` records, as plain
+    /// data: it binds the plan as an encode does ([`SplitPlan::bind`]).
+    ///
+    /// # Errors
+    ///
+    /// The [`EncodeError`]s of the regions.
+    pub fn recording(
+        &self,
+        input: &Region,
+        destinations: &[Region],
+    ) -> Result<Recording, EncodeError> {
+        let bound = self.bind(input, destinations)?;
+        let mut buffers: Vec<RecordedBuffer> = Vec::new();
+        for region in std::iter::once(input).chain(destinations) {
+            if buffers.len() <= region.buffer {
+                buffers.resize(
+                    region.buffer + 1,
+                    RecordedBuffer {
+                        label: String::new(),
+                        size: 0,
+                        usages: Vec::new(),
+                    },
+                );
+            }
+            buffers[region.buffer] = RecordedBuffer {
+                label: format!("caller buffer {}", region.buffer),
+                size: region.buffer_size,
+                usages: usage_names(region.usages),
+            };
+        }
+        let (table, spare) = (buffers.len(), buffers.len() + 1);
+        buffers.push(RecordedBuffer {
+            label: "table".to_string(),
+            size: (bound.table.len() as u64).max(16),
+            usages: vec!["STORAGE", "UNIFORM"],
+        });
+        buffers.push(RecordedBuffer {
+            label: "spare".to_string(),
+            size: SPARE_BUFFER_BYTES,
+            usages: vec!["STORAGE", "COPY_SRC", "COPY_DST"],
+        });
+        let mut commands = self.recorded_copies(input, destinations);
+        commands.extend(self.recorded_dispatches(&bound, input, destinations, table, spare));
+        Ok(Recording {
+            buffers,
+            module: self.shader().map(|key| RecordedModule {
+                wgsl: key.source(),
+                entry_point: key.entry_point(),
+                layout: key.bind_group_layout(),
+            }),
+            commands,
+        })
+    }
+
+    fn recorded_copies(&self, input: &Region, destinations: &[Region]) -> Vec<RecordedCommand> {
+        let mut commands = Vec::new();
+        for c in self.copies() {
+            let d = &destinations[self.placement().destination_of(c.output)];
+            for k in 0..c.count {
+                commands.push(RecordedCommand::Copy {
+                    src: input.buffer,
+                    src_offset: input.offset + c.src_offset_bytes + k * c.src_stride_bytes,
+                    dst: d.buffer,
+                    dst_offset: d.offset + c.dst_offset_bytes + k * c.size_bytes,
+                    size: c.size_bytes,
+                });
+            }
+        }
+        commands
+    }
+
+    fn recorded_dispatches(
+        &self,
+        bound: &BoundPlan<'_>,
+        input: &Region,
+        destinations: &[Region],
+        table: usize,
+        spare: usize,
+    ) -> Vec<RecordedCommand> {
+        let binding = |binding, buffer, bytes: &Range<u64>| RecordedBinding {
+            binding,
+            buffer,
+            offset: bytes.start,
+            size: bytes.end - bytes.start,
+        };
+        bound
+            .dispatches
+            .iter()
+            .map(|d| {
+                let mut bindings = vec![
+                    binding(Bindings::TABLE, table, &d.table_bytes),
+                    binding(Bindings::SOURCE, input.buffer, &d.src),
+                ];
+                for (slot, bound) in d.dst.iter().enumerate() {
+                    let number = Bindings::destination(slot as u32);
+                    bindings.push(match bound {
+                        SlotBinding::Destination { destination, bytes } => {
+                            binding(number, destinations[*destination].buffer, bytes)
+                        }
+                        SlotBinding::Spare => binding(number, spare, &self.spare_binding(slot)),
+                    });
+                }
+                RecordedCommand::Dispatch {
+                    bindings,
+                    workgroups: [d.workgroups[0], d.workgroups[1], 1],
+                }
+            })
+            .collect()
+    }
+}
