@@ -14,6 +14,7 @@ const WORKGROUP_SIZE: u32 = {{workgroup_size}}u;
 const UNITS_PER_INVOCATION: u32 = {{units_per_invocation}}u;
 const FLAG_PAD: u32 = {{flag_pad}}u;
 const FLAG_ALIGNED: u32 = {{flag_aligned}}u;
+const FLAG_SKIP: u32 = {{flag_skip}}u;
 
 struct Entry {
 {{entry_fields}}}
@@ -28,6 +29,13 @@ struct Table {
 // The invocation's index in the dispatch (a 2-D grid past 65535 workgroups).
 fn invocation_index(wid: vec3<u32>, groups: vec3<u32>, lid: vec3<u32>) -> u32 {
     return (wid.y * groups.x + wid.x) * WORKGROUP_SIZE + lid.x;
+}
+
+// True when this dispatch writes table entry `j`: FLAG_SKIP leaves it to
+// another dispatch of the pass (where two destinations' bindings would
+// overlap in one buffer).
+fn writes(j: u32) -> bool {
+    return (table.entries[j].flags & FLAG_SKIP) == 0u;
 }
 
 //#fragment field

@@ -14,7 +14,8 @@
 //#fragment load
     let s{{v}} = src_vec4[base + {{v}}u];
 //#fragment output
-    let d{{j}} = table.entries[{{j}}u].dst_unit + g * {{vec4s}}u;
-{{stores}}
+    {{unless_skipped}}{
+        let d{{j}} = table.entries[{{j}}u].dst_unit + g * {{vec4s}}u;
+{{stores}}    }
 //#fragment store
-    dst_vec4_{{slot}}[d{{j}} + {{v}}u] = vec4<u32>({{words}});
+        dst_vec4_{{slot}}[d{{j}} + {{v}}u] = vec4<u32>({{words}});

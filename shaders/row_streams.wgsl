@@ -17,7 +17,7 @@
     let part = g % {{per_row}}u;
 {{streams}}{{straddles}}
 //#fragment stream
-    {
+    {{unless_skipped}}{
         let e = table.entries[{{j}}u];
         let r0 = row * {{run}}u;
         // Whole vec4s of this row: [first, end).
@@ -48,7 +48,7 @@
         // row's run, the rest start this row's.
         let x = r0 >> 7u;
         let head = r0 & 127u;
-        if (c < {{count}}u && row > 0u && head != 0u) {
+        if (c < {{count}}u && row > 0u && head != 0u{{written}}) {
             let run_src = e.src_bit + row * {{block}}u;
             let tail = src_bits_128(run_src - {{block}}u + run - head);
             let next = src_bits_128(run_src - head);

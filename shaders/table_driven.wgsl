@@ -9,7 +9,8 @@
 // destination at run time. (WGSL cannot index a set of bindings, and on
 // lavapipe a switch on the slot runs every case under masks: 3 slots cost
 // 11 %, 30 slots 58 % of a copy. Each slot's code is instantiated with its
-// binding instead.) A slot the pass does not use costs one uniform test.
+// binding instead.) A slot the pass does not use, or an entry this
+// dispatch leaves to another (FLAG_SKIP), costs one uniform test.
 
 //#fragment find_entry
 // The last entry whose first invocation is <= g (binary search; entries are
@@ -32,6 +33,6 @@ fn find_entry(g: u32) -> u32 {
     let e = table.entries[find_entry(g)];
     {{family}}_0(e, g - e.first_invocation);
 //#fragment slot_call
-    if ({{slot}}u < table.entry_count) {
+    if ({{slot}}u < table.entry_count{{written}}) {
         {{family}}_{{slot}}(table.entries[{{slot}}u], g);
     }

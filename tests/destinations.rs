@@ -581,3 +581,109 @@ fn output_bindings_round_sizes_up_to_whole_words() {
     assert_eq!(slot.offset, arena_plan.outputs()[1].arena_offset_bytes);
     assert_eq!(slot.binding().size.map(u64::from), Some(20));
 }
+
+#[test]
+fn destinations_packed_closer_than_the_binding_alignment_never_alias() {
+    let Some(gpu) = gpu("destinations_packed_closer_than_the_binding_alignment_never_alias") else {
+        return;
+    };
+    // Plans for WebGPU's defaults (bindings start on 256 bytes) into one page
+    // packed at 16-byte steps: the QKV split of f16 [3, 5, 96] (vec4), short
+    // rows (row blocks), long unaligned rows (row streams) and 9 outputs
+    // over two passes (words). Outputs whose aligned-down bindings would
+    // overlap are written by separate dispatches, so every dispatch is one
+    // Dawn accepts; every output must still be exact, every gap untouched.
+    let mut rng = Rng::new(67);
+    let lavapipe_model = Strategy::Auto(wgpu_split::plan::CostModel::LAVAPIPE);
+    for (t, shape, lengths, strategy) in [
+        (
+            ElementType::Float16,
+            vec![3, 5, 96],
+            vec![32, 32, 32],
+            Strategy::Gather,
+        ),
+        (
+            ElementType::Float16,
+            vec![64, 6],
+            vec![1, 2, 3],
+            Strategy::Gather,
+        ),
+        (
+            ElementType::Uint8,
+            vec![16, 90],
+            vec![17, 17, 17, 17, 22],
+            lavapipe_model,
+        ),
+        (
+            ElementType::Uint8,
+            vec![4, 27],
+            vec![3; 9],
+            Strategy::Gather,
+        ),
+    ] {
+        let axis = shape.len() - 1;
+        let split = ResolvedSplit::new(&shape, axis, lengths, true).unwrap();
+        let input = random_tensor(&mut rng, t, &shape);
+        let options = PlanOptions::default().strategy(strategy);
+        let plan = SplitPlan::new(
+            &split,
+            t,
+            &wgpu_split::plan::PlanLimits::WEBGPU_DEFAULT,
+            &options,
+        )
+        .unwrap();
+        let step = 16.max(plan.offset_alignment_bytes());
+        let mut offsets = Vec::new();
+        let mut end = 0;
+        for i in 0..plan.destination_count() {
+            offsets.push(end);
+            end = (end + plan.destination_bytes(i)).next_multiple_of(step) + step;
+        }
+        let page = buffer(gpu, end + 256, POOL);
+        let mut init = gpu.device().create_command_encoder(&Default::default());
+        init.clear_buffer(&page, 0, None);
+        gpu.queue().submit([init.finish()]);
+        let regions: Vec<BufferRegion> = offsets
+            .iter()
+            .enumerate()
+            .map(|(i, &o)| BufferRegion::new(&page, o, plan.destination_bytes(i)))
+            .collect();
+        let in_buffer = common::round_trip(gpu)
+            .create_input(input.as_bytes().unwrap())
+            .unwrap();
+        let prepared = gpu
+            .prepare(&plan, BufferRegion::whole(&in_buffer), &regions)
+            .unwrap();
+        assert!(
+            prepared.dispatch_count() > plan.dispatch_count(),
+            "{t} {shape:?}: packed bindings must take more dispatches"
+        );
+        let mut encoder = gpu.device().create_command_encoder(&Default::default());
+        gpu.encode(
+            &mut encoder,
+            &plan,
+            BufferRegion::whole(&in_buffer),
+            &regions,
+        )
+        .unwrap();
+        gpu.queue().submit([encoder.finish()]);
+        let out = read_buffer(gpu, &page);
+        let expected = host::split(&input, &split).unwrap();
+        let mut written = vec![false; out.len()];
+        for (i, (r, e)) in regions.iter().zip(&expected).enumerate() {
+            let range = r.offset as usize..(r.offset + r.size) as usize;
+            let len = e.as_bytes().unwrap().len();
+            assert_eq!(
+                &out[range.start..range.start + len],
+                e.as_bytes().unwrap(),
+                "{t} {shape:?} output {i}"
+            );
+            written[range].iter_mut().for_each(|w| *w = true);
+        }
+        let stray = out.iter().zip(&written).position(|(&b, &w)| !w && b != 0);
+        assert_eq!(
+            stray, None,
+            "{t} {shape:?}: a byte outside the regions was written"
+        );
+    }
+}

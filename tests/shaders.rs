@@ -9,7 +9,8 @@ use std::mem::{offset_of, size_of};
 
 use naga::valid::{Capabilities, ValidationFlags, Validator};
 use wgpu_split::plan::internals::{
-    FLAG_ALIGNED, FLAG_PAD, TableEntry, TableHeader, UNITS_PER_INVOCATION, WORKGROUP_SIZE,
+    FLAG_ALIGNED, FLAG_PAD, FLAG_SKIP, TableEntry, TableHeader, UNITS_PER_INVOCATION,
+    WORKGROUP_SIZE,
 };
 use wgpu_split::plan::{
     Bindings, CostModel, Kernel, Placement, PlanLimits, PlanOptions, ShaderKey, SplitPlan, Strategy,
@@ -24,7 +25,11 @@ fn table_driven_keys() -> Vec<ShaderKey> {
     for kernel in Kernel::ALL {
         keys.extend(ShaderKey::table_driven(kernel, Placement::Arena, 1));
         for slots in [1, 2, 7, 31, 32] {
-            keys.extend(ShaderKey::table_driven(kernel, Placement::Separate, slots));
+            let key = ShaderKey::table_driven(kernel, Placement::Separate, slots);
+            // With separate destinations, also the variant that skips
+            // entries (where destinations would alias).
+            keys.extend(key.clone().map(|k| k.skipping(true)));
+            keys.extend(key);
         }
     }
     keys
@@ -65,9 +70,11 @@ fn check_generated(
         assert_eq!(plan.kernel(), kernel, "{t} {shape:?}");
         let key = plan.shader().expect("a plan with dispatches");
         assert!(key.is_generated());
-        let module = validated(&key.source());
-        check_entry_point(&module, &format!("{kernel} {t} {shape:?}"));
-        check_bindings(&module, &key);
+        for key in [key.clone(), key.skipping(true)] {
+            let module = validated(&key.source());
+            check_entry_point(&module, &format!("{kernel} {t} {shape:?}"));
+            check_bindings(&module, &key);
+        }
     }
 }
 
@@ -264,6 +271,7 @@ fn shared_constants_have_the_rust_values_and_are_defined_only_in_rust() {
         ("UNITS_PER_INVOCATION", UNITS_PER_INVOCATION),
         ("FLAG_PAD", u64::from(FLAG_PAD)),
         ("FLAG_ALIGNED", u64::from(FLAG_ALIGNED)),
+        ("FLAG_SKIP", u64::from(FLAG_SKIP)),
     ];
     for key in table_driven_keys() {
         let module = validated(&key.source());

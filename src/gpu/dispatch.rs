@@ -23,7 +23,7 @@ pub(crate) fn prepare_dispatches(
     input: &BufferRegion<'_>,
     destinations: &[BufferRegion<'_>],
 ) -> Result<PreparedSplit> {
-    let Some(key) = plan.shader() else {
+    let Some(key) = bound.shader(plan) else {
         return Ok(PreparedSplit::empty());
     };
     let table = table_buffer(resources, plan, bound)?;

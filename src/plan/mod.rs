@@ -74,6 +74,7 @@ pub mod internals {
     pub use super::shader::{BindingKind, LayoutEntry};
     pub use super::split_plan::fingerprint;
     pub use super::table::{
-        FLAG_ALIGNED, FLAG_PAD, TableEntry, TableHeader, UNITS_PER_INVOCATION, WORKGROUP_SIZE,
+        FLAG_ALIGNED, FLAG_PAD, FLAG_SKIP, TableEntry, TableHeader, UNITS_PER_INVOCATION,
+        WORKGROUP_SIZE,
     };
 }

@@ -159,7 +159,7 @@ impl SplitPlan {
         commands.extend(self.recorded_dispatches(&bound, input, destinations, table, spare));
         Ok(Recording {
             buffers,
-            module: self.shader().map(|key| RecordedModule {
+            module: bound.shader(self).map(|key| RecordedModule {
                 wgsl: key.source(),
                 entry_point: key.entry_point(),
                 layout: key.bind_group_layout(),

@@ -6,7 +6,7 @@
 use super::kernels::{GeneratedLayout, Kernel};
 use super::placement::Placement;
 use super::table::{TableEntry, TableHeader};
-use super::wgsl::{Bindings, prelude};
+use super::wgsl::{Bindings, Variant, prelude};
 
 /// What one compiled pipeline is: a kernel for a placement with a number of
 /// destination slots, and a generated kernel's layout. Its module has one
@@ -17,6 +17,7 @@ pub struct ShaderKey {
     placement: Placement,
     slots: u32,
     layout: Option<GeneratedLayout>,
+    skips: bool,
 }
 
 impl ShaderKey {
@@ -33,7 +34,20 @@ impl ShaderKey {
             placement,
             slots,
             layout,
+            skips: false,
         }
+    }
+
+    /// The same module whose dispatches may skip table entries
+    /// (`FLAG_SKIP`): the one an encode uses where two destinations'
+    /// bindings would overlap.
+    pub fn skipping(self, skips: bool) -> Self {
+        ShaderKey { skips, ..self }
+    }
+
+    /// True when its dispatches may skip table entries.
+    pub fn skips(&self) -> bool {
+        self.skips
     }
 
     /// A table-driven kernel's key (generated kernels need a plan's layout).
@@ -86,8 +100,13 @@ impl ShaderKey {
     /// The WGSL source: the prelude, then the kernel's code.
     pub fn source(&self) -> String {
         let spec = self.kernel.spec();
+        let variant = Variant {
+            placement: self.placement,
+            slots: self.slots,
+            skips: self.skips,
+        };
         prelude(spec.name, spec.unit_bits, self.placement, self.slots)
-            + &(spec.wgsl)(self.placement, self.slots, self.layout.as_ref())
+            + &(spec.wgsl)(&variant, self.layout.as_ref())
     }
 }
 

@@ -21,6 +21,10 @@ pub const UNITS_PER_INVOCATION: u64 = 8;
 pub const FLAG_PAD: u32 = 1;
 /// Entry flag: every field is word-aligned, so each word is one source word.
 pub const FLAG_ALIGNED: u32 = 2;
+/// Entry flag: this dispatch does not write the entry (its slot is bound to
+/// the spare buffer); another dispatch of the same pass does. Set where two
+/// destinations' bindings would overlap in one buffer.
+pub const FLAG_SKIP: u32 = 4;
 
 /// The parameter table header of one pass (`struct Table` before its
 /// entries).
@@ -59,7 +63,7 @@ pub struct TableEntry {
     /// relative to the source binding, modulo 2^32 (it may lie before the
     /// binding; adding the phase brings every address back inside).
     pub src_bit: u32,
-    /// [`FLAG_PAD`], [`FLAG_ALIGNED`].
+    /// [`FLAG_PAD`], [`FLAG_ALIGNED`], [`FLAG_SKIP`].
     pub flags: u32,
     /// The pass's destination slot this chunk writes (0 in arena plans).
     pub dst_slot: u32,

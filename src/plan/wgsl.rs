@@ -6,7 +6,8 @@
 
 use super::placement::Placement;
 use super::table::{
-    FLAG_ALIGNED, FLAG_PAD, TableEntry, TableHeader, UNITS_PER_INVOCATION, WORKGROUP_SIZE,
+    FLAG_ALIGNED, FLAG_PAD, FLAG_SKIP, TableEntry, TableHeader, UNITS_PER_INVOCATION,
+    WORKGROUP_SIZE,
 };
 use super::template::Template;
 
@@ -20,6 +21,29 @@ pub(crate) const VEC4_BITS: Template = Template::new(
     "vec4_bits.wgsl",
     include_str!("../../shaders/vec4_bits.wgsl"),
 );
+
+/// What a module is compiled for besides its kernel: where the outputs go,
+/// its destination slots, and whether its dispatches may skip table
+/// entries (`FLAG_SKIP`; only where the caller's destinations would alias,
+/// so that the common case pays no test).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct Variant {
+    pub placement: Placement,
+    pub slots: u32,
+    pub skips: bool,
+}
+
+impl Variant {
+    /// The test that opens entry `j`'s block when the module skips entries
+    /// (`if (writes(j)) `); nothing otherwise.
+    pub fn unless_skipped(&self, j: usize) -> String {
+        if self.skips {
+            format!("if (writes({j}u)) ")
+        } else {
+            String::new()
+        }
+    }
+}
 
 /// The binding numbers of every kernel module (group 0).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -81,6 +105,7 @@ pub(crate) fn prelude(kernel: &str, unit_bits: u64, placement: Placement, slots:
             ("units_per_invocation", &UNITS_PER_INVOCATION),
             ("flag_pad", &FLAG_PAD),
             ("flag_aligned", &FLAG_ALIGNED),
+            ("flag_skip", &FLAG_SKIP),
             ("entry_fields", &fields(&TableEntry::FIELDS)),
             ("header_fields", &fields(&TableHeader::FIELDS)),
             ("entries", &entries),
@@ -102,22 +127,27 @@ pub(crate) fn entry_point(body: &str) -> String {
 
 /// A table-driven kernel's code: `template`'s fragment `slot` once per
 /// destination slot (its functions `<family>_<slot>(e, i)`), and the entry
-/// point that runs them for `placement`.
-pub(crate) fn table_driven(
-    family: &str,
-    template: &Template,
-    placement: Placement,
-    slots: u32,
-) -> String {
+/// point that runs them for the variant.
+pub(crate) fn table_driven(family: &str, template: &Template, variant: &Variant) -> String {
+    let slots = variant.slots;
     let per_slot = template.repeat("slot", 0..slots, |&slot| vec![("slot", slot.to_string())]);
-    let (search, body) = if placement.chunks_share_a_slot() {
+    let (search, body) = if variant.placement.chunks_share_a_slot() {
         (
             TABLE_DRIVEN.fill("find_entry", &[]),
             TABLE_DRIVEN.fill("arena_body", &[("family", &family)]),
         )
     } else {
         let calls = TABLE_DRIVEN.repeat("slot_call", 0..slots, |&slot| {
-            vec![("slot", slot.to_string()), ("family", family.to_string())]
+            let written = if variant.skips {
+                format!(" && writes({slot}u)")
+            } else {
+                String::new()
+            };
+            vec![
+                ("slot", slot.to_string()),
+                ("family", family.to_string()),
+                ("written", written),
+            ]
         });
         (String::new(), calls)
     };

@@ -11,7 +11,7 @@
 use std::collections::HashSet;
 
 use wgpu_split::plan::internals::{
-    BoundDispatch, FLAG_PAD, SlotBinding, TableEntry, TableHeader, UNITS_PER_INVOCATION,
+    BoundDispatch, FLAG_PAD, FLAG_SKIP, SlotBinding, TableEntry, TableHeader, UNITS_PER_INVOCATION,
 };
 use wgpu_split::plan::{GeneratedLayout, Kernel, RowBlock, RowStreams, SplitPlan, Usages};
 use wgpu_split::{HostTensor, ResolvedSplit, host};
@@ -27,6 +27,10 @@ pub struct Region {
 }
 
 const SENTINEL: u8 = 0xA5;
+
+/// What a destination slot of a dispatch writes: a destination and its
+/// binding, or nothing (a spare slot).
+type SlotTarget = Option<(usize, std::ops::Range<u64>)>;
 
 fn bit(bytes: &[u8], b: u64) -> u8 {
     (bytes[(b / 8) as usize] >> (b % 8)) & 1
@@ -87,7 +91,7 @@ pub fn emulate(plan: &SplitPlan, memory: &mut [Vec<u8>], input: Region, destinat
         let pass = &plan.passes()[b.pass];
         check_no_writable_aliasing(plan, b, input, destinations);
         // Per slot: the destination and its binding (None: a spare slot).
-        let dst: Vec<Option<(usize, std::ops::Range<u64>)>> = b
+        let dst: Vec<SlotTarget> = b
             .dst
             .iter()
             .map(|slot| match slot {
@@ -216,6 +220,11 @@ fn check_no_writable_aliasing(
     }
 }
 
+/// True when the dispatch writes entry `e` (no [`FLAG_SKIP`]).
+fn writes(e: &TableEntry) -> bool {
+    e.flags & FLAG_SKIP == 0
+}
+
 /// What the funnel shader assumes of every entry.
 fn check_funnel_entries(entries: &[TableEntry], src: &std::ops::Range<u64>) {
     for e in entries {
@@ -236,10 +245,7 @@ fn run_table_driven(
     plan: &SplitPlan,
     entries: &[TableEntry],
     header: &TableHeader,
-    (src, dst): (
-        &std::ops::Range<u64>,
-        &[Option<(usize, std::ops::Range<u64>)>],
-    ),
+    (src, dst): (&std::ops::Range<u64>, &[SlotTarget]),
     input: Region,
     destinations: &[Region],
     memory: &mut [Vec<u8>],
@@ -265,6 +271,14 @@ fn run_table_driven(
             assert_eq!((e.first_invocation, e.dst_slot), (0, k as u32));
             next_invocation = next_invocation.max(invocations);
         }
+        if e.flags & FLAG_SKIP != 0 {
+            // Another dispatch of the pass writes it; its slot is spare here.
+            assert!(
+                dst[e.dst_slot as usize].is_none(),
+                "a skipped entry's slot is bound"
+            );
+            continue;
+        }
         for u in 0..units {
             assert!(
                 owned.insert((e.dst_slot, u64::from(e.dst_unit) + u)),
@@ -289,7 +303,7 @@ struct GeneratedPass<'a> {
     /// The source buffer and its binding.
     src: (usize, &'a std::ops::Range<u64>),
     /// Per slot: the destination and its binding.
-    dst: &'a [Option<(usize, std::ops::Range<u64>)>],
+    dst: &'a [SlotTarget],
     destinations: &'a [Region],
     owned: HashSet<(u32, u64)>,
 }
@@ -372,7 +386,12 @@ fn run_row_blocks(rb: &RowBlock, pass: &mut GeneratedPass<'_>, memory: &mut [Vec
             .chunks_exact(4)
             .map(|w| u32::from_le_bytes(w.try_into().unwrap()))
             .collect();
-        for (e, out) in pass.entries.iter().zip(&rb.outputs) {
+        for (e, out) in pass
+            .entries
+            .iter()
+            .zip(&rb.outputs)
+            .filter(|(e, _)| writes(e))
+        {
             let share = g * out.words.len() as u64 * 4;
             for (w, pieces) in out.words.iter().enumerate() {
                 let value = pieces.iter().fold(0u32, |v, p| {
@@ -421,7 +440,12 @@ fn run_row_streams(rs: &RowStreams, pass: &mut GeneratedPass<'_>, memory: &mut [
     let rows = invocations / per_row;
     let binding = pass.src_binding(memory).to_vec();
     let block = u64::from(rs.block_bits);
-    for (e, out) in pass.entries.iter().zip(&rs.outputs) {
+    for (e, out) in pass
+        .entries
+        .iter()
+        .zip(&rs.outputs)
+        .filter(|(e, _)| writes(e))
+    {
         let run = u64::from(out.run_bits);
         assert!(run >= 128, "a vec4 straddles two rows at most");
         assert_eq!((e.first_bit, u64::from(e.len_bits)), (0, rows * run));

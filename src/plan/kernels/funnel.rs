@@ -6,9 +6,8 @@
 use super::{ClassRates, Fit, Gathered, GeneratedLayout, KernelSpec, Order, Probe};
 use crate::element::ElementType;
 use crate::plan::geometry::OutputGeometry;
-use crate::plan::placement::Placement;
 use crate::plan::template::Template;
-use crate::plan::wgsl::{VEC4_BITS, table_driven};
+use crate::plan::wgsl::{VEC4_BITS, Variant, table_driven};
 
 const WGSL: Template = Template::new("funnel.wgsl", include_str!("../../../shaders/funnel.wgsl"));
 
@@ -35,6 +34,6 @@ pub(super) const SPEC: KernelSpec = KernelSpec {
     },
 };
 
-fn wgsl(placement: Placement, slots: u32, _: Option<&GeneratedLayout>) -> String {
-    VEC4_BITS.fill("helpers", &[]) + &table_driven("split_funnel", &WGSL, placement, slots)
+fn wgsl(variant: &Variant, _: Option<&GeneratedLayout>) -> String {
+    VEC4_BITS.fill("helpers", &[]) + &table_driven("split_funnel", &WGSL, variant)
 }

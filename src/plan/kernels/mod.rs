@@ -18,7 +18,7 @@ pub use row_streams::{RowStreams, STREAM_VEC4S, StreamOutput};
 
 use super::geometry::OutputGeometry;
 use super::limits::PlanLimits;
-use super::placement::Placement;
+use super::wgsl::Variant;
 use crate::element::ElementType;
 
 /// A kernel: one way of moving gathered outputs in a dispatch.
@@ -201,9 +201,9 @@ pub(crate) struct KernelSpec {
     /// estimate of gathering an output; generated kernels need the whole
     /// layout and say no).
     pub moves_alone: fn(&OutputGeometry) -> bool,
-    /// Its WGSL after the prelude, for a placement, a slot count and the
-    /// layout of a generated kernel.
-    pub wgsl: fn(Placement, u32, Option<&GeneratedLayout>) -> String,
+    /// Its WGSL after the prelude, for a variant (placement, slots, entry
+    /// skipping) and the layout of a generated kernel.
+    pub wgsl: fn(&Variant, Option<&GeneratedLayout>) -> String,
     /// The split calibration times for it.
     pub probe: Probe,
     /// Its documented bandwidth per device class.

@@ -11,9 +11,8 @@
 use super::{ClassRates, Fit, Gathered, GeneratedLayout, KernelSpec, Order, Probe};
 use crate::element::ElementType;
 use crate::plan::geometry::OutputGeometry;
-use crate::plan::placement::Placement;
 use crate::plan::template::Template;
-use crate::plan::wgsl::entry_point;
+use crate::plan::wgsl::{Variant, entry_point};
 
 const WGSL: Template = Template::new(
     "row_blocks.wgsl",
@@ -51,9 +50,9 @@ fn fits(g: &Gathered<'_>) -> Option<Fit> {
     Some(Fit::Generated(GeneratedLayout::RowBlock(layout)))
 }
 
-fn wgsl(placement: Placement, _slots: u32, layout: Option<&GeneratedLayout>) -> String {
+fn wgsl(variant: &Variant, layout: Option<&GeneratedLayout>) -> String {
     match layout {
-        Some(GeneratedLayout::RowBlock(rb)) => entry_point(&rb.body(placement)),
+        Some(GeneratedLayout::RowBlock(rb)) => entry_point(&rb.body(variant)),
         other => unreachable!("a row-block module of layout {other:?}"),
     }
 }
@@ -151,14 +150,14 @@ impl RowBlock {
     /// The body of the entry point for this layout: invocation `g` loads
     /// block `g` and writes every output's share of it. Table entry `j`
     /// belongs to gathered output `j`.
-    fn body(&self, placement: Placement) -> String {
+    fn body(&self, variant: &Variant) -> String {
         let loads = WGSL.repeat("load", 0..self.src_vec4s, |v| vec![("v", v.to_string())]);
         let outputs: String = self
             .outputs
             .iter()
             .enumerate()
             .map(|(j, out)| {
-                let slot = placement.slot_of_entry(j);
+                let slot = variant.placement.slot_of_entry(j);
                 let stores = WGSL.repeat("store", out.words.chunks(4).enumerate(), |(v, four)| {
                     let words: Vec<String> = four.iter().map(|w| word_expr(w)).collect();
                     vec![
@@ -171,7 +170,12 @@ impl RowBlock {
                 let vec4s = out.words.len() / 4;
                 WGSL.fill(
                     "output",
-                    &[("j", &j), ("vec4s", &vec4s), ("stores", &stores)],
+                    &[
+                        ("unless_skipped", &variant.unless_skipped(j)),
+                        ("j", &j),
+                        ("vec4s", &vec4s),
+                        ("stores", &stores),
+                    ],
                 )
             })
             .collect();

@@ -17,9 +17,8 @@
 use super::{ClassRates, Fit, Gathered, GeneratedLayout, KernelSpec, Order, Probe};
 use crate::element::ElementType;
 use crate::plan::geometry::OutputGeometry;
-use crate::plan::placement::Placement;
 use crate::plan::template::Template;
-use crate::plan::wgsl::{VEC4_BITS, entry_point};
+use crate::plan::wgsl::{VEC4_BITS, Variant, entry_point};
 
 const WGSL: Template = Template::new(
     "row_streams.wgsl",
@@ -57,10 +56,10 @@ fn fits(g: &Gathered<'_>) -> Option<Fit> {
     Some(Fit::Generated(GeneratedLayout::RowStreams(layout)))
 }
 
-fn wgsl(placement: Placement, _slots: u32, layout: Option<&GeneratedLayout>) -> String {
+fn wgsl(variant: &Variant, layout: Option<&GeneratedLayout>) -> String {
     match layout {
         Some(GeneratedLayout::RowStreams(rs)) => {
-            VEC4_BITS.fill("helpers", &[]) + &entry_point(&rs.body(placement))
+            VEC4_BITS.fill("helpers", &[]) + &entry_point(&rs.body(variant))
         }
         other => unreachable!("a row-stream module of layout {other:?}"),
     }
@@ -138,12 +137,12 @@ impl RowStreams {
 
     /// The body of the entry point for this layout. Table entry `j`
     /// belongs to gathered output `j`.
-    fn body(&self, placement: Placement) -> String {
+    fn body(&self, variant: &Variant) -> String {
         let streams: String = self
             .outputs
             .iter()
             .enumerate()
-            .map(|(j, out)| self.stream(j, placement.slot_of_entry(j), out))
+            .map(|(j, out)| self.stream(j, variant, out))
             .collect();
         let straddling: Vec<(usize, &StreamOutput)> = self
             .outputs
@@ -153,7 +152,7 @@ impl RowStreams {
             .collect();
         let rounds = straddling.len().div_ceil(self.per_row as usize);
         let straddles: String = (0..rounds)
-            .map(|round| self.straddle_round(&straddling, round, placement))
+            .map(|round| self.straddle_round(&straddling, round, variant))
             .collect();
         WGSL.fill(
             "body",
@@ -168,7 +167,8 @@ impl RowStreams {
     /// Output `j`'s stretch (written to `slot`): the whole vec4s of row
     /// `row`'s run numbered `part` in the row, one funnel shift for all,
     /// unrolled.
-    fn stream(&self, j: usize, slot: usize, out: &StreamOutput) -> String {
+    fn stream(&self, j: usize, variant: &Variant, out: &StreamOutput) -> String {
+        let slot = variant.placement.slot_of_entry(j);
         let steps = WGSL.repeat("step", 0..out.vec4s, |&k| {
             vec![
                 ("k", k.to_string()),
@@ -179,6 +179,7 @@ impl RowStreams {
         WGSL.fill(
             "stream",
             &[
+                ("unless_skipped", &variant.unless_skipped(j)),
                 ("j", &j),
                 ("run", &out.run_bits),
                 ("vec4s", &out.vec4s),
@@ -196,8 +197,9 @@ impl RowStreams {
         &self,
         straddling: &[(usize, &StreamOutput)],
         round: usize,
-        placement: Placement,
+        variant: &Variant,
     ) -> String {
+        let placement = variant.placement;
         // A WGSL expression: `value` of the output of straddle `c`.
         let pick = |value: &dyn Fn(usize, &StreamOutput) -> String| {
             straddling.iter().enumerate().skip(1).fold(
@@ -225,6 +227,14 @@ impl RowStreams {
                 ("run", &pick(&|_, o| format!("{}u", o.run_bits))),
                 ("entry", &pick(&|j, _| format!("{j}u"))),
                 ("count", &straddling.len()),
+                (
+                    "written",
+                    &if variant.skips {
+                        " && (e.flags & FLAG_SKIP) == 0u"
+                    } else {
+                        ""
+                    },
+                ),
                 ("block", &self.block_bits),
                 ("stores", &stores),
             ],

@@ -4,9 +4,8 @@
 
 use super::{ClassRates, Fit, Gathered, GeneratedLayout, KernelSpec, Order, Probe};
 use crate::element::ElementType;
-use crate::plan::placement::Placement;
 use crate::plan::template::Template;
-use crate::plan::wgsl::table_driven;
+use crate::plan::wgsl::{Variant, table_driven};
 
 const WGSL: Template = Template::new("vec4.wgsl", include_str!("../../../shaders/vec4.wgsl"));
 
@@ -40,6 +39,6 @@ fn fits(g: &Gathered<'_>) -> Option<Fit> {
     (g.vec4_bindings() && g.outputs().all(|o| o.is_aligned_to(128, g.outer))).then_some(Fit::Table)
 }
 
-fn wgsl(placement: Placement, slots: u32, _: Option<&GeneratedLayout>) -> String {
-    table_driven("split_vec4", &WGSL, placement, slots)
+fn wgsl(variant: &Variant, _: Option<&GeneratedLayout>) -> String {
+    table_driven("split_vec4", &WGSL, variant)
 }

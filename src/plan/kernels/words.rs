@@ -4,9 +4,8 @@
 
 use super::{ClassRates, Fit, Gathered, GeneratedLayout, KernelSpec, Order, Probe};
 use crate::element::ElementType;
-use crate::plan::placement::Placement;
 use crate::plan::template::Template;
-use crate::plan::wgsl::table_driven;
+use crate::plan::wgsl::{Variant, table_driven};
 
 const WGSL: Template = Template::new("words.wgsl", include_str!("../../../shaders/words.wgsl"));
 
@@ -35,6 +34,6 @@ pub(super) const SPEC: KernelSpec = KernelSpec {
     },
 };
 
-fn wgsl(placement: Placement, slots: u32, _: Option<&GeneratedLayout>) -> String {
-    WGSL.fill("helpers", &[]) + &table_driven("split_words", &WGSL, placement, slots)
+fn wgsl(variant: &Variant, _: Option<&GeneratedLayout>) -> String {
+    WGSL.fill("helpers", &[]) + &table_driven("split_words", &WGSL, variant)
 }
