@@ -10,6 +10,7 @@ pub use crate::gpu::error::DeviceError;
 pub use crate::onnx::error::OnnxError;
 pub use crate::plan::error::{EncodeError, PlanError, PlanMismatch};
 pub use crate::semantics::error::ResolveError;
+pub use crate::semantics::frameworks::error::FrameworkError;
 pub use crate::tensor::error::TensorError;
 
 /// Result alias used throughout the crate.
@@ -22,6 +23,9 @@ pub enum Error {
     /// An operator node that does not resolve against its input shape.
     #[error(transparent)]
     Resolve(#[from] ResolveError),
+    /// A framework split call whose arguments its framework refuses.
+    #[error(transparent)]
+    Framework(#[from] FrameworkError),
     /// A host tensor whose data does not match its type and shape.
     #[error(transparent)]
     Tensor(#[from] TensorError),

@@ -87,6 +87,7 @@ pub use element::ElementType;
 pub use error::{Error, Result};
 pub use op::{OpId, OpKind};
 pub use plan::{BufferRole, Run, RunLayout};
+pub use semantics::frameworks;
 pub use semantics::{
     MAX_OUTPUTS, OnnxSplit, OnnxSplitToSequence, OpenVinoSplit, OpenVinoVariadicSplit, Operator,
     ParamTensor, ParamValues, ResolveError, ResolvedSplit, SequenceShapes,

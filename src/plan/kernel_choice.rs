@@ -78,7 +78,9 @@ pub(crate) fn gather_dispatches(g: &GatherInputs<'_>) -> Result<Dispatches, Plan
         let whole = gathered_chunks
             .iter()
             .all(|c| c.len_bits() == g.geometry[c.output].total_bits);
-        if spec.whole_outputs && !whole {
+        // Generated kernels bind the whole input, in one window.
+        let input_fits = g.input_bytes * 8 <= room_bits;
+        if (spec.whole_outputs && !whole) || (spec.generated && !input_fits) {
             continue;
         }
         let layout = fitting.iter().find_map(|(k, fit)| match fit {
@@ -94,6 +96,7 @@ pub(crate) fn gather_dispatches(g: &GatherInputs<'_>) -> Result<Dispatches, Plan
             kernel,
             per_output: gathered.per_output,
             generated_invocations,
+            whole_input: spec.generated.then_some(g.input_bytes),
         };
         let (passes, table) = build_passes(&cx, &gathered_chunks)?;
         let one_grid = generated_invocations.is_none_or(|n| n <= limits.max_invocations());

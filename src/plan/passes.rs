@@ -52,6 +52,11 @@ pub(crate) struct PassContext<'a> {
     /// Plans of a generated kernel: the invocations of the one pass (row
     /// blocks, or rows times invocations per row for row streams).
     pub generated_invocations: Option<u64>,
+    /// Generated kernels read whole input rows (row blocks load whole
+    /// blocks; row streams locate every run from the row start): their pass
+    /// binds the whole input of this many bytes, whatever windows the
+    /// outputs read.
+    pub whole_input: Option<u64>,
 }
 
 /// A destination bound by a pass being grouped.
@@ -196,6 +201,11 @@ impl PassContext<'_> {
                 });
             }
             groups.push(group);
+        }
+        if let Some(input_bytes) = self.whole_input {
+            for group in &mut groups {
+                group.src = self.widen(&(0..input_bytes));
+            }
         }
         Ok(groups)
     }

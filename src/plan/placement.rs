@@ -7,7 +7,7 @@ use super::limits::PlanLimits;
 use super::usages::BufferRole;
 
 /// Where a plan writes its outputs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub enum Placement {
     /// Each output into a destination region of its own: its own buffer, or
     /// a part of any buffer. A dispatch writes up to

@@ -1,10 +1,10 @@
 //! The split as contiguous runs, in elements: the host path's whole plan and
 //! the starting point of the GPU plan.
 //!
-//! A split of a row-major tensor along `axis` is a sequence of contiguous
-//! runs: the input is `outer` blocks of `dim * inner` elements, and output `i`
+//! A split of a row-major tensor along `axis` is a set of contiguous runs:
+//! the input is `outer` blocks of `dim * inner` elements, and output `i`
 //! takes `lengths[i] * inner` consecutive elements from every block, at the
-//! same offset in each.
+//! same offset in each (`starts[i] * inner`; runs may overlap or leave gaps).
 
 use crate::semantics::ResolvedSplit;
 
@@ -54,10 +54,8 @@ impl RunLayout {
         let inner: usize = shape[axis + 1..].iter().product();
         let block = shape[axis] * inner;
         let runs = split
-            .starts()
-            .into_iter()
-            .zip(split.lengths())
-            .map(|(start, &len)| Run {
+            .windows()
+            .map(|(start, len)| Run {
                 offset: start * inner,
                 len: len * inner,
             })

@@ -264,6 +264,41 @@ pub enum ResolveError {
         /// The shape.
         shape: Vec<u64>,
     },
+    /// The lengths torch's legacy ONNX exporter writes for `torch.chunk`
+    /// with dynamic sizes: `chunks - 1` lengths of `ceil(dim / chunks)` and
+    /// a negative last one. ONNX forbids negative lengths; torch itself
+    /// returns fewer pieces.
+    #[error(
+        "{op}: lengths {lengths:?} on dimension {dim} (axis {axis}) are what torch's legacy ONNX exporter writes for torch.chunk into {chunks}, with a negative last length, which ONNX forbids; split with wgpu_split::frameworks::torch::chunk, which gives torch's {torch_lengths:?}"
+    )]
+    LegacyChunk {
+        /// The operator.
+        op: OpId,
+        /// The normalised axis.
+        axis: usize,
+        /// The dimension on the axis.
+        dim: usize,
+        /// The lengths as given.
+        lengths: Vec<i128>,
+        /// The chunk count they were written for.
+        chunks: usize,
+        /// What `torch.chunk` gives.
+        torch_lengths: Vec<usize>,
+    },
+    /// A window that reaches past the dimension.
+    #[error("window {index} [{start}, {start} + {length}) lies past dimension {dim} (axis {axis})")]
+    WindowOutOfRange {
+        /// The window's position.
+        index: usize,
+        /// Its start.
+        start: usize,
+        /// Its length.
+        length: usize,
+        /// The normalised axis.
+        axis: usize,
+        /// The dimension on the axis.
+        dim: usize,
+    },
     /// A parameter tensor's value count does not match its shape.
     #[error("a parameter tensor of shape {dims:?} needs {expected} values, got {actual}")]
     ParamValueCount {

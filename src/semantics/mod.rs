@@ -6,11 +6,12 @@
 //! module does no I/O and knows nothing of GPUs.
 
 pub(crate) mod error;
+pub mod frameworks;
 mod onnx_split;
 mod openvino;
 mod param;
-mod resolved;
-mod rules;
+pub(crate) mod resolved;
+pub(crate) mod rules;
 mod split_to_sequence;
 
 pub use error::ResolveError;

@@ -1,22 +1,37 @@
-//! The resolved split: a normalised axis and one length per output, checked
-//! against a concrete input shape. Everything downstream (planning, GPU and
-//! host execution) starts from here.
+//! The resolved split: a normalised axis and one window (start, length) per
+//! output, checked against a concrete input shape. Everything downstream
+//! (planning, GPU and host execution) starts from here.
 
 use super::error::ResolveError;
 use super::rules::{axis_and_dim, check_output_count};
 use crate::op::OpId;
 
 /// A split resolved against a concrete input shape: the normalised axis, the
-/// length of every output along it, and whether outputs keep the axis.
+/// window of every output along it, and whether outputs keep the axis.
 ///
-/// Output `i` is the slice `[start_i, start_i + lengths[i])` along `axis`,
-/// where `start_i` is the sum of the lengths before it. The lengths sum to the
-/// dimension, except for a Split-18 node that declares fewer outputs than
-/// `num_outputs`, which receives only the first chunks.
+/// Output `i` is the slice `[starts[i], starts[i] + lengths[i])` along
+/// `axis`. The operators (ONNX, OpenVINO) give contiguous windows, each
+/// starting where the one before ends, that cover the dimension (except for
+/// a Split-18 node that declares fewer outputs than `num_outputs`, which
+/// receives only the first chunks). Framework calls
+/// ([`crate::frameworks`]) may give windows that are empty, overlap, or
+/// leave parts of the axis unread.
+///
+/// # Examples
+///
+/// ```
+/// use wgpu_split::ResolvedSplit;
+///
+/// // torch.tensor_split(x, [3, 1]) of 5 rows: [0, 3), an empty piece, [1, 5).
+/// let split = ResolvedSplit::from_windows(&[5, 2], 0, vec![(0, 3), (3, 0), (1, 4)], true).unwrap();
+/// assert_eq!(split.output_shapes(), vec![vec![3, 2], vec![0, 2], vec![4, 2]]);
+/// assert!(!split.is_contiguous());
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct ResolvedSplit {
     input_shape: Vec<usize>,
     axis: usize,
+    starts: Vec<usize>,
     lengths: Vec<usize>,
     keep_axis: bool,
 }
@@ -61,15 +76,92 @@ impl ResolvedSplit {
         Ok(Self::unchecked(input_shape, axis, lengths, keep_axis))
     }
 
+    /// A split given as one window `(start, length)` per output along the
+    /// axis; windows may be empty, overlap or leave parts of the axis unread.
+    ///
+    /// # Errors
+    ///
+    /// [`ResolveError::ShapeOverflow`]; [`ResolveError::AxisOutOfRange`];
+    /// [`ResolveError::TooManyOutputs`]; [`ResolveError::WindowOutOfRange`]
+    /// for a window past the dimension; [`ResolveError::ParamShape`] when
+    /// `keep_axis` is false and a window's length is not 1.
+    pub fn from_windows(
+        input_shape: &[usize],
+        axis: usize,
+        windows: Vec<(usize, usize)>,
+        keep_axis: bool,
+    ) -> Result<Self, ResolveError> {
+        const OP: OpId = OpId::DIRECT;
+        let (axis, dim) = axis_and_dim(OP, axis as i128, input_shape)?;
+        check_output_count(OP, windows.len() as u128)?;
+        if let Some(index) = windows
+            .iter()
+            .position(|&(start, len)| start.checked_add(len).is_none_or(|end| end > dim))
+        {
+            let (start, length) = windows[index];
+            return Err(ResolveError::WindowOutOfRange {
+                index,
+                start,
+                length,
+                axis,
+                dim,
+            });
+        }
+        let (starts, lengths): (Vec<usize>, Vec<usize>) = windows.into_iter().unzip();
+        if !keep_axis && lengths.iter().any(|&l| l != 1) {
+            return Err(ResolveError::ParamShape {
+                op: OP,
+                param: "lengths",
+                dims: lengths,
+                expected: "all lengths 1 when the axis is removed",
+            });
+        }
+        Ok(ResolvedSplit {
+            input_shape: input_shape.to_vec(),
+            axis,
+            starts,
+            lengths,
+            keep_axis,
+        })
+    }
+
+    /// Contiguous windows of `lengths`, each starting where the one before
+    /// ends (the caller has checked them).
     pub(super) fn unchecked(
         input_shape: &[usize],
         axis: usize,
         lengths: Vec<usize>,
         keep_axis: bool,
     ) -> Self {
+        let starts = lengths
+            .iter()
+            .scan(0, |start, &len| {
+                let this = *start;
+                *start += len;
+                Some(this)
+            })
+            .collect();
         ResolvedSplit {
             input_shape: input_shape.to_vec(),
             axis,
+            starts,
+            lengths,
+            keep_axis,
+        }
+    }
+
+    /// Windows the caller has checked (framework calls).
+    pub(super) fn unchecked_windows(
+        input_shape: &[usize],
+        axis: usize,
+        windows: Vec<(usize, usize)>,
+        keep_axis: bool,
+    ) -> Self {
+        let (starts, lengths) = windows.into_iter().unzip();
+        ResolvedSplit {
+            input_shape: input_shape.to_vec(),
+            axis,
+            starts,
             lengths,
             keep_axis,
         }
@@ -101,15 +193,24 @@ impl ResolvedSplit {
     }
 
     /// Start of each output along the axis.
-    pub fn starts(&self) -> Vec<usize> {
-        self.lengths
+    pub fn starts(&self) -> &[usize] {
+        &self.starts
+    }
+
+    /// Each output's window `(start, length)` along the axis.
+    pub fn windows(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+        self.starts
             .iter()
-            .scan(0, |start, &len| {
-                let this = *start;
-                *start += len;
-                Some(this)
-            })
-            .collect()
+            .copied()
+            .zip(self.lengths.iter().copied())
+    }
+
+    /// True when each window starts where the one before ends (as every
+    /// ONNX and OpenVINO operator resolves).
+    pub fn is_contiguous(&self) -> bool {
+        self.windows()
+            .try_fold(0, |end, (start, len)| (start == end).then_some(start + len))
+            .is_some()
     }
 
     /// Shape of output `index`.

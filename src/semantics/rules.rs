@@ -93,6 +93,16 @@ pub(super) fn checked_lengths(
     given: Vec<i128>,
 ) -> Result<Vec<usize>, ResolveError> {
     check_output_count(op, given.len() as u128)?;
+    if let Some(torch_lengths) = legacy_chunk(dim, &given) {
+        return Err(ResolveError::LegacyChunk {
+            op,
+            axis,
+            dim,
+            chunks: given.len(),
+            lengths: given,
+            torch_lengths,
+        });
+    }
     let given = at_least(op, axis, dim, given, 0)?;
     // Saturating: a sum that saturates cannot equal a usize dimension anyway.
     let sum = given.iter().fold(0i128, |acc, &l| acc.saturating_add(l));
@@ -108,6 +118,22 @@ pub(super) fn checked_lengths(
     }
     // Every length is in 0..=dim now, so it fits usize.
     Ok(given.into_iter().map(|l| l as usize).collect())
+}
+
+/// When `given` is torch's legacy export of `torch.chunk(dim into k)`
+/// (`k - 1` lengths of `c = ceil(dim / k)`, then `dim - c (k - 1) < 0`),
+/// the lengths torch itself gives: pieces of `c`, the last shorter.
+fn legacy_chunk(dim: usize, given: &[i128]) -> Option<Vec<usize>> {
+    let (&last, rest) = given.split_last()?;
+    let chunk = dim.div_ceil(given.len()) as i128;
+    let exported = last < 0
+        && !rest.is_empty()
+        && rest.iter().all(|&l| l == chunk)
+        && last == dim as i128 - chunk * rest.len() as i128;
+    exported.then(|| {
+        let c = chunk as usize;
+        (0..dim.div_ceil(c)).map(|i| c.min(dim - i * c)).collect()
+    })
 }
 
 /// Equal split into `parts` outputs: `dim % parts == 0` required.

@@ -101,9 +101,8 @@ pub fn naive_split(input: &HostTensor, split: &ResolvedSplit) -> Vec<HostTensor>
     let shape = input.shape().to_vec();
     let axis = split.axis();
     let in_strides = strides(&shape);
-    let mut start = 0;
     let mut outputs = Vec::new();
-    for (i, &len) in split.lengths().iter().enumerate() {
+    for (i, (start, len)) in split.windows().enumerate() {
         let mut out_shape = shape.clone();
         out_shape[axis] = len;
         let out_strides = strides(&out_shape);
@@ -142,7 +141,6 @@ pub fn naive_split(input: &HostTensor, split: &ResolvedSplit) -> Vec<HostTensor>
             }
         };
         outputs.push(tensor);
-        start += len;
     }
     outputs
 }

@@ -1,0 +1,52 @@
+//! burn's split calls (`burn-tensor/src/tensor/api/base.rs`, 0.22).
+//! Dimensions are indices (`usize`): burn does not wrap negative ones.
+
+use super::{FrameworkError, check_count, pieces_of, resolved};
+use crate::semantics::resolved::ResolvedSplit;
+use crate::semantics::rules::element_count;
+
+/// `Tensor::chunk(chunks, dim)`: torch's rule, pieces of
+/// `ceil(n / chunks)`, the last shorter (7 into 3 gives [3, 3, 1]); a
+/// dimension shorter than `chunks` gives `n` pieces of 1 (none when empty).
+/// Where burn 0.22 itself panics (5 into 4 and 6 into 4: its loop takes
+/// `chunks - 1` pieces of `ceil(n / chunks)` and overruns), this gives
+/// torch's result ([2, 2, 1] and [2, 2, 2]), which burn gives wherever it
+/// does not panic.
+///
+/// # Errors
+///
+/// [`FrameworkError::ChunksNotPositive`] for 0 (burn divides by zero);
+/// [`FrameworkError::DimOutOfRange`] for a dimension past the rank.
+///
+/// # Examples
+///
+/// ```
+/// use wgpu_split::frameworks::burn;
+///
+/// assert_eq!(burn::chunk(&[5, 2], 4, 0).unwrap().lengths(), &[2, 2, 1]);
+/// assert_eq!(burn::chunk(&[7, 2], 3, 0).unwrap().lengths(), &[3, 3, 1]);
+/// ```
+pub fn chunk(shape: &[usize], chunks: usize, dim: usize) -> Result<ResolvedSplit, FrameworkError> {
+    const CALL: &str = "burn chunk";
+    element_count(shape)?;
+    if dim >= shape.len() {
+        return Err(FrameworkError::DimOutOfRange {
+            call: CALL,
+            dim: i64::try_from(dim).unwrap_or(i64::MAX),
+            rank: shape.len(),
+        });
+    }
+    if chunks == 0 {
+        return Err(FrameworkError::ChunksNotPositive {
+            call: CALL,
+            chunks: 0,
+        });
+    }
+    let n = shape[dim];
+    if n == 0 {
+        return resolved(shape, dim, Vec::new(), true);
+    }
+    let size = n.div_ceil(chunks.min(n));
+    check_count(n.div_ceil(size) as u128)?;
+    resolved(shape, dim, pieces_of(n, size), true)
+}

@@ -1,0 +1,209 @@
+//! PyTorch's split calls, as ATen defines them
+//! (`aten/src/ATen/native/TensorShape.cpp`). Dimensions wrap from
+//! `-rank`; indices wrap and clamp as Python slices do.
+
+use super::{
+    FrameworkError, Sections, check_count, contiguous, dim_index, even_sections, pieces_at,
+    pieces_of, resolved, slice_bound,
+};
+use crate::semantics::resolved::ResolvedSplit;
+
+/// `torch.chunk(x, chunks, dim)`: pieces of `ceil(n / chunks)` (the last
+/// shorter), so **fewer than `chunks`** when the division is uneven (5 into
+/// 4 gives [2, 2, 1]); an empty dimension gives `chunks` empty pieces.
+///
+/// # Errors
+///
+/// [`FrameworkError::ChunksNotPositive`], [`FrameworkError::DimOutOfRange`].
+///
+/// # Examples
+///
+/// ```
+/// use wgpu_split::frameworks::torch;
+///
+/// assert_eq!(torch::chunk(&[6, 2], 4, 0).unwrap().lengths(), &[2, 2, 2]);
+/// assert_eq!(torch::chunk(&[0, 2], 3, 0).unwrap().lengths(), &[0, 0, 0]);
+/// ```
+pub fn chunk(shape: &[usize], chunks: i64, dim: i64) -> Result<ResolvedSplit, FrameworkError> {
+    const CALL: &str = "torch.chunk";
+    let axis = dim_index(CALL, shape, dim)?;
+    if chunks <= 0 {
+        return Err(FrameworkError::ChunksNotPositive { call: CALL, chunks });
+    }
+    let n = shape[axis];
+    if n == 0 {
+        check_count(chunks as u128)?;
+        return resolved(shape, axis, vec![(0, 0); chunks as usize], true);
+    }
+    let size = n.div_ceil(chunks.min(n as i64) as usize);
+    resolved(shape, axis, pieces_of(n, size), true)
+}
+
+/// `torch.split(x, split_size, dim)`: pieces of `split_size`, the last
+/// shorter; `max(ceil(n / split_size), 1)` of them (an empty dimension gives
+/// one empty piece).
+///
+/// # Errors
+///
+/// [`FrameworkError::SplitSizeNegative`]; [`FrameworkError::SplitSizeZero`]
+/// on a dimension that is not empty; [`FrameworkError::DimOutOfRange`].
+pub fn split(shape: &[usize], split_size: i64, dim: i64) -> Result<ResolvedSplit, FrameworkError> {
+    const CALL: &str = "torch.split";
+    let axis = dim_index(CALL, shape, dim)?;
+    let n = shape[axis];
+    if split_size < 0 {
+        return Err(FrameworkError::SplitSizeNegative {
+            call: CALL,
+            split_size,
+        });
+    }
+    if split_size == 0 {
+        if n != 0 {
+            return Err(FrameworkError::SplitSizeZero {
+                call: CALL,
+                dim_size: n,
+            });
+        }
+        return resolved(shape, axis, vec![(0, 0)], true);
+    }
+    let size = usize::try_from(split_size)
+        .unwrap_or(usize::MAX)
+        .min(n.max(1));
+    check_count(n.div_ceil(size) as u128)?;
+    resolved(shape, axis, pieces_of(n, size), true)
+}
+
+/// `torch.split(x, [sizes], dim)` (`split_with_sizes`): one piece per size,
+/// zeros kept.
+///
+/// # Errors
+///
+/// [`FrameworkError::SizeNegative`], [`FrameworkError::SizesSum`],
+/// [`FrameworkError::DimOutOfRange`].
+pub fn split_with_sizes(
+    shape: &[usize],
+    sizes: &[i64],
+    dim: i64,
+) -> Result<ResolvedSplit, FrameworkError> {
+    const CALL: &str = "torch.split_with_sizes";
+    let axis = dim_index(CALL, shape, dim)?;
+    let n = shape[axis];
+    if let Some(index) = sizes.iter().position(|&s| s < 0) {
+        return Err(FrameworkError::SizeNegative {
+            call: CALL,
+            sizes: sizes.to_vec(),
+            index,
+        });
+    }
+    let sum: i128 = sizes.iter().map(|&s| i128::from(s)).sum();
+    if sum != n as i128 {
+        return Err(FrameworkError::SizesSum {
+            call: CALL,
+            sizes: sizes.to_vec(),
+            sum,
+            dim_size: n,
+        });
+    }
+    resolved(
+        shape,
+        axis,
+        contiguous(sizes.iter().map(|&s| s as usize)),
+        true,
+    )
+}
+
+/// `torch.tensor_split(x, sections, dim)`: with a count, exactly that many
+/// pieces, the first `n % count` one longer (empty pieces past `n`); with
+/// indices, the pieces between them with Python's slice rules, which may be
+/// empty or **overlap** (`[3, 1]` on 5 gives `[0, 3)`, an empty piece,
+/// `[1, 5)`).
+///
+/// # Errors
+///
+/// [`FrameworkError::SectionsNotPositive`], [`FrameworkError::DimOutOfRange`].
+///
+/// # Examples
+///
+/// ```
+/// use wgpu_split::frameworks::torch;
+///
+/// let split = torch::tensor_split(&[5], &[3, 1], 0).unwrap();
+/// assert_eq!(split.windows().collect::<Vec<_>>(), vec![(0, 3), (3, 0), (1, 4)]);
+/// assert_eq!(torch::tensor_split(&[5], 3, 0).unwrap().lengths(), &[2, 2, 1]);
+/// ```
+pub fn tensor_split<'a>(
+    shape: &[usize],
+    sections: impl Into<Sections<'a>>,
+    dim: i64,
+) -> Result<ResolvedSplit, FrameworkError> {
+    const CALL: &str = "torch.tensor_split";
+    let axis = dim_index(CALL, shape, dim)?;
+    let n = shape[axis];
+    let windows = match sections.into() {
+        Sections::Count(count) if count <= 0 => {
+            return Err(FrameworkError::SectionsNotPositive {
+                call: CALL,
+                sections: count,
+            });
+        }
+        Sections::Count(count) => {
+            check_count(count as u128)?;
+            even_sections(n, count as usize)
+        }
+        Sections::Indices(indices) => pieces_at(n, indices),
+    };
+    resolved(shape, axis, windows, true)
+}
+
+/// `torch.unbind(x, dim)`: `n` pieces of length 1 that drop the axis (none
+/// for an empty dimension).
+///
+/// # Errors
+///
+/// [`FrameworkError::DimOutOfRange`].
+pub fn unbind(shape: &[usize], dim: i64) -> Result<ResolvedSplit, FrameworkError> {
+    let axis = dim_index("torch.unbind", shape, dim)?;
+    let n = shape[axis];
+    check_count(n as u128)?;
+    resolved(shape, axis, (0..n).map(|i| (i, 1)).collect(), false)
+}
+
+/// `torch.narrow(x, dim, start, length)` (also candle's and burn's): one
+/// window; a negative `start` adds `n`.
+///
+/// # Errors
+///
+/// [`FrameworkError::LengthNegative`], [`FrameworkError::StartOutOfRange`]
+/// (outside `[-n, n]`), [`FrameworkError::PastEnd`],
+/// [`FrameworkError::DimOutOfRange`].
+pub fn narrow(
+    shape: &[usize],
+    dim: i64,
+    start: i64,
+    length: i64,
+) -> Result<ResolvedSplit, FrameworkError> {
+    const CALL: &str = "torch.narrow";
+    let axis = dim_index(CALL, shape, dim)?;
+    let n = shape[axis];
+    if length < 0 {
+        return Err(FrameworkError::LengthNegative { call: CALL, length });
+    }
+    let n_i = n as i128;
+    if !(-n_i..=n_i).contains(&i128::from(start)) {
+        return Err(FrameworkError::StartOutOfRange {
+            call: CALL,
+            start,
+            dim_size: n,
+        });
+    }
+    let start = slice_bound(start, n);
+    if start as i128 + i128::from(length) > n_i {
+        return Err(FrameworkError::PastEnd {
+            call: CALL,
+            start: start as i64,
+            length,
+            dim_size: n,
+        });
+    }
+    resolved(shape, axis, vec![(start, length as usize)], true)
+}
