@@ -1,13 +1,37 @@
 //! The benchmark's cases: fixed names, tensors and splits.
 
-use wgpu_split::{ElementType, OnnxSplit, OnnxSplitToSequence, Operator, ParamTensor};
+use wgpu_split::frameworks::{FrameworkError, torch};
+use wgpu_split::{
+    ElementType, OnnxSplit, OnnxSplitToSequence, Operator, ParamTensor, ResolvedSplit,
+};
+
+/// Where a case's split comes from: a model's operator or a framework call.
+pub enum Split {
+    Operator(Operator),
+    Framework(fn(&[usize]) -> Result<ResolvedSplit, FrameworkError>),
+}
+
+impl From<Operator> for Split {
+    fn from(op: Operator) -> Self {
+        Split::Operator(op)
+    }
+}
+
+impl Split {
+    pub fn resolve(&self, shape: &[usize]) -> wgpu_split::Result<ResolvedSplit> {
+        match self {
+            Split::Operator(op) => Ok(op.resolve(shape)?),
+            Split::Framework(call) => Ok(call(shape)?),
+        }
+    }
+}
 
 /// One benchmark case: a name (fixed), a tensor and a split.
 pub struct Case {
     pub name: &'static str,
     pub element_type: ElementType,
     pub shape: Vec<usize>,
-    pub op: Operator,
+    pub op: Split,
 }
 
 /// Every case; `quick` shrinks the large ones.
@@ -18,7 +42,7 @@ pub fn suite(quick: bool) -> Vec<Case> {
         name,
         element_type,
         shape,
-        op,
+        op: op.into(),
     };
     use ElementType::{Float, Float16, Int4, Uint8};
     vec![
@@ -105,5 +129,14 @@ pub fn suite(quick: bool) -> Vec<Case> {
             vec![1, 3, 640, 640],
             OnnxSplit::new(13, 3).axis(1).into(),
         ),
+        // A framework call whose pieces overlap and leave none of the axis
+        // unread twice: torch.tensor_split(x, [768, 256], dim=1) gives
+        // [0, 768), an empty piece and [256, 1024).
+        Case {
+            name: "f32_4096x1024_tensor_split",
+            element_type: Float,
+            shape: vec![q(4096, 1024), 1024],
+            op: Split::Framework(|shape| torch::tensor_split(shape, &[768, 256], 1)),
+        },
     ]
 }

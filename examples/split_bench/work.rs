@@ -246,12 +246,13 @@ impl Prepared {
     /// What the table says of the work.
     fn note(&self) -> String {
         match &self.work {
-            Work::Plan(plan, _) => format!(
+            Work::Plan(plan, _) if plan.dispatch_count() > 0 => format!(
                 "{} dispatch, {} copies, {} kernel",
                 plan.dispatch_count(),
                 plan.copy_count(),
                 plan.kernel()
             ),
+            Work::Plan(plan, _) => format!("0 dispatch, {} copies", plan.copy_count()),
             Work::Copy(..) => "one copy command".to_string(),
             Work::Shader(..) => "vec4 compute copy".to_string(),
         }
