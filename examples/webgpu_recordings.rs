@@ -1,8 +1,9 @@
 //! Writes what encodes record, as JSON, for the Dawn replay
 //! (`tests/dawn/replay.mjs`): every kernel in both placements, the
 //! split_bench cases scaled down, generated layouts of every element width,
-//! 1 to 100 outputs, each into buffers of their own and into one page
-//! packed at 4- and 16-byte steps, all planned for WebGPU's default limits.
+//! 1 to 100 outputs, each into buffers of their own, into one page packed
+//! at 4- and 16-byte steps and (plans without copies) into the input's
+//! page after the input, all planned for WebGPU's default limits.
 //!
 //! ```text
 //! cargo run --example webgpu_recordings -- OUT.json
@@ -28,6 +29,10 @@ enum Layout {
     OwnBuffers,
     /// Every destination in one page, `step` bytes apart at least.
     Page(u64),
+    /// The input at byte 16 of a page and every destination after it,
+    /// from one binding alignment (256) past its end, `step` bytes apart
+    /// at least (plans without copies).
+    WithInput(u64),
 }
 
 /// A split to record, by name.
@@ -227,7 +232,7 @@ fn regions(plan: &SplitPlan, layout: Layout) -> (Region, Vec<Region>) {
         }
     };
     let input_size = plan.input_binding_bytes().max(4);
-    let input = Region {
+    let mut input = Region {
         buffer: 0,
         buffer_size: input_size,
         usages: nonzero(plan.input_usages()),
@@ -248,9 +253,14 @@ fn regions(plan: &SplitPlan, layout: Layout) -> (Region, Vec<Region>) {
                 }
             })
             .collect(),
-        Layout::Page(step) => {
+        Layout::Page(step) | Layout::WithInput(step) => {
             let step = step.max(plan.offset_alignment_bytes());
-            let mut end = 0;
+            let with_input = matches!(layout, Layout::WithInput(_));
+            let mut end = if with_input {
+                (16 + input_size).next_multiple_of(256) + 16
+            } else {
+                0
+            };
             let mut usages = Usages::NONE;
             let mut offsets = Vec::with_capacity(count);
             for i in 0..count {
@@ -258,9 +268,15 @@ fn regions(plan: &SplitPlan, layout: Layout) -> (Region, Vec<Region>) {
                 end = (end + plan.destination_bytes(i)).next_multiple_of(step);
                 usages = usages.union(plan.destination_usages(i));
             }
+            if with_input {
+                input.offset = 16;
+                input.buffer_size = end;
+                usages = usages.union(plan.input_usages());
+                input.usages = nonzero(usages);
+            }
             (0..count)
                 .map(|i| Region {
-                    buffer: 1,
+                    buffer: if with_input { 0 } else { 1 },
                     buffer_size: end.max(4),
                     usages: nonzero(usages),
                     offset: offsets[i],
@@ -318,11 +334,16 @@ fn recordings() -> Vec<(String, Recording)> {
     }
     let mut out = Vec::new();
     for (name, plan) in &plans {
+        let with_input =
+            (plan.copy_count() == 0).then_some(("input's page", Layout::WithInput(16)));
         for (l, layout) in [
             ("own buffers", Layout::OwnBuffers),
             ("page at 4", Layout::Page(4)),
             ("page at 16", Layout::Page(16)),
-        ] {
+        ]
+        .into_iter()
+        .chain(with_input)
+        {
             let (input, destinations) = regions(plan, layout);
             let recording = plan
                 .recording(&input, &destinations)

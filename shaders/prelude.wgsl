@@ -1,7 +1,8 @@
 // The prelude of every kernel's module, filled by wgpu_split::plan::wgsl
 // from the Rust values: the shared constants, the parameter table (its
 // members generated from plan::table::TableHeader / TableEntry), the source
-// binding and one destination binding per slot, numbered by
+// binding (read-only, or read_write where a destination shares the input's
+// buffer) and one destination binding per slot, numbered by
 // plan::wgsl::Bindings, and the module's one entry point `split`.
 //
 // Every kernel moves raw bits: values never pass through float registers,
@@ -11,6 +12,7 @@
 //#fragment prelude
 // Kernel {{kernel}}, outputs {{placement}}, {{slots}} destination slot(s).
 const WORKGROUP_SIZE: u32 = {{workgroup_size}}u;
+const UNIT_BITS: u32 = {{unit_bits}}u;
 const UNITS_PER_INVOCATION: u32 = {{units_per_invocation}}u;
 const FLAG_PAD: u32 = {{flag_pad}}u;
 const FLAG_ALIGNED: u32 = {{flag_aligned}}u;
@@ -24,8 +26,18 @@ struct Table {
 }
 
 @group(0) @binding({{table_binding}}) var<{{table_space}}> table: Table;
-@group(0) @binding({{source_binding}}) var<storage, read> {{source}}: array<{{unit}}>;
+@group(0) @binding({{source_binding}}) var<storage, {{source_access}}> {{source}}: array<{{unit}}>;
 {{destinations}}
+// The caller's offsets need not be multiples of the binding alignment:
+// each binding starts at its offset aligned down and ends where its window
+// ends, so the shift is the binding's length less the window's units that
+// the table holds. Tables depend on the plan alone, never on the offsets.
+
+// The source bit of entry `e`'s run start in the source binding.
+fn source_bit(e: Entry) -> u32 {
+    return e.src_bit + (arrayLength(&{{source}}) - table.source_window_units) * UNIT_BITS;
+}
+{{bound_entries}}
 // The invocation's index in the dispatch (a 2-D grid past 65535 workgroups).
 fn invocation_index(wid: vec3<u32>, groups: vec3<u32>, lid: vec3<u32>) -> u32 {
     return (wid.y * groups.x + wid.x) * WORKGROUP_SIZE + lid.x;
@@ -42,6 +54,20 @@ fn writes(j: u32) -> bool {
     {{name}}: u32,
 //#fragment destination
 @group(0) @binding({{binding}}) var<storage, read_write> {{array}}_{{slot}}: array<{{unit}}>;
+//#fragment bound_entry
+
+// Entry `e`'s first destination unit in slot {{slot}}'s binding.
+fn dst_unit_{{slot}}(e: Entry) -> u32 {
+    return e.dst_unit + arrayLength(&{{array}}_{{slot}}) - e.window_units;
+}
+
+// Entry `e` at this dispatch's bindings, for slot {{slot}}.
+fn bound_{{slot}}(e: Entry) -> Entry {
+    var b = e;
+    b.src_bit = source_bit(e);
+    b.dst_unit = dst_unit_{{slot}}(e);
+    return b;
+}
 //#fragment entry_point
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn split(

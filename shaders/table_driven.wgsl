@@ -30,9 +30,9 @@ fn find_entry(g: u32) -> u32 {
 }
 
 //#fragment arena_body
-    let e = table.entries[find_entry(g)];
+    let e = bound_0(table.entries[find_entry(g)]);
     {{family}}_0(e, g - e.first_invocation);
 //#fragment slot_call
     if ({{slot}}u < table.entry_count{{written}}) {
-        {{family}}_{{slot}}(table.entries[{{slot}}u], g);
+        {{family}}_{{slot}}(bound_{{slot}}(table.entries[{{slot}}u]), g);
     }

@@ -1,13 +1,14 @@
 //! What encodes reuse, and its bounds: uploaded parameter tables follow
-//! their plans and buffers whatever was cached before, the cache policy
-//! bounds the bytes kept (or keeps none), and generated kernels' pipelines
-//! are kept for at most 32 layouts.
+//! their plans and buffers whatever was cached before, one table serves a
+//! plan at every offset, the cache policy bounds the memory kept (or keeps
+//! none) and the generated kernels' pipelines kept, and a plan warms up
+//! ahead of time.
 
 mod common;
 
 use common::{Rng, assert_outputs_equal, encode_fresh, gpu, random_tensor, read_buffer};
-use wgpu_split::gpu::{CachePolicy, GpuSplitter};
-use wgpu_split::plan::{Placement, PlanOptions, Strategy};
+use wgpu_split::gpu::{BufferRegion, CachePolicy, CacheUsage, GpuSplitter, TABLE_OVERHEAD_BYTES};
+use wgpu_split::plan::{Placement, PlanLimits, PlanOptions, SplitPlan, Strategy};
 use wgpu_split::{ElementType, HostTensor, ResolvedSplit, host};
 
 fn gather() -> PlanOptions {
@@ -19,7 +20,6 @@ fn cached_tables_follow_plans_and_buffers() {
     let Some(gpu) = gpu("cached_tables_follow_plans_and_buffers") else {
         return;
     };
-    use wgpu_split::gpu::BufferRegion;
     let mut rng = Rng::new(33);
     let shape = [6, 10];
     let a = ResolvedSplit::new(&shape, 1, vec![3, 7], true).unwrap();
@@ -76,8 +76,69 @@ fn cached_tables_follow_plans_and_buffers() {
 }
 
 #[test]
-fn the_cache_policy_bounds_the_tables_kept_and_can_be_off() {
-    let Some(shared) = gpu("the_cache_policy_bounds_the_tables_kept_and_can_be_off") else {
+fn one_table_serves_a_plan_at_every_offset() {
+    let Some(shared) = gpu("one_table_serves_a_plan_at_every_offset") else {
+        return;
+    };
+    // A runtime whose slices move a few bytes each step: the input and
+    // three outputs at independent offsets, none a multiple of WebGPU's
+    // 256-byte binding alignment. (At 1aaeec9 each offset uploaded a table
+    // of its own: 40 encodes kept 40 tables.)
+    let splitter = GpuSplitter::new(shared.device(), shared.queue()).unwrap();
+    let split = ResolvedSplit::new(&[16, 24], 1, vec![8, 12, 4], true).unwrap();
+    let plan = SplitPlan::new(
+        &split,
+        ElementType::Float16,
+        &PlanLimits::WEBGPU_DEFAULT,
+        &gather(),
+    )
+    .unwrap();
+    let mut rng = Rng::new(21);
+    let input = random_tensor(&mut rng, ElementType::Float16, &[16, 24]);
+    let expected = host::split(&input, &split).unwrap();
+    let page_bytes = 4 * 4096;
+    let pages: Vec<wgpu::Buffer> = (0..2)
+        .map(|_| {
+            common::round_trip(&splitter)
+                .create_input(&vec![0u8; page_bytes])
+                .unwrap()
+        })
+        .collect();
+    let step = plan.offset_alignment_bytes();
+    for round in 0..40u64 {
+        let mut at = |slot: u64| slot * 4096 + 16 + rng.below(200) as u64 / step * step;
+        let input_at = at(0);
+        splitter
+            .queue()
+            .write_buffer(&pages[0], input_at, input.as_bytes().unwrap());
+        let outputs: Vec<(u64, u64)> = (1..4)
+            .map(|slot| (at(slot), plan.destination_bytes(slot as usize - 1)))
+            .collect();
+        let regions: Vec<BufferRegion> = outputs
+            .iter()
+            .map(|&(offset, size)| BufferRegion::new(&pages[1], offset, size))
+            .collect();
+        let mut encoder = splitter
+            .device()
+            .create_command_encoder(&Default::default());
+        let source = BufferRegion::new(&pages[0], input_at, plan.input_binding_bytes());
+        splitter
+            .encode(&mut encoder, &plan, source, &regions)
+            .unwrap();
+        splitter.queue().submit([encoder.finish()]);
+        let bytes = read_buffer(&splitter, &pages[1]);
+        for ((offset, _), e) in outputs.iter().zip(&expected) {
+            let e = e.as_bytes().unwrap();
+            let got = &bytes[*offset as usize..*offset as usize + e.len()];
+            assert_eq!(got, e, "round {round}");
+        }
+        assert_eq!(splitter.cache().usage().tables, 1, "round {round}");
+    }
+}
+
+#[test]
+fn the_cache_policy_bounds_the_memory_kept_and_can_keep_none() {
+    let Some(shared) = gpu("the_cache_policy_bounds_the_memory_kept_and_can_keep_none") else {
         return;
     };
     let gather = PlanOptions::default().strategy(Strategy::Gather);
@@ -91,44 +152,108 @@ fn the_cache_policy_bounds_the_tables_kept_and_can_be_off() {
         }
     };
     let device = shared.device();
-    let off = GpuSplitter::new(device, shared.queue())
+    let none = GpuSplitter::new(device, shared.queue())
         .unwrap()
-        .with_cache_policy(CachePolicy::Off);
-    run(&off);
-    assert_eq!(off.cached_table_bytes(), 0);
+        .with_cache_policy(CachePolicy::default().table_bytes(0));
+    run(&none);
+    assert_eq!(none.cache().usage().tables, 0);
+    // Each table counts its device bytes, its host copy and the overhead.
+    let budget = 4 * TABLE_OVERHEAD_BYTES;
     let small = GpuSplitter::new(device, shared.queue())
         .unwrap()
-        .with_cache_policy(CachePolicy::Bytes(4096));
+        .with_cache_policy(CachePolicy::default().table_bytes(budget));
     run(&small);
-    assert!(small.cached_table_bytes() > 0 && small.cached_table_bytes() <= 4096);
-    small.clear_cache();
-    assert_eq!(small.cached_table_bytes(), 0);
+    let usage = small.cache().usage();
+    assert!(usage.tables > 0 && usage.tables < 4, "{usage:?}");
+    assert!(usage.table_bytes <= budget, "{usage:?}");
+    assert!(usage.table_bytes > usage.tables as u64 * TABLE_OVERHEAD_BYTES);
+    small.cache().clear();
+    assert_eq!(small.cache().usage(), CacheUsage::default());
+    // A smaller policy drops what exceeds it at once.
+    let roomy = GpuSplitter::new(device, shared.queue()).unwrap();
+    run(&roomy);
+    assert!(roomy.cache().usage().tables > 4);
+    let shrunk = roomy.with_cache_policy(CachePolicy::default().table_bytes(budget));
+    assert!(shrunk.cache().usage().table_bytes <= budget);
 }
 
-#[test]
-fn row_block_pipelines_are_bounded() {
-    let Some(gpu) = gpu("row_block_pipelines_are_bounded") else {
-        return;
-    };
-    // A fresh splitter: 40 layouts (u8 rows of m bytes split [a, m - a]),
-    // then the first again.
-    let splitter = GpuSplitter::new(gpu.device(), gpu.queue()).unwrap();
+/// Encodes row-block plans of `count` layouts (u8 rows of m bytes split
+/// [a, m - a]) and then the first again, checking every result and, after
+/// each, that at most `kept` pipelines are held; returns the layouts.
+fn cycle_row_block_layouts(splitter: &GpuSplitter, count: usize, kept: usize) -> usize {
     let mut rng = Rng::new(81);
     let mut layouts = std::collections::HashSet::new();
     let shapes = (3..=16).flat_map(|m| (1..m).map(move |a| (m, a)));
-    for (m, a) in shapes.take(40).chain([(3, 1)]) {
+    for (m, a) in shapes.take(count).chain([(3, 1)]) {
         let split = ResolvedSplit::new(&[128, m], 1, vec![a, m - a], true).unwrap();
         let input = random_tensor(&mut rng, ElementType::Uint8, &[128, m]);
         let plan = splitter
             .plan_with(&split, ElementType::Uint8, &gather())
             .unwrap();
         layouts.insert(plan.generated_layout().expect("a row-block plan").clone());
-        let actual = common::round_trip(&splitter)
+        let actual = common::round_trip(splitter)
             .run_plan(&plan, &input)
             .unwrap();
         assert_outputs_equal(&host::split(&input, &split).unwrap(), &actual, "row blocks");
-        assert!(splitter.cached_pipelines() <= 32);
+        assert!(splitter.cache().usage().generated_pipelines <= kept);
     }
-    assert!(layouts.len() > 32, "{} layouts", layouts.len());
-    assert_eq!(splitter.cached_pipelines(), 32);
+    layouts.len()
+}
+
+#[test]
+fn generated_pipelines_are_kept_within_the_policy() {
+    let Some(gpu) = gpu("generated_pipelines_are_kept_within_the_policy") else {
+        return;
+    };
+    // The default keeps 32: 40 layouts cycle through them.
+    let default = GpuSplitter::new(gpu.device(), gpu.queue()).unwrap();
+    assert_eq!(default.cache_policy().generated_pipelines, 32);
+    let layouts = cycle_row_block_layouts(&default, 40, 32);
+    assert!(layouts > 32, "{layouts} layouts");
+    assert_eq!(default.cache().usage().generated_pipelines, 32);
+    // The caller's bound, above and below the default.
+    let roomy = GpuSplitter::new(gpu.device(), gpu.queue())
+        .unwrap()
+        .with_cache_policy(CachePolicy::default().generated_pipelines(64));
+    let layouts = cycle_row_block_layouts(&roomy, 40, 64);
+    assert_eq!(roomy.cache().usage().generated_pipelines, layouts);
+    let tight = GpuSplitter::new(gpu.device(), gpu.queue())
+        .unwrap()
+        .with_cache_policy(CachePolicy::default().generated_pipelines(4));
+    cycle_row_block_layouts(&tight, 8, 4);
+    assert_eq!(tight.cache().usage().generated_pipelines, 4);
+}
+
+#[test]
+fn a_plan_warms_up_ahead_of_its_first_encode() {
+    let Some(gpu) = gpu("a_plan_warms_up_ahead_of_its_first_encode") else {
+        return;
+    };
+    let splitter = GpuSplitter::new(gpu.device(), gpu.queue()).unwrap();
+    let split = ResolvedSplit::new(&[128, 7], 1, vec![3, 4], true).unwrap();
+    let plan = splitter
+        .plan_with(&split, ElementType::Uint8, &gather())
+        .unwrap();
+    assert!(plan.generated_layout().is_some(), "a generated kernel");
+    splitter.cache().warm_up(&plan).unwrap();
+    let warm = splitter.cache().usage();
+    assert_eq!((warm.tables, warm.generated_pipelines), (1, 1));
+    // The encode finds both; the result is the split's.
+    let mut rng = Rng::new(3);
+    let input = random_tensor(&mut rng, ElementType::Uint8, &[128, 7]);
+    let actual = common::round_trip(&splitter)
+        .run_plan(&plan, &input)
+        .unwrap();
+    assert_outputs_equal(&host::split(&input, &split).unwrap(), &actual, "warmed up");
+    assert_eq!(splitter.cache().usage(), warm);
+    // A plan without dispatches needs nothing.
+    let copies = splitter
+        .plan_with(
+            &ResolvedSplit::new(&[2, 8], 0, vec![1, 1], true).unwrap(),
+            ElementType::Float,
+            &PlanOptions::default().strategy(Strategy::Copy),
+        )
+        .unwrap();
+    splitter.cache().warm_up(&copies).unwrap();
+    assert_eq!(splitter.cache().usage(), warm);
 }

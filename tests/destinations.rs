@@ -9,7 +9,7 @@ use common::{Rng, gpu, random_tensor, read_buffer, refused};
 use wgpu_split::error::EncodeError;
 use wgpu_split::gpu::{BufferRegion, GpuSplitter, buffer_usages};
 use wgpu_split::plan::Placement;
-use wgpu_split::plan::{PlanOptions, SplitPlan, Strategy};
+use wgpu_split::plan::{Kernel, PlanOptions, SplitPlan, Strategy};
 use wgpu_split::{
     BufferRole, ElementType, Error, HostTensor, OnnxSplit, OnnxSplitToSequence, OpenVinoSplit,
     OpenVinoVariadicSplit, Operator, ParamTensor, ResolvedSplit, host,
@@ -315,11 +315,15 @@ fn undersized_overlapping_and_misaligned_regions_are_typed_errors() {
         ];
         gpu.encode(enc, &s.plan, input, &regions).unwrap_err()
     });
-    assert_eq!(
-        e,
-        Error::Encode(EncodeError::InputSharesBuffer {
-            which: BufferRole::Output(0)
-        })
+    assert!(
+        matches!(
+            &e,
+            Error::Encode(EncodeError::InputSharesBuffer {
+                which: BufferRole::Output(0),
+                why,
+            }) if why.contains("overlap the input's")
+        ),
+        "{e}"
     );
     let e = refused(gpu, |enc| {
         gpu.encode(enc, &s.plan, input, &[BufferRegion::whole(&page)])
@@ -525,6 +529,52 @@ fn a_prepared_split_records_between_the_runtimes_own_dispatches() {
 }
 
 #[test]
+fn one_call_plans_for_a_compute_pass_with_the_cost_model() {
+    let Some(gpu) = gpu("one_call_plans_for_a_compute_pass_with_the_cost_model") else {
+        return;
+    };
+    // The QKV split of f16 [4, 64, 96] into three: the default plan may
+    // copy (it does on lavapipe), which a compute pass cannot hold.
+    let split = OnnxSplit::new(18, 3)
+        .axis(-1)
+        .num_outputs(3)
+        .resolve(&[4, 64, 96])
+        .unwrap();
+    let plan = gpu.plan_for_pass(&split, ElementType::Float16).unwrap();
+    assert_eq!(plan.copy_count(), 0);
+    assert!(plan.dispatch_count() > 0);
+    // The same kernel as planning for the cost model without copies.
+    let with = gpu
+        .plan_with(
+            &split,
+            ElementType::Float16,
+            &PlanOptions::default().in_compute_pass(),
+        )
+        .unwrap();
+    assert_eq!(plan, with);
+    let mut rng = Rng::new(12);
+    let input = random_tensor(&mut rng, ElementType::Float16, &[4, 64, 96]);
+    let in_buffer = common::round_trip(gpu)
+        .create_input(input.as_bytes().unwrap())
+        .unwrap();
+    let outputs = common::round_trip(gpu).create_destinations(&plan).unwrap();
+    let regions: Vec<_> = outputs.iter().map(BufferRegion::whole).collect();
+    let prepared = gpu
+        .prepare(&plan, BufferRegion::whole(&in_buffer), &regions)
+        .unwrap();
+    let mut encoder = gpu.device().create_command_encoder(&Default::default());
+    {
+        let mut pass = encoder.begin_compute_pass(&Default::default());
+        prepared.record(&mut pass);
+    }
+    gpu.queue().submit([encoder.finish()]);
+    for (buffer, e) in outputs.iter().zip(host::split(&input, &split).unwrap()) {
+        let bytes = read_buffer(gpu, buffer);
+        assert_eq!(&bytes[..e.as_bytes().unwrap().len()], e.as_bytes().unwrap());
+    }
+}
+
+#[test]
 fn output_bindings_round_sizes_up_to_whole_words() {
     let Some(gpu) = gpu("output_bindings_round_sizes_up_to_whole_words") else {
         return;
@@ -686,4 +736,133 @@ fn destinations_packed_closer_than_the_binding_alignment_never_alias() {
             "{t} {shape:?}: a byte outside the regions was written"
         );
     }
+}
+
+#[test]
+fn the_input_may_share_a_page_with_its_outputs() {
+    let Some(gpu) = gpu("the_input_may_share_a_page_with_its_outputs") else {
+        return;
+    };
+    // A sub-allocator's page holding the input and, from one binding
+    // alignment past it, the outputs: plans for WebGPU's defaults with
+    // every kernel (vec4, row blocks, row streams, words, funnel) and an
+    // arena. The dispatches bind the source read_write (WebGPU forbids one
+    // buffer bound read-only and writable in a dispatch); every output
+    // exact, the input and every gap untouched.
+    let mut rng = Rng::new(73);
+    let cases = [
+        (ElementType::Float16, vec![3, 5, 96], vec![32, 32, 32], None),
+        (ElementType::Float16, vec![64, 6], vec![1, 2, 3], None),
+        (
+            ElementType::Uint8,
+            vec![16, 90],
+            vec![17, 17, 17, 17, 22],
+            Some(Kernel::RowStreams),
+        ),
+        (ElementType::Uint8, vec![4, 27], vec![3; 9], None),
+        (
+            ElementType::Float,
+            vec![64, 85],
+            vec![5, 80],
+            Some(Kernel::Funnel),
+        ),
+        (
+            ElementType::Int4,
+            vec![6, 10],
+            vec![3, 7],
+            Some(Kernel::Words),
+        ),
+    ];
+    for (t, shape, lengths, kernel) in cases {
+        let axis = shape.len() - 1;
+        let split = ResolvedSplit::new(&shape, axis, lengths, true).unwrap();
+        let input = random_tensor(&mut rng, t, &shape);
+        for placement in [Placement::Separate, Placement::Arena] {
+            let mut options = PlanOptions::default()
+                .strategy(Strategy::Gather)
+                .placement(placement);
+            options.kernel = kernel;
+            let limits = wgpu_split::plan::PlanLimits::WEBGPU_DEFAULT;
+            let plan = SplitPlan::new(&split, t, &limits, &options).unwrap();
+            let context = format!("{t} {shape:?} {placement:?} {}", plan.kernel());
+            let input_at = 48;
+            let mut end = (input_at + plan.input_binding_bytes()).next_multiple_of(256) + 32;
+            let mut regions_at = Vec::new();
+            for i in 0..plan.destination_count() {
+                regions_at.push((end, plan.destination_bytes(i)));
+                end = (end + plan.destination_bytes(i)).next_multiple_of(16) + 16;
+            }
+            let page = buffer(gpu, end + 256, POOL);
+            let mut init = gpu.device().create_command_encoder(&Default::default());
+            init.clear_buffer(&page, 0, None);
+            gpu.queue().submit([init.finish()]);
+            let mut padded = input.as_bytes().unwrap().to_vec();
+            padded.resize(padded.len().next_multiple_of(4), 0);
+            gpu.queue().write_buffer(&page, input_at, &padded);
+            let regions: Vec<BufferRegion> = regions_at
+                .iter()
+                .map(|&(offset, size)| BufferRegion::new(&page, offset, size))
+                .collect();
+            let source = BufferRegion::new(&page, input_at, input.as_bytes().unwrap().len() as u64);
+            let mut encoder = gpu.device().create_command_encoder(&Default::default());
+            gpu.encode(&mut encoder, &plan, source, &regions)
+                .unwrap_or_else(|e| panic!("{context}: {e}"));
+            gpu.queue().submit([encoder.finish()]);
+            let out = read_buffer(gpu, &page);
+            let mut written = vec![false; out.len()];
+            let input_range =
+                input_at as usize..input_at as usize + input.as_bytes().unwrap().len();
+            assert_eq!(
+                &out[input_range.clone()],
+                input.as_bytes().unwrap(),
+                "{context}: input"
+            );
+            written[input_range].iter_mut().for_each(|w| *w = true);
+            let expected = host::split(&input, &split).unwrap();
+            for (i, (o, e)) in plan.outputs().iter().zip(&expected).enumerate() {
+                let (offset, _) = regions_at[plan.placement().destination_of(i)];
+                let start = (offset + o.arena_offset_bytes) as usize;
+                let e = e.as_bytes().unwrap();
+                assert_eq!(&out[start..start + e.len()], e, "{context}: output {i}");
+            }
+            for &(offset, size) in &regions_at {
+                written[offset as usize..(offset + size) as usize]
+                    .iter_mut()
+                    .for_each(|w| *w = true);
+            }
+            let stray = out.iter().zip(&written).position(|(&b, &w)| !w && b != 0);
+            assert_eq!(
+                stray, None,
+                "{context}: a byte outside the regions was written"
+            );
+        }
+    }
+    // Where it cannot work, a typed error names why: regions that overlap,
+    // bindings that would (the input's binding ends where its region does,
+    // the output's starts at its offset aligned down to 256 bytes), and a
+    // plan that copies into the input's buffer.
+    let split = ResolvedSplit::new(&[4, 16], 1, vec![8, 8], true).unwrap();
+    let limits = wgpu_split::plan::PlanLimits::WEBGPU_DEFAULT;
+    let gather = PlanOptions::default().strategy(Strategy::Gather);
+    let plan = SplitPlan::new(&split, ElementType::Float, &limits, &gather).unwrap();
+    let page = buffer(gpu, 4096, POOL);
+    let input = BufferRegion::new(&page, 64, 256);
+    let why = |outputs: [u64; 2], plan: &SplitPlan| {
+        let regions: Vec<BufferRegion> = outputs
+            .iter()
+            .enumerate()
+            .map(|(i, &o)| BufferRegion::new(&page, o, plan.destination_bytes(i)))
+            .collect();
+        match refused(gpu, |enc| {
+            gpu.encode(enc, plan, input, &regions).unwrap_err()
+        }) {
+            Error::Encode(EncodeError::InputSharesBuffer { why, .. }) => why,
+            e => panic!("{e}"),
+        }
+    };
+    assert!(why([128, 1024], &plan).contains("overlap the input's"));
+    assert!(why([352, 1024], &plan).contains("aligned down to 256 bytes"));
+    let copy = PlanOptions::default().strategy(Strategy::Copy);
+    let copy_plan = SplitPlan::new(&split, ElementType::Float, &limits, &copy).unwrap();
+    assert!(why([1024, 2048], &copy_plan).contains("copy_buffer_to_buffer"));
 }

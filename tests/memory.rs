@@ -39,7 +39,7 @@ fn dropped_buffers_free_their_memory() {
     println!(
         "200 encodes of fresh 4 MiB inputs and outputs: resident memory grew {} MiB; cached tables {} bytes",
         grown >> 20,
-        gpu.cached_table_bytes()
+        gpu.cache().usage().table_bytes
     );
     assert!(grown < 64 << 20, "resident memory grew {grown} bytes");
 }

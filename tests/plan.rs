@@ -10,7 +10,7 @@ use common::emulator::{Layout, check_emulated};
 use common::{Rng, random_tensor, tiny};
 use proptest::prelude::*;
 use wgpu_split::error::{EncodeError, PlanError};
-use wgpu_split::plan::internals::{BoundPlan, Region, WORKGROUP_SIZE};
+use wgpu_split::plan::internals::{BoundPlan, Region, SlotBinding, WORKGROUP_SIZE};
 use wgpu_split::plan::{
     CostModel, GeneratedLayout, Kernel, Placement, PlanLimits, PlanOptions, SplitPlan, Strategy,
     Usages,
@@ -64,11 +64,16 @@ fn check_structure(plan: &SplitPlan, context: &str) {
     }
 }
 
-/// Structure, then the emulated encode in both caller layouts.
+/// Structure, then the emulated encode in every caller layout (the input
+/// in the destinations' page for plans without copies).
 fn check_plan(plan: &SplitPlan, input: &HostTensor, split: &ResolvedSplit, context: &str) {
     check_structure(plan, context);
     let mut rng = Rng::new(split.output_count() as u64);
-    for layout in [Layout::OwnBuffers, Layout::Pooled] {
+    let with_input = (plan.copy_count() == 0).then_some(Layout::WithInput);
+    for layout in [Layout::OwnBuffers, Layout::Pooled]
+        .into_iter()
+        .chain(with_input)
+    {
         check_emulated(
             plan,
             input,
@@ -481,6 +486,54 @@ fn many_outputs_into_many_regions_are_exact() {
 }
 
 #[test]
+fn plans_for_a_compute_pass_gather_everything_with_the_models_kernel() {
+    // f32 [64, 256] into four: copyable runs, which Auto may copy.
+    let split = ResolvedSplit::new(&[64, 256], 1, vec![64; 4], true).unwrap();
+    let limits = PlanLimits::WEBGPU_DEFAULT;
+    let plan = |options: &PlanOptions| {
+        SplitPlan::new(&split, ElementType::Float, &limits, options).unwrap()
+    };
+    // A model whose copies are free copies everything; for a pass, nothing.
+    let mut copies_free = CostModel::LAVAPIPE;
+    copies_free.copy_command_seconds = 0.0;
+    copies_free.copy_bytes_per_second = 1e15;
+    let auto = PlanOptions::default().strategy(Strategy::Auto(copies_free));
+    assert_eq!(plan(&auto).dispatch_count(), 0);
+    let in_pass = plan(&auto.in_compute_pass());
+    assert_eq!(in_pass.copy_count(), 0);
+    // The kernel follows the model: u8 rows of 130 bytes split in two fit
+    // several kernels chosen by rate; a model that rates one far above the
+    // others gets it.
+    let odd = ResolvedSplit::new(&[256, 130], 1, vec![65, 65], true).unwrap();
+    let odd_plan =
+        |options: &PlanOptions| SplitPlan::new(&odd, ElementType::Uint8, &limits, options);
+    let candidates: Vec<Kernel> = [Kernel::Funnel, Kernel::RowBlocks, Kernel::RowStreams]
+        .into_iter()
+        .filter(|&k| odd_plan(&PlanOptions::default().kernel(k)).is_ok())
+        .collect();
+    assert!(candidates.len() >= 2, "{candidates:?}");
+    for &favourite in &candidates {
+        let mut model = copies_free;
+        for other in Kernel::ALL {
+            model.gather_bytes_per_second.set(other, 1e6);
+        }
+        model.gather_bytes_per_second.set(favourite, 1e12);
+        let options = PlanOptions::default()
+            .strategy(Strategy::Auto(model))
+            .in_compute_pass();
+        assert_eq!(odd_plan(&options).unwrap().kernel(), favourite);
+    }
+    // Copies cannot go into a pass.
+    let copy = PlanOptions::default()
+        .strategy(Strategy::Copy)
+        .in_compute_pass();
+    assert_eq!(
+        SplitPlan::new(&split, ElementType::Float, &limits, &copy).unwrap_err(),
+        PlanError::CopiesInComputePass
+    );
+}
+
+#[test]
 fn plans_past_the_device_are_errors() {
     let split = ResolvedSplit::new(&[4], 0, vec![4], true).unwrap();
     let gather = options(Strategy::Gather, Placement::Arena);
@@ -557,19 +610,27 @@ fn bind_at<'a>(
 }
 
 #[test]
-fn offsets_need_only_word_alignment_and_fold_into_the_table() {
+fn offsets_need_only_word_alignment_and_never_change_the_table() {
     let split = ResolvedSplit::new(&[6, 10], 1, vec![3, 7], true).unwrap();
     let [separate, _] = gather_plans(&split, ElementType::Uint8, &PlanLimits::WEBGPU_DEFAULT);
     assert_eq!(separate.offset_alignment_bytes(), 4);
-    // Aligned offsets use the plan's own table; others a patched copy.
-    let aligned = bind_at(&separate, 0, &[256, 512]).unwrap();
-    assert!(matches!(aligned.table, std::borrow::Cow::Borrowed(_)));
-    let packed = bind_at(&separate, 20, &[4, 36]).unwrap();
-    assert!(matches!(packed.table, std::borrow::Cow::Owned(_)));
-    assert_eq!(
-        packed.dispatches[0].src.start, 0,
-        "bound from the aligned-down offset"
-    );
+    // Every offset binds the plan's own table (one upload per plan): the
+    // shift below the alignment is the binding's length less the window.
+    for (input, outputs) in [(0, [256, 512]), (20, [4, 36]), (36, [260, 1020])] {
+        let bound = bind_at(&separate, input, &outputs).unwrap();
+        assert!(matches!(bound.table, std::borrow::Cow::Borrowed(_)));
+        assert_eq!(&*bound.table, separate.table());
+        let d = &bound.dispatches[0];
+        assert_eq!(d.src.start, 0, "bound from the aligned-down offset");
+        assert_eq!(d.src.end, input + separate.input_binding_bytes());
+        for (slot, &offset) in outputs.iter().enumerate() {
+            let SlotBinding::Destination { bytes, .. } = &d.dst[slot] else {
+                panic!("slot {slot} binds its output");
+            };
+            assert_eq!(bytes.start, offset / 256 * 256);
+            assert_eq!(bytes.end, offset + separate.destination_bytes(slot));
+        }
+    }
     // A vec4 plan needs 16-byte offsets; a word plan 4-byte ones.
     let e = bind_at(&separate, 2, &[0, 64]).unwrap_err();
     assert!(

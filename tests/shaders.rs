@@ -192,7 +192,7 @@ fn the_table_entry_matches_rust_member_for_member() {
         offset_of!(TableEntry, flags),
         offset_of!(TableEntry, dst_slot),
         offset_of!(TableEntry, units_per_invocation),
-        offset_of!(TableEntry, padding),
+        offset_of!(TableEntry, window_units),
     ];
     for key in table_driven_keys() {
         let (members, size) = wgsl_struct(&validated(&key.source()), "Entry");
@@ -215,6 +215,10 @@ fn the_table_header_matches_rust_and_entries_follow_it() {
         let rust = [
             ("invocations", offset_of!(TableHeader, invocations)),
             ("entry_count", offset_of!(TableHeader, entry_count)),
+            (
+                "source_window_units",
+                offset_of!(TableHeader, source_window_units),
+            ),
         ];
         for (i, (name, offset)) in rust.iter().enumerate() {
             assert_eq!(

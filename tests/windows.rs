@@ -156,7 +156,11 @@ fn every_kernel_and_placement_move_windows_of_every_width_in_the_emulator() {
             &PlanLimits::WEBGPU_DEFAULT,
             |split, plan, context| {
                 let input = random_tensor(&mut Rng::new(1), t, split.input_shape());
-                for layout in [Layout::OwnBuffers, Layout::Pooled] {
+                let with_input = (plan.copy_count() == 0).then_some(Layout::WithInput);
+                for layout in [Layout::OwnBuffers, Layout::Pooled]
+                    .into_iter()
+                    .chain(with_input)
+                {
                     check_emulated(plan, &input, split, layout, &mut Rng::new(2), context);
                 }
             },

@@ -8,25 +8,99 @@ use std::sync::{Mutex, MutexGuard};
 
 use lru::LruCache;
 
-/// How many bytes of uploaded parameter tables a splitter keeps for reuse.
+/// What a splitter keeps for reuse, within bounds the caller sets.
 ///
-/// Tables depend on the plan and on the caller's offsets modulo the binding
-/// alignment, so a runtime that encodes the same nodes at the same offsets
-/// uploads each table once. Only the splitter's own buffers are held.
+/// * Uploaded parameter tables: one per plan (a table depends on the plan
+///   alone, never on the caller's offsets), bounded by the memory they
+///   take ([`CacheUsage::table_bytes`]); past it the least recently used
+///   is dropped, and its plan uploads again on its next encode (a buffer
+///   creation: about 20 µs on lavapipe).
+/// * Compiled pipelines of generated kernels (row blocks, row streams): one
+///   per split layout. Past the bound the least recently used is dropped
+///   and compiles again on its next encode: about 5.6 ms to build and
+///   48 ms at its first execution on lavapipe, every time, so a workload
+///   that cycles through more layouts than the bound pays that on every
+///   encode. Set the bound above the layouts a model uses, and warm them
+///   up ahead of time with [`crate::gpu::SplitterCache::warm_up`].
+///   (Table-driven kernels are a handful of pipelines per device, always
+///   kept.)
+///
+/// Only the splitter's own objects are held, never a caller's buffer.
+///
+/// # Examples
+///
+/// ```
+/// use wgpu_split::gpu::CachePolicy;
+///
+/// let policy = CachePolicy::default().generated_pipelines(128);
+/// assert_eq!(policy.table_bytes, 16 << 20);
+/// assert_eq!(CachePolicy::NONE.table_bytes(0).table_bytes, 0);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum CachePolicy {
-    /// Upload the table on every encode and keep nothing.
-    Off,
-    /// Keep tables up to this many bytes in all; past it the least recently
-    /// used are dropped.
-    Bytes(u64),
+pub struct CachePolicy {
+    /// Memory the kept tables may take, in bytes, counted as
+    /// [`CacheUsage::table_bytes`] counts it; 0 keeps none (every encode
+    /// uploads its table).
+    pub table_bytes: u64,
+    /// Compiled pipelines of generated kernels kept; 0 keeps none.
+    pub generated_pipelines: u64,
+}
+
+impl CachePolicy {
+    /// Keeps nothing: every encode uploads its table and compiles its
+    /// generated kernel (for measurements).
+    pub const NONE: CachePolicy = CachePolicy {
+        table_bytes: 0,
+        generated_pipelines: 0,
+    };
+
+    /// The same policy with a memory bound for tables.
+    pub fn table_bytes(mut self, bytes: u64) -> Self {
+        self.table_bytes = bytes;
+        self
+    }
+
+    /// The same policy with a bound on generated pipelines.
+    pub fn generated_pipelines(mut self, count: u64) -> Self {
+        self.generated_pipelines = count;
+        self
+    }
 }
 
 impl Default for CachePolicy {
-    /// 16 MiB of tables: about 350,000 outputs' worth of plans.
+    /// 16 MiB of tables (about 10,000 plans of three outputs, or one plan
+    /// of 170,000 outputs) and 32 generated pipelines.
     fn default() -> Self {
-        CachePolicy::Bytes(16 << 20)
+        CachePolicy {
+            table_bytes: 16 << 20,
+            generated_pipelines: 32,
+        }
     }
+}
+
+/// What a splitter's cache holds ([`crate::gpu::SplitterCache::usage`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct CacheUsage {
+    /// Tables kept.
+    pub tables: usize,
+    /// The memory they take, in bytes: per table its device buffer (rounded
+    /// up to 256 bytes), the host copy that confirms a hit, and
+    /// [`TABLE_OVERHEAD_BYTES`] of wgpu's and the driver's bookkeeping.
+    pub table_bytes: u64,
+    /// Compiled pipelines of generated kernels kept.
+    pub generated_pipelines: usize,
+}
+
+/// Memory a kept table costs besides its bytes: wgpu's buffer object, the
+/// driver's allocation and the cache's entry. About 2 KiB per buffer on
+/// lavapipe (340 MiB for about 150,000 buffers of 16 MiB of tables,
+/// measured at 1aaeec9); counted so that the bound is on real memory, not
+/// only on table bytes.
+pub const TABLE_OVERHEAD_BYTES: u64 = 2048;
+
+/// The memory a kept table of `len` bytes takes ([`CacheUsage::table_bytes`]).
+pub(crate) fn table_cost(len: u64) -> u64 {
+    len.next_multiple_of(256) + len + TABLE_OVERHEAD_BYTES
 }
 
 /// Values by key, each with a cost, kept within a budget: inserting past it
@@ -62,14 +136,20 @@ impl<K: Hash + Eq, V> BoundedCache<K, V> {
         if cost > budget {
             return;
         }
-        while self.cost + cost > budget {
+        self.shrink_to(budget - cost);
+        self.cost += cost;
+        self.entries.put(key, (value, cost));
+    }
+
+    /// Drops the least recently used entries until the cost is within
+    /// `budget`.
+    pub fn shrink_to(&mut self, budget: u64) {
+        while self.cost > budget {
             match self.entries.pop_lru() {
                 Some((_, (_, dropped))) => self.cost -= dropped,
                 None => break,
             }
         }
-        self.cost += cost;
-        self.entries.put(key, (value, cost));
     }
 
     /// Drops every entry.

@@ -6,7 +6,7 @@ use std::borrow::Cow;
 use std::ops::Range;
 use std::sync::Arc;
 
-use super::cache::lock;
+use super::cache::{lock, table_cost};
 use super::prepared::PreparedSplit;
 use super::region::BufferRegion;
 use super::resources::{CachedTable, Resources};
@@ -31,7 +31,7 @@ pub(crate) fn prepare_dispatches(
     // A buffer from another device, a destroyed buffer or a lost device
     // fails here, inside the scopes.
     Ok(scoped(device, "binding the split's buffers", || {
-        let kernel = resources.pipelines.get(device, &key);
+        let kernel = resources.pipeline(&key);
         let groups = bound
             .dispatches
             .iter()
@@ -58,11 +58,20 @@ fn table_buffer(
     plan: &SplitPlan,
     bound: &BoundPlan<'_>,
 ) -> Result<Arc<wgpu::Buffer>> {
-    let content: &[u8] = &bound.table;
     let key = match bound.table {
         Cow::Borrowed(_) => plan.table_fingerprint(),
-        Cow::Owned(_) => fingerprint(content),
+        Cow::Owned(_) => fingerprint(&bound.table),
     };
+    upload_table(resources, key, &bound.table)
+}
+
+/// The table buffer holding `content`, under `key` in the cache: uploaded
+/// once while kept.
+pub(crate) fn upload_table(
+    resources: &Resources,
+    key: u64,
+    content: &[u8],
+) -> Result<Arc<wgpu::Buffer>> {
     if let Some(cached) = lock(&resources.tables).get(&key)
         && cached.content == content
     {
@@ -75,12 +84,13 @@ fn table_buffer(
         content.len() as u64,
         wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::UNIFORM,
     )?);
-    if let Some(budget) = resources.table_budget {
+    let cost = table_cost(content.len() as u64);
+    if cost <= resources.policy.table_bytes {
         let cached = CachedTable {
             content: content.to_vec(),
             buffer: buffer.clone(),
         };
-        lock(&resources.tables).insert(key, cached, content.len() as u64, budget);
+        lock(&resources.tables).insert(key, cached, cost, resources.policy.table_bytes);
     }
     Ok(buffer)
 }

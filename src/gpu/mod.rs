@@ -22,8 +22,9 @@ mod resources;
 mod round_trip;
 mod scope;
 mod splitter;
+mod splitter_cache;
 
-pub use cache::CachePolicy;
+pub use cache::{CachePolicy, CacheUsage, TABLE_OVERHEAD_BYTES};
 pub use calibrate::calibrate;
 pub use context::GpuContext;
 pub use device_class::device_class;
@@ -34,3 +35,4 @@ pub use prepared::PreparedSplit;
 pub use region::{BufferRegion, buffer_usages};
 pub use round_trip::{READBACK_TIMEOUT, RoundTrip};
 pub use splitter::GpuSplitter;
+pub use splitter_cache::SplitterCache;

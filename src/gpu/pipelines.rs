@@ -2,8 +2,8 @@
 //! (kernel, placement, destination slots and a generated kernel's layout),
 //! built on first use and kept. Table-driven kernels have a handful of keys
 //! per device and are kept for good; generated kernels compile per layout,
-//! so at most [`MAX_GENERATED_PIPELINES`] are kept, the least recently used
-//! dropped past that.
+//! so at most [`crate::gpu::CachePolicy::generated_pipelines`] are kept,
+//! the least recently used dropped past that.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -19,11 +19,6 @@ pub(crate) struct CompiledKernel {
     pub pipeline: wgpu::ComputePipeline,
 }
 
-/// Generated pipelines kept at most (each is a module of its own): a model
-/// has a handful of split layouts; a workload that cycles through more
-/// recompiles the least recently used instead of growing without end.
-pub(crate) const MAX_GENERATED_PIPELINES: u64 = 32;
-
 /// The compiled kernels of one device, by key.
 #[derive(Debug, Default)]
 pub(crate) struct Pipelines {
@@ -32,16 +27,22 @@ pub(crate) struct Pipelines {
 }
 
 impl Pipelines {
-    /// The pipeline of `key`, compiled on first use. Callers run this inside
+    /// The pipeline of `key`, compiled on first use and, for a generated
+    /// kernel, kept among at most `kept_generated`. Callers run this inside
     /// an error scope: a lost device fails here.
-    pub fn get(&self, device: &wgpu::Device, key: &ShaderKey) -> Arc<CompiledKernel> {
+    pub fn get(
+        &self,
+        device: &wgpu::Device,
+        key: &ShaderKey,
+        kept_generated: u64,
+    ) -> Arc<CompiledKernel> {
         if key.is_generated() {
             let mut cache = lock(&self.generated);
             if let Some(compiled) = cache.get(key) {
                 return compiled.clone();
             }
             let compiled = Arc::new(compile(device, key));
-            cache.insert(key.clone(), compiled.clone(), 1, MAX_GENERATED_PIPELINES);
+            cache.insert(key.clone(), compiled.clone(), 1, kept_generated);
             return compiled;
         }
         let mut cache = lock(&self.table_driven);
@@ -51,9 +52,19 @@ impl Pipelines {
             .clone()
     }
 
-    /// Pipelines of generated kernels held (for tests of the bound).
+    /// Pipelines of generated kernels held.
     pub fn generated(&self) -> usize {
         lock(&self.generated).len()
+    }
+
+    /// Drops the generated kernels' pipelines.
+    pub fn clear_generated(&self) {
+        lock(&self.generated).clear();
+    }
+
+    /// Keeps at most `kept` generated pipelines, the most recently used.
+    pub fn shrink_generated(&self, kept: u64) {
+        lock(&self.generated).shrink_to(kept);
     }
 }
 

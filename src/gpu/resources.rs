@@ -4,10 +4,11 @@
 
 use std::sync::{Arc, Mutex};
 
-use super::cache::BoundedCache;
+use super::cache::{BoundedCache, CachePolicy, lock};
 use super::error::DeviceError;
-use super::pipelines::Pipelines;
+use super::pipelines::{CompiledKernel, Pipelines};
 use super::scope::scoped;
+use crate::plan::ShaderKey;
 use crate::plan::internals::SPARE_BUFFER_BYTES;
 
 /// An uploaded table and the bytes it holds (to confirm a hit).
@@ -26,20 +27,20 @@ pub(crate) struct Resources {
     /// Bound to destination slots a pass does not use, and the scratch end
     /// of the copy probes (`gpu::checks`).
     pub spare: wgpu::Buffer,
-    /// Bytes of tables kept at most; `None` keeps none.
-    pub table_budget: Option<u64>,
+    /// What the caches keep at most.
+    pub policy: CachePolicy,
 }
 
 impl Resources {
     /// The resources of `device`, with the spare buffer made inside error
-    /// scopes after `warm_up` (which compiles what must compile now).
-    pub fn new(
-        device: &wgpu::Device,
-        warm_up: impl FnOnce(&Pipelines),
-    ) -> Result<Resources, DeviceError> {
+    /// scopes after the pipelines of `keys` are compiled.
+    pub fn new(device: &wgpu::Device, keys: &[ShaderKey]) -> Result<Resources, DeviceError> {
         let pipelines = Pipelines::default();
+        let policy = CachePolicy::default();
         let spare = scoped(device, "compiling the kernels", || {
-            warm_up(&pipelines);
+            for key in keys {
+                pipelines.get(device, key, policy.generated_pipelines);
+            }
             device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("wgpu-split spare destination"),
                 size: SPARE_BUFFER_BYTES,
@@ -54,7 +55,21 @@ impl Resources {
             pipelines,
             tables: Mutex::new(BoundedCache::default()),
             spare,
-            table_budget: None,
+            policy,
         })
+    }
+
+    /// Bounds the caches by `policy`, dropping what exceeds it now.
+    pub fn set_policy(&mut self, policy: CachePolicy) {
+        self.policy = policy;
+        lock(&self.tables).shrink_to(policy.table_bytes);
+        self.pipelines.shrink_generated(policy.generated_pipelines);
+    }
+
+    /// The pipeline of `key`, kept as the policy says. Callers run this
+    /// inside an error scope.
+    pub fn pipeline(&self, key: &ShaderKey) -> Arc<CompiledKernel> {
+        self.pipelines
+            .get(&self.device, key, self.policy.generated_pipelines)
     }
 }

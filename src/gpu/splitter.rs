@@ -1,13 +1,14 @@
 //! [`GpuSplitter`]: plans splits for one device and records them into the
 //! caller's command encoder or compute pass.
 
-use super::cache::{CachePolicy, lock};
+use super::cache::CachePolicy;
 use super::checks::probe_buffers;
 use super::device_class::device_class;
 use super::dispatch::prepare_dispatches;
 use super::prepared::PreparedSplit;
 use super::region::{BufferRegion, plain_regions};
 use super::resources::Resources;
+use super::splitter_cache::SplitterCache;
 use crate::element::ElementType;
 use crate::error::Result;
 use crate::plan::{
@@ -45,7 +46,6 @@ pub struct GpuSplitter {
     queue: wgpu::Queue,
     limits: PlanLimits,
     strategy: Strategy,
-    policy: CachePolicy,
     resources: Resources,
 }
 
@@ -73,21 +73,16 @@ impl GpuSplitter {
     /// [`crate::gpu::DeviceError::Gpu`] when the device is lost or rejects
     /// a kernel.
     pub fn new(device: &wgpu::Device, queue: &wgpu::Queue) -> Result<Self> {
-        let resources = Resources::new(device, |pipelines| {
-            for kernel in Kernel::ALL {
-                if let Some(key) = ShaderKey::table_driven(kernel, Placement::default(), 1) {
-                    pipelines.get(device, &key);
-                }
-            }
-        })?;
+        let keys: Vec<ShaderKey> = Kernel::ALL
+            .into_iter()
+            .filter_map(|kernel| ShaderKey::table_driven(kernel, Placement::default(), 1))
+            .collect();
         Ok(GpuSplitter {
             queue: queue.clone(),
             limits: plan_limits(&device.limits()),
             strategy: Strategy::Auto(CostModel::for_class(device_class(&device.adapter_info()))),
-            policy: CachePolicy::default(),
-            resources,
-        }
-        .with_cache_policy(CachePolicy::default()))
+            resources: Resources::new(device, &keys)?,
+        })
     }
 
     /// The device.
@@ -120,19 +115,25 @@ impl GpuSplitter {
         self
     }
 
-    /// The cache policy for uploaded tables.
+    /// What the splitter's cache keeps at most.
     pub fn cache_policy(&self) -> CachePolicy {
-        self.policy
+        self.resources.policy
     }
 
-    /// The same splitter with another [`CachePolicy`] for uploaded tables.
+    /// The same splitter with another [`CachePolicy`]; what it keeps past
+    /// the new bounds is dropped now.
     pub fn with_cache_policy(mut self, policy: CachePolicy) -> Self {
-        self.policy = policy;
-        self.resources.table_budget = match policy {
-            CachePolicy::Off => None,
-            CachePolicy::Bytes(budget) => Some(budget),
-        };
+        self.resources.set_policy(policy);
         self
+    }
+
+    /// The splitter's cache of uploaded tables and compiled pipelines: its
+    /// usage, clearing it, warming plans up ahead of time.
+    pub fn cache(&self) -> SplitterCache<'_> {
+        SplitterCache {
+            resources: &self.resources,
+            queue: &self.queue,
+        }
     }
 
     /// Plans `split` of an `element_type` tensor for this device, each
@@ -144,6 +145,54 @@ impl GpuSplitter {
     /// The [`PlanError`]s of [`SplitPlan::new`].
     pub fn plan(&self, split: &ResolvedSplit, element_type: ElementType) -> Result<SplitPlan> {
         self.plan_with(split, element_type, &PlanOptions::default())
+    }
+
+    /// Plans `split` for recording inside the caller's compute pass
+    /// ([`GpuSplitter::prepare`]): dispatches only, never a copy command,
+    /// the kernel chosen by the splitter's cost model as [`GpuSplitter::plan`]
+    /// chooses it. The same as [`GpuSplitter::plan_with`] and
+    /// [`PlanOptions::in_compute_pass`].
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// use wgpu_split::gpu::{BufferRegion, GpuContext, RoundTrip};
+    /// use wgpu_split::{ElementType, OnnxSplit};
+    ///
+    /// let ctx = GpuContext::new_default()?;
+    /// let splitter = ctx.splitter()?;
+    /// let split = OnnxSplit::new(18, 3).axis(-1).num_outputs(3).resolve(&[4, 64, 96])?;
+    /// let plan = splitter.plan_for_pass(&split, ElementType::Float16)?;
+    /// assert_eq!(plan.copy_count(), 0);
+    /// # let input = RoundTrip::new(&splitter).create_input(&[0; 4 * 64 * 96 * 2])?;
+    /// # let outputs = RoundTrip::new(&splitter).create_destinations(&plan)?;
+    /// let regions: Vec<BufferRegion> = outputs.iter().map(BufferRegion::whole).collect();
+    /// // Bind groups and pipeline made (and every check done) before the pass.
+    /// let prepared = splitter.prepare(&plan, BufferRegion::whole(&input), &regions)?;
+    /// let mut encoder = ctx.device.create_command_encoder(&Default::default());
+    /// {
+    ///     let mut pass = encoder.begin_compute_pass(&Default::default());
+    ///     // ... the runtime's own dispatches ...
+    ///     prepared.record(&mut pass);
+    ///     // ... more of them ...
+    /// }
+    /// ctx.queue.submit([encoder.finish()]);
+    /// # Ok::<(), wgpu_split::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// The [`PlanError`]s of [`SplitPlan::new`].
+    pub fn plan_for_pass(
+        &self,
+        split: &ResolvedSplit,
+        element_type: ElementType,
+    ) -> Result<SplitPlan> {
+        self.plan_with(
+            split,
+            element_type,
+            &PlanOptions::default().in_compute_pass(),
+        )
     }
 
     /// Plans with options for this device: another placement
@@ -233,23 +282,6 @@ impl GpuSplitter {
             .into());
         }
         self.checked(plan, &input, destinations)
-    }
-
-    /// Drops every cached parameter table.
-    pub fn clear_cache(&self) {
-        lock(&self.resources.tables).clear();
-    }
-
-    /// Bytes of parameter tables the cache holds (the splitter's own
-    /// buffers; no caller buffer is ever held).
-    pub fn cached_table_bytes(&self) -> u64 {
-        lock(&self.resources.tables).cost()
-    }
-
-    /// Pipelines of generated kernels (row blocks, row streams) compiled and
-    /// kept: at most 32, the least recently used dropped past that.
-    pub fn cached_pipelines(&self) -> usize {
-        self.resources.pipelines.generated()
     }
 
     /// Every check (the plan against the device, the regions, the buffers),

@@ -13,9 +13,11 @@
 //!
 //! A binding must start at a multiple of `min_storage_buffer_offset_alignment`
 //! (256 bytes on WebGPU), but runtimes pack tensors at 4 or 16 bytes. So each
-//! binding starts at the caller's offset aligned down, and the difference is
-//! folded into the table: source bits move by it, destination units too. Plans
-//! keep one alignment of room in every window for it.
+//! binding starts at the caller's offset aligned down and ends where its
+//! window ends; the shader reads the difference off the binding's length
+//! (`arrayLength` less the window's units, which the table holds). Tables
+//! thus depend on the plan alone: one upload serves every offset. Plans keep
+//! one alignment of room in every window for the difference.
 
 use std::borrow::Cow;
 use std::ops::Range;
@@ -60,8 +62,8 @@ pub struct BoundDispatch {
 }
 
 /// A plan bound to concrete regions: its dispatches, in recording order,
-/// and the table (the plan's own when every offset is aligned, else a
-/// patched copy).
+/// and the table (the plan's own, whatever the offsets; a copy with
+/// skipping passes appended where destinations would alias).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BoundPlan<'p> {
     /// The dispatches.
@@ -71,13 +73,22 @@ pub struct BoundPlan<'p> {
     /// True when a pass was split into dispatches that skip each other's
     /// entries: they run the module variant that tests `FLAG_SKIP`.
     pub skips: bool,
+    /// True when a dispatch writes into the input's buffer: the source is
+    /// bound `read_write` (WebGPU forbids one buffer bound read-only and
+    /// writable in one dispatch, and allows writable bindings that do not
+    /// overlap), in the module variant that declares it so.
+    pub writable_source: bool,
 }
 
 impl BoundPlan<'_> {
     /// The module the dispatches run: the plan's, in the variant that skips
-    /// entries when a pass was split.
+    /// entries when a pass was split and that binds the source writable
+    /// when a destination shares its buffer.
     pub fn shader(&self, plan: &SplitPlan) -> Option<ShaderKey> {
-        plan.shader().map(|key| key.skipping(self.skips))
+        plan.shader().map(|key| {
+            key.skipping(self.skips)
+                .with_writable_source(self.writable_source)
+        })
     }
 }
 
@@ -91,7 +102,7 @@ struct PassBytes {
 impl SplitPlan {
     /// Checks the caller's input region and destinations (one per output,
     /// or the arena) and binds the plan to them: what each dispatch binds,
-    /// and the table with the offsets folded in.
+    /// and the table it reads.
     ///
     /// # Errors
     ///
@@ -106,33 +117,28 @@ impl SplitPlan {
     ) -> Result<BoundPlan<'_>, EncodeError> {
         self.check_regions(input, destinations)?;
         let align = self.limits().alignment_bytes();
-        let mut patches: Vec<(u64, Vec<u64>)> = Vec::with_capacity(self.passes().len());
-        let mut passes: Vec<PassBytes> = Vec::with_capacity(self.passes().len());
-        for pass in self.passes() {
-            let src_start = input.offset + pass.src_window_bytes.start;
-            let src_bound = align_down(src_start, align);
-            let mut dst = Vec::with_capacity(pass.dst_windows.len());
-            let mut dst_shift = Vec::with_capacity(pass.dst_windows.len());
-            for w in &pass.dst_windows {
-                let start = destinations[w.destination].offset + w.bytes.start;
-                let bound = align_down(start, align);
-                dst.push((w.destination, bound..start - w.bytes.start + w.bytes.end));
-                dst_shift.push(start - bound);
-            }
-            passes.push(PassBytes {
-                src: src_bound..input.offset + pass.src_window_bytes.end,
-                dst,
-            });
-            patches.push((src_start - src_bound, dst_shift));
-        }
-        let aligned = patches
+        let passes: Vec<PassBytes> = self
+            .passes()
             .iter()
-            .all(|(s, d)| *s == 0 && d.iter().all(|&x| x == 0));
-        let mut table = if aligned {
-            Cow::Borrowed(self.table())
-        } else {
-            Cow::Owned(self.patched_table(&patches))
-        };
+            .map(|pass| {
+                let src_start = input.offset + pass.src_window_bytes.start;
+                let dst = pass
+                    .dst_windows
+                    .iter()
+                    .map(|w| {
+                        let start = destinations[w.destination].offset + w.bytes.start;
+                        let end = start + (w.bytes.end - w.bytes.start);
+                        (w.destination, align_down(start, align)..end)
+                    })
+                    .collect();
+                PassBytes {
+                    src: align_down(src_start, align)..input.offset + pass.src_window_bytes.end,
+                    dst,
+                }
+            })
+            .collect();
+        let writable_source = self.check_source_bindings(&passes, input, destinations)?;
+        let mut table = Cow::Borrowed(self.table());
         let mut dispatches = Vec::with_capacity(passes.len());
         let mut skips = false;
         for (index, (pass, PassBytes { src, dst })) in self.passes().iter().zip(passes).enumerate()
@@ -173,7 +179,41 @@ impl SplitPlan {
             dispatches,
             table,
             skips,
+            writable_source,
         })
+    }
+
+    /// Destinations in the input's buffer: their bindings may not overlap
+    /// the source's (which start aligned down, so regions that do not
+    /// overlap still may). Returns whether any dispatch binds one.
+    fn check_source_bindings(
+        &self,
+        passes: &[PassBytes],
+        input: &Region,
+        destinations: &[Region],
+    ) -> Result<bool, EncodeError> {
+        let mut shared = false;
+        for pass in passes {
+            for (destination, bytes) in &pass.dst {
+                if destinations[*destination].buffer != input.buffer {
+                    continue;
+                }
+                shared = true;
+                if bytes.start < pass.src.end && pass.src.start < bytes.end {
+                    let align = self.limits().alignment_bytes();
+                    return Err(EncodeError::InputSharesBuffer {
+                        which: self.placement().role(*destination),
+                        why: format!(
+                            "bindings start at offsets aligned down to {align} bytes, so the \
+                             input's binding {:?} overlaps its binding {bytes:?}; keep the \
+                             two regions {align} bytes apart, or use another buffer",
+                            pass.src
+                        ),
+                    });
+                }
+            }
+        }
+        Ok(shared)
     }
 
     /// The bytes of the splitter's spare buffer that unused destination
@@ -183,32 +223,6 @@ impl SplitPlan {
     pub fn spare_binding(&self, slot: usize) -> Range<u64> {
         let start = slot as u64 * 256;
         start..start + 16
-    }
-
-    /// The table with every pass's source bits and destination units moved
-    /// by the bytes between the caller's offsets and the aligned bindings.
-    /// Shifts are below the alignment and windows at most 2^28 bytes, so
-    /// the sums fit `u32`; the source bit wraps as the shader's arithmetic
-    /// does.
-    fn patched_table(&self, patches: &[(u64, Vec<u64>)]) -> Vec<u8> {
-        let mut table = self.table().to_vec();
-        let unit_bytes = self.kernel().unit_bits() / 8;
-        let (header_size, entry_size) = (TableHeader::SIZE as usize, TableEntry::SIZE as usize);
-        for (pass, (src_shift, dst_shift)) in self.passes().iter().zip(patches) {
-            let start = pass.table_bytes.start as usize;
-            let header: TableHeader =
-                bytemuck::pod_read_unaligned(&table[start..start + header_size]);
-            for e in 0..header.entry_count as usize {
-                let at = start + header_size + e * entry_size;
-                let bytes = &mut table[at..at + entry_size];
-                let mut entry: TableEntry = bytemuck::pod_read_unaligned(bytes);
-                entry.src_bit = entry.src_bit.wrapping_add((src_shift * 8) as u32);
-                let units = dst_shift[entry.dst_slot as usize] / unit_bytes;
-                entry.dst_unit += units as u32;
-                bytes.copy_from_slice(bytemuck::bytes_of(&entry));
-            }
-        }
-        table
     }
 }
 

@@ -40,6 +40,11 @@ pub enum PlanError {
         /// Bit offset of the run in its block.
         offset_bits: u64,
     },
+    /// [`crate::plan::Strategy::Copy`] asked of a plan for a compute pass
+    /// ([`crate::plan::PlanOptions::in_compute_pass`]), which cannot hold
+    /// copy commands.
+    #[error("Strategy::Copy records copy commands, which a compute pass cannot hold")]
+    CopiesInComputePass,
     /// A kernel forced by the caller cannot move these outputs.
     #[error("the {kernel} kernel cannot move these outputs on this device")]
     KernelDoesNotFit {
@@ -154,13 +159,16 @@ pub enum EncodeError {
         /// The other output.
         second: usize,
     },
-    /// The input shares a buffer with a destination.
-    #[error(
-        "the input and the {which} region are in the same buffer; wgpu cannot read and write one buffer in the same dispatch or copy (copy the input, or use another buffer)"
-    )]
+    /// The input shares a buffer with a destination where that cannot
+    /// work: the destination is written by copy commands (which cannot stay
+    /// within one buffer), or the two regions, or their bindings (which
+    /// start at offsets aligned down), overlap.
+    #[error("the input and the {which} region share a buffer where they cannot: {why}")]
     InputSharesBuffer {
         /// The destination that shares the input's buffer.
         which: BufferRole,
+        /// Why they cannot, and the fix.
+        why: String,
     },
     /// A plan with copy commands cannot be recorded inside a compute pass.
     #[error(

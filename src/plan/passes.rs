@@ -116,7 +116,10 @@ impl PassContext<'_> {
     /// the source; its plans have inputs of whole vec4s).
     fn widen(&self, r: &Range<u64>) -> Range<u64> {
         let unit_bytes = self.kernel.unit_bits() / 8;
-        align_down(r.start, self.limits.alignment_bytes())..align_up(r.end, unit_bytes)
+        // Whole units from a bindable start: the shader counts the caller's
+        // shift in units (`arrayLength`).
+        let start_alignment = self.limits.alignment_bytes().max(unit_bytes);
+        align_down(r.start, start_alignment)..align_up(r.end, unit_bytes)
     }
 
     /// The longest window a pass may plan. The caller's offsets are only
@@ -257,7 +260,7 @@ impl PassContext<'_> {
             flags,
             dst_slot: to_u32(slot as u64, "destination slot")?,
             units_per_invocation: to_u32(units_per_invocation, "units per invocation")?,
-            padding: 0,
+            window_units: to_u32(self.window_units(&group.slots[slot].bytes), "window units")?,
         })
     }
 }
@@ -314,6 +317,13 @@ pub(crate) fn build_passes(
 }
 
 impl PassContext<'_> {
+    /// Whole units of a window: a binding is the caller's shift (whole
+    /// units) and then the window, so the shader's `arrayLength` less this
+    /// is the shift.
+    fn window_units(&self, window: &Range<u64>) -> u64 {
+        (window.end - window.start) * 8 / self.kernel.unit_bits()
+    }
+
     /// One pass's table header and entries.
     fn table_of(&self, group: &PassGroup) -> Result<(TableHeader, Vec<TableEntry>), PlanError> {
         let mut entries = Vec::with_capacity(group.members.len());
@@ -341,7 +351,8 @@ impl PassContext<'_> {
         let header = TableHeader {
             invocations: to_u32(invocations, "invocations")?,
             entry_count: to_u32(entries.len() as u64, "entry count")?,
-            padding: [0; 2],
+            source_window_units: to_u32(self.window_units(&group.src), "source window units")?,
+            padding: 0,
         };
         Ok((header, entries))
     }

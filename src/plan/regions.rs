@@ -36,8 +36,9 @@ impl SplitPlan {
     /// # Errors
     ///
     /// In this order: [`EncodeError::RegionCount`]; for the input, then each
-    /// non-empty destination: [`EncodeError::InputSharesBuffer`],
-    /// [`EncodeError::MissingUsage`], [`EncodeError::MisalignedOffset`],
+    /// non-empty destination: [`EncodeError::InputSharesBuffer`] (for a
+    /// destination in the input's buffer that copies write or that overlaps
+    /// the input), [`EncodeError::MissingUsage`], [`EncodeError::MisalignedOffset`],
     /// [`EncodeError::BufferTooSmall`], [`EncodeError::RegionOutsideBuffer`];
     /// then [`EncodeError::OverlappingRegions`].
     pub(crate) fn check_regions(
@@ -95,7 +96,7 @@ impl SplitPlan {
         }
         let which = self.placement().role(i);
         if region.buffer == input.buffer {
-            return Err(EncodeError::InputSharesBuffer { which });
+            self.check_shared_with_input(i, region, input)?;
         }
         self.check_usages(which, region, self.destination_usages(i))?;
         self.check_alignment(which, region.offset)?;
@@ -108,6 +109,44 @@ impl SplitPlan {
             });
         }
         within_buffer(which, region)
+    }
+
+    /// Destination `i` in the input's buffer: the dispatches may write it
+    /// (they bind the source writable too, as WebGPU allows for bindings
+    /// that do not overlap), copy commands may not, and its bytes may not
+    /// overlap the input's.
+    fn check_shared_with_input(
+        &self,
+        i: usize,
+        region: &Region,
+        input: &Region,
+    ) -> Result<(), EncodeError> {
+        let which = self.placement().role(i);
+        let copied = self
+            .copies()
+            .iter()
+            .any(|c| self.placement().destination_of(c.output) == i);
+        if copied {
+            return Err(EncodeError::InputSharesBuffer {
+                which,
+                why: "this plan copies into it, and copy_buffer_to_buffer cannot stay within \
+                      one buffer (WebGPU and wgpu); plan with Strategy::Gather or use another \
+                      buffer"
+                    .to_string(),
+            });
+        }
+        let input_end = input.offset + self.input_binding_bytes().max(input.size);
+        let end = region.offset + region.size;
+        if region.offset < input_end && input.offset < end {
+            return Err(EncodeError::InputSharesBuffer {
+                which,
+                why: format!(
+                    "its bytes {}..{end} overlap the input's {}..{input_end}",
+                    region.offset, input.offset
+                ),
+            });
+        }
+        Ok(())
     }
 
     /// Why destination `i` needs `needed` bytes.

@@ -18,6 +18,7 @@ pub struct ShaderKey {
     slots: u32,
     layout: Option<GeneratedLayout>,
     skips: bool,
+    writable_source: bool,
 }
 
 impl ShaderKey {
@@ -35,6 +36,7 @@ impl ShaderKey {
             slots,
             layout,
             skips: false,
+            writable_source: false,
         }
     }
 
@@ -48,6 +50,20 @@ impl ShaderKey {
     /// True when its dispatches may skip table entries.
     pub fn skips(&self) -> bool {
         self.skips
+    }
+
+    /// The same module with the source bound `read_write`: the one an
+    /// encode uses where a destination shares the input's buffer.
+    pub fn with_writable_source(self, writable_source: bool) -> Self {
+        ShaderKey {
+            writable_source,
+            ..self
+        }
+    }
+
+    /// True when the source is bound `read_write`.
+    pub fn writable_source(&self) -> bool {
+        self.writable_source
     }
 
     /// A table-driven kernel's key (generated kernels need a plan's layout).
@@ -104,9 +120,9 @@ impl ShaderKey {
             placement: self.placement,
             slots: self.slots,
             skips: self.skips,
+            writable_source: self.writable_source,
         };
-        prelude(spec.name, spec.unit_bits, self.placement, self.slots)
-            + &(spec.wgsl)(&variant, self.layout.as_ref())
+        prelude(spec.name, spec.unit_bits, &variant) + &(spec.wgsl)(&variant, self.layout.as_ref())
     }
 }
 
@@ -137,8 +153,9 @@ pub struct LayoutEntry {
 
 impl ShaderKey {
     /// The module's bind group layout: the parameter table (uniform for
-    /// separate destinations, read-only storage for an arena), the
-    /// read-only source and one writable destination per slot.
+    /// separate destinations, read-only storage for an arena), the source
+    /// (read-only, or writable in that variant) and one writable
+    /// destination per slot.
     pub fn bind_group_layout(&self) -> Vec<LayoutEntry> {
         let table = if self.placement().uniform_table() {
             BindingKind::Uniform
@@ -154,7 +171,11 @@ impl ShaderKey {
             },
             LayoutEntry {
                 binding: Bindings::SOURCE,
-                kind: BindingKind::ReadOnlyStorage,
+                kind: if self.writable_source {
+                    BindingKind::Storage
+                } else {
+                    BindingKind::ReadOnlyStorage
+                },
                 min_binding_size: unit,
             },
         ];

@@ -19,8 +19,9 @@ use super::strategy::{CopyRuns, Strategy, choose_copies, copy_runs};
 use crate::element::ElementType;
 use crate::semantics::ResolvedSplit;
 
-/// How to plan: the strategy, where the outputs go, and optionally the one
-/// kernel to use.
+/// How to plan: the strategy, where the outputs go, whether the plan is
+/// recorded inside the caller's compute pass, and optionally the one kernel
+/// to use.
 ///
 /// # Examples
 ///
@@ -29,6 +30,8 @@ use crate::semantics::ResolvedSplit;
 ///
 /// let options = PlanOptions::default().strategy(Strategy::Gather);
 /// assert_eq!(options.placement, Placement::default());
+/// // Dispatches only, the kernel still chosen by the cost model.
+/// assert!(PlanOptions::default().in_compute_pass().compute_pass);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct PlanOptions {
@@ -41,6 +44,11 @@ pub struct PlanOptions {
     /// The one kernel to plan with (for benchmarks and calibration);
     /// `None` lets the cost model choose.
     pub kernel: Option<Kernel>,
+    /// For recording inside the caller's compute pass
+    /// ([`crate::gpu::GpuSplitter::prepare`]): every output through the
+    /// kernels, no copy command, the kernel chosen by the strategy's cost
+    /// model as usual.
+    pub compute_pass: bool,
 }
 
 impl PlanOptions {
@@ -53,6 +61,13 @@ impl PlanOptions {
     /// Sets where the outputs go.
     pub fn placement(mut self, placement: Placement) -> Self {
         self.placement = placement;
+        self
+    }
+
+    /// Plans for recording inside a compute pass: dispatches only (see
+    /// [`PlanOptions::compute_pass`]).
+    pub fn in_compute_pass(mut self) -> Self {
+        self.compute_pass = true;
         self
     }
 
@@ -118,8 +133,10 @@ impl SplitPlan {
     /// [`PlanError::NotOnGpu`] for strings; [`PlanError::TooLargeForDevice`]
     /// when the input or the arena exceeds `max_buffer_size`;
     /// [`PlanError::NotCopyable`] for [`Strategy::Copy`] when a run is not
-    /// 4-byte aligned; [`PlanError::KernelDoesNotFit`] for a forced kernel
-    /// that cannot move the outputs.
+    /// 4-byte aligned; [`PlanError::CopiesInComputePass`] for
+    /// [`Strategy::Copy`] in a plan for a compute pass;
+    /// [`PlanError::KernelDoesNotFit`] for a forced kernel that cannot move
+    /// the outputs.
     pub fn new(
         split: &ResolvedSplit,
         element_type: ElementType,
@@ -138,7 +155,11 @@ impl SplitPlan {
         let geometry = OutputGeometry::of_layout(&layout, element_bits);
         let (outputs, arena_bytes) = plan_outputs(split, &geometry, options.placement, limits)?;
         let dst_offsets: Vec<u64> = outputs.iter().map(|o| o.arena_offset_bytes).collect();
-        let copied = choose_copies(&strategy, &geometry, outer)?;
+        let copied = match (options.compute_pass, strategy) {
+            (true, Strategy::Copy) => return Err(PlanError::CopiesInComputePass),
+            (true, _) => vec![false; geometry.len()],
+            (false, _) => choose_copies(&strategy, &geometry, outer)?,
+        };
         let copies = copy_runs(&geometry, &copied, &dst_offsets, outer);
         let Dispatches {
             kernel,

@@ -35,8 +35,13 @@ pub struct TableHeader {
     pub invocations: u32,
     /// Entries that follow.
     pub entry_count: u32,
+    /// Units of the source window the pass reads. The source binding starts
+    /// at the caller's offset aligned down, so it holds that shift first:
+    /// the shader finds the shift as the binding's length (`arrayLength`)
+    /// less this, and the table never depends on the caller's offsets.
+    pub source_window_units: u32,
     /// Padding to 16 bytes.
-    pub padding: [u32; 2],
+    pub padding: u32,
 }
 
 /// One chunk of one output in a pass (`struct Entry`). Bit positions are
@@ -46,7 +51,9 @@ pub struct TableHeader {
 pub struct TableEntry {
     /// First invocation index of this entry (entries are sorted by it).
     pub first_invocation: u32,
-    /// First destination unit (word or vec4) in the destination binding.
+    /// First destination unit (word or vec4), counted from the start of the
+    /// destination window (the caller's offset; the shader adds the shift
+    /// between it and the aligned binding, see `window_units`).
     pub dst_unit: u32,
     /// Bit of the chunk's start inside its first unit (non-zero only where a
     /// chunk starts mid-word).
@@ -60,8 +67,10 @@ pub struct TableEntry {
     /// Position of the chunk's first bit inside its run, in bits.
     pub run_phase_bits: u32,
     /// Source bit of the start of the run holding the chunk's first bit,
-    /// relative to the source binding, modulo 2^32 (it may lie before the
-    /// binding; adding the phase brings every address back inside).
+    /// relative to the source window (the shader adds the binding's shift,
+    /// see [`TableHeader::source_window_units`]), modulo 2^32 (it may lie
+    /// before the window; adding the phase brings every address back
+    /// inside).
     pub src_bit: u32,
     /// [`FLAG_PAD`], [`FLAG_ALIGNED`], [`FLAG_SKIP`].
     pub flags: u32,
@@ -73,8 +82,12 @@ pub struct TableEntry {
     /// invocations and none runs idle). 0 for generated kernels, whose
     /// layout says it.
     pub units_per_invocation: u32,
-    /// Padding to a multiple of 16 bytes, so the array stride is the size.
-    pub padding: u32,
+    /// Units of the destination window of the entry's slot. Its binding
+    /// starts at the caller's offset aligned down and ends where the window
+    /// does, so the shader finds the shift as the binding's length
+    /// (`arrayLength`) less this. (It also pads the entry to 48 bytes, a
+    /// multiple of 16, so the array stride is the size.)
+    pub window_units: u32,
 }
 
 impl TableEntry {
@@ -91,7 +104,7 @@ impl TableEntry {
         "flags",
         "dst_slot",
         "units_per_invocation",
-        "padding",
+        "window_units",
     ];
 
     /// Size in bytes (the WGSL array stride).
@@ -101,7 +114,12 @@ impl TableEntry {
 impl TableHeader {
     /// The WGSL member names of `struct Table` before `entries`, in order:
     /// one `u32` each.
-    pub const FIELDS: [&'static str; 4] = ["invocations", "entry_count", "pad0", "pad1"];
+    pub const FIELDS: [&'static str; 4] = [
+        "invocations",
+        "entry_count",
+        "source_window_units",
+        "padding",
+    ];
 
     /// Size in bytes (the offset of the first entry).
     pub const SIZE: u64 = size_of::<TableHeader>() as u64;

@@ -23,14 +23,16 @@ pub(crate) const VEC4_BITS: Template = Template::new(
 );
 
 /// What a module is compiled for besides its kernel: where the outputs go,
-/// its destination slots, and whether its dispatches may skip table
-/// entries (`FLAG_SKIP`; only where the caller's destinations would alias,
-/// so that the common case pays no test).
+/// its destination slots, whether its dispatches may skip table entries
+/// (`FLAG_SKIP`; only where the caller's destinations would alias, so that
+/// the common case pays no test) and whether the source is bound
+/// `read_write` (where a destination shares the input's buffer).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) struct Variant {
     pub placement: Placement,
     pub slots: u32,
     pub skips: bool,
+    pub writable_source: bool,
 }
 
 impl Variant {
@@ -70,9 +72,12 @@ fn unit_names(unit_bits: u64) -> (&'static str, &'static str, &'static str) {
     }
 }
 
-/// The prelude of a module for kernel `kernel` moving `unit_bits` units
-/// into `slots` destination slots placed as `placement`.
-pub(crate) fn prelude(kernel: &str, unit_bits: u64, placement: Placement, slots: u32) -> String {
+/// The prelude of a module for kernel `kernel` moving `unit_bits` units,
+/// in `variant`.
+pub(crate) fn prelude(kernel: &str, unit_bits: u64, variant: &Variant) -> String {
+    let Variant {
+        placement, slots, ..
+    } = *variant;
     let (unit, source, destination) = unit_names(unit_bits);
     let fields = |names: &[&'static str]| {
         PRELUDE.repeat("field", names.iter(), |n| vec![("name", n.to_string())])
@@ -95,6 +100,12 @@ pub(crate) fn prelude(kernel: &str, unit_bits: u64, placement: Placement, slots:
             ("unit", unit.to_string()),
         ]
     });
+    let bound_entries = PRELUDE.repeat("bound_entry", 0..slots, |&slot| {
+        vec![
+            ("array", destination.to_string()),
+            ("slot", slot.to_string()),
+        ]
+    });
     PRELUDE.fill(
         "prelude",
         &[
@@ -102,6 +113,7 @@ pub(crate) fn prelude(kernel: &str, unit_bits: u64, placement: Placement, slots:
             ("placement", &placement.name()),
             ("slots", &slots),
             ("workgroup_size", &WORKGROUP_SIZE),
+            ("unit_bits", &unit_bits),
             ("units_per_invocation", &UNITS_PER_INVOCATION),
             ("flag_pad", &FLAG_PAD),
             ("flag_aligned", &FLAG_ALIGNED),
@@ -113,8 +125,17 @@ pub(crate) fn prelude(kernel: &str, unit_bits: u64, placement: Placement, slots:
             ("table_space", &table_space),
             ("source_binding", &Bindings::SOURCE),
             ("source", &source),
+            (
+                "source_access",
+                &if variant.writable_source {
+                    "read_write"
+                } else {
+                    "read"
+                },
+            ),
             ("unit", &unit),
             ("destinations", &destinations),
+            ("bound_entries", &bound_entries),
         ],
     )
 }

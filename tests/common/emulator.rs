@@ -89,7 +89,7 @@ pub fn emulate(plan: &SplitPlan, memory: &mut [Vec<u8>], input: Region, destinat
     let align = u64::from(limits.min_storage_buffer_offset_alignment.max(4));
     for b in &bound.dispatches {
         let pass = &plan.passes()[b.pass];
-        check_no_writable_aliasing(plan, b, input, destinations);
+        check_no_writable_aliasing(plan, b, bound.writable_source, input, destinations);
         // Per slot: the destination and its binding (None: a spare slot).
         let dst: Vec<SlotTarget> = b
             .dst
@@ -127,6 +127,7 @@ pub fn emulate(plan: &SplitPlan, memory: &mut [Vec<u8>], input: Region, destinat
         // (the arena) holds exactly the pass's.
         let unused = entries.split_off(header.entry_count as usize);
         assert!(unused.iter().all(|e| *e == bytemuck::Zeroable::zeroed()));
+        bind_entries(plan, &header, &mut entries, b);
         if plan.placement().is_shared() {
             assert!(unused.is_empty());
         }
@@ -183,18 +184,45 @@ pub fn emulate(plan: &SplitPlan, memory: &mut [Vec<u8>], input: Region, destinat
     }
 }
 
-/// WebGPU's rule (which Dawn enforces and wgpu 30 does not): no two
+/// The entries at the dispatch's bindings, as the shader's `source_bit` and
+/// `dst_unit_<slot>` compute them: a binding starts at the caller's offset
+/// aligned down and ends with its window, so its length in units less the
+/// window's units (from the table) is the shift. Entries of spare slots
+/// are left as they are (nothing writes them).
+fn bind_entries(
+    plan: &SplitPlan,
+    header: &TableHeader,
+    entries: &mut [TableEntry],
+    b: &BoundDispatch,
+) {
+    let unit_bytes = plan.kernel().unit_bits() / 8;
+    let units = |r: &std::ops::Range<u64>| ((r.end - r.start) / unit_bytes) as u32;
+    let src_shift = units(&b.src).wrapping_sub(header.source_window_units);
+    for e in entries {
+        e.src_bit = e
+            .src_bit
+            .wrapping_add(src_shift.wrapping_mul(plan.kernel().unit_bits() as u32));
+        if let SlotBinding::Destination { bytes, .. } = &b.dst[e.dst_slot as usize] {
+            assert!(units(bytes) >= e.window_units, "a binding holds its window");
+            e.dst_unit += units(bytes) - e.window_units;
+        }
+    }
+}
+
+/// WebGPU's rules (which Dawn enforces and wgpu 30 does not): no two
 /// writable storage bindings of one dispatch overlap in one buffer, and a
-/// buffer bound read-only is not also bound writable. The splitter's spare
+/// buffer bound read-only is not also bound writable (the source is bound
+/// writable where a destination shares its buffer). The splitter's spare
 /// buffer counts as a buffer of its own.
 fn check_no_writable_aliasing(
     plan: &SplitPlan,
     b: &BoundDispatch,
+    writable_source: bool,
     input: Region,
     destinations: &[Region],
 ) {
     const SPARE: usize = usize::MAX;
-    let writable: Vec<(usize, std::ops::Range<u64>)> = b
+    let mut writable: Vec<(usize, std::ops::Range<u64>)> = b
         .dst
         .iter()
         .enumerate()
@@ -205,11 +233,15 @@ fn check_no_writable_aliasing(
             SlotBinding::Spare => (SPARE, plan.spare_binding(slot)),
         })
         .collect();
+    let shared = writable.iter().any(|(buffer, _)| *buffer == input.buffer);
+    assert!(
+        !shared || writable_source,
+        "the source is bound writable where a destination shares its buffer"
+    );
+    if writable_source {
+        writable.push((input.buffer, b.src.clone()));
+    }
     for (i, (a, ra)) in writable.iter().enumerate() {
-        assert_ne!(
-            *a, input.buffer,
-            "the source's buffer is bound writable too"
-        );
         for (b2, rb) in &writable[i + 1..] {
             let overlap = ra.start < rb.end && rb.start < ra.end;
             assert!(
@@ -535,6 +567,11 @@ pub enum Layout {
     /// the plan's offset alignment) with random gaps; the input in another
     /// page at a random offset.
     Pooled,
+    /// The input and every destination in one page: the destinations after
+    /// the input, from one binding alignment past its end (bindings start
+    /// aligned down, and the input's may not overlap theirs), with random
+    /// gaps. For plans without copies (a copy cannot stay in one buffer).
+    WithInput,
 }
 
 /// Runs `plan` on `input` in the emulator with `layout`, then checks every
@@ -564,6 +601,10 @@ pub fn check_emulated(
     };
     let mut destinations = Vec::new();
     let mut page_end = 0;
+    if let Layout::WithInput = layout {
+        let binding_alignment = plan.limits().min_storage_buffer_offset_alignment as u64;
+        page_end = (input_offset + bytes.len() as u64).next_multiple_of(4) + binding_alignment;
+    }
     for i in 0..plan.destination_count() {
         let size = plan.destination_bytes(i);
         let region = match layout {
@@ -575,11 +616,11 @@ pub fn check_emulated(
                     size,
                 }
             }
-            Layout::Pooled => {
+            Layout::Pooled | Layout::WithInput => {
                 let offset = page_end + gap(rng);
                 page_end = offset + size;
                 Region {
-                    buffer: 1,
+                    buffer: if let Layout::WithInput = layout { 0 } else { 1 },
                     offset,
                     size,
                 }
@@ -587,14 +628,17 @@ pub fn check_emulated(
         };
         destinations.push(region);
     }
-    if let Layout::Pooled = layout {
-        memory.insert(1, vec![SENTINEL; (page_end + 64) as usize]);
-        // Buffer 1 is the page; own buffers (none here) would follow.
+    match layout {
+        Layout::Pooled => memory.insert(1, vec![SENTINEL; (page_end + 64) as usize]),
+        Layout::WithInput => memory[0].resize((page_end + 64) as usize, SENTINEL),
+        Layout::OwnBuffers => {}
     }
     let before = memory.clone();
     emulate(plan, &mut memory, input_region, &destinations);
+    let input_bytes = input_offset as usize..input_offset as usize + bytes.len();
     assert_eq!(
-        memory[0], before[0],
+        memory[0][input_bytes.clone()],
+        before[0][input_bytes],
         "{context}: the input is never written"
     );
     let expected = host::split(input, split).unwrap();
@@ -611,7 +655,7 @@ pub fn check_emulated(
             "{context}: output {i} padding {pad:?}"
         );
     }
-    for (b, (after, before)) in memory.iter().zip(&before).enumerate().skip(1) {
+    for (b, (after, before)) in memory.iter().zip(&before).enumerate() {
         for (at, (x, y)) in after.iter().zip(before).enumerate() {
             let covered = destinations
                 .iter()

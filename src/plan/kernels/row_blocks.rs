@@ -173,6 +173,7 @@ impl RowBlock {
                     &[
                         ("unless_skipped", &variant.unless_skipped(j)),
                         ("j", &j),
+                        ("slot", &slot),
                         ("vec4s", &vec4s),
                         ("stores", &stores),
                     ],

@@ -181,6 +181,7 @@ impl RowStreams {
             &[
                 ("unless_skipped", &variant.unless_skipped(j)),
                 ("j", &j),
+                ("slot", &slot),
                 ("run", &out.run_bits),
                 ("vec4s", &out.vec4s),
                 ("block", &self.block_bits),
