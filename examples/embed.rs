@@ -131,7 +131,9 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         entries: &[
             wgpu::BindGroupEntry {
                 binding: 1,
-                resource: wgpu::BindingResource::Buffer(regions[1].binding()),
+                resource: wgpu::BindingResource::Buffer(
+                    regions[1].binding().expect("a non-empty tensor"),
+                ),
             },
             wgpu::BindGroupEntry {
                 binding: 2,

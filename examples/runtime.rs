@@ -244,7 +244,9 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         layout: &produce.get_bind_group_layout(0),
         entries: &[wgpu::BindGroupEntry {
             binding: 0,
-            resource: wgpu::BindingResource::Buffer(pool.region(input).binding()),
+            resource: wgpu::BindingResource::Buffer(
+                pool.region(input).binding().expect("a non-empty tensor"),
+            ),
         }],
     });
     // The consumer binds K where the runtime keeps it.
@@ -254,11 +256,15 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         entries: &[
             wgpu::BindGroupEntry {
                 binding: 1,
-                resource: wgpu::BindingResource::Buffer(pool.region(qkv[1]).binding()),
+                resource: wgpu::BindingResource::Buffer(
+                    pool.region(qkv[1]).binding().expect("a non-empty tensor"),
+                ),
             },
             wgpu::BindGroupEntry {
                 binding: 2,
-                resource: wgpu::BindingResource::Buffer(pool.region(result).binding()),
+                resource: wgpu::BindingResource::Buffer(
+                    pool.region(result).binding().expect("a non-empty tensor"),
+                ),
             },
         ],
     });

@@ -220,3 +220,72 @@ fn usable_mapped_and_destroyed_buffers_are_told_apart() {
         "{e}"
     );
 }
+
+#[test]
+fn invalid_buffers_and_buffers_of_a_lost_device_are_device_errors() {
+    let Some(gpu) = gpu("invalid_buffers_and_buffers_of_a_lost_device_are_device_errors") else {
+        return;
+    };
+    // An invalid buffer (its creation failed validation) and a buffer made
+    // after the device was lost: neither is mapped; each is an
+    // Error::Device(Gpu) naming the buffer and wgpu's reason. (At 1aaeec9
+    // both were reported as "buffer is mapped".)
+    let split = ResolvedSplit::new(&[4, 8], 1, vec![3, 5], true).unwrap();
+    let gather = PlanOptions::default().strategy(Strategy::Gather);
+    let plan = gpu.plan_with(&split, ElementType::Float, &gather).unwrap();
+    let input = common::round_trip(gpu).create_input(&[1; 128]).unwrap();
+    let usable = common::round_trip(gpu).create_destinations(&plan).unwrap();
+    let scope = gpu.device().push_error_scope(wgpu::ErrorFilter::Validation);
+    let invalid = gpu.device().create_buffer(&wgpu::BufferDescriptor {
+        label: Some("invalid"),
+        size: 128,
+        // MAP_READ with STORAGE is invalid without MAPPABLE_PRIMARY_BUFFERS.
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::MAP_READ,
+        mapped_at_creation: false,
+    });
+    assert!(
+        pollster::block_on(scope.pop()).is_some(),
+        "the creation failed"
+    );
+    let regions = [
+        BufferRegion::whole(&usable[0]),
+        BufferRegion::new(&invalid, 0, 128),
+    ];
+    let mut encoder = gpu.device().create_command_encoder(&Default::default());
+    let e = gpu
+        .encode(&mut encoder, &plan, BufferRegion::whole(&input), &regions)
+        .unwrap_err();
+    assert!(
+        matches!(&e, Error::Device(DeviceError::Gpu { detail }) if detail.contains("output 1")),
+        "{e}"
+    );
+    // A device of its own, lost, then a buffer made on it.
+    let ctx = pollster::block_on(GpuContext::request_default()).unwrap();
+    let splitter = ctx.splitter().unwrap();
+    let plan = splitter
+        .plan_with(&split, ElementType::Float, &gather)
+        .unwrap();
+    let input = common::round_trip(&splitter)
+        .create_input(&[1; 128])
+        .unwrap();
+    ctx.device.destroy();
+    let after = |label| {
+        ctx.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(label),
+            size: 128,
+            usage: wgpu::BufferUsages::STORAGE,
+            mapped_at_creation: false,
+        })
+    };
+    let (a, b) = (after("a"), after("b"));
+    let regions = [BufferRegion::new(&a, 0, 64), BufferRegion::new(&b, 0, 128)];
+    let mut encoder = ctx.device.create_command_encoder(&Default::default());
+    let e = splitter
+        .encode(&mut encoder, &plan, BufferRegion::whole(&input), &regions)
+        .unwrap_err();
+    assert!(matches!(&e, Error::Device(DeviceError::Gpu { .. })), "{e}");
+    assert!(
+        !matches!(&e, Error::Device(DeviceError::BufferMapped { .. })),
+        "{e}"
+    );
+}

@@ -207,9 +207,24 @@ fn calibration_measures_the_device_and_its_model_plans_exact_splits() {
         return;
     };
     let started = Instant::now();
-    let model = wgpu_split::gpu::calibrate(gpu).unwrap();
+    let calibration = wgpu_split::gpu::calibrate(gpu).unwrap();
     let took = started.elapsed();
-    println!("calibrated in {took:?}: {model:#?}");
+    println!("calibrated in {took:?}: {calibration:#?}");
+    // The shared test device has no timestamp queries: the wall clock.
+    assert_eq!(calibration.timing, wgpu_split::gpu::Timing::WallClock);
+    // Unsteady figures (a busy machine) hold the class's values.
+    let class = CostModel::for_class(wgpu_split::gpu::device_class(&gpu.device().adapter_info()));
+    if calibration
+        .unsteady
+        .contains(&wgpu_split::gpu::Figure::Dispatch)
+    {
+        assert_eq!(calibration.model.dispatch_seconds, class.dispatch_seconds);
+    }
+    assert_eq!(
+        calibration.trusted().is_some(),
+        calibration.unsteady.is_empty()
+    );
+    let model = calibration.model;
     let mut positive = vec![
         model.copy_bytes_per_second,
         model.copy_command_seconds,

@@ -588,7 +588,7 @@ fn output_bindings_round_sizes_up_to_whole_words() {
     );
     let page = buffer(gpu, 256, POOL);
     let region = BufferRegion::new(&page, 0, plan.outputs()[0].len_bytes);
-    let binding = region.binding();
+    let binding = region.binding().expect("a non-empty region");
     assert_eq!(binding.size.map(u64::from), Some(20));
     let layout = gpu
         .device()
@@ -629,7 +629,10 @@ fn output_bindings_round_sizes_up_to_whole_words() {
         .remove(0);
     let slot = BufferRegion::whole(&arena).slice(arena_plan.outputs()[1].arena_range());
     assert_eq!(slot.offset, arena_plan.outputs()[1].arena_offset_bytes);
-    assert_eq!(slot.binding().size.map(u64::from), Some(20));
+    assert_eq!(slot.binding().and_then(|b| b.size).map(u64::from), Some(20));
+    // An empty region has no binding (a size-less binding would take the
+    // rest of the buffer; at 1aaeec9 a consumer saw 960 words).
+    assert!(BufferRegion::new(&page, 16, 0).binding().is_none());
 }
 
 #[test]
@@ -865,4 +868,55 @@ fn the_input_may_share_a_page_with_its_outputs() {
     let copy = PlanOptions::default().strategy(Strategy::Copy);
     let copy_plan = SplitPlan::new(&split, ElementType::Float, &limits, &copy).unwrap();
     assert!(why([1024, 2048], &copy_plan).contains("copy_buffer_to_buffer"));
+}
+
+#[test]
+fn an_empty_outputs_region_is_ignored_whatever_its_offset() {
+    let Some(gpu) = gpu("an_empty_outputs_region_is_ignored_whatever_its_offset") else {
+        return;
+    };
+    // f16 [4, 8] into [2, 0, 6]: output 1 is empty. Its region may sit at
+    // any offset, aligned or not, even past its buffer's end: nothing is
+    // written there and nothing about it is checked. (At 1aaeec9 offsets
+    // 2, 4 and 100 were MisalignedOffset errors.)
+    let split = ResolvedSplit::new(&[4, 8], 1, vec![2, 0, 6], true).unwrap();
+    let mut rng = Rng::new(8);
+    let input = random_tensor(&mut rng, ElementType::Float16, &[4, 8]);
+    let in_buffer = common::round_trip(gpu)
+        .create_input(input.as_bytes().unwrap())
+        .unwrap();
+    let expected = host::split(&input, &split).unwrap();
+    for strategy in [Strategy::Gather, Strategy::Copy] {
+        let options = PlanOptions::default().strategy(strategy);
+        let plan = SplitPlan::new(
+            &split,
+            ElementType::Float16,
+            &wgpu_split::plan::PlanLimits::WEBGPU_DEFAULT,
+            &options,
+        )
+        .unwrap();
+        let outputs = common::round_trip(gpu).create_destinations(&plan).unwrap();
+        let tiny = buffer(gpu, 4, wgpu::BufferUsages::COPY_DST);
+        for offset in [2, 4, 100, 10_000] {
+            let regions = [
+                BufferRegion::whole(&outputs[0]),
+                BufferRegion::new(&tiny, offset, 0),
+                BufferRegion::whole(&outputs[2]),
+            ];
+            let mut encoder = gpu.device().create_command_encoder(&Default::default());
+            gpu.encode(
+                &mut encoder,
+                &plan,
+                BufferRegion::whole(&in_buffer),
+                &regions,
+            )
+            .unwrap_or_else(|e| panic!("{strategy:?} at {offset}: {e}"));
+            gpu.queue().submit([encoder.finish()]);
+            for i in [0, 2] {
+                let bytes = read_buffer(gpu, &outputs[i]);
+                let e = expected[i].as_bytes().unwrap();
+                assert_eq!(&bytes[..e.len()], e, "{strategy:?} at {offset}: output {i}");
+            }
+        }
+    }
 }

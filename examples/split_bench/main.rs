@@ -131,12 +131,15 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     println!("device class: {class:?}; the planner's default model: {default_model:?}");
     let calibrated = if options.calibrate || options.report {
         let started = Instant::now();
-        let model = calibrate(&splitter)?;
+        let calibration = calibrate(&splitter)?;
         println!(
-            "calibrated in {:.2} s (GpuSplitter::calibrate): {model:?}",
-            started.elapsed().as_secs_f64()
+            "calibrated in {:.2} s (gpu::calibrate, {:?}): {:?}; unsteady figures: {:?}",
+            started.elapsed().as_secs_f64(),
+            calibration.timing,
+            calibration.model,
+            calibration.unsteady
         );
-        Some(model)
+        Some(calibration.model)
     } else {
         None
     };

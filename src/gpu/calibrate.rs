@@ -1,6 +1,6 @@
 //! Calibration at run time: the device's copy rate, every kernel's rate and
 //! the fixed costs, measured in about a second, as a [`CostModel`] a
-//! runtime can store and plan with.
+//! runtime can store and plan with, and whether each figure can be trusted.
 
 use std::time::Instant;
 
@@ -15,15 +15,82 @@ use crate::error::Result;
 use crate::plan::{CostModel, Kernel, KernelRates, Placement, PlanOptions, SplitPlan, Strategy};
 use crate::semantics::ResolvedSplit;
 
-/// Measurements per quantity (the median is kept), after one warm-up.
-const RUNS: usize = 5;
+/// Measurements per figure, after one warm-up.
+const RUNS: usize = 9;
+
+/// One figure of a [`CostModel`] that calibration measures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Figure {
+    /// [`CostModel::copy_bytes_per_second`].
+    CopyBandwidth,
+    /// [`CostModel::copy_command_seconds`].
+    CopyCommand,
+    /// A kernel's rate in [`CostModel::gather_bytes_per_second`].
+    Gather(Kernel),
+    /// [`CostModel::dispatch_seconds`].
+    Dispatch,
+}
+
+/// How calibration timed the work.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Timing {
+    /// Timestamp queries around the work: what the GPU spent on it.
+    Timestamps,
+    /// The wall time of a submission and its wait, less that of an empty
+    /// one (devices without timestamp queries, as on the web): anything
+    /// else the device runs meanwhile is counted too.
+    WallClock,
+}
+
+/// What [`calibrate`] measured: the model, how it was timed, and the
+/// figures it could not measure steadily.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Calibration {
+    /// The measured model. Each figure is the low end of its runs (other
+    /// work on the device only ever adds time); the unsteady figures and
+    /// the load factors are those of the device's class.
+    pub model: CostModel,
+    /// How the runs were timed.
+    pub timing: Timing,
+    /// Figures that could not be measured: their runs disagreed by more
+    /// than 2x (the middle run more than twice the low end) or, under the
+    /// wall clock, the wait behind other work varied by more than half the
+    /// figure. The device was busy; [`Calibration::model`] holds the
+    /// class's value for them.
+    pub unsteady: Vec<Figure>,
+}
+
+impl Calibration {
+    /// The model when every figure was measured steadily; `None` when the
+    /// device was too busy to tell (plan with the class's model then, and
+    /// calibrate again when the device is idle).
+    pub fn trusted(&self) -> Option<CostModel> {
+        self.unsteady.is_empty().then_some(self.model)
+    }
+}
+
+/// A figure's estimate from its runs: the second lowest (the lowest, not
+/// trusted alone, may be a freak), and whether the middle run agrees with
+/// it within 2x.
+fn estimate(mut times: Vec<f64>) -> (f64, bool) {
+    times.sort_by(f64::total_cmp);
+    let low = times[1.min(times.len() - 1)];
+    (low, times[times.len() / 2] <= 2.0 * low)
+}
+
+/// A measured time and whether its runs were steady.
+#[derive(Debug, Clone, Copy)]
+struct Measured {
+    seconds: f64,
+    steady: bool,
+}
 
 /// Times recorded work: timestamp queries around it when the device has
-/// them, else the wall time of submit + wait less that of an empty submit.
+/// them, else the wall time of submit + wait less that of an empty submit
+/// just before.
 struct Timer<'a> {
     splitter: &'a GpuSplitter,
     queries: Option<(wgpu::QuerySet, wgpu::Buffer, wgpu::Buffer)>,
-    overhead: f64,
 }
 
 impl<'a> Timer<'a> {
@@ -54,25 +121,50 @@ impl<'a> Timer<'a> {
         } else {
             None
         };
-        let mut timer = Timer {
-            splitter,
-            queries,
-            overhead: 0.0,
-        };
-        if timer.queries.is_none() {
-            timer.overhead = timer.median(&|_| Ok(()))?;
-        }
-        Ok(timer)
+        Ok(Timer { splitter, queries })
     }
 
-    /// Median seconds of `record` over [`RUNS`] runs after a warm-up.
-    fn median(&self, record: &dyn Fn(&mut wgpu::CommandEncoder) -> Result<()>) -> Result<f64> {
-        let mut times = (0..=RUNS)
-            .map(|_| self.once(record))
-            .collect::<Result<Vec<f64>>>()?;
-        times.remove(0);
-        times.sort_by(f64::total_cmp);
-        Ok((times[RUNS / 2] - self.overhead).max(1e-9))
+    fn timing(&self) -> Timing {
+        if self.queries.is_some() {
+            Timing::Timestamps
+        } else {
+            Timing::WallClock
+        }
+    }
+
+    /// Seconds of `record` over [`RUNS`] runs after a warm-up
+    /// ([`estimate`]). Under the wall clock each run is paired with an
+    /// empty submission just before it and counts the difference; the
+    /// figure is steady only if the empty submissions themselves are (their
+    /// middle within half the figure of their low end): on a queue that
+    /// other work keeps full, every submission waits behind it by a
+    /// varying amount, and the figure cannot be told from that wait.
+    fn measure(
+        &self,
+        record: &dyn Fn(&mut wgpu::CommandEncoder) -> Result<()>,
+    ) -> Result<Measured> {
+        let wall_clock = self.queries.is_none();
+        let mut runs = Vec::with_capacity(RUNS);
+        let mut empties = Vec::with_capacity(RUNS);
+        for run in 0..=RUNS {
+            let empty = if wall_clock {
+                self.once(&|_| Ok(()))?
+            } else {
+                0.0
+            };
+            let work = self.once(record)?;
+            if run > 0 {
+                runs.push((work - empty).max(1e-9));
+                empties.push(empty);
+            }
+        }
+        let (seconds, mut steady) = estimate(runs);
+        if wall_clock {
+            let (low, _) = estimate(empties.clone());
+            empties.sort_by(f64::total_cmp);
+            steady &= empties[RUNS / 2] - low <= 0.5 * seconds;
+        }
+        Ok(Measured { seconds, steady })
     }
 
     fn once(&self, record: &dyn Fn(&mut wgpu::CommandEncoder) -> Result<()>) -> Result<f64> {
@@ -90,14 +182,14 @@ impl<'a> Timer<'a> {
             encoder.copy_buffer_to_buffer(resolve, 0, readback, 0, 16);
         }
         let started = Instant::now();
-        self.splitter.queue().submit([encoder.finish()]);
-        self.wait()?;
+        let index = self.splitter.queue().submit([encoder.finish()]);
+        self.wait(index.clone())?;
         let wall = started.elapsed().as_secs_f64();
         let Some((_, _, readback)) = &self.queries else {
             return Ok(wall);
         };
         readback.slice(..).map_async(wgpu::MapMode::Read, |_| {});
-        self.wait()?;
+        self.wait(index)?;
         let ticks: Vec<u64> =
             bytemuck::pod_collect_to_vec(&readback.slice(..).get_mapped_range().map_err(|e| {
                 DeviceError::Gpu {
@@ -109,11 +201,13 @@ impl<'a> Timer<'a> {
         Ok(ticks[1].saturating_sub(ticks[0]) as f64 * period * 1e-9)
     }
 
-    fn wait(&self) -> Result<()> {
+    /// Waits for submission `index` alone: on a queue other threads keep
+    /// feeding, waiting for every submission would wait for theirs too.
+    fn wait(&self, index: wgpu::SubmissionIndex) -> Result<()> {
         self.splitter
             .device()
             .poll(wgpu::PollType::Wait {
-                submission_index: None,
+                submission_index: Some(index),
                 timeout: Some(super::READBACK_TIMEOUT),
             })
             .map(|_| ())
@@ -152,8 +246,8 @@ impl Probe {
         })
     }
 
-    fn time(&self, splitter: &GpuSplitter, timer: &Timer<'_>) -> Result<f64> {
-        timer.median(&|encoder| {
+    fn time(&self, splitter: &GpuSplitter, timer: &Timer<'_>) -> Result<Measured> {
+        timer.measure(&|encoder| {
             splitter.encode(
                 encoder,
                 &self.plan,
@@ -165,30 +259,65 @@ impl Probe {
 }
 
 /// Measures `splitter`'s device as a [`CostModel`] in about a second
-/// (blocking; the device is polled): a 16 MiB copy (bandwidth), 4,096
-/// copies of 1 KiB (the fixed cost of a command), each kernel on the split
-/// its module names as its probe (16 MiB or so, the kernel forced), and a
-/// one-word dispatch (its fixed cost). Timestamp queries are used when the
-/// device has them, else wall time. The load factors are not measured (that
-/// needs a busy machine): they are those of the device's class.
+/// (blocking; the device is polled for the calibration's own submissions
+/// only): a 16 MiB copy (bandwidth), 4,096 copies of 1 KiB (the fixed cost
+/// of a command), each kernel on the split its module names as its probe
+/// (16 MiB or so, the kernel forced), and a one-word dispatch (its fixed
+/// cost), each over 9 runs. Timestamp queries are used when the device has
+/// them, else wall time ([`Timing`]). Work other threads submit meanwhile
+/// only adds time: each figure is the low end of its runs, and a figure
+/// whose runs disagree by more than 2x is reported as
+/// [`Calibration::unsteady`] rather than trusted. The load factors are
+/// not measured (that needs a busy machine): they are those of the
+/// device's class.
 ///
-/// Store the result and plan with it:
+/// Store a trusted model and plan with it:
 /// `splitter.with_strategy(Strategy::Auto(model))`.
+///
+/// # Examples
+///
+/// ```no_run
+/// use wgpu_split::gpu::{GpuContext, calibrate};
+/// use wgpu_split::plan::Strategy;
+///
+/// let ctx = GpuContext::new_default()?;
+/// let splitter = ctx.splitter()?;
+/// let splitter = match calibrate(&splitter)?.trusted() {
+///     Some(model) => splitter.with_strategy(Strategy::Auto(model)),
+///     None => splitter, // busy: keep the class's model, try again later
+/// };
+/// # Ok::<(), wgpu_split::Error>(())
+/// ```
 ///
 /// # Errors
 ///
 /// [`DeviceError::Gpu`] when the device fails or is lost.
-pub fn calibrate(splitter: &GpuSplitter) -> Result<CostModel> {
+pub fn calibrate(splitter: &GpuSplitter) -> Result<Calibration> {
     let timer = Timer::new(splitter)?;
+    let mut unsteady = Vec::new();
+    let mut steady = |figure, m: Measured| {
+        if !m.steady {
+            unsteady.push(figure);
+        }
+        m.seconds
+    };
     let f32_t = ElementType::Float;
     let copy = PlanOptions::default().strategy(Strategy::Copy);
     let words = 4 << 20; // 16 MiB of f32
     let whole = ResolvedSplit::new(&[words], 0, vec![words], true)?;
-    let t_copy = Probe::new(splitter, &whole, f32_t, copy)?.time(splitter, &timer)?;
+    let big_copy = Probe::new(splitter, &whole, f32_t, copy)?.time(splitter, &timer)?;
+    let t_copy = steady(Figure::CopyBandwidth, big_copy);
     let copy_bw = 2.0 * (words * 4) as f64 / t_copy;
     let rows = ResolvedSplit::new(&[2048, 512], 1, vec![256, 256], true)?;
     let many = Probe::new(splitter, &rows, f32_t, copy)?;
-    let t_many = many.time(splitter, &timer)?;
+    let many_copies = many.time(splitter, &timer)?;
+    let t_many = steady(
+        Figure::CopyCommand,
+        Measured {
+            steady: many_copies.steady && big_copy.steady,
+            ..many_copies
+        },
+    );
     let commands = many.plan.copy_count() as f64;
     let command = ((t_many - 2.0 * (2048 * 512 * 4) as f64 / copy_bw) / commands).max(0.0);
     let mut rates = KernelRates::ZERO;
@@ -199,18 +328,53 @@ pub fn calibrate(splitter: &GpuSplitter) -> Result<CostModel> {
             .strategy(Strategy::Gather)
             .kernel(kernel);
         let probe = Probe::new(splitter, &split, p.element_type, options)?;
-        let seconds = probe.time(splitter, &timer)?;
+        let seconds = steady(Figure::Gather(kernel), probe.time(splitter, &timer)?);
         rates.set(kernel, 2.0 * probe.plan.input_bytes() as f64 / seconds);
     }
     let tiny = ResolvedSplit::new(&[2, 2], 1, vec![1, 1], true)?;
     let gather = PlanOptions::default().strategy(Strategy::Gather);
-    let dispatch = Probe::new(splitter, &tiny, f32_t, gather)?.time(splitter, &timer)?;
+    let one_word = Probe::new(splitter, &tiny, f32_t, gather)?.time(splitter, &timer)?;
+    let dispatch = steady(Figure::Dispatch, one_word);
     let class = CostModel::for_class(device_class(&splitter.device().adapter_info()));
-    Ok(CostModel {
+    let mut model = CostModel {
         copy_bytes_per_second: copy_bw,
         copy_command_seconds: command,
         gather_bytes_per_second: rates,
         dispatch_seconds: dispatch,
         ..class
+    };
+    // What could not be measured stays the class's.
+    for figure in &unsteady {
+        match *figure {
+            Figure::CopyBandwidth => model.copy_bytes_per_second = class.copy_bytes_per_second,
+            Figure::CopyCommand => model.copy_command_seconds = class.copy_command_seconds,
+            Figure::Gather(kernel) => model
+                .gather_bytes_per_second
+                .set(kernel, class.gather_bytes_per_second.get(kernel)),
+            Figure::Dispatch => model.dispatch_seconds = class.dispatch_seconds,
+        }
+    }
+    Ok(Calibration {
+        model,
+        timing: timer.timing(),
+        unsteady,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::estimate;
+
+    #[test]
+    fn the_estimate_is_the_low_end_and_steady_when_the_middle_agrees() {
+        // Idle: runs agree; the estimate is the second lowest.
+        let idle = vec![1.1, 1.0, 1.2, 1.05, 1.3, 1.15, 1.0, 1.25, 1.1];
+        assert_eq!(estimate(idle), (1.0, true));
+        // Busy now and then: outliers above do not move the estimate.
+        let spiky = vec![1.0, 40.0, 1.1, 1.05, 25.0, 1.2, 1.0, 30.0, 1.1];
+        assert_eq!(estimate(spiky), (1.0, true));
+        // Busy most of the time: the middle run is far above the low end.
+        let busy = vec![1.0, 40.0, 1.1, 9.0, 25.0, 12.0, 8.0, 30.0, 3.5];
+        assert_eq!(estimate(busy), (1.1, false));
+    }
 }

@@ -32,24 +32,31 @@ fn used_buffers<'a>(
     used
 }
 
-/// A mapped or destroyed buffer cannot be used by the GPU, and wgpu says so
-/// only at `submit` when nothing binds it. wgpu 30 has no
+/// A mapped, destroyed or invalid buffer cannot be used by the GPU, and
+/// wgpu says so only at `submit` when nothing binds it. wgpu 30 has no
 /// `Buffer::map_state`, but asking for a mapped range tells: it succeeds
-/// while the buffer is mapped (the view is dropped at once), and otherwise
-/// fails with "not mapped" for a usable buffer or with another reason (a
-/// destroyed buffer). The reasons are wgpu's messages, so
-/// `tests/trust.rs` pins all three cases.
+/// while the buffer is mapped (the view is dropped at once) and fails with
+/// "already been mapped" while the caller holds a writable view; it fails
+/// with "not mapped" for a usable buffer; any other failure (destroyed, an
+/// invalid buffer whose creation failed, one made on a lost device) is
+/// wgpu's own reason, reported as it is. The reasons are wgpu's messages,
+/// so `tests/buffer_checks.rs` pins every case.
 fn check_usable(which: BufferRole, buffer: &wgpu::Buffer) -> Result<(), DeviceError> {
     if buffer.size() < 4 {
         return Ok(()); // too small for any region; the region checks refuse it
     }
-    match buffer.slice(0..4).get_mapped_range() {
-        Err(e) if e.to_string().contains("is not mapped") => Ok(()),
-        Err(e) if e.to_string().contains("destroyed") => Err(DeviceError::Gpu {
-            detail: format!("the {which} buffer: {}", e.to_string().trim()),
-        }),
-        // Mapped, or mapped with a view the caller still holds.
-        _ => Err(DeviceError::BufferMapped { which }),
+    let message = match buffer.slice(0..4).get_mapped_range() {
+        Ok(_view) => return Err(DeviceError::BufferMapped { which }),
+        Err(e) => e.to_string(),
+    };
+    if message.contains("is not mapped") {
+        Ok(())
+    } else if message.contains("already been mapped") || message.contains("pending") {
+        Err(DeviceError::BufferMapped { which })
+    } else {
+        Err(DeviceError::Gpu {
+            detail: format!("the {which} buffer cannot be used: {}", message.trim()),
+        })
     }
 }
 

@@ -25,7 +25,7 @@ mod splitter;
 mod splitter_cache;
 
 pub use cache::{CachePolicy, CacheUsage, TABLE_OVERHEAD_BYTES};
-pub use calibrate::calibrate;
+pub use calibrate::{Calibration, Figure, Timing, calibrate};
 pub use context::GpuContext;
 pub use device_class::device_class;
 pub use error::DeviceError;

@@ -56,12 +56,30 @@ impl<'a> BufferRegion<'a> {
     /// hold that word (see [`crate::plan::PlannedOutput::region_bytes`]).
     /// The offset must suit the consumer's binding
     /// (`min_storage_buffer_offset_alignment`).
-    pub fn binding(&self) -> wgpu::BufferBinding<'a> {
-        wgpu::BufferBinding {
+    ///
+    /// `None` for an empty region (an empty output): WebGPU has no empty
+    /// binding, and a binding without a size would take the rest of the
+    /// buffer.
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// # let ctx = wgpu_split::gpu::GpuContext::new_default()?;
+    /// # let page = ctx.device.create_buffer(&wgpu::BufferDescriptor {
+    /// #     label: None, size: 256, usage: wgpu::BufferUsages::STORAGE, mapped_at_creation: false });
+    /// use wgpu_split::gpu::BufferRegion;
+    ///
+    /// let half = BufferRegion::new(&page, 0, 18).binding().unwrap();
+    /// assert_eq!(half.size.map(u64::from), Some(20));
+    /// assert!(BufferRegion::new(&page, 64, 0).binding().is_none());
+    /// # Ok::<(), wgpu_split::Error>(())
+    /// ```
+    pub fn binding(&self) -> Option<wgpu::BufferBinding<'a>> {
+        Some(wgpu::BufferBinding {
             buffer: self.buffer,
             offset: self.offset,
-            size: wgpu::BufferSize::new(self.size.div_ceil(4) * 4),
-        }
+            size: Some(wgpu::BufferSize::new(self.size.div_ceil(4) * 4)?),
+        })
     }
 }
 
