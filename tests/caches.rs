@@ -118,14 +118,8 @@ fn one_table_serves_a_plan_at_every_offset() {
             .iter()
             .map(|&(offset, size)| BufferRegion::new(&pages[1], offset, size))
             .collect();
-        let mut encoder = splitter
-            .device()
-            .create_command_encoder(&Default::default());
         let source = BufferRegion::new(&pages[0], input_at, plan.input_binding_bytes());
-        splitter
-            .encode(&mut encoder, &plan, source, &regions)
-            .unwrap();
-        splitter.queue().submit([encoder.finish()]);
+        common::encode_and_submit(&splitter, &plan, source, &regions).unwrap();
         let bytes = read_buffer(&splitter, &pages[1]);
         for ((offset, _), e) in outputs.iter().zip(&expected) {
             let e = e.as_bytes().unwrap();

@@ -711,15 +711,7 @@ fn destinations_packed_closer_than_the_binding_alignment_never_alias() {
             prepared.dispatch_count() > plan.dispatch_count(),
             "{t} {shape:?}: packed bindings must take more dispatches"
         );
-        let mut encoder = gpu.device().create_command_encoder(&Default::default());
-        gpu.encode(
-            &mut encoder,
-            &plan,
-            BufferRegion::whole(&in_buffer),
-            &regions,
-        )
-        .unwrap();
-        gpu.queue().submit([encoder.finish()]);
+        common::encode_and_submit(gpu, &plan, BufferRegion::whole(&in_buffer), &regions).unwrap();
         let out = read_buffer(gpu, &page);
         let expected = host::split(&input, &split).unwrap();
         let mut written = vec![false; out.len()];
@@ -807,10 +799,8 @@ fn the_input_may_share_a_page_with_its_outputs() {
                 .map(|&(offset, size)| BufferRegion::new(&page, offset, size))
                 .collect();
             let source = BufferRegion::new(&page, input_at, input.as_bytes().unwrap().len() as u64);
-            let mut encoder = gpu.device().create_command_encoder(&Default::default());
-            gpu.encode(&mut encoder, &plan, source, &regions)
+            common::encode_and_submit(gpu, &plan, source, &regions)
                 .unwrap_or_else(|e| panic!("{context}: {e}"));
-            gpu.queue().submit([encoder.finish()]);
             let out = read_buffer(gpu, &page);
             let mut written = vec![false; out.len()];
             let input_range =
@@ -903,15 +893,8 @@ fn an_empty_outputs_region_is_ignored_whatever_its_offset() {
                 BufferRegion::new(&tiny, offset, 0),
                 BufferRegion::whole(&outputs[2]),
             ];
-            let mut encoder = gpu.device().create_command_encoder(&Default::default());
-            gpu.encode(
-                &mut encoder,
-                &plan,
-                BufferRegion::whole(&in_buffer),
-                &regions,
-            )
-            .unwrap_or_else(|e| panic!("{strategy:?} at {offset}: {e}"));
-            gpu.queue().submit([encoder.finish()]);
+            common::encode_and_submit(gpu, &plan, BufferRegion::whole(&in_buffer), &regions)
+                .unwrap_or_else(|e| panic!("{strategy:?} at {offset}: {e}"));
             for i in [0, 2] {
                 let bytes = read_buffer(gpu, &outputs[i]);
                 let e = expected[i].as_bytes().unwrap();

@@ -9,21 +9,29 @@
 /// yours again before your next dispatch. The value holds its bind groups
 /// and through them the buffers they bind, for as long as you keep it.
 ///
+/// **It is bound to buffers, not to tensors.** Recorded again later, it
+/// reads and writes the same byte ranges of the same buffers, whatever
+/// they hold by then: a runtime whose pool recycles buffers (or page
+/// slices) between steps would overwrite a tensor it has since handed to
+/// another op. Prepare per step, from the regions the step's tensors have
+/// (the pipeline and the table are cached; preparing costs the bind groups,
+/// a few microseconds), and keep a `PreparedSplit` across steps only while
+/// its input and outputs keep their buffers.
+///
 /// # Examples
 ///
 /// ```no_run
 /// # use wgpu_split::gpu::{BufferRegion, GpuContext, RoundTrip};
-/// # use wgpu_split::plan::{PlanOptions, Strategy};
 /// # use wgpu_split::{ElementType, OnnxSplit};
 /// # let ctx = GpuContext::new_default()?;
 /// # let splitter = ctx.splitter()?;
 /// # let split = OnnxSplit::new(18, 3).axis(1).num_outputs(3).resolve(&[8, 9])?;
 /// // Dispatches only, so it can go inside a compute pass.
-/// let options = PlanOptions::default().strategy(Strategy::Gather);
-/// let plan = splitter.plan_with(&split, ElementType::Float, &options)?;
+/// let plan = splitter.plan_for_pass(&split, ElementType::Float)?;
 /// # let input = RoundTrip::new(&splitter).create_input(&[0; 8 * 9 * 4])?;
 /// # let outputs = RoundTrip::new(&splitter).create_destinations(&plan)?;
 /// let regions: Vec<BufferRegion> = outputs.iter().map(BufferRegion::whole).collect();
+/// // Per step, from this step's regions.
 /// let prepared = splitter.prepare(&plan, BufferRegion::whole(&input), &regions)?;
 /// let mut encoder = ctx.device.create_command_encoder(&Default::default());
 /// {

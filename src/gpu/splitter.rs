@@ -263,11 +263,13 @@ impl GpuSplitter {
     /// Prepares a plan that needs only dispatches for recording inside the
     /// caller's own compute pass ([`PreparedSplit::record`]): pipeline, bind
     /// groups and workgroup counts, checked like [`GpuSplitter::encode`].
+    /// The result is bound to these buffers, not to the tensors in them:
+    /// prepare per step where a pool recycles buffers ([`PreparedSplit`]).
     ///
     /// # Errors
     ///
     /// [`EncodeError::CopiesInComputePass`] for a plan with copy commands
-    /// (plan with [`Strategy::Gather`]), and the errors of
+    /// (plan with [`GpuSplitter::plan_for_pass`]), and the errors of
     /// [`GpuSplitter::encode`].
     pub fn prepare(
         &self,

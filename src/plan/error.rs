@@ -172,7 +172,7 @@ pub enum EncodeError {
     },
     /// A plan with copy commands cannot be recorded inside a compute pass.
     #[error(
-        "this plan records {copies} copy commands, which cannot go inside a compute pass; plan with Strategy::Gather (dispatches only) to record into a pass"
+        "this plan records {copies} copy commands, which cannot go inside a compute pass; plan with GpuSplitter::plan_for_pass (dispatches only) to record into a pass"
     )]
     CopiesInComputePass {
         /// The plan's copy commands.

@@ -308,6 +308,19 @@ pub fn encode_fresh(gpu: &wgpu_split::gpu::GpuSplitter, plan: &wgpu_split::plan:
 }
 
 /// The round trip (host tensor in, host tensors out) through `gpu`.
+/// Encodes `plan` from `input` into `destinations` and submits it.
+pub fn encode_and_submit(
+    gpu: &wgpu_split::gpu::GpuSplitter,
+    plan: &wgpu_split::plan::SplitPlan,
+    input: wgpu_split::gpu::BufferRegion<'_>,
+    destinations: &[wgpu_split::gpu::BufferRegion<'_>],
+) -> Result<(), wgpu_split::Error> {
+    let mut encoder = gpu.device().create_command_encoder(&Default::default());
+    gpu.encode(&mut encoder, plan, input, destinations)?;
+    gpu.queue().submit([encoder.finish()]);
+    Ok(())
+}
+
 pub fn round_trip(gpu: &wgpu_split::gpu::GpuSplitter) -> wgpu_split::gpu::RoundTrip<'_> {
     wgpu_split::gpu::RoundTrip::new(gpu)
 }
