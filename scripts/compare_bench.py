@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""Side-by-side split_bench of two builds: the `plan` method of every case,
-old and new binaries alternating case by case for several rounds, so that
-both see the same machine noise. Prints the median seconds of each and the
-ratio old / new (above 1: the new build is faster).
+"""Side-by-side split_bench of two builds: one method (`plan` by default;
+`--method gather` compares the kernels) of every case, old and new binaries
+alternating case by case for several rounds, so that both see the same
+machine noise. Prints the median seconds of each and the ratio old / new
+(above 1: the new build is faster).
 
 Build the old binary from a worktree, for example:
 
@@ -22,8 +23,8 @@ import sys
 import tempfile
 
 
-def plan_seconds(binary, case, runs):
-    """The plan method's median seconds for one case from one bench run."""
+def method_seconds(binary, case, runs, method):
+    """One method's median seconds for one case from one bench run."""
     with tempfile.NamedTemporaryFile(suffix=".json") as out:
         subprocess.run(
             [binary, "--case", case, "--runs", str(runs), "--json", out.name,
@@ -31,7 +32,7 @@ def plan_seconds(binary, case, runs):
             check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )
         results = json.load(open(out.name))["results"]
-    return next(r["seconds"] for r in results if r["method"] == "plan")
+    return next(r["seconds"] for r in results if r["method"] == method)
 
 
 def main():
@@ -40,6 +41,7 @@ def main():
     parser.add_argument("new")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--method", default="plan")
     parser.add_argument("--cases", nargs="*", default=[
         "f32_4096x4096_axis0_4", "f32_64x1024x256_axis1_4", "f32_4096x4096_axis1_4",
         "f16_1048576x6_axis1_123", "u8_4096x4097_axis1_2", "i4_4096x4099_axis1_3",
@@ -54,8 +56,10 @@ def main():
             order = ["old", "new"] if round_ % 2 == 0 else ["new", "old"]
             for which in order:
                 binary = args.old if which == "old" else args.new
-                times[case][which].append(plan_seconds(binary, case, args.runs))
+                times[case][which].append(
+                    method_seconds(binary, case, args.runs, args.method))
         print(f"round {round_ + 1} of {args.rounds} done", file=sys.stderr)
+    print(f"method {args.method}")
     print(f"{'case':<28}{'old ms':>10}{'new ms':>10}{'old/new':>10}")
     for case in args.cases:
         old = statistics.median(times[case]["old"])
