@@ -32,10 +32,11 @@ struct Table {
 // each binding starts at its offset aligned down and ends where its window
 // ends, so the shift is the binding's length less the window's units that
 // the table holds. Tables depend on the plan alone, never on the offsets.
+// {{shifts}}
 
-// The source bit of entry `e`'s run start in the source binding.
-fn source_bit(e: Entry) -> u32 {
-    return e.src_bit + (arrayLength(&{{source}}) - table.source_window_units) * UNIT_BITS;
+// Bits the source binding starts before the source window.
+fn source_shift_bits() -> u32 {
+    return {{source_shift}};
 }
 {{bound_entries}}
 // The invocation's index in the dispatch (a 2-D grid past 65535 workgroups).
@@ -56,16 +57,16 @@ fn writes(j: u32) -> bool {
 @group(0) @binding({{binding}}) var<storage, read_write> {{array}}_{{slot}}: array<{{unit}}>;
 //#fragment bound_entry
 
-// Entry `e`'s first destination unit in slot {{slot}}'s binding.
-fn dst_unit_{{slot}}(e: Entry) -> u32 {
-    return e.dst_unit + arrayLength(&{{array}}_{{slot}}) - e.window_units;
+// Units slot {{slot}}'s binding starts before a window of `window_units`.
+fn dst_shift_{{slot}}(window_units: u32) -> u32 {
+    return {{dst_shift}};
 }
 
 // Entry `e` at this dispatch's bindings, for slot {{slot}}.
 fn bound_{{slot}}(e: Entry) -> Entry {
     var b = e;
-    b.src_bit = source_bit(e);
-    b.dst_unit = dst_unit_{{slot}}(e);
+    b.src_bit = e.src_bit + source_shift_bits();
+    b.dst_unit = e.dst_unit + dst_shift_{{slot}}(e.window_units);
     return b;
 }
 //#fragment entry_point

@@ -9,13 +9,15 @@
 
 //#fragment body
     // {{rows}} input rows per block.
-    let base = ((source_bit(table.entries[0u]) - {{offset}}u) >> 7u) + g * {{src_vec4s}}u;
+    let base = ((table.entries[0u].src_bit + source_shift_bits() - {{offset}}u) >> 7u)
+        + g * {{src_vec4s}}u;
 {{loads}}{{outputs}}
 //#fragment load
     let s{{v}} = src_vec4[base + {{v}}u];
 //#fragment output
     {{unless_skipped}}{
-        let d{{j}} = dst_unit_{{slot}}(table.entries[{{j}}u]) + g * {{vec4s}}u;
+        let d{{j}} = table.entries[{{j}}u].dst_unit
+            + dst_shift_{{slot}}(table.entries[{{j}}u].window_units) + g * {{vec4s}}u;
 {{stores}}    }
 //#fragment store
         dst_vec4_{{slot}}[d{{j}} + {{v}}u] = vec4<u32>({{words}});

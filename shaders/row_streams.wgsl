@@ -49,7 +49,7 @@
         let x = r0 >> 7u;
         let head = r0 & 127u;
         if (c < {{count}}u && row > 0u && head != 0u{{written}}) {
-            let run_src = source_bit(e) + row * {{block}}u;
+            let run_src = e.src_bit + source_shift_bits() + row * {{block}}u;
             let tail = src_bits_128(run_src - {{block}}u + run - head);
             let next = src_bits_128(run_src - head);
             let low = low_bits(vec4<u32>(0xFFFFFFFFu), head);
@@ -57,8 +57,8 @@
 {{stores}}        }
     }
 //#fragment store
-            dst_vec4_{{slot}}[dst_unit_{{slot}}(e) + x] = value;
+            dst_vec4_{{slot}}[e.dst_unit + dst_shift_{{slot}}(e.window_units) + x] = value;
 //#fragment store_if
             if (c == {{c}}u) {
-                dst_vec4_{{slot}}[dst_unit_{{slot}}(e) + x] = value;
+                dst_vec4_{{slot}}[e.dst_unit + dst_shift_{{slot}}(e.window_units) + x] = value;
             }

@@ -26,9 +26,18 @@ fn table_driven_keys() -> Vec<ShaderKey> {
         keys.extend(ShaderKey::table_driven(kernel, Placement::Arena, 1));
         for slots in [1, 2, 7, 31, 32] {
             let key = ShaderKey::table_driven(kernel, Placement::Separate, slots);
-            // With separate destinations, also the variant that skips
-            // entries (where destinations would alias).
+            // With separate destinations, also the variants that skip
+            // entries (where destinations would alias), bind the source
+            // writable (the input in an output's buffer) and read shifts off
+            // the bindings (unaligned offsets), alone and together.
             keys.extend(key.clone().map(|k| k.skipping(true)));
+            keys.extend(key.clone().map(|k| k.with_writable_source(true)));
+            keys.extend(key.clone().map(|k| k.with_shifts(true)));
+            keys.extend(key.clone().map(|k| {
+                k.skipping(true)
+                    .with_writable_source(true)
+                    .with_shifts(true)
+            }));
             keys.extend(key);
         }
     }
@@ -70,7 +79,17 @@ fn check_generated(
         assert_eq!(plan.kernel(), kernel, "{t} {shape:?}");
         let key = plan.shader().expect("a plan with dispatches");
         assert!(key.is_generated());
-        for key in [key.clone(), key.skipping(true)] {
+        let every = key
+            .clone()
+            .skipping(true)
+            .with_writable_source(true)
+            .with_shifts(true);
+        for key in [
+            key.clone(),
+            key.clone().skipping(true),
+            key.with_shifts(true),
+            every,
+        ] {
             let module = validated(&key.source());
             check_entry_point(&module, &format!("{kernel} {t} {shape:?}"));
             check_bindings(&module, &key);

@@ -78,6 +78,10 @@ pub struct BoundPlan<'p> {
     /// writable in one dispatch, and allows writable bindings that do not
     /// overlap), in the module variant that declares it so.
     pub writable_source: bool,
+    /// True when a binding starts before its caller's offset (an offset
+    /// that is not a multiple of the binding alignment): the module variant
+    /// that reads the shifts off the bindings' lengths.
+    pub shifted: bool,
 }
 
 impl BoundPlan<'_> {
@@ -88,6 +92,7 @@ impl BoundPlan<'_> {
         plan.shader().map(|key| {
             key.skipping(self.skips)
                 .with_writable_source(self.writable_source)
+                .with_shifts(self.shifted)
         })
     }
 }
@@ -117,17 +122,20 @@ impl SplitPlan {
     ) -> Result<BoundPlan<'_>, EncodeError> {
         self.check_regions(input, destinations)?;
         let align = self.limits().alignment_bytes();
+        let mut shifted = false;
         let passes: Vec<PassBytes> = self
             .passes()
             .iter()
             .map(|pass| {
                 let src_start = input.offset + pass.src_window_bytes.start;
+                shifted |= !src_start.is_multiple_of(align);
                 let dst = pass
                     .dst_windows
                     .iter()
                     .map(|w| {
                         let start = destinations[w.destination].offset + w.bytes.start;
                         let end = start + (w.bytes.end - w.bytes.start);
+                        shifted |= !start.is_multiple_of(align);
                         (w.destination, align_down(start, align)..end)
                     })
                     .collect();
@@ -180,6 +188,7 @@ impl SplitPlan {
             table,
             skips,
             writable_source,
+            shifted,
         })
     }
 

@@ -19,6 +19,7 @@ pub struct ShaderKey {
     layout: Option<GeneratedLayout>,
     skips: bool,
     writable_source: bool,
+    shifted: bool,
 }
 
 impl ShaderKey {
@@ -37,6 +38,7 @@ impl ShaderKey {
             layout,
             skips: false,
             writable_source: false,
+            shifted: false,
         }
     }
 
@@ -64,6 +66,19 @@ impl ShaderKey {
     /// True when the source is bound `read_write`.
     pub fn writable_source(&self) -> bool {
         self.writable_source
+    }
+
+    /// The same module for bindings that may start before the caller's
+    /// offsets (offsets that are not multiples of the binding alignment):
+    /// the kernel reads each shift off its binding's length. Without it the
+    /// shifts are compiled out.
+    pub fn with_shifts(self, shifted: bool) -> Self {
+        ShaderKey { shifted, ..self }
+    }
+
+    /// True when the module reads shifts off its bindings' lengths.
+    pub fn shifted(&self) -> bool {
+        self.shifted
     }
 
     /// A table-driven kernel's key (generated kernels need a plan's layout).
@@ -121,6 +136,7 @@ impl ShaderKey {
             slots: self.slots,
             skips: self.skips,
             writable_source: self.writable_source,
+            shifted: self.shifted,
         };
         prelude(spec.name, spec.unit_bits, &variant) + &(spec.wgsl)(&variant, self.layout.as_ref())
     }

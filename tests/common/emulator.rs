@@ -127,7 +127,7 @@ pub fn emulate(plan: &SplitPlan, memory: &mut [Vec<u8>], input: Region, destinat
         // (the arena) holds exactly the pass's.
         let unused = entries.split_off(header.entry_count as usize);
         assert!(unused.iter().all(|e| *e == bytemuck::Zeroable::zeroed()));
-        bind_entries(plan, &header, &mut entries, b);
+        bind_entries(plan, &header, &mut entries, b, bound.shifted);
         if plan.placement().is_shared() {
             assert!(unused.is_empty());
         }
@@ -184,27 +184,39 @@ pub fn emulate(plan: &SplitPlan, memory: &mut [Vec<u8>], input: Region, destinat
     }
 }
 
-/// The entries at the dispatch's bindings, as the shader's `source_bit` and
-/// `dst_unit_<slot>` compute them: a binding starts at the caller's offset
-/// aligned down and ends with its window, so its length in units less the
-/// window's units (from the table) is the shift. Entries of spare slots
-/// are left as they are (nothing writes them).
+/// The entries at the dispatch's bindings, as the shader's
+/// `source_shift_bits` and `dst_shift_<slot>` compute them: a binding starts
+/// at the caller's offset aligned down and ends with its window, so its
+/// length in units less the window's units (from the table) is the shift.
+/// Entries of spare slots are left as they are (nothing writes them). A
+/// module without shifts (`shifted` false) compiles them out: every shift
+/// must then be zero.
 fn bind_entries(
     plan: &SplitPlan,
     header: &TableHeader,
     entries: &mut [TableEntry],
     b: &BoundDispatch,
+    shifted: bool,
 ) {
     let unit_bytes = plan.kernel().unit_bits() / 8;
     let units = |r: &std::ops::Range<u64>| ((r.end - r.start) / unit_bytes) as u32;
     let src_shift = units(&b.src).wrapping_sub(header.source_window_units);
+    assert!(
+        shifted || src_shift == 0,
+        "a source shift in a module without shifts"
+    );
     for e in entries {
         e.src_bit = e
             .src_bit
             .wrapping_add(src_shift.wrapping_mul(plan.kernel().unit_bits() as u32));
         if let SlotBinding::Destination { bytes, .. } = &b.dst[e.dst_slot as usize] {
             assert!(units(bytes) >= e.window_units, "a binding holds its window");
-            e.dst_unit += units(bytes) - e.window_units;
+            let shift = units(bytes) - e.window_units;
+            assert!(
+                shifted || shift == 0,
+                "a destination shift in a module without shifts"
+            );
+            e.dst_unit += shift;
         }
     }
 }
