@@ -142,17 +142,10 @@ pub fn emulate(plan: &SplitPlan, memory: &mut [Vec<u8>], input: Region, destinat
         };
         // Each kernel as its WGSL does it.
         match (plan.kernel(), plan.generated_layout()) {
-            (Kernel::Words | Kernel::Vec4, None) => run_table_driven(
-                plan,
-                &entries,
-                &header,
-                (&b.src, &dst),
-                input,
-                destinations,
-                memory,
-            ),
-            (Kernel::Funnel, None) => {
-                check_funnel_entries(&entries, &b.src);
+            (kernel @ (Kernel::Words | Kernel::Vec4 | Kernel::Funnel), None) => {
+                if kernel == Kernel::Funnel {
+                    check_funnel_entries(&entries, &b.src);
+                }
                 run_table_driven(
                     plan,
                     &entries,

@@ -3,8 +3,7 @@
 //! store per 16 bytes inside a run). Table-driven, so it takes outputs in
 //! any number of dispatches.
 
-use super::{ClassRates, Fit, Gathered, GeneratedLayout, KernelSpec, Order, Probe};
-use crate::element::ElementType;
+use super::{ClassRates, Fit, Gathered, GeneratedLayout, KernelSpec, LONG_UNALIGNED_RUNS, Order};
 use crate::plan::geometry::OutputGeometry;
 use crate::plan::template::Template;
 use crate::plan::wgsl::{VEC4_BITS, Variant, table_driven};
@@ -20,12 +19,7 @@ pub(super) const SPEC: KernelSpec = KernelSpec {
     fits: |g: &Gathered<'_>| (g.vec4_bindings() && g.long_runs_in_vec4s()).then_some(Fit::Table),
     moves_alone: OutputGeometry::long_in_vec4s,
     wgsl,
-    probe: Probe {
-        shape: &[1024, 4097 * 4],
-        axis: 1,
-        lengths: &[8193, 8195],
-        element_type: ElementType::Uint8,
-    },
+    probe: LONG_UNALIGNED_RUNS,
     rates: ClassRates {
         software: 5.7e9,
         discrete: 250e9,

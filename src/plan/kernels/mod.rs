@@ -167,6 +167,15 @@ pub(crate) struct Probe {
     pub element_type: ElementType,
 }
 
+/// The probe of the kernels for long runs at any bit offset (funnel, row
+/// streams): u8 rows of 16,388 bytes split into 8,193 and 8,195.
+pub(crate) const LONG_UNALIGNED_RUNS: Probe = Probe {
+    shape: &[1024, 4097 * 4],
+    axis: 1,
+    lengths: &[8193, 8195],
+    element_type: ElementType::Uint8,
+};
+
 /// A kernel's documented bandwidth (bytes read + written per second) on
 /// each class of adapter, for the class cost models.
 #[derive(Debug, Clone, Copy, PartialEq)]

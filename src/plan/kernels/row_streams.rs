@@ -14,8 +14,7 @@
 //! lanes switch runs at different units, measured 0.55 of a plain copy on
 //! `u8 [4096, 4097]`, this kernel about 0.8; see `docs/DEVICE.md`.)
 
-use super::{ClassRates, Fit, Gathered, GeneratedLayout, KernelSpec, Order, Probe};
-use crate::element::ElementType;
+use super::{ClassRates, Fit, Gathered, GeneratedLayout, KernelSpec, LONG_UNALIGNED_RUNS, Order};
 use crate::plan::geometry::OutputGeometry;
 use crate::plan::template::Template;
 use crate::plan::wgsl::{VEC4_BITS, Variant, entry_point};
@@ -34,12 +33,7 @@ pub(super) const SPEC: KernelSpec = KernelSpec {
     fits,
     moves_alone: OutputGeometry::long_in_vec4s,
     wgsl,
-    probe: Probe {
-        shape: &[1024, 4097 * 4],
-        axis: 1,
-        lengths: &[8193, 8195],
-        element_type: ElementType::Uint8,
-    },
+    probe: LONG_UNALIGNED_RUNS,
     rates: ClassRates {
         software: 6.3e9,
         discrete: 250e9,
