@@ -13,9 +13,10 @@ pub enum Strategy {
     /// model says is cheaper; outputs that are not 4-byte aligned always
     /// gather. The default of [`crate::gpu::GpuSplitter::plan`].
     Auto(CostModel),
-    /// Every output through the kernels, no copy command: the strategy for
-    /// buffers without copy usages and for recording inside a compute pass.
-    /// One dispatch per
+    /// Every output through the kernels, no copy command, the kernel chosen
+    /// by the default model: the strategy for buffers without copy usages.
+    /// (To record inside a compute pass with the splitter's own model, plan
+    /// with [`crate::plan::PlanOptions::in_compute_pass`].) One dispatch per
     /// [`crate::plan::PlanLimits::destinations_per_dispatch`] outputs.
     Gather,
     /// The kernels with one dispatch per output (a naive baseline for

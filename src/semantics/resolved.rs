@@ -65,14 +65,7 @@ impl ResolvedSplit {
                 inferred: false,
             });
         }
-        if !keep_axis && lengths.iter().any(|&l| l != 1) {
-            return Err(ResolveError::ParamShape {
-                op: OP,
-                param: "lengths",
-                dims: lengths,
-                expected: "all lengths 1 when the axis is removed",
-            });
-        }
+        check_removed_axis(OP, &lengths, keep_axis)?;
         Ok(Self::unchecked(input_shape, axis, lengths, keep_axis))
     }
 
@@ -108,14 +101,7 @@ impl ResolvedSplit {
             });
         }
         let (starts, lengths): (Vec<usize>, Vec<usize>) = windows.into_iter().unzip();
-        if !keep_axis && lengths.iter().any(|&l| l != 1) {
-            return Err(ResolveError::ParamShape {
-                op: OP,
-                param: "lengths",
-                dims: lengths,
-                expected: "all lengths 1 when the axis is removed",
-            });
-        }
+        check_removed_axis(OP, &lengths, keep_axis)?;
         Ok(ResolvedSplit {
             input_shape: input_shape.to_vec(),
             axis,
@@ -250,4 +236,17 @@ impl ResolvedSplit {
             .map(|i| self.output_shape(i))
             .collect()
     }
+}
+
+/// Without the axis every output must have length 1 along it.
+fn check_removed_axis(op: OpId, lengths: &[usize], keep_axis: bool) -> Result<(), ResolveError> {
+    if !keep_axis && lengths.iter().any(|&l| l != 1) {
+        return Err(ResolveError::ParamShape {
+            op,
+            param: "lengths",
+            dims: lengths.to_vec(),
+            expected: "all lengths 1 when the axis is removed",
+        });
+    }
+    Ok(())
 }

@@ -101,6 +101,41 @@ fn contiguous(lengths: impl IntoIterator<Item = usize>) -> Vec<(usize, usize)> {
         .collect()
 }
 
+/// A split into `sections` along `axis` as numpy's `array_split` and
+/// torch's `tensor_split` make it (`equal` false), or numpy's `split`
+/// (`equal` true: the count must divide the dimension).
+pub(super) fn sections_split(
+    call: &'static str,
+    shape: &[usize],
+    sections: Sections<'_>,
+    axis: i64,
+    equal: bool,
+) -> Result<ResolvedSplit, FrameworkError> {
+    let axis = dim_index(call, shape, axis)?;
+    let n = shape[axis];
+    let windows = match sections {
+        Sections::Count(count) if count <= 0 => {
+            return Err(FrameworkError::SectionsNotPositive {
+                call,
+                sections: count,
+            });
+        }
+        Sections::Count(count) if equal && !n.is_multiple_of(count as usize) => {
+            return Err(FrameworkError::UnequalDivision {
+                call,
+                sections: count,
+                dim_size: n,
+            });
+        }
+        Sections::Count(count) => {
+            check_count(count as u128)?;
+            even_sections(n, count as usize)
+        }
+        Sections::Indices(indices) => pieces_at(n, indices),
+    };
+    resolved(shape, axis, windows, true)
+}
+
 /// `count` sections of `n`: the first `n % count` one longer (numpy's
 /// `array_split`, torch's `tensor_split`, candle's `chunk`); none for a
 /// count of 0.

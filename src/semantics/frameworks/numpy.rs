@@ -1,7 +1,7 @@
 //! NumPy's split calls (`numpy/lib/_shape_base_impl.py`). Axes wrap from
 //! `-ndim`; indices wrap and clamp as Python slices do.
 
-use super::{FrameworkError, Sections, check_count, dim_index, even_sections, pieces_at, resolved};
+use super::{FrameworkError, Sections, sections_split};
 use crate::semantics::resolved::ResolvedSplit;
 
 /// `numpy.array_split(a, sections, axis)`: with a count, exactly that many
@@ -34,36 +34,4 @@ pub fn split<'a>(
     axis: i64,
 ) -> Result<ResolvedSplit, FrameworkError> {
     sections_split("numpy.split", shape, sections.into(), axis, true)
-}
-
-fn sections_split(
-    call: &'static str,
-    shape: &[usize],
-    sections: Sections<'_>,
-    axis: i64,
-    equal: bool,
-) -> Result<ResolvedSplit, FrameworkError> {
-    let axis = dim_index(call, shape, axis)?;
-    let n = shape[axis];
-    let windows = match sections {
-        Sections::Count(count) if count <= 0 => {
-            return Err(FrameworkError::SectionsNotPositive {
-                call,
-                sections: count,
-            });
-        }
-        Sections::Count(count) if equal && !n.is_multiple_of(count as usize) => {
-            return Err(FrameworkError::UnequalDivision {
-                call,
-                sections: count,
-                dim_size: n,
-            });
-        }
-        Sections::Count(count) => {
-            check_count(count as u128)?;
-            even_sections(n, count as usize)
-        }
-        Sections::Indices(indices) => pieces_at(n, indices),
-    };
-    resolved(shape, axis, windows, true)
 }

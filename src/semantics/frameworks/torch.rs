@@ -3,8 +3,8 @@
 //! `-rank`; indices wrap and clamp as Python slices do.
 
 use super::{
-    FrameworkError, Sections, check_count, contiguous, dim_index, even_sections, pieces_at,
-    pieces_of, resolved, slice_bound,
+    FrameworkError, Sections, check_count, contiguous, dim_index, pieces_of, resolved,
+    sections_split, slice_bound,
 };
 use crate::semantics::resolved::ResolvedSplit;
 
@@ -136,23 +136,7 @@ pub fn tensor_split<'a>(
     sections: impl Into<Sections<'a>>,
     dim: i64,
 ) -> Result<ResolvedSplit, FrameworkError> {
-    const CALL: &str = "torch.tensor_split";
-    let axis = dim_index(CALL, shape, dim)?;
-    let n = shape[axis];
-    let windows = match sections.into() {
-        Sections::Count(count) if count <= 0 => {
-            return Err(FrameworkError::SectionsNotPositive {
-                call: CALL,
-                sections: count,
-            });
-        }
-        Sections::Count(count) => {
-            check_count(count as u128)?;
-            even_sections(n, count as usize)
-        }
-        Sections::Indices(indices) => pieces_at(n, indices),
-    };
-    resolved(shape, axis, windows, true)
+    sections_split("torch.tensor_split", shape, sections.into(), dim, false)
 }
 
 /// `torch.unbind(x, dim)`: `n` pieces of length 1 that drop the axis (none
