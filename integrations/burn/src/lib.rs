@@ -1,0 +1,12 @@
+//! wgpu-split inside burn (see the README).
+#![warn(missing_docs)]
+
+mod element;
+mod error;
+mod primitive;
+mod splitter;
+
+pub use element::element_type;
+pub use error::{BurnSplitError, Result};
+pub use primitive::SplitKind;
+pub use splitter::BurnSplitter;
