@@ -1,6 +1,7 @@
 //! wgpu-split inside burn (see the README).
 #![warn(missing_docs)]
 
+mod calls;
 mod element;
 mod error;
 mod primitive;
