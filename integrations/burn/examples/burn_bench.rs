@@ -36,7 +36,11 @@ struct Options {
 }
 
 fn options() -> Options {
-    let mut o = Options { quick: false, runs: 15, json: None };
+    let mut o = Options {
+        quick: false,
+        runs: 15,
+        json: None,
+    };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
@@ -52,7 +56,9 @@ fn options() -> Options {
 /// Waits for everything burn and the split submitted on the device.
 fn wait(device: &Device, wgpu_device: &wgpu_split_burn_wgpu::Device) {
     device.sync().expect("burn's device syncs");
-    wgpu_device.poll(wgpu_split_burn_wgpu::PollType::wait_indefinitely()).expect("device idle");
+    wgpu_device
+        .poll(wgpu_split_burn_wgpu::PollType::wait_indefinitely())
+        .expect("device idle");
 }
 
 use burn_cubecl::cubecl::wgpu::wgpu as wgpu_split_burn_wgpu;
@@ -73,13 +79,21 @@ struct Row {
 
 /// burn's own split of `input` into `split`'s windows, each piece then
 /// given a buffer of its own by burn's kernels.
-fn burn_split<const D: usize, K: SplitKind>(input: &Tensor<D, K>, split: &ResolvedSplit) -> Vec<burn_cubecl::tensor::CubeTensor> {
+fn burn_split<const D: usize, K: SplitKind>(
+    input: &Tensor<D, K>,
+    split: &ResolvedSplit,
+) -> Vec<burn_cubecl::tensor::CubeTensor> {
     split
         .windows()
         .filter(|&(_, len)| len > 0) // burn's narrow refuses empty pieces; its split drops them
         .map(|(start, len)| {
-            let piece = K::into_cube(input.clone().narrow(split.axis(), start, len)).expect("a wgpu tensor");
-            if piece.is_contiguous() { piece.copy() } else { into_contiguous(piece) }
+            let piece = K::into_cube(input.clone().narrow(split.axis(), start, len))
+                .expect("a wgpu tensor");
+            if piece.is_contiguous() {
+                piece.copy()
+            } else {
+                into_contiguous(piece)
+            }
         })
         .collect()
 }
@@ -93,19 +107,30 @@ fn bench<const D: usize, K: SplitKind>(
 ) -> (f64, f64) {
     let device = input.device();
     // Equal byte for byte before anything is timed.
-    let ours = splitter.split_resolved::<D, D, K>(input.clone(), split).expect("the split runs");
+    let ours = splitter
+        .split_resolved::<D, D, K>(input.clone(), split)
+        .expect("the split runs");
     let theirs = burn_split(&input, split);
-    let ours: Vec<_> = ours.into_iter().filter(|t| t.shape().num_elements() > 0).collect();
+    let ours: Vec<_> = ours
+        .into_iter()
+        .filter(|t| t.shape().num_elements() > 0)
+        .collect();
     assert_eq!(ours.len(), theirs.len());
     for (a, b) in ours.into_iter().zip(theirs) {
         let b: Tensor<D, K> = K::from_cube(b);
-        assert_eq!(a.into_data().as_bytes(), b.into_data().as_bytes(), "wgpu-split and burn disagree");
+        assert_eq!(
+            a.into_data().as_bytes(),
+            b.into_data().as_bytes(),
+            "wgpu-split and burn disagree"
+        );
     }
     let (mut ours_ms, mut burn_ms) = (Vec::new(), Vec::new());
     for run in 0..runs + 3 {
         wait(&device, setup_device);
         let t = Instant::now();
-        let outputs = splitter.split_resolved::<D, D, K>(input.clone(), split).unwrap();
+        let outputs = splitter
+            .split_resolved::<D, D, K>(input.clone(), split)
+            .unwrap();
         wait(&device, setup_device);
         let ours = t.elapsed().as_secs_f64() * 1e3;
         drop(outputs);
@@ -132,14 +157,26 @@ fn burn_dtype(element: ElementType) -> Result<DType, &'static str> {
     }
 }
 
-fn run_case<K: SplitKind>(splitter: &BurnSplitter, wgpu_device: &wgpu_split_burn_wgpu::Device, shape: &[usize], dtype: DType, split: &ResolvedSplit, runs: usize) -> (f64, f64) {
+fn run_case<K: SplitKind>(
+    splitter: &BurnSplitter,
+    wgpu_device: &wgpu_split_burn_wgpu::Device,
+    shape: &[usize],
+    dtype: DType,
+    split: &ResolvedSplit,
+    runs: usize,
+) -> (f64, f64) {
     let device = splitter.device();
     let count: usize = shape.iter().product();
-    let bytes: Vec<u8> = (0..count * dtype.size()).map(|i| (i * 7 % 251) as u8 & 0x3f).collect();
+    let bytes: Vec<u8> = (0..count * dtype.size())
+        .map(|i| (i * 7 % 251) as u8 & 0x3f)
+        .collect();
     macro_rules! ranked {
         ($d:literal) => {{
             let dims: [usize; $d] = shape.try_into().unwrap();
-            let x: Tensor<$d, K> = Tensor::from_data(TensorData::from_bytes_vec(bytes, dims, dtype), (device, dtype));
+            let x: Tensor<$d, K> = Tensor::from_data(
+                TensorData::from_bytes_vec(bytes, dims, dtype),
+                (device, dtype),
+            );
             bench::<$d, K>(splitter, wgpu_device, x, split, runs)
         }};
     }
@@ -153,20 +190,29 @@ fn run_case<K: SplitKind>(splitter: &BurnSplitter, wgpu_device: &wgpu_split_burn
 
 fn main() {
     let o = options();
-    let (device, setup) = Device::wgpu_options().init_with_setup().expect(
-        "a GPU adapter for burn; on Debian/Ubuntu: apt-get install -y mesa-vulkan-drivers",
-    );
+    let (device, setup) = Device::wgpu_options()
+        .init_with_setup()
+        .expect("a GPU adapter for burn; on Debian/Ubuntu: apt-get install -y mesa-vulkan-drivers");
     let info = setup.adapter.get_info();
     let splitter = BurnSplitter::new(&device, &setup).expect("splitter");
     let fusion = cfg!(feature = "fusion");
-    println!("adapter: {} ({:?}); burn 0.22.1, fusion {}; {} runs per method, medians", info.name, info.backend, if fusion { "on" } else { "off" }, o.runs);
+    println!(
+        "adapter: {} ({:?}); burn 0.22.1, fusion {}; {} runs per method, medians",
+        info.name,
+        info.backend,
+        if fusion { "on" } else { "off" },
+        o.runs
+    );
     let mut rows = Vec::new();
     let mut skipped = Vec::new();
     for case in cases::suite(o.quick) {
         let dtype = match burn_dtype(case.element_type) {
             Ok(d) if device.supports_dtype(d) => d,
             Ok(d) => {
-                skipped.push((case.name, format!("burn's wgpu backend on this device has no {d:?}")));
+                skipped.push((
+                    case.name,
+                    format!("burn's wgpu backend on this device has no {d:?}"),
+                ));
                 continue;
             }
             Err(why) => {
@@ -177,19 +223,49 @@ fn main() {
         let resolved = case.op.resolve(&case.shape).expect("case resolves");
         // The same windows with the axis kept (SplitToSequence keepdims 0
         // only drops a length-1 axis from each output's shape).
-        let split = ResolvedSplit::from_windows(&case.shape, resolved.axis(), resolved.windows().collect(), true).unwrap();
+        let split = ResolvedSplit::from_windows(
+            &case.shape,
+            resolved.axis(),
+            resolved.windows().collect(),
+            true,
+        )
+        .unwrap();
         let (ours_ms, burn_ms) = if dtype.is_float() {
             run_case::<Float>(&splitter, &setup.device, &case.shape, dtype, &split, o.runs)
         } else {
             run_case::<Int>(&splitter, &setup.device, &case.shape, dtype, &split, o.runs)
         };
         let mib = (case.shape.iter().product::<usize>() * dtype.size()) as f64 / (1 << 20) as f64;
-        println!("{:<28} {:>8.3} ms  burn {:>8.3} ms  {:>5.1}x", case.name, ours_ms, burn_ms, burn_ms / ours_ms);
-        rows.push(Row { name: case.name, dtype, outputs: split.output_count(), mib, ours_ms, burn_ms });
+        println!(
+            "{:<28} {:>8.3} ms  burn {:>8.3} ms  {:>5.1}x",
+            case.name,
+            ours_ms,
+            burn_ms,
+            burn_ms / ours_ms
+        );
+        rows.push(Row {
+            name: case.name,
+            dtype,
+            outputs: split.output_count(),
+            mib,
+            ours_ms,
+            burn_ms,
+        });
     }
-    println!("\n| case | dtype | outputs | MiB | wgpu-split ms | burn ms | burn / wgpu-split |\n|---|---|---:|---:|---:|---:|---:|");
+    println!(
+        "\n| case | dtype | outputs | MiB | wgpu-split ms | burn ms | burn / wgpu-split |\n|---|---|---:|---:|---:|---:|---:|"
+    );
     for r in &rows {
-        println!("| `{}` | {:?} | {} | {:.1} | {:.3} | {:.3} | {:.1}x |", r.name, r.dtype, r.outputs, r.mib, r.ours_ms, r.burn_ms, r.burn_ms / r.ours_ms);
+        println!(
+            "| `{}` | {:?} | {} | {:.1} | {:.3} | {:.3} | {:.1}x |",
+            r.name,
+            r.dtype,
+            r.outputs,
+            r.mib,
+            r.ours_ms,
+            r.burn_ms,
+            r.burn_ms / r.ours_ms
+        );
     }
     for (name, why) in &skipped {
         println!("skipped `{name}`: {why}");

@@ -1,4 +1,4 @@
-//! wgpu-split inside burn (see the README).
+#![doc = include_str!("../README.md")]
 #![warn(missing_docs)]
 
 mod calls;

@@ -7,6 +7,7 @@ use burn_cubecl::kernel::into_contiguous;
 use burn_cubecl::tensor::CubeTensor;
 use wgpu_split::ResolvedSplit;
 use wgpu_split::gpu::{BufferRegion, GpuSplitter};
+use wgpu_split::plan::Strategy;
 
 use crate::element::element_type;
 use crate::error::{BurnSplitError, Result};
@@ -53,10 +54,10 @@ impl BurnSplitter {
         &self.splitter
     }
 
-    /// The same splitter with another core splitter (another strategy or
-    /// cache policy, [`GpuSplitter::with_strategy`]) on the same device.
-    pub fn with_splitter(mut self, splitter: GpuSplitter) -> Self {
-        self.splitter = splitter;
+    /// The same splitter with another default [`Strategy`] (for example a
+    /// model from [`wgpu_split::gpu::calibrate`] on burn's device).
+    pub fn with_strategy(mut self, strategy: Strategy) -> Self {
+        self.splitter = self.splitter.with_strategy(strategy);
         self
     }
 
@@ -135,17 +136,27 @@ impl BurnSplitter {
         let runtime = |e: burn_cubecl::cubecl::server::ServerError| BurnSplitError::Runtime {
             detail: e.to_string(),
         };
+        let resource = |handle: &burn_cubecl::cubecl::server::Handle| {
+            client
+                .get_resource::<Server>(handle.clone())
+                .map_err(runtime)
+        };
         // `get_resource` runs burn's queued work on the streams that own the
         // buffers (submitting it), so what is recorded below comes after it
         // on the queue; the guards keep the allocations where they are.
-        let input_resource = client
-            .get_resource::<Server>(input.handle.clone())
-            .map_err(runtime)?;
-        let output_resources = outputs
+        let input_resource = resource(&input.handle)?;
+        let output_resources = outputs.iter().map(resource).collect::<Result<Vec<_>>>()?;
+        // burn sub-allocates pages: outputs often share the input's buffer,
+        // where copy commands cannot go (a copy cannot stay within one
+        // buffer); then the kernel the cost model picks does the whole split.
+        let mut plan = self.splitter.plan(split, element)?;
+        let input_buffer = &input_resource.resource().buffer;
+        let shares_input = output_resources
             .iter()
-            .map(|handle| client.get_resource::<Server>(handle.clone()))
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(runtime)?;
+            .any(|r| &r.resource().buffer == input_buffer);
+        if plan.copy_count() > 0 && shares_input {
+            plan = self.splitter.plan_for_pass(split, element)?;
+        }
         client.flush().map_err(runtime)?;
 
         let input_region = region(input_resource.resource(), byte_len(split.input_shape()));
@@ -154,14 +165,6 @@ impl BurnSplitter {
             .zip(&shapes)
             .map(|(r, shape)| region(r.resource(), allocated(shape)))
             .collect();
-        // burn sub-allocates pages: outputs often share the input's buffer,
-        // where copy commands cannot go (a copy cannot stay within one
-        // buffer); then the kernel the cost model picks does the whole split.
-        let mut plan = self.splitter.plan(split, element)?;
-        let shares_input = regions.iter().any(|r| r.buffer == input_region.buffer);
-        if plan.copy_count() > 0 && shares_input {
-            plan = self.splitter.plan_for_pass(split, element)?;
-        }
         let mut encoder = self
             .splitter
             .device()

@@ -15,12 +15,15 @@ fn check<K: SplitKind>(dtype: DType) {
     let count = shape.iter().product();
     let bytes = bytes_for(dtype, count, 7);
     for dim in 0..3 {
-        let split = torch::split_with_sizes(&shape, &[1, 0, shape[dim] as i64 - 1], dim as i64).unwrap();
+        let split =
+            torch::split_with_sizes(&shape, &[1, 0, shape[dim] as i64 - 1], dim as i64).unwrap();
         let expected = host_split(&bytes, &shape, element(dtype), &split);
         let input: burn::tensor::Tensor<3, K> = tensor(bytes.clone(), shape, dtype);
         // What burn reports (its plain backend reports a Flex32 tensor as F32).
         let reported = input.dtype();
-        let outputs = splitter.split_resolved::<3, 3, K>(input.clone(), &split).unwrap();
+        let outputs = splitter
+            .split_resolved::<3, 3, K>(input.clone(), &split)
+            .unwrap();
         assert_eq!(outputs.len(), 3);
         for (i, (out, want)) in outputs.into_iter().zip(&expected).enumerate() {
             assert_eq!(out.dtype(), reported, "{dtype:?} output {i} dtype");
@@ -29,8 +32,11 @@ fn check<K: SplitKind>(dtype: DType) {
         }
         // burn's own split where burn is right (no zero sizes).
         let sizes = vec![1, shape[dim] - 1];
-        let split = torch::split_with_sizes(&shape, &[1, shape[dim] as i64 - 1], dim as i64).unwrap();
-        let ours = splitter.split_resolved::<3, 3, K>(input.clone(), &split).unwrap();
+        let split =
+            torch::split_with_sizes(&shape, &[1, shape[dim] as i64 - 1], dim as i64).unwrap();
+        let ours = splitter
+            .split_resolved::<3, 3, K>(input.clone(), &split)
+            .unwrap();
         let burns = input.split_with_sizes(sizes, dim);
         for (a, b) in ours.into_iter().zip(burns) {
             assert_eq!(bytes_of(a), bytes_of(b), "{dtype:?} dim {dim} against burn");

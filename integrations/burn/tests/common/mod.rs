@@ -13,12 +13,14 @@ use wgpu_split_burn::{BurnSplitter, SplitKind, element_type};
 pub fn gpu() -> &'static (Device, BurnSplitter) {
     static GPU: OnceLock<(Device, BurnSplitter)> = OnceLock::new();
     GPU.get_or_init(|| {
-        let (device, setup) = Device::wgpu_options().init_with_setup().unwrap_or_else(|e| {
-            panic!(
-                "no GPU adapter for burn ({e}); on Debian/Ubuntu install Mesa's software \
+        let (device, setup) = Device::wgpu_options()
+            .init_with_setup()
+            .unwrap_or_else(|e| {
+                panic!(
+                    "no GPU adapter for burn ({e}); on Debian/Ubuntu install Mesa's software \
                  Vulkan driver: apt-get install -y mesa-vulkan-drivers"
-            )
-        });
+                )
+            });
         let splitter = BurnSplitter::new(&device, &setup).expect("splitter on burn's device");
         (device, splitter)
     })
@@ -53,18 +55,30 @@ pub fn dtypes(device: &Device) -> Vec<(DType, bool)> {
 /// Deterministic bytes for `count` elements of `dtype` (0 and 1 for
 /// booleans, finite values for floats so every op burn runs is defined).
 pub fn bytes_for(dtype: DType, count: usize, seed: u64) -> Vec<u8> {
-    let mut state = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+    let mut state = seed
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
     let mut next = move || {
-        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         (state >> 33) as u32
     };
     let mut out = Vec::with_capacity(count * dtype.size());
     for i in 0..count {
         match dtype {
-            DType::F64 => out.extend_from_slice(&(f64::from(next() % 20000) / 7.0 - 1000.0).to_le_bytes()),
-            DType::F32 | DType::Flex32 => out.extend_from_slice(&(f32::from((next() % 20000) as u16) / 7.0 - 1000.0).to_le_bytes()),
-            DType::F16 => out.extend_from_slice(&half::f16::from_f32((next() % 2000) as f32 / 7.0 - 100.0).to_le_bytes()),
-            DType::BF16 => out.extend_from_slice(&half::bf16::from_f32((next() % 2000) as f32 / 7.0 - 100.0).to_le_bytes()),
+            DType::F64 => {
+                out.extend_from_slice(&(f64::from(next() % 20000) / 7.0 - 1000.0).to_le_bytes())
+            }
+            DType::F32 | DType::Flex32 => out.extend_from_slice(
+                &(f32::from((next() % 20000) as u16) / 7.0 - 1000.0).to_le_bytes(),
+            ),
+            DType::F16 => out.extend_from_slice(
+                &half::f16::from_f32((next() % 2000) as f32 / 7.0 - 100.0).to_le_bytes(),
+            ),
+            DType::BF16 => out.extend_from_slice(
+                &half::bf16::from_f32((next() % 2000) as f32 / 7.0 - 100.0).to_le_bytes(),
+            ),
             DType::Bool(BoolStore::U32) => out.extend_from_slice(&(next() & 1).to_le_bytes()),
             DType::Bool(_) => out.push((next() & 1) as u8),
             _ => {
@@ -83,13 +97,20 @@ pub fn bytes_for(dtype: DType, count: usize, seed: u64) -> Vec<u8> {
 /// burn's wgpu backend has no `from_data` for `Flex32` (f32 storage, a
 /// relaxed compute type): such tensors are made as `F32` and cast, which
 /// keeps the bits.
-pub fn tensor<const D: usize, K: SplitKind>(bytes: Vec<u8>, shape: [usize; D], dtype: DType) -> Tensor<D, K> {
+pub fn tensor<const D: usize, K: SplitKind>(
+    bytes: Vec<u8>,
+    shape: [usize; D],
+    dtype: DType,
+) -> Tensor<D, K> {
     let device = &gpu().0;
     if dtype == DType::Flex32 {
         let f32s: Tensor<D, Float> = tensor(bytes, shape, DType::F32);
         return Tensor::from_bridge(f32s.cast(FloatDType::Flex32).into_bridge());
     }
-    Tensor::from_data(TensorData::from_bytes_vec(bytes, shape, dtype), (device, dtype))
+    Tensor::from_data(
+        TensorData::from_bytes_vec(bytes, shape, dtype),
+        (device, dtype),
+    )
 }
 
 /// The tensor's bytes as burn reads them back.
@@ -98,7 +119,12 @@ pub fn bytes_of<const D: usize, K: SplitKind>(t: Tensor<D, K>) -> Vec<u8> {
 }
 
 /// The core crate's host path on the same bytes: the oracle.
-pub fn host_split(bytes: &[u8], shape: &[usize], element: ElementType, split: &wgpu_split::ResolvedSplit) -> Vec<Vec<u8>> {
+pub fn host_split(
+    bytes: &[u8],
+    shape: &[usize],
+    element: ElementType,
+    split: &wgpu_split::ResolvedSplit,
+) -> Vec<Vec<u8>> {
     let input = HostTensor::from_raw(element, shape, bytes.to_vec()).expect("host tensor");
     wgpu_split::host::split(&input, split)
         .expect("host split")

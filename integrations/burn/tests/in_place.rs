@@ -1,0 +1,74 @@
+//! In place on burn's device: burn's pending work comes first, outputs sit
+//! in burn's own pages at their sub-allocated offsets, and burn may reuse
+//! the input's memory as soon as the call returns.
+
+mod common;
+
+use burn::tensor::{DType, Float, Tensor};
+use burn_cubecl::cubecl::wgpu::{AutoCompiler, WgpuServer};
+use common::*;
+use wgpu_split::frameworks::torch;
+use wgpu_split_burn::SplitKind;
+
+#[test]
+fn burns_pending_work_runs_before_the_split() {
+    let (_, s) = gpu();
+    let x: Tensor<2> = tensor(bytes_for(DType::F32, 64 * 48, 31), [64, 48], DType::F32);
+    // Lazy: with fusion nothing of this has run when the split is called.
+    let y = x.clone().mul_scalar(2.0).add_scalar(1.0).exp().log();
+    let outputs = s.split(y.clone(), 16, 1).unwrap();
+    let computed = bytes_of(y);
+    let expected = host_split(
+        &computed,
+        &[64, 48],
+        element(DType::F32),
+        &torch::split(&[64, 48], 16, 1).unwrap(),
+    );
+    for (out, want) in outputs.into_iter().zip(expected) {
+        assert_eq!(bytes_of(out), want);
+    }
+}
+
+#[test]
+fn outputs_are_burns_own_sub_allocated_buffers() {
+    let (_, s) = gpu();
+    let x: Tensor<2> = tensor(bytes_for(DType::F32, 8 * 40, 32), [8, 40], DType::F32);
+    let outputs = s.split(x, 4, 1).unwrap();
+    let mut offsets = Vec::new();
+    for out in outputs {
+        let cube = Float::into_cube(out).unwrap();
+        let resource = cube
+            .client
+            .get_resource::<WgpuServer<AutoCompiler>>(cube.handle.clone())
+            .unwrap();
+        offsets.push(resource.resource().offset);
+    }
+    // Ten outputs of 128 bytes from burn's pool: pages shared at offsets.
+    assert!(offsets.iter().any(|&o| o != 0), "offsets {offsets:?}");
+}
+
+#[test]
+fn burn_may_reuse_the_inputs_memory_at_once() {
+    let (_, s) = gpu();
+    let bytes = bytes_for(DType::F32, 256 * 64, 33);
+    let expected = host_split(
+        &bytes,
+        &[256, 64],
+        element(DType::F32),
+        &torch::chunk(&[256, 64], 4, 1).unwrap(),
+    );
+    let mut kept = Vec::new();
+    for round in 0..8 {
+        let x: Tensor<2> = tensor(bytes.clone(), [256, 64], DType::F32);
+        kept.push(s.chunk(x, 4, 1).unwrap()); // x dropped here
+        // New tensors of the same size, written at once: the pool hands out
+        // the memory the dropped inputs had.
+        let churn: Tensor<2> = Tensor::<2>::zeros([256, 64], &gpu().0).add_scalar(round as f32);
+        drop(churn);
+    }
+    for outputs in kept {
+        for (out, want) in outputs.into_iter().zip(&expected) {
+            assert_eq!(&bytes_of(out), want);
+        }
+    }
+}
