@@ -54,14 +54,14 @@ fn options() -> Options {
 }
 
 /// Waits for everything burn and the split submitted on the device.
-fn wait(device: &Device, wgpu_device: &wgpu_split_burn_wgpu::Device) {
+fn wait(device: &Device, wgpu_device: &wgpu::Device) {
     device.sync().expect("burn's device syncs");
     wgpu_device
-        .poll(wgpu_split_burn_wgpu::PollType::wait_indefinitely())
+        .poll(wgpu::PollType::wait_indefinitely())
         .expect("device idle");
 }
 
-use burn_cubecl::cubecl::wgpu::wgpu as wgpu_split_burn_wgpu;
+use burn_cubecl::cubecl::wgpu::wgpu;
 
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
@@ -73,8 +73,42 @@ struct Row {
     dtype: DType,
     outputs: usize,
     mib: f64,
-    ours_ms: f64,
-    burn_ms: f64,
+    timing: Timing,
+    floor_ms: f64,
+}
+
+/// One `copy_buffer_to_buffer` of `bytes` between two buffers of the
+/// device, timed like the two methods: the floor neither can go under.
+fn copy_floor(
+    device: &Device,
+    wgpu_device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    bytes: u64,
+    runs: usize,
+) -> f64 {
+    let buffer = |usage| {
+        wgpu_device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("burn_bench floor"),
+            size: bytes.max(4).next_multiple_of(4),
+            usage,
+            mapped_at_creation: false,
+        })
+    };
+    let src = buffer(wgpu::BufferUsages::COPY_SRC);
+    let dst = buffer(wgpu::BufferUsages::COPY_DST);
+    let mut times = Vec::new();
+    for run in 0..runs + 3 {
+        wait(device, wgpu_device);
+        let t = Instant::now();
+        let mut encoder = wgpu_device.create_command_encoder(&Default::default());
+        encoder.copy_buffer_to_buffer(&src, 0, &dst, 0, bytes.max(4).next_multiple_of(4));
+        queue.submit([encoder.finish()]);
+        wait(device, wgpu_device);
+        if run >= 3 {
+            times.push(t.elapsed().as_secs_f64() * 1e3);
+        }
+    }
+    median(times)
 }
 
 /// burn's own split of `input` into `split`'s windows, each piece then
@@ -100,11 +134,11 @@ fn burn_split<const D: usize, K: SplitKind>(
 
 fn bench<const D: usize, K: SplitKind>(
     splitter: &BurnSplitter,
-    setup_device: &wgpu_split_burn_wgpu::Device,
+    setup_device: &wgpu::Device,
     input: Tensor<D, K>,
     split: &ResolvedSplit,
     runs: usize,
-) -> (f64, f64) {
+) -> Timing {
     let device = input.device();
     // Equal byte for byte before anything is timed.
     let ours = splitter
@@ -124,13 +158,14 @@ fn bench<const D: usize, K: SplitKind>(
             "wgpu-split and burn disagree"
         );
     }
-    let (mut ours_ms, mut burn_ms) = (Vec::new(), Vec::new());
+    let (mut ours_ms, mut burn_ms, mut call_ms) = (Vec::new(), Vec::new(), Vec::new());
     for run in 0..runs + 3 {
         wait(&device, setup_device);
         let t = Instant::now();
         let outputs = splitter
             .split_resolved::<D, D, K>(input.clone(), split)
             .unwrap();
+        let call = t.elapsed().as_secs_f64() * 1e3;
         wait(&device, setup_device);
         let ours = t.elapsed().as_secs_f64() * 1e3;
         drop(outputs);
@@ -143,9 +178,24 @@ fn bench<const D: usize, K: SplitKind>(
         if run >= 3 {
             ours_ms.push(ours);
             burn_ms.push(burns);
+            call_ms.push(call);
         }
     }
-    (median(ours_ms), median(burn_ms))
+    Timing {
+        ours_ms: median(ours_ms),
+        burn_ms: median(burn_ms),
+        call_ms: median(call_ms),
+    }
+}
+
+/// Medians of one case, milliseconds.
+struct Timing {
+    /// wgpu-split, from the call to the device being done.
+    ours_ms: f64,
+    /// burn's split and copies, the same way.
+    burn_ms: f64,
+    /// wgpu-split's call alone (plan, allocate, record, submit).
+    call_ms: f64,
 }
 
 fn burn_dtype(element: ElementType) -> Result<DType, &'static str> {
@@ -159,12 +209,12 @@ fn burn_dtype(element: ElementType) -> Result<DType, &'static str> {
 
 fn run_case<K: SplitKind>(
     splitter: &BurnSplitter,
-    wgpu_device: &wgpu_split_burn_wgpu::Device,
+    wgpu_device: &wgpu::Device,
     shape: &[usize],
     dtype: DType,
     split: &ResolvedSplit,
     runs: usize,
-) -> (f64, f64) {
+) -> Timing {
     let device = splitter.device();
     let count: usize = shape.iter().product();
     let bytes: Vec<u8> = (0..count * dtype.size())
@@ -230,41 +280,48 @@ fn main() {
             true,
         )
         .unwrap();
-        let (ours_ms, burn_ms) = if dtype.is_float() {
+        let timing = if dtype.is_float() {
             run_case::<Float>(&splitter, &setup.device, &case.shape, dtype, &split, o.runs)
         } else {
             run_case::<Int>(&splitter, &setup.device, &case.shape, dtype, &split, o.runs)
         };
-        let mib = (case.shape.iter().product::<usize>() * dtype.size()) as f64 / (1 << 20) as f64;
+        let bytes = case.shape.iter().product::<usize>() * dtype.size();
+        let floor_ms = copy_floor(&device, &setup.device, &setup.queue, bytes as u64, o.runs);
         println!(
-            "{:<28} {:>8.3} ms  burn {:>8.3} ms  {:>5.1}x",
+            "{:<28} {:>8.3} ms (call {:.3})  burn {:>8.3} ms  {:>5.1}x  one copy {:.3} ms",
             case.name,
-            ours_ms,
-            burn_ms,
-            burn_ms / ours_ms
+            timing.ours_ms,
+            timing.call_ms,
+            timing.burn_ms,
+            timing.burn_ms / timing.ours_ms,
+            floor_ms
         );
         rows.push(Row {
             name: case.name,
             dtype,
             outputs: split.output_count(),
-            mib,
-            ours_ms,
-            burn_ms,
+            mib: bytes as f64 / (1 << 20) as f64,
+            timing,
+            floor_ms,
         });
     }
     println!(
-        "\n| case | dtype | outputs | MiB | wgpu-split ms | burn ms | burn / wgpu-split |\n|---|---|---:|---:|---:|---:|---:|"
+        "\n| case | dtype | outputs | MiB | wgpu-split ms (call) | burn ms | burn / wgpu-split | one copy ms | burn / one copy |\n|---|---|---:|---:|---:|---:|---:|---:|---:|"
     );
     for r in &rows {
+        let t = &r.timing;
         println!(
-            "| `{}` | {:?} | {} | {:.1} | {:.3} | {:.3} | {:.1}x |",
+            "| `{}` | {:?} | {} | {:.1} | {:.2} ({:.2}) | {:.2} | **{:.1}x** | {:.2} | {:.1}x |",
             r.name,
             r.dtype,
             r.outputs,
             r.mib,
-            r.ours_ms,
-            r.burn_ms,
-            r.burn_ms / r.ours_ms
+            t.ours_ms,
+            t.call_ms,
+            t.burn_ms,
+            t.burn_ms / t.ours_ms,
+            r.floor_ms,
+            t.burn_ms / r.floor_ms
         );
     }
     for (name, why) in &skipped {
@@ -280,7 +337,9 @@ fn main() {
             "quick": o.quick,
             "cases": rows.iter().map(|r| serde_json::json!({
                 "name": r.name, "dtype": format!("{:?}", r.dtype), "outputs": r.outputs, "mib": r.mib,
-                "wgpu_split_ms": r.ours_ms, "burn_ms": r.burn_ms, "ratio": r.burn_ms / r.ours_ms,
+                "wgpu_split_ms": r.timing.ours_ms, "wgpu_split_call_ms": r.timing.call_ms,
+                "burn_ms": r.timing.burn_ms, "ratio": r.timing.burn_ms / r.timing.ours_ms,
+                "one_copy_ms": r.floor_ms,
             })).collect::<Vec<_>>(),
             "skipped": skipped.iter().map(|(n, w)| serde_json::json!({"name": n, "why": w})).collect::<Vec<_>>(),
         });

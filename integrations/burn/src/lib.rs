@@ -1,12 +1,14 @@
 #![doc = include_str!("../README.md")]
 #![warn(missing_docs)]
 
+mod allocation;
 mod calls;
 mod element;
 mod error;
 mod primitive;
 mod splitter;
 
+pub use allocation::SHARED_ALLOCATION_ABOVE;
 pub use element::element_type;
 pub use error::{BurnSplitError, Result};
 pub use primitive::SplitKind;

@@ -25,7 +25,14 @@ pub trait SplitKind: Basic + BackendPrimitive<Cube> + Sized {
     fn into_cube<const D: usize>(tensor: Tensor<D, Self>) -> Result<CubeTensor, BurnSplitError>;
 
     /// A burn tensor over `tensor`'s buffer.
-    fn from_cube<const D: usize>(tensor: CubeTensor) -> Tensor<D, Self>;
+    fn from_cube<const D: usize>(tensor: CubeTensor) -> Tensor<D, Self> {
+        let mut one = Self::from_cubes(vec![tensor]);
+        one.pop().expect("one tensor in, one out")
+    }
+
+    /// Burn tensors over the buffers of `tensors` (with fusion: registered
+    /// in one operation, not one per tensor).
+    fn from_cubes<const D: usize>(tensors: Vec<CubeTensor>) -> Vec<Tensor<D, Self>>;
 }
 
 fn not_wgpu(e: burn::tensor::PrimitiveConversionError) -> BurnSplitError {
@@ -49,10 +56,13 @@ macro_rules! split_kind {
                 Ok(primitive)
             }
 
-            fn from_cube<const D: usize>(tensor: CubeTensor) -> Tensor<D, Self> {
+            fn from_cubes<const D: usize>(tensors: Vec<CubeTensor>) -> Vec<Tensor<D, Self>> {
                 #[cfg(feature = "fusion")]
-                let tensor = fusion::register(tensor);
-                Tensor::from_primitive::<Cube>(tensor)
+                let tensors = fusion::register(tensors);
+                tensors
+                    .into_iter()
+                    .map(Tensor::from_primitive::<Cube>)
+                    .collect()
             }
         }
     };
@@ -67,23 +77,51 @@ mod fusion {
     use burn_cubecl::CubeBackend;
     use burn_cubecl::fusion::{CubeFusionHandle, FusionCubeRuntime};
     use burn_cubecl::tensor::CubeTensor;
-    use burn_fusion::stream::StreamId;
-    use burn_fusion::{FusionTensor, NoOp, get_client};
-    use burn_ir::{InitOperationIr, OperationIr, OperationOutput};
+    use burn_fusion::stream::{Operation, StreamId};
+    use burn_fusion::{ExecutionError, FusionTensor, get_client};
+    use burn_ir::{CustomOpIr, HandleContainer, OperationIr, TensorIr};
 
-    /// Registers a written buffer with the fusion client as an initialised
-    /// tensor, as burn's own `from_data` does.
-    pub(super) fn register(tensor: CubeTensor) -> FusionTensor<FusionCubeRuntime> {
-        let client = get_client::<CubeBackend>(&tensor.device);
-        let (shape, dtype) = (tensor.meta.shape().clone(), tensor.dtype);
-        let handle = CubeFusionHandle::from(tensor);
-        let init = InitOperationIr::create(shape, dtype, || client.register_tensor_handle(handle));
-        client
-            .register(
-                StreamId::current(),
-                OperationIr::Init(init),
-                NoOp::<CubeBackend>::new(),
-            )
-            .output()
+    /// Hands written buffers to the fusion server under their tensor ids
+    /// when the server reaches the operation (as burn's `from_data` does,
+    /// for all outputs at once).
+    #[derive(Debug)]
+    struct Publish {
+        outputs: Vec<(TensorIr, CubeFusionHandle)>,
+    }
+
+    impl Operation<FusionCubeRuntime> for Publish {
+        fn execute(
+            &self,
+            handles: &mut HandleContainer<CubeFusionHandle>,
+        ) -> Result<(), ExecutionError> {
+            for (ir, handle) in &self.outputs {
+                handles.register_handle(ir.id, handle.clone());
+            }
+            Ok(())
+        }
+    }
+
+    /// Registers written buffers with the fusion client as initialised
+    /// tensors, in one operation.
+    pub(super) fn register(tensors: Vec<CubeTensor>) -> Vec<FusionTensor<FusionCubeRuntime>> {
+        let Some(first) = tensors.first() else {
+            return Vec::new();
+        };
+        let client = get_client::<CubeBackend>(&first.device);
+        let outputs: Vec<(TensorIr, CubeFusionHandle)> = tensors
+            .into_iter()
+            .map(|t| {
+                let id = client.create_empty_handle();
+                let ir = TensorIr::uninit(id, t.meta.shape().clone(), t.dtype);
+                (ir, CubeFusionHandle::from(t))
+            })
+            .collect();
+        let irs: Vec<TensorIr> = outputs.iter().map(|(ir, _)| ir.clone()).collect();
+        let op = CustomOpIr::new("wgpu-split outputs", &[], &irs);
+        client.register(
+            StreamId::current(),
+            OperationIr::Custom(op),
+            Publish { outputs },
+        )
     }
 }

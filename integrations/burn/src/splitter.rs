@@ -2,24 +2,17 @@
 //! device and queue, reading and writing burn's own buffers.
 
 use burn::tensor::{DType, Device, Shape, Tensor};
-use burn_cubecl::cubecl::wgpu::{AutoCompiler, WgpuResource, WgpuServer, WgpuSetup};
+use burn_cubecl::cubecl::wgpu::WgpuSetup;
 use burn_cubecl::kernel::into_contiguous;
 use burn_cubecl::tensor::CubeTensor;
 use wgpu_split::ResolvedSplit;
 use wgpu_split::gpu::{BufferRegion, GpuSplitter};
-use wgpu_split::plan::Strategy;
+use wgpu_split::plan::{Placement, PlanOptions, SplitPlan, Strategy};
 
+use crate::allocation::{Outputs, SHARED_ALLOCATION_ABOVE, resource, runtime};
 use crate::element::element_type;
 use crate::error::{BurnSplitError, Result};
 use crate::primitive::SplitKind;
-
-/// The first `bytes` of what burn handed out.
-fn region(resource: &WgpuResource, bytes: usize) -> BufferRegion<'_> {
-    BufferRegion::new(&resource.buffer, resource.offset, bytes as u64)
-}
-
-/// burn's wgpu server: the storage `get_resource` reads from.
-type Server = WgpuServer<AutoCompiler>;
 
 /// Splits burn tensors on burn's device: the input read where burn keeps
 /// it, each output allocated by burn's allocator, written by one recorded
@@ -105,7 +98,7 @@ impl BurnSplitter {
         // burn's own kernel: the split reads a dense buffer.
         let input = into_contiguous(K::into_cube(tensor)?);
         let outputs = self.run(input, split, element, dtype)?;
-        Ok(outputs.into_iter().map(K::from_cube).collect())
+        Ok(K::from_cubes(outputs))
     }
 
     /// Allocates the outputs with burn's allocator, flushes burn's work,
@@ -122,49 +115,51 @@ impl BurnSplitter {
         let byte_len = |shape: &[usize]| {
             element
                 .byte_len(shape.iter().product())
-                .expect("burn tensors are addressable, so their bytes count")
+                .expect("burn tensors are addressable, so their bytes count") as u64
         };
-        let shapes = split.output_shapes();
-        // The split writes whole 32-bit words: an output of 16- or 8-bit
-        // elements gets its bytes rounded up to a word (burn's pools round
-        // allocations further anyway).
-        let allocated = |shape: &[usize]| byte_len(shape).next_multiple_of(4);
-        let outputs: Vec<_> = shapes
-            .iter()
-            .map(|shape| client.empty(allocated(shape)))
-            .collect();
-        let runtime = |e: burn_cubecl::cubecl::server::ServerError| BurnSplitError::Runtime {
-            detail: e.to_string(),
+        let input_guard = resource(&client, &input.handle)?;
+        let input_region = BufferRegion::new(
+            &input_guard.buffer,
+            input_guard.offset,
+            byte_len(split.input_shape()),
+        );
+        let many = split.output_count() > SHARED_ALLOCATION_ABOVE;
+        let placement = if many {
+            Placement::Arena
+        } else {
+            Placement::Separate
         };
-        let resource = |handle: &burn_cubecl::cubecl::server::Handle| {
-            client
-                .get_resource::<Server>(handle.clone())
-                .map_err(runtime)
+        let options = PlanOptions::default().placement(placement);
+        let plan = self.splitter.plan_with(split, element, &options)?;
+        let outputs = if many {
+            Outputs::arena(&client, &plan)?
+        } else {
+            Outputs::separate(&client, &plan)?
         };
-        // `get_resource` runs burn's queued work on the streams that own the
-        // buffers (submitting it), so what is recorded below comes after it
-        // on the queue; the guards keep the allocations where they are.
-        let input_resource = resource(&input.handle)?;
-        let output_resources = outputs.iter().map(resource).collect::<Result<Vec<_>>>()?;
+        client.flush().map_err(runtime)?;
+        let regions = outputs.regions(&plan);
         // burn sub-allocates pages: outputs often share the input's buffer,
         // where copy commands cannot go (a copy cannot stay within one
-        // buffer); then the kernel the cost model picks does the whole split.
-        let mut plan = self.splitter.plan(split, element)?;
-        let input_buffer = &input_resource.resource().buffer;
-        let shares_input = output_resources
-            .iter()
-            .any(|r| &r.resource().buffer == input_buffer);
-        if plan.copy_count() > 0 && shares_input {
-            plan = self.splitter.plan_for_pass(split, element)?;
-        }
-        client.flush().map_err(runtime)?;
-
-        let input_region = region(input_resource.resource(), byte_len(split.input_shape()));
-        let regions: Vec<_> = output_resources
-            .iter()
-            .zip(&shapes)
-            .map(|(r, shape)| region(r.resource(), allocated(shape)))
-            .collect();
+        // buffer); then the kernel the cost model picks does the whole
+        // split (the same output layout: it depends on the outputs only).
+        let shares_input = regions.iter().any(|r| r.buffer == input_region.buffer);
+        let plan = if plan.copy_count() > 0 && shares_input {
+            let dispatched = self
+                .splitter
+                .plan_with(split, element, &options.in_compute_pass())?;
+            let layout = |p: &SplitPlan| {
+                let offsets = p.outputs().iter().map(|o| o.arena_offset_bytes);
+                (p.arena_bytes(), offsets.collect::<Vec<_>>())
+            };
+            if layout(&dispatched) != layout(&plan) {
+                return Err(BurnSplitError::Runtime {
+                    detail: "the dispatch-only plan laid the arena out differently".into(),
+                });
+            }
+            dispatched
+        } else {
+            plan
+        };
         let mut encoder = self
             .splitter
             .device()
@@ -173,11 +168,15 @@ impl BurnSplitter {
             .encode(&mut encoder, &plan, input_region, &regions)?;
         let queue = self.splitter.queue();
         queue.submit([encoder.finish()]);
-        let guards = (input_resource, output_resources);
+        let Outputs {
+            handles, guards, ..
+        } = outputs;
+        let guards = (input_guard, guards);
+        let shapes = split.output_shapes();
         queue.on_submitted_work_done(move || drop(guards));
 
         let device = input.device.clone();
-        Ok(outputs
+        Ok(handles
             .into_iter()
             .zip(shapes)
             .map(|(handle, shape)| {

@@ -50,7 +50,7 @@ fn chunk_split_and_split_with_sizes_match_burn_where_burn_is_right() {
         for chunks in [1, 2, 3, 5, 7] {
             let n = SHAPE[d];
             // burn's loop overruns where `chunks - 1` pieces of ceil(n / chunks) pass n.
-            if n % chunks != 0 && (chunks - 1) * n.div_ceil(chunks) >= n {
+            if !n.is_multiple_of(chunks) && (chunks - 1) * n.div_ceil(chunks) >= n {
                 continue;
             }
             assert_same(

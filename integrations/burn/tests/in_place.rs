@@ -5,7 +5,7 @@
 mod common;
 
 use burn::tensor::{DType, Float, Tensor};
-use burn_cubecl::cubecl::wgpu::{AutoCompiler, WgpuServer};
+use burn_cubecl::cubecl::wgpu::{AutoCompiler, WgpuServer, wgpu};
 use common::*;
 use wgpu_split::frameworks::torch;
 use wgpu_split_burn::SplitKind;
@@ -71,4 +71,46 @@ fn burn_may_reuse_the_inputs_memory_at_once() {
             assert_eq!(&bytes_of(out), want);
         }
     }
+}
+
+#[test]
+fn many_outputs_share_one_allocation_that_burn_uses_like_its_own() {
+    let (_, s) = gpu();
+    let n = wgpu_split_burn::SHARED_ALLOCATION_ABOVE + 4;
+    let bytes = bytes_for(DType::F32, 3 * n * 5, 34);
+    let x: Tensor<3> = tensor(bytes.clone(), [3, n, 5], DType::F32);
+    let split = torch::split(&[3, n, 5], 1, 1).unwrap();
+    let expected = host_split(&bytes, &[3, n, 5], element(DType::F32), &split);
+    let mut outputs = s.split(x, 1, 1).unwrap();
+    // One page, each output at an offset of its own.
+    let places: Vec<(wgpu::Buffer, u64)> = outputs
+        .iter()
+        .map(|o| {
+            let cube = Float::into_cube(o.clone()).unwrap();
+            let r = cube
+                .client
+                .get_resource::<WgpuServer<AutoCompiler>>(cube.handle.clone())
+                .unwrap();
+            (r.resource().buffer.clone(), r.resource().offset)
+        })
+        .collect();
+    assert!(
+        places
+            .windows(2)
+            .all(|w| w[0].0 == w[1].0 && w[0].1 < w[1].1),
+        "one allocation, in order"
+    );
+    // burn computes on a slice after the others are dropped.
+    let kept = outputs.swap_remove(7);
+    drop(outputs);
+    let doubled = kept.clone().mul_scalar(2.0);
+    let want: Vec<f32> = expected[7]
+        .chunks(4)
+        .map(|b| 2.0 * f32::from_le_bytes(b.try_into().unwrap()))
+        .collect();
+    assert_eq!(
+        doubled.into_data().as_slice::<f32>().unwrap(),
+        want.as_slice()
+    );
+    assert_eq!(bytes_of(kept), expected[7]);
 }
