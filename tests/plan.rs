@@ -496,6 +496,7 @@ fn plans_for_a_compute_pass_gather_everything_with_the_models_kernel() {
     // A model whose copies are free copies everything; for a pass, nothing.
     let mut copies_free = CostModel::LAVAPIPE;
     copies_free.copy_command_seconds = 0.0;
+    copies_free.host_copy_seconds = 0.0;
     copies_free.copy_bytes_per_second = 1e15;
     let auto = PlanOptions::default().strategy(Strategy::Auto(copies_free));
     assert_eq!(plan(&auto).dispatch_count(), 0);

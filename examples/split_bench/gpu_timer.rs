@@ -64,8 +64,12 @@ impl GpuTimer {
         }
     }
 
-    /// Seconds of one run of `record`.
-    pub fn once(&self, record: &dyn Fn(&mut wgpu::CommandEncoder)) -> f64 {
+    /// Seconds of one run of `record`: on the device, and on the host
+    /// from the encoder's creation to `submit` returning (recording,
+    /// `finish` and `submit`: wgpu validates and encodes the commands
+    /// then, which is the host time a runtime waits for).
+    pub fn once(&self, record: &dyn Fn(&mut wgpu::CommandEncoder)) -> (f64, f64) {
+        let host = Instant::now();
         let mut encoder = self.device.create_command_encoder(&Default::default());
         if let Some(q) = &self.queries {
             encoder.write_timestamp(&q.set, 0);
@@ -74,6 +78,7 @@ impl GpuTimer {
             encoder.resolve_query_set(&q.set, 0..2, &q.resolve, 0);
             encoder.copy_buffer_to_buffer(&q.resolve, 0, &q.readback, 0, 16);
             self.queue.submit([encoder.finish()]);
+            let host = host.elapsed().as_secs_f64();
             q.readback
                 .slice(..)
                 .map_async(wgpu::MapMode::Read, |r| r.expect("map timestamps"));
@@ -84,15 +89,17 @@ impl GpuTimer {
                 &q.readback.slice(..).get_mapped_range().expect("mapped"),
             );
             q.readback.unmap();
-            ticks[1].saturating_sub(ticks[0]) as f64 * q.period_ns * 1e-9
+            let device = ticks[1].saturating_sub(ticks[0]) as f64 * q.period_ns * 1e-9;
+            (device, host)
         } else {
             record(&mut encoder);
             let start = Instant::now();
             self.queue.submit([encoder.finish()]);
+            let host = host.elapsed().as_secs_f64();
             self.device
                 .poll(wgpu::PollType::wait_indefinitely())
                 .expect("poll");
-            start.elapsed().as_secs_f64()
+            (start.elapsed().as_secs_f64(), host)
         }
     }
 }

@@ -129,7 +129,9 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let class = device_class(&info);
     let default_model = CostModel::for_class(class);
     println!("device class: {class:?}; the planner's default model: {default_model:?}");
-    let calibrated = if options.calibrate || options.report {
+    // Every run calibrates first: `plan_calibrated` plans with what it
+    // measures.
+    let calibrated = {
         let started = Instant::now();
         let calibration = calibrate(&splitter)?;
         println!(
@@ -140,8 +142,6 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             calibration.unsteady
         );
         Some(calibration.model)
-    } else {
-        None
     };
     if options.calibrate {
         return Ok(());
@@ -170,7 +170,13 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             case.shape,
             started.elapsed().as_secs_f64()
         );
-        rows.extend(work::bench_case(&splitter, &timer, case, options.runs)?);
+        rows.extend(work::bench_case(
+            &splitter,
+            calibrated.as_ref(),
+            &timer,
+            case,
+            options.runs,
+        )?);
     }
     report::print_table(&rows);
     if let Some(path) = &json {

@@ -1,7 +1,7 @@
 //! The methods split_bench times, by name.
 
 use wgpu_split::gpu::GpuSplitter;
-use wgpu_split::plan::{Placement, PlanOptions, Strategy};
+use wgpu_split::plan::{CostModel, Placement, PlanLimits, PlanOptions, Strategy};
 
 /// One way of moving a case's bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -26,6 +26,15 @@ pub enum Method {
     /// Bindings of the input instead of copies, where every output is one
     /// range of it.
     View,
+    /// What `CostModel::DISCRETE_GPU` plans under WebGPU's default limits,
+    /// into one buffer per output: on lavapipe, the kernels a discrete GPU
+    /// would run.
+    GpuDiscrete,
+    /// The same with `CostModel::INTEGRATED_GPU`.
+    GpuIntegrated,
+    /// What the model `calibrate()` measured at the start of the run plans,
+    /// into one arena (as `plan`).
+    PlanCalibrated,
     /// The fastest of the forced strategies.
     BestFixed,
     /// `host::split_into` on preallocated buffers.
@@ -36,9 +45,12 @@ pub enum Method {
 
 impl Method {
     /// The GPU methods, in report order.
-    pub const GPU: [Method; 8] = [
+    pub const GPU: [Method; 11] = [
         Method::Plan,
         Method::Destinations,
+        Method::GpuDiscrete,
+        Method::GpuIntegrated,
+        Method::PlanCalibrated,
         Method::Gather,
         Method::PerOutputDispatch,
         Method::PerOutputCopy,
@@ -67,9 +79,12 @@ impl Method {
         Method::HostMemcpy,
     ];
 
-    const ALL: [Method; 11] = [
+    const ALL: [Method; 14] = [
         Method::Plan,
         Method::Destinations,
+        Method::GpuDiscrete,
+        Method::GpuIntegrated,
+        Method::PlanCalibrated,
         Method::Gather,
         Method::PerOutputDispatch,
         Method::PerOutputCopy,
@@ -92,6 +107,9 @@ impl Method {
             Method::CopyLimit => "copy_limit",
             Method::ShaderCopy => "shader_copy",
             Method::View => "view",
+            Method::GpuDiscrete => "gpu_discrete",
+            Method::GpuIntegrated => "gpu_integrated",
+            Method::PlanCalibrated => "plan_calibrated",
             Method::BestFixed => "best_fixed",
             Method::Host => "host",
             Method::HostMemcpy => "host_memcpy",
@@ -108,17 +126,40 @@ impl Method {
         matches!(self, Method::Host | Method::HostMemcpy)
     }
 
-    /// How a method that plans a split plans it.
-    pub fn plan_options(self, splitter: &GpuSplitter) -> Option<PlanOptions> {
+    /// How a method that plans a split plans it: the options and the
+    /// limits (the device's, or WebGPU's defaults for the GPU-class
+    /// methods). `None` for methods that do not plan, and for
+    /// `plan_calibrated` without a calibrated model.
+    pub fn plan_options(
+        self,
+        splitter: &GpuSplitter,
+        calibrated: Option<&CostModel>,
+    ) -> Option<(PlanOptions, PlanLimits)> {
         let arena = PlanOptions::default().placement(Placement::Arena);
-        Some(match self {
+        let per_output = PlanOptions::default();
+        let webgpu = PlanLimits::WEBGPU_DEFAULT;
+        let options = match self {
+            Method::GpuDiscrete => {
+                return Some((
+                    per_output.strategy(Strategy::Auto(CostModel::DISCRETE_GPU)),
+                    webgpu,
+                ));
+            }
+            Method::GpuIntegrated => {
+                return Some((
+                    per_output.strategy(Strategy::Auto(CostModel::INTEGRATED_GPU)),
+                    webgpu,
+                ));
+            }
+            Method::PlanCalibrated => arena.strategy(Strategy::Auto(*calibrated?)),
             Method::Plan => arena.strategy(*splitter.strategy()),
-            Method::Destinations => PlanOptions::default().strategy(*splitter.strategy()),
+            Method::Destinations => per_output.strategy(*splitter.strategy()),
             Method::Gather => arena.strategy(Strategy::Gather),
             Method::PerOutputDispatch => arena.strategy(Strategy::GatherPerOutput),
             Method::PerOutputCopy => arena.strategy(Strategy::Copy),
             _ => return None,
-        })
+        };
+        Some((options, *splitter.limits()))
     }
 }
 

@@ -11,6 +11,9 @@ pub struct Row {
     pub bytes: u64,
     pub seconds: f64,
     pub gbps: f64,
+    /// Host seconds from the encoder's creation to `submit` returning
+    /// (GPU methods).
+    pub record_seconds: Option<f64>,
     pub note: String,
 }
 
@@ -28,14 +31,37 @@ impl Row {
             bytes,
             seconds,
             gbps: 2.0 * bytes as f64 / seconds / 1e9,
+            record_seconds: None,
             note: note.into(),
         }
+    }
+
+    /// The same row with the host time its commands took to record.
+    pub fn recorded_in(mut self, seconds: f64) -> Row {
+        self.record_seconds = Some(seconds);
+        self
     }
 }
 
 /// The ratios the targets are stated in: (column, numerator, denominator).
-const RATIOS: [(&str, Method, Method); 5] = [
+const RATIOS: [(&str, Method, Method); 9] = [
     ("plan/best_fixed", Method::Plan, Method::BestFixed),
+    (
+        "plan_calibrated/best_fixed",
+        Method::PlanCalibrated,
+        Method::BestFixed,
+    ),
+    (
+        "gpu_discrete/shader_copy",
+        Method::GpuDiscrete,
+        Method::ShaderCopy,
+    ),
+    (
+        "gpu_integrated/shader_copy",
+        Method::GpuIntegrated,
+        Method::ShaderCopy,
+    ),
+    ("gather/shader_copy", Method::Gather, Method::ShaderCopy),
     ("destinations/plan", Method::Destinations, Method::Plan),
     ("plan/copy_limit", Method::Plan, Method::CopyLimit),
     ("plan/shader_copy", Method::Plan, Method::ShaderCopy),
@@ -69,8 +95,8 @@ fn cases_of(rows: &[Row]) -> Vec<&str> {
 pub fn print_table(rows: &[Row]) {
     println!();
     println!(
-        "{:<26} {:<20} {:>9} {:>10} {:>8}  note",
-        "case", "method", "ms", "GB/s", "ratio"
+        "{:<26} {:<20} {:>9} {:>10} {:>8} {:>10}  note",
+        "case", "method", "ms", "GB/s", "ratio", "record ms"
     );
     for r in rows {
         let reference = if r.method.is_host() {
@@ -79,19 +105,23 @@ pub fn print_table(rows: &[Row]) {
             Method::CopyLimit
         };
         let base = ratio(rows, &r.case, r.method, reference).unwrap_or(f64::NAN);
+        let record = r
+            .record_seconds
+            .map_or("-".to_string(), |s| format!("{:.3}", s * 1e3));
         println!(
-            "{:<26} {:<20} {:>9.3} {:>10.2} {:>8.2}  {}",
+            "{:<26} {:<20} {:>9.3} {:>10.2} {:>8.2} {:>10}  {}",
             r.case,
             r.method,
             r.seconds * 1e3,
             r.gbps,
             base,
+            record,
             r.note
         );
     }
     println!();
     println!(
-        "ratio: to copy_limit for GPU methods, to host_memcpy for host methods; GB/s counts bytes read + written."
+        "ratio: to copy_limit for GPU methods, to host_memcpy for host methods; GB/s counts bytes read + written; record ms: host time from creating the encoder to submit returning (recording, finish, submit; not in ms)."
     );
     println!();
     print!("{:<26}", "case");
@@ -137,7 +167,8 @@ pub fn results_json(rows: &[Row]) -> Vec<serde_json::Value> {
         .map(|r| {
             serde_json::json!({
                 "case": r.case, "method": r.method.name(), "bytes": r.bytes,
-                "seconds": r.seconds, "gbps": r.gbps,
+                "seconds": r.seconds, "gbps": r.gbps, "record_seconds": r.record_seconds,
+                "note": r.note,
             })
         })
         .collect()
@@ -158,7 +189,8 @@ pub fn rows_from_json(report: &serde_json::Value) -> Result<Vec<Row>, String> {
                 bytes: r["bytes"].as_u64()?,
                 seconds: r["seconds"].as_f64()?,
                 gbps: r["gbps"].as_f64()?,
-                note: String::new(),
+                record_seconds: r["record_seconds"].as_f64(),
+                note: r["note"].as_str().unwrap_or_default().to_string(),
             })
         })
         .collect())

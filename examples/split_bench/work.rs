@@ -4,7 +4,7 @@
 use std::time::Instant;
 
 use wgpu_split::gpu::{BufferRegion, GpuSplitter, RoundTrip};
-use wgpu_split::plan::SplitPlan;
+use wgpu_split::plan::{CostModel, SplitPlan};
 use wgpu_split::{HostTensor, ResolvedSplit, host};
 
 use crate::cases::Case;
@@ -50,6 +50,7 @@ struct Problem {
 /// forced strategy, then the host methods.
 pub fn bench_case(
     splitter: &GpuSplitter,
+    calibrated: Option<&CostModel>,
     timer: &GpuTimer,
     case: &Case,
     runs: usize,
@@ -74,13 +75,13 @@ pub fn bench_case(
             rows.extend(time_views(splitter, case, &problem, &input_buffer, runs)?);
             continue;
         }
-        if let Some(p) = prepare(splitter, method, case, &problem, &input_buffer)? {
+        if let Some(p) = prepare(splitter, calibrated, method, case, &problem, &input_buffer)? {
             prepared.push(p);
         }
     }
     let times = time_round_robin(splitter, timer, &prepared, &input_buffer, runs);
-    for (p, seconds) in prepared.iter().zip(times) {
-        rows.push(Row::new(case.name, p.method, bytes, seconds, p.note()));
+    for (p, (seconds, record)) in prepared.iter().zip(times) {
+        rows.push(Row::new(case.name, p.method, bytes, seconds, p.note()).recorded_in(record));
     }
     // Report in the fixed method order, then the best forced strategy.
     rows.sort_by_key(|r| Method::GPU.iter().position(|m| *m == r.method));
@@ -106,6 +107,7 @@ pub fn bench_case(
 /// where the method does not apply (a copy of runs that are not words).
 fn prepare(
     splitter: &GpuSplitter,
+    calibrated: Option<&CostModel>,
     method: Method,
     case: &Case,
     problem: &Problem,
@@ -113,8 +115,8 @@ fn prepare(
 ) -> Result<Option<Prepared>> {
     let device = splitter.device();
     let size = problem.padded.len() as u64;
-    let work = if let Some(options) = method.plan_options(splitter) {
-        match splitter.plan_with(&problem.split, case.element_type, &options) {
+    let work = if let Some((options, limits)) = method.plan_options(splitter, calibrated) {
+        match SplitPlan::new(&problem.split, case.element_type, &limits, &options) {
             Ok(plan) => {
                 let buffers = RoundTrip::new(splitter).create_destinations(&plan)?;
                 Work::Plan(Box::new(plan), buffers)
@@ -154,8 +156,9 @@ fn time_round_robin(
     prepared: &[Prepared],
     input_buffer: &wgpu::Buffer,
     runs: usize,
-) -> Vec<f64> {
+) -> Vec<(f64, f64)> {
     let mut samples: Vec<Vec<f64>> = vec![Vec::new(); prepared.len()];
+    let mut records: Vec<Vec<f64>> = vec![Vec::new(); prepared.len()];
     for p in prepared {
         timer.warm_up(&|e: &mut wgpu::CommandEncoder| p.record(splitter, input_buffer, e));
     }
@@ -163,12 +166,17 @@ fn time_round_robin(
         for k in 0..prepared.len() {
             let i = (round + k) % prepared.len();
             let p = &prepared[i];
-            samples[i].push(
-                timer.once(&|e: &mut wgpu::CommandEncoder| p.record(splitter, input_buffer, e)),
-            );
+            let (device, host) =
+                timer.once(&|e: &mut wgpu::CommandEncoder| p.record(splitter, input_buffer, e));
+            samples[i].push(device);
+            records[i].push(host);
         }
     }
-    samples.into_iter().map(median).collect()
+    samples
+        .into_iter()
+        .zip(records)
+        .map(|(s, r)| (median(s), median(r)))
+        .collect()
 }
 
 /// The host methods, on preallocated outputs as a runtime would reuse

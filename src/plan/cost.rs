@@ -69,6 +69,10 @@ impl KernelRates {
 /// Copies cost `count * copy_command_seconds + bytes / copy_bytes_per_second`;
 /// a gather costs `bytes / rate` (the rate of the kernel that would move the
 /// output) plus `dispatch_seconds`. Bandwidths count bytes read + written.
+/// Recording costs the host `host_copy_seconds` per copy command and
+/// `host_dispatch_seconds` per dispatch (wgpu validates and tracks every
+/// command as it is recorded), which a runtime waits for as much as for the
+/// device, so the planner adds them ([`CostModel::host_seconds`]).
 /// The load factors say how much slower each side can run while the device
 /// is busy with other work; [`CostModel::robust_seconds`] uses them so that
 /// a busy machine does not turn the choice into a 2x slower plan.
@@ -103,7 +107,23 @@ pub struct CostModel {
     pub copy_load_factor: f64,
     /// How many times slower the gather can run on a busy device (at least 1).
     pub gather_load_factor: f64,
+    /// Host seconds to record one copy command.
+    pub host_copy_seconds: f64,
+    /// Host seconds to record one dispatch (with its bind group).
+    pub host_dispatch_seconds: f64,
 }
+
+/// Host seconds wgpu 30 takes to record, finish and submit one
+/// `copy_buffer_to_buffer`: 0.7 µs, measured on this crate's CI machine
+/// (`split_bench`'s `record ms`: 16,384 copies 10.8-12.8 ms from the
+/// encoder's creation to `submit` returning, one dispatch 0.12-0.17 ms;
+/// `docs/DEVICE.md`). A property of the host and wgpu, so every class
+/// model carries it.
+const HOST_COPY_SECONDS: f64 = 0.7e-6;
+
+/// Host seconds to record one dispatch with its bind group: about 2 µs
+/// of CPU in wgpu (gfx-rs/wgpu#5766, #2659; `docs/DEVICE.md`).
+const HOST_DISPATCH_SECONDS: f64 = 2e-6;
 
 impl CostModel {
     /// Lavapipe (Mesa 22.3.6, LLVM 15) on a 2-core VM: medians of three
@@ -117,32 +137,50 @@ impl CostModel {
         dispatch_seconds: 61e-6,
         copy_load_factor: 1.2,
         gather_load_factor: 2.5,
+        host_copy_seconds: HOST_COPY_SECONDS,
+        host_dispatch_seconds: HOST_DISPATCH_SECONDS,
     };
 
     /// A discrete GPU. Not measured here (no GPU on the machines this crate
-    /// is built on): conservative round figures for current desktop parts,
-    /// stated so that copies win only when they are few and long. Each copy
-    /// is a separate transfer with its own latency (10 µs assumed); one
-    /// gather dispatch runs near memory bandwidth. Calibrate on the device
-    /// for real figures.
+    /// is built on); each figure rests on a published fact
+    /// ([`crate::docs::device`], "Class models"):
+    ///
+    /// - copies run at 0.7 of the vec4 kernel's rate: NVIDIA's copy path is
+    ///   slower than a kernel copy (H20: 2 against 3.3 TB/s; H100 local
+    ///   copies 2.6-3.0 TB/s of a 3.35 TB/s peak), and Mesa's RADV runs
+    ///   every copy of 4 KiB or more as an internal compute dispatch;
+    /// - a copy command costs what a dispatch does (10 µs): wgpu 30 records
+    ///   a barrier before every `copy_buffer_to_buffer` into a buffer
+    ///   (`COPY_DST` is not among the ordered usages), so copies into one
+    ///   arena serialise, and on RADV each is a dispatch with its flushes;
+    /// - recording costs the host 0.7 µs per copy and 2 µs per dispatch.
+    ///
+    /// Calibrate on the device for measured figures.
     pub const DISCRETE_GPU: CostModel = CostModel {
-        copy_bytes_per_second: 400e9,
+        copy_bytes_per_second: 0.7 * 300e9,
         copy_command_seconds: 10e-6,
         gather_bytes_per_second: KernelRates::of_class(DeviceClass::DiscreteGpu),
         dispatch_seconds: 10e-6,
         copy_load_factor: 1.5,
         gather_load_factor: 1.5,
+        host_copy_seconds: HOST_COPY_SECONDS,
+        host_dispatch_seconds: HOST_DISPATCH_SECONDS,
     };
 
-    /// An integrated GPU (shared system memory). Not measured here; round
-    /// figures as for [`CostModel::DISCRETE_GPU`].
+    /// An integrated GPU (shared system memory). Not measured here; the
+    /// same facts as [`CostModel::DISCRETE_GPU`], with copies at 0.9 of the
+    /// vec4 kernel's rate (on shared memory both are bound by the same
+    /// bus, and the copy engines of integrated parts are the shader cores:
+    /// RADV's compute copies, Intel's blitter-less render path).
     pub const INTEGRATED_GPU: CostModel = CostModel {
-        copy_bytes_per_second: 60e9,
+        copy_bytes_per_second: 0.9 * 40e9,
         copy_command_seconds: 10e-6,
         gather_bytes_per_second: KernelRates::of_class(DeviceClass::IntegratedGpu),
         dispatch_seconds: 15e-6,
         copy_load_factor: 1.5,
         gather_load_factor: 1.5,
+        host_copy_seconds: HOST_COPY_SECONDS,
+        host_dispatch_seconds: HOST_DISPATCH_SECONDS,
     };
 
     /// An adapter the crate knows nothing of: never thousands of small
@@ -155,6 +193,8 @@ impl CostModel {
         dispatch_seconds: 20e-6,
         copy_load_factor: 1.5,
         gather_load_factor: 1.5,
+        host_copy_seconds: HOST_COPY_SECONDS,
+        host_dispatch_seconds: HOST_DISPATCH_SECONDS,
     };
 
     /// The documented model of an adapter class (software rasterisers get
@@ -202,7 +242,21 @@ impl CostModel {
             .collect()
     }
 
-    /// Modeled seconds to copy `count` runs of `size_bytes` bytes.
+    /// Host seconds to record `copies` copy commands and `dispatches`
+    /// dispatches: what the runtime waits for before the device starts.
+    ///
+    /// ```
+    /// use wgpu_split::plan::CostModel;
+    ///
+    /// let m = CostModel::LAVAPIPE;
+    /// // 16,384 copies cost the host far more than one dispatch does.
+    /// assert!(m.host_seconds(16_384, 0) > 1000.0 * m.host_seconds(0, 1));
+    /// ```
+    pub fn host_seconds(&self, copies: u64, dispatches: u64) -> f64 {
+        copies as f64 * self.host_copy_seconds + dispatches as f64 * self.host_dispatch_seconds
+    }
+
+    /// Modeled device seconds to copy `count` runs of `size_bytes` bytes.
     pub(crate) fn copy_seconds(&self, count: u64, size_bytes: u64) -> f64 {
         count as f64 * self.copy_command_seconds
             + 2.0 * (count * size_bytes) as f64 / self.copy_bytes_per_second
@@ -222,9 +276,11 @@ impl CostModel {
         2.0 * g.total_bits.div_ceil(8) as f64 / bandwidth
     }
 
-    /// [`CostModel::copy_seconds`] weighed for load.
+    /// [`CostModel::copy_seconds`] weighed for load, plus the host's time
+    /// to record the commands (the host does not slow with the device).
     pub(crate) fn copy_robust_seconds(&self, count: u64, size_bytes: u64) -> f64 {
         Self::robust_seconds(self.copy_seconds(count, size_bytes), self.copy_load_factor)
+            + self.host_seconds(count, 0)
     }
 
     /// [`CostModel::gather_seconds`] weighed for load.

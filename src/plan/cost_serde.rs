@@ -42,6 +42,11 @@ struct Stored {
     dispatch_seconds: f64,
     copy_load_factor: f64,
     gather_load_factor: f64,
+    // Models stored before host costs were modeled get the class figures.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    host_copy_seconds: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    host_dispatch_seconds: Option<f64>,
     // The earlier form, read only.
     #[serde(default, skip_serializing)]
     gather_vec4_bytes_per_second: Option<f64>,
@@ -64,6 +69,8 @@ impl Serialize for CostModel {
             dispatch_seconds: self.dispatch_seconds,
             copy_load_factor: self.copy_load_factor,
             gather_load_factor: self.gather_load_factor,
+            host_copy_seconds: Some(self.host_copy_seconds),
+            host_dispatch_seconds: Some(self.host_dispatch_seconds),
             gather_vec4_bytes_per_second: None,
             gather_word_bytes_per_second: None,
             gather_funnel_bytes_per_second: None,
@@ -97,6 +104,12 @@ impl<'de> Deserialize<'de> for CostModel {
             dispatch_seconds: s.dispatch_seconds,
             copy_load_factor: s.copy_load_factor,
             gather_load_factor: s.gather_load_factor,
+            host_copy_seconds: s
+                .host_copy_seconds
+                .unwrap_or(CostModel::CONSERVATIVE.host_copy_seconds),
+            host_dispatch_seconds: s
+                .host_dispatch_seconds
+                .unwrap_or(CostModel::CONSERVATIVE.host_dispatch_seconds),
         })
     }
 }

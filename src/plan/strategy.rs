@@ -122,7 +122,7 @@ fn cheapest(
     if !gathered.is_empty() && gathered.iter().all(|&i| candidate[i]) {
         let copy: f64 = gathered.iter().map(|&i| copy_cost(&geometry[i])).sum();
         let gather: f64 = gathered.iter().map(|&i| gather_cost(&geometry[i])).sum();
-        if copy < gather + model.dispatch_seconds {
+        if copy < gather + model.dispatch_seconds + model.host_seconds(0, 1) {
             gathered.iter().for_each(|&i| copied[i] = true);
         }
     }
