@@ -7,6 +7,7 @@ mod element;
 mod error;
 mod primitive;
 mod splitter;
+mod staging;
 
 pub use allocation::SHARED_ALLOCATION_ABOVE;
 pub use element::element_type;

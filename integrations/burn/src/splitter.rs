@@ -13,6 +13,7 @@ use crate::allocation::{Outputs, SHARED_ALLOCATION_ABOVE, resource, runtime};
 use crate::element::element_type;
 use crate::error::{BurnSplitError, Result};
 use crate::primitive::SplitKind;
+use crate::staging::{self, Staging};
 
 /// Splits burn tensors on burn's device: the input read where burn keeps
 /// it, each output allocated by burn's allocator, written by one recorded
@@ -25,6 +26,7 @@ use crate::primitive::SplitKind;
 pub struct BurnSplitter {
     splitter: GpuSplitter,
     device: Device,
+    staging: Staging,
 }
 
 impl BurnSplitter {
@@ -39,6 +41,7 @@ impl BurnSplitter {
         Ok(BurnSplitter {
             splitter: GpuSplitter::new(&setup.device, &setup.queue)?,
             device: device.clone(),
+            staging: Staging::default(),
         })
     }
 
@@ -52,6 +55,19 @@ impl BurnSplitter {
     pub fn with_strategy(mut self, strategy: Strategy) -> Self {
         self.splitter = self.splitter.with_strategy(strategy);
         self
+    }
+
+    /// Bytes of the splitter's staging buffer (0 until a split stages its
+    /// input: on devices where copies beat kernels, when burn put the
+    /// outputs in the input's page; see the README).
+    pub fn staging_bytes(&self) -> u64 {
+        self.staging.bytes()
+    }
+
+    /// Frees the staging buffer (the next split that stages makes a new
+    /// one).
+    pub fn release_staging(&self) {
+        self.staging.release();
     }
 
     /// burn's device the splitter works on.
@@ -143,6 +159,7 @@ impl BurnSplitter {
         // buffer); then the kernel the cost model picks does the whole
         // split (the same output layout: it depends on the outputs only).
         let shares_input = regions.iter().any(|r| r.buffer == input_region.buffer);
+        let mut staged = None;
         let plan = if plan.copy_count() > 0 && shares_input {
             let dispatched = self
                 .splitter
@@ -156,7 +173,19 @@ impl BurnSplitter {
                     detail: "the dispatch-only plan laid the arena out differently".into(),
                 });
             }
-            dispatched
+            // The copy of the input reads whole words: the page must hold
+            // the last one.
+            let words = input_region.size.next_multiple_of(4);
+            let readable = input_region.offset + words <= input_region.buffer.size();
+            match self.splitter.strategy() {
+                Strategy::Auto(model)
+                    if readable && staging::pays(model, &plan, &dispatched, words) =>
+                {
+                    staged = Some(words);
+                    plan
+                }
+                _ => dispatched,
+            }
         } else {
             plan
         };
@@ -164,6 +193,21 @@ impl BurnSplitter {
             .splitter
             .device()
             .create_command_encoder(&Default::default());
+        let scratch;
+        let input_region = match staged {
+            Some(words) => {
+                scratch = self.staging.buffer(self.splitter.device(), words);
+                encoder.copy_buffer_to_buffer(
+                    input_region.buffer,
+                    input_region.offset,
+                    &scratch,
+                    0,
+                    words,
+                );
+                BufferRegion::new(&scratch, 0, input_region.size)
+            }
+            None => input_region,
+        };
         self.splitter
             .encode(&mut encoder, &plan, input_region, &regions)?;
         let queue = self.splitter.queue();

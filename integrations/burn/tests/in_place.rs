@@ -114,3 +114,35 @@ fn many_outputs_share_one_allocation_that_burn_uses_like_its_own() {
     );
     assert_eq!(bytes_of(kept), expected[7]);
 }
+
+#[test]
+fn outputs_in_the_inputs_page_stage_the_input_where_copies_are_cheap() {
+    use wgpu_split::plan::{CostModel, Strategy};
+    let ((device, _), setup) = gpu_and_setup();
+    // A detection head: two long runs, which a model with cheap copies
+    // copies; burn's pool puts these small outputs in the input's page.
+    let shape = [1, 84, 840];
+    let bytes = bytes_for(DType::F32, 84 * 840, 35);
+    let split = torch::split_with_sizes(&shape, &[4, 80], 1).unwrap();
+    let expected = host_split(&bytes, &shape, element(DType::F32), &split);
+    for (model, stages) in [
+        (CostModel::LAVAPIPE, true),
+        (CostModel::DISCRETE_GPU, false),
+    ] {
+        let splitter = wgpu_split_burn::BurnSplitter::new(device, setup)
+            .unwrap()
+            .with_strategy(Strategy::Auto(model));
+        let x: Tensor<3> = tensor(bytes.clone(), shape, DType::F32);
+        let outputs = splitter.split_with_sizes(x, &[4, 80], 1).unwrap();
+        assert_eq!(
+            splitter.staging_bytes() > 0,
+            stages,
+            "staged under {model:?}"
+        );
+        for (out, want) in outputs.into_iter().zip(&expected) {
+            assert_eq!(&bytes_of(out), want);
+        }
+        splitter.release_staging();
+        assert_eq!(splitter.staging_bytes(), 0);
+    }
+}

@@ -5,13 +5,19 @@
 use std::sync::OnceLock;
 
 use burn::tensor::{BoolStore, DType, Device, Float, FloatDType, Tensor, TensorData};
+use burn_cubecl::cubecl::wgpu::WgpuSetup;
 use wgpu_split::{ElementType, HostTensor};
 use wgpu_split_burn::{BurnSplitter, SplitKind, element_type};
 
 /// burn's device on the machine's GPU adapter and a splitter built from
 /// the handles burn runs on. Fails loudly when there is no adapter.
 pub fn gpu() -> &'static (Device, BurnSplitter) {
-    static GPU: OnceLock<(Device, BurnSplitter)> = OnceLock::new();
+    &gpu_and_setup().0
+}
+
+/// [`gpu`] and the wgpu setup burn runs on (to build more splitters).
+pub fn gpu_and_setup() -> &'static ((Device, BurnSplitter), WgpuSetup) {
+    static GPU: OnceLock<((Device, BurnSplitter), WgpuSetup)> = OnceLock::new();
     GPU.get_or_init(|| {
         let (device, setup) = Device::wgpu_options()
             .init_with_setup()
@@ -22,7 +28,7 @@ pub fn gpu() -> &'static (Device, BurnSplitter) {
                 )
             });
         let splitter = BurnSplitter::new(&device, &setup).expect("splitter on burn's device");
-        (device, splitter)
+        ((device, splitter), setup)
     })
 }
 

@@ -1,0 +1,93 @@
+//! Staging: where burn's pool puts the outputs in the input's own page,
+//! copy commands cannot read the input (a copy cannot stay within one
+//! buffer). If the device's plan copies and the model says one more copy
+//! of the whole input into a buffer of the splitter's own, followed by
+//! that plan, beats the dispatch-only plan, the input goes through it.
+//! On lavapipe, where a copy runs at 3-5x a kernel's speed, it does for
+//! splits of a few long runs; on GPUs the class models plan dispatches
+//! and never stage.
+
+use std::sync::Mutex;
+
+use burn_cubecl::cubecl::wgpu::wgpu;
+use wgpu_split::plan::{CostModel, SplitPlan};
+
+/// Modeled seconds (device and host) of `plan` under `model`.
+fn plan_seconds(model: &CostModel, plan: &SplitPlan) -> f64 {
+    let copies: f64 = plan
+        .copies()
+        .iter()
+        .map(|c| {
+            let bytes = (c.count * c.size_bytes) as f64;
+            c.count as f64 * model.copy_command_seconds + 2.0 * bytes / model.copy_bytes_per_second
+        })
+        .sum();
+    let gathered: u64 = plan
+        .outputs()
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| plan.is_gathered(i))
+        .map(|(_, o)| o.len_bytes)
+        .sum();
+    let rate = model.gather_bytes_per_second.get(plan.kernel());
+    let gather = if gathered == 0 || rate <= 0.0 {
+        0.0
+    } else {
+        2.0 * gathered as f64 / rate
+    };
+    copies
+        + gather
+        + plan.dispatch_count() as f64 * model.dispatch_seconds
+        + model.host_seconds(plan.copy_count(), plan.dispatch_count() as u64)
+}
+
+/// True when staging `input_bytes` and running `copying` costs less than
+/// running `dispatched` under `model`.
+pub(crate) fn pays(
+    model: &CostModel,
+    copying: &SplitPlan,
+    dispatched: &SplitPlan,
+    input_bytes: u64,
+) -> bool {
+    let stage = model.copy_command_seconds
+        + 2.0 * input_bytes as f64 / model.copy_bytes_per_second
+        + model.host_seconds(1, 0);
+    plan_seconds(model, copying) + stage < plan_seconds(model, dispatched)
+}
+
+/// The splitter's staging buffer: grown to the largest input staged,
+/// reused by every split (the queue runs them in order), freed by
+/// [`crate::BurnSplitter::release_staging`].
+#[derive(Default)]
+pub(crate) struct Staging(Mutex<Option<wgpu::Buffer>>);
+
+impl Staging {
+    /// A buffer of at least `bytes`.
+    pub(crate) fn buffer(&self, device: &wgpu::Device, bytes: u64) -> wgpu::Buffer {
+        let mut held = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        match &*held {
+            Some(b) if b.size() >= bytes => b.clone(),
+            _ => {
+                let b = device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("wgpu-split-burn staging"),
+                    size: bytes.next_power_of_two().max(256),
+                    usage: wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
+                    mapped_at_creation: false,
+                });
+                *held = Some(b.clone());
+                b
+            }
+        }
+    }
+
+    /// Bytes held.
+    pub(crate) fn bytes(&self) -> u64 {
+        let held = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        held.as_ref().map_or(0, wgpu::Buffer::size)
+    }
+
+    /// Drops the buffer (wgpu frees it once no submission uses it).
+    pub(crate) fn release(&self) {
+        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = None;
+    }
+}
