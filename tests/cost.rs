@@ -247,8 +247,14 @@ fn calibration_measures_the_device_and_its_model_plans_exact_splits() {
     let calibration = wgpu_split::gpu::calibrate(gpu).unwrap();
     let took = started.elapsed();
     println!("calibrated in {took:?}: {calibration:#?}");
-    // The shared test device has no timestamp queries: the wall clock.
+    // The shared test device has no timestamp queries: the wall clock,
+    // whose resolution is the spread of empty submissions.
     assert_eq!(calibration.timing, wgpu_split::gpu::Timing::WallClock);
+    assert!(
+        calibration.resolution_seconds.is_finite() && calibration.resolution_seconds >= 1e-6,
+        "{}",
+        calibration.resolution_seconds
+    );
     // Unsteady figures (a busy machine) hold the class's values.
     let class = CostModel::for_class(wgpu_split::gpu::device_class(&gpu.device().adapter_info()));
     if calibration

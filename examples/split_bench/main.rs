@@ -135,9 +135,10 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         let started = Instant::now();
         let calibration = calibrate(&splitter)?;
         println!(
-            "calibrated in {:.2} s (gpu::calibrate, {:?}): {:?}; unsteady figures: {:?}",
+            "calibrated in {:.2} s (gpu::calibrate, {:?}, timer resolution {:.1} µs): {:?}; unsteady figures: {:?}",
             started.elapsed().as_secs_f64(),
             calibration.timing,
+            calibration.resolution_seconds * 1e6,
             calibration.model,
             calibration.unsteady
         );

@@ -18,6 +18,47 @@ use crate::semantics::ResolvedSplit;
 /// Measurements per figure, after one warm-up.
 const RUNS: usize = 9;
 
+/// Every figure is timed over at least this many of the timer's quanta
+/// (WebGPU quantises timestamps: about 65 µs was measured on wasm, so a
+/// 5 µs dispatch reads as 0 or 65 µs).
+const QUANTA_PER_FIGURE: f64 = 20.0;
+
+/// Most times a probe is repeated in one timed submission to lift it above
+/// the timer's resolution.
+const MAX_REPEATS: usize = 256;
+
+/// How many times to repeat work that measured `seconds` once so that a
+/// run spans [`QUANTA_PER_FIGURE`] quanta of `resolution`: 1 when it does
+/// already, [`MAX_REPEATS`] when it read as nothing, `None` when even that
+/// many cannot.
+fn repeats_for(seconds: f64, resolution: f64) -> Option<usize> {
+    let needed = QUANTA_PER_FIGURE * resolution;
+    if seconds >= needed {
+        return Some(1);
+    }
+    if seconds <= 0.0 {
+        return Some(MAX_REPEATS);
+    }
+    let k = (needed / seconds).ceil() as usize;
+    (k <= MAX_REPEATS).then_some(k)
+}
+
+/// A timer's resolution from the durations it gave tiny work of growing
+/// size. A quantised timer reads some of them as nothing and every other
+/// one as a whole number of quanta: the smallest reading is its quantum. A
+/// fine timer reads work of growing size as growing durations: its tick is
+/// its resolution. A timer that read everything as nothing resolves none of
+/// it (1 s: every figure is then reported unsteady).
+fn resolution_from(durations: &[f64], tick: f64) -> f64 {
+    let nonzero: Vec<f64> = durations.iter().copied().filter(|&d| d > 0.0).collect();
+    let Some(quantum) = nonzero.iter().copied().reduce(f64::min) else {
+        return 1.0;
+    };
+    let whole = |d: f64| ((d / quantum) - (d / quantum).round()).abs() < 0.01;
+    let quantised = nonzero.len() < durations.len() || nonzero.iter().all(|&d| whole(d));
+    if quantised { quantum.max(tick) } else { tick }
+}
+
 /// One figure of a [`CostModel`] that calibration measures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Figure {
@@ -55,9 +96,16 @@ pub struct Calibration {
     /// Figures that could not be measured: their runs disagreed by more
     /// than 2x (the middle run more than twice the low end) or, under the
     /// wall clock, the wait behind other work varied by more than half the
-    /// figure. The device was busy; [`Calibration::model`] holds the
-    /// class's value for them.
+    /// figure (the device was busy), or the figure stayed below
+    /// [`QUANTA_PER_FIGURE`] (20) quanta of the timer even with its probe
+    /// repeated 256 times. [`Calibration::model`] holds the class's value
+    /// for them.
     pub unsteady: Vec<Figure>,
+    /// The timer's resolution as measured (a quantised timer's quantum, a
+    /// fine one's tick; under the wall clock, the spread of empty
+    /// submissions). Every trusted figure was timed over at least 20 of
+    /// them: short probes are repeated within one submission as needed.
+    pub resolution_seconds: f64,
 }
 
 impl Calibration {
@@ -91,6 +139,8 @@ struct Measured {
 struct Timer<'a> {
     splitter: &'a GpuSplitter,
     queries: Option<(wgpu::QuerySet, wgpu::Buffer, wgpu::Buffer)>,
+    /// Seconds: [`Timer::measure_resolution`] sets it.
+    resolution: f64,
 }
 
 impl<'a> Timer<'a> {
@@ -121,7 +171,35 @@ impl<'a> Timer<'a> {
         } else {
             None
         };
-        Ok(Timer { splitter, queries })
+        Ok(Timer {
+            splitter,
+            queries,
+            resolution: 0.0,
+        })
+    }
+
+    /// Measures the timer's resolution with `tiny` (a one-word dispatch)
+    /// repeated 1, 2, 4, ... 64 times; under the wall clock, the spread of
+    /// empty submissions.
+    fn measure_resolution(
+        &mut self,
+        tiny: &dyn Fn(&mut wgpu::CommandEncoder) -> Result<()>,
+    ) -> Result<()> {
+        self.resolution = if self.queries.is_some() {
+            let mut durations = Vec::new();
+            for k in (0..7).map(|i| 1usize << i) {
+                durations.push(self.once(&|e| (0..k).try_for_each(|_| tiny(e)))?);
+            }
+            let tick = f64::from(self.splitter.queue().get_timestamp_period()) * 1e-9;
+            resolution_from(&durations, tick)
+        } else {
+            let mut empties = (0..RUNS)
+                .map(|_| self.once(&|_| Ok(())))
+                .collect::<Result<Vec<f64>>>()?;
+            empties.sort_by(f64::total_cmp);
+            (empties[RUNS / 2] - empties[0]).max(1e-6)
+        };
+        Ok(())
     }
 
     fn timing(&self) -> Timing {
@@ -143,6 +221,30 @@ impl<'a> Timer<'a> {
         &self,
         record: &dyn Fn(&mut wgpu::CommandEncoder) -> Result<()>,
     ) -> Result<Measured> {
+        let once = self.measure_repeated(record, 1)?;
+        let Some(k) = repeats_for(once.seconds, self.resolution) else {
+            return Ok(Measured {
+                steady: false,
+                ..once
+            });
+        };
+        if k == 1 {
+            return Ok(once);
+        }
+        let repeated = self.measure_repeated(record, k)?;
+        Ok(Measured {
+            seconds: repeated.seconds / k as f64,
+            steady: repeated.steady && repeated.seconds >= QUANTA_PER_FIGURE * self.resolution,
+        })
+    }
+
+    /// [`Timer::measure`] of `record` recorded `repeats` times per run.
+    fn measure_repeated(
+        &self,
+        record: &dyn Fn(&mut wgpu::CommandEncoder) -> Result<()>,
+        repeats: usize,
+    ) -> Result<Measured> {
+        let record = |e: &mut wgpu::CommandEncoder| (0..repeats).try_for_each(|_| record(e));
         let wall_clock = self.queries.is_none();
         let mut runs = Vec::with_capacity(RUNS);
         let mut empties = Vec::with_capacity(RUNS);
@@ -152,7 +254,7 @@ impl<'a> Timer<'a> {
             } else {
                 0.0
             };
-            let work = self.once(record)?;
+            let work = self.once(&record)?;
             if run > 0 {
                 runs.push((work - empty).max(1e-9));
                 empties.push(empty);
@@ -247,14 +349,16 @@ impl Probe {
     }
 
     fn time(&self, splitter: &GpuSplitter, timer: &Timer<'_>) -> Result<Measured> {
-        timer.measure(&|encoder| {
-            splitter.encode(
-                encoder,
-                &self.plan,
-                BufferRegion::whole(&self.input),
-                &[BufferRegion::whole(&self.arena)],
-            )
-        })
+        timer.measure(&|encoder| self.record(splitter, encoder))
+    }
+
+    fn record(&self, splitter: &GpuSplitter, encoder: &mut wgpu::CommandEncoder) -> Result<()> {
+        splitter.encode(
+            encoder,
+            &self.plan,
+            BufferRegion::whole(&self.input),
+            &[BufferRegion::whole(&self.arena)],
+        )
     }
 }
 
@@ -293,7 +397,12 @@ impl Probe {
 ///
 /// [`DeviceError::Gpu`] when the device fails or is lost.
 pub fn calibrate(splitter: &GpuSplitter) -> Result<Calibration> {
-    let timer = Timer::new(splitter)?;
+    let mut timer = Timer::new(splitter)?;
+    let f32_t = ElementType::Float;
+    let tiny = ResolvedSplit::new(&[2, 2], 1, vec![1, 1], true)?;
+    let gather = PlanOptions::default().strategy(Strategy::Gather);
+    let one_word = Probe::new(splitter, &tiny, f32_t, gather)?;
+    timer.measure_resolution(&|e| one_word.record(splitter, e))?;
     let mut unsteady = Vec::new();
     let mut steady = |figure, m: Measured| {
         if !m.steady {
@@ -301,7 +410,6 @@ pub fn calibrate(splitter: &GpuSplitter) -> Result<Calibration> {
         }
         m.seconds
     };
-    let f32_t = ElementType::Float;
     let copy = PlanOptions::default().strategy(Strategy::Copy);
     let words = 4 << 20; // 16 MiB of f32
     let whole = ResolvedSplit::new(&[words], 0, vec![words], true)?;
@@ -331,10 +439,7 @@ pub fn calibrate(splitter: &GpuSplitter) -> Result<Calibration> {
         let seconds = steady(Figure::Gather(kernel), probe.time(splitter, &timer)?);
         rates.set(kernel, 2.0 * probe.plan.input_bytes() as f64 / seconds);
     }
-    let tiny = ResolvedSplit::new(&[2, 2], 1, vec![1, 1], true)?;
-    let gather = PlanOptions::default().strategy(Strategy::Gather);
-    let one_word = Probe::new(splitter, &tiny, f32_t, gather)?.time(splitter, &timer)?;
-    let dispatch = steady(Figure::Dispatch, one_word);
+    let dispatch = steady(Figure::Dispatch, one_word.time(splitter, &timer)?);
     let class = CostModel::for_class(device_class(&splitter.device().adapter_info()));
     let mut model = CostModel {
         copy_bytes_per_second: copy_bw,
@@ -358,12 +463,52 @@ pub fn calibrate(splitter: &GpuSplitter) -> Result<Calibration> {
         model,
         timing: timer.timing(),
         unsteady,
+        resolution_seconds: timer.resolution,
     })
 }
 
 #[cfg(test)]
 mod tests {
-    use super::estimate;
+    use super::{MAX_REPEATS, estimate, repeats_for, resolution_from};
+
+    #[test]
+    fn short_work_is_repeated_until_it_spans_twenty_quanta() {
+        let q = 65e-6; // WebGPU's quantised timestamps, as measured on wasm
+        // A quantised timer reads a 5 µs dispatch as 0 or one quantum.
+        let quantise = |t: f64| (t / q).floor() * q;
+        let dispatch = 5e-6;
+        let k = repeats_for(quantise(dispatch), q).unwrap();
+        assert_eq!(k, MAX_REPEATS);
+        let estimate = quantise(k as f64 * dispatch) / k as f64;
+        assert!((estimate - dispatch).abs() < 0.05 * dispatch, "{estimate}");
+        // A 100 µs copy reads as one quantum: repeated 20 times.
+        let k = repeats_for(quantise(100e-6), q).unwrap();
+        assert_eq!(k, 20);
+        assert!((quantise(k as f64 * 100e-6) / k as f64 - 100e-6).abs() < 0.05 * 100e-6);
+        // Long work is timed once; work too short for 256 repeats to lift
+        // it above 20 quanta cannot be measured.
+        assert_eq!(repeats_for(5e-3, q), Some(1));
+        assert_eq!(repeats_for(1e-9, q), None);
+        // A fine timer repeats nothing above a microsecond.
+        assert_eq!(repeats_for(2e-6, 1e-9), Some(1));
+    }
+
+    #[test]
+    fn the_resolution_is_a_quantised_timers_quantum_or_a_fine_timers_tick() {
+        // Quantised: the tiny work reads 0 until it crosses a quantum, and
+        // whole quanta after.
+        let q = 65e-6;
+        assert_eq!(
+            resolution_from(&[0.0, 0.0, q, q, 2.0 * q, 4.0 * q], 1e-9),
+            q
+        );
+        assert_eq!(resolution_from(&[q, q, 2.0 * q, 4.0 * q, 8.0 * q], 1e-9), q);
+        // Fine (lavapipe: 1, 2, 4 ... one-word dispatches): the tick.
+        let lavapipe = [172e-6, 301e-6, 590e-6, 1193e-6, 2370e-6];
+        assert_eq!(resolution_from(&lavapipe, 1e-9), 1e-9);
+        // Nothing seen at all: nothing can be measured.
+        assert_eq!(resolution_from(&[0.0, 0.0], 1e-9), 1.0);
+    }
 
     #[test]
     fn the_estimate_is_the_low_end_and_steady_when_the_middle_agrees() {
