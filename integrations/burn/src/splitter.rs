@@ -154,40 +154,11 @@ impl BurnSplitter {
         };
         client.flush().map_err(runtime)?;
         let regions = outputs.regions(&plan);
-        // burn sub-allocates pages: outputs often share the input's buffer,
-        // where copy commands cannot go (a copy cannot stay within one
-        // buffer); then the kernel the cost model picks does the whole
-        // split (the same output layout: it depends on the outputs only).
         let shares_input = regions.iter().any(|r| r.buffer == input_region.buffer);
-        let mut staged = None;
-        let plan = if plan.copy_count() > 0 && shares_input {
-            let dispatched = self
-                .splitter
-                .plan_with(split, element, &options.in_compute_pass())?;
-            let layout = |p: &SplitPlan| {
-                let offsets = p.outputs().iter().map(|o| o.arena_offset_bytes);
-                (p.arena_bytes(), offsets.collect::<Vec<_>>())
-            };
-            if layout(&dispatched) != layout(&plan) {
-                return Err(BurnSplitError::Runtime {
-                    detail: "the dispatch-only plan laid the arena out differently".into(),
-                });
-            }
-            // The copy of the input reads whole words: the page must hold
-            // the last one.
-            let words = input_region.size.next_multiple_of(4);
-            let readable = input_region.offset + words <= input_region.buffer.size();
-            match self.splitter.strategy() {
-                Strategy::Auto(model)
-                    if readable && staging::pays(model, &plan, &dispatched, words) =>
-                {
-                    staged = Some(words);
-                    plan
-                }
-                _ => dispatched,
-            }
+        let (plan, staged) = if plan.copy_count() > 0 && shares_input {
+            self.plan_around_shared_page(split, element, &options, plan, &input_region)?
         } else {
-            plan
+            (plan, None)
         };
         let mut encoder = self
             .splitter
@@ -233,5 +204,45 @@ impl BurnSplitter {
                 )
             })
             .collect())
+    }
+
+    /// burn sub-allocates pages, so outputs often share the input's buffer,
+    /// where copy commands cannot go (a copy cannot stay within one
+    /// buffer). Either the kernel the cost model picks does the whole split
+    /// (the same output layout: it depends on the outputs only), or, where
+    /// the model says one more copy of the input into the staging buffer
+    /// pays, `copying` runs from there: the bytes to stage are returned.
+    fn plan_around_shared_page(
+        &self,
+        split: &ResolvedSplit,
+        element: wgpu_split::ElementType,
+        options: &PlanOptions,
+        copying: SplitPlan,
+        input: &BufferRegion<'_>,
+    ) -> Result<(SplitPlan, Option<u64>)> {
+        let dispatched = self
+            .splitter
+            .plan_with(split, element, &options.in_compute_pass())?;
+        let layout = |p: &SplitPlan| {
+            let offsets = p.outputs().iter().map(|o| o.arena_offset_bytes);
+            (p.arena_bytes(), offsets.collect::<Vec<_>>())
+        };
+        if layout(&dispatched) != layout(&copying) {
+            return Err(BurnSplitError::Runtime {
+                detail: "the dispatch-only plan laid the arena out differently".into(),
+            });
+        }
+        // The copy of the input reads whole words: the page must hold the
+        // last one.
+        let words = input.size.next_multiple_of(4);
+        let readable = input.offset + words <= input.buffer.size();
+        Ok(match self.splitter.strategy() {
+            Strategy::Auto(model)
+                if readable && staging::pays(model, &copying, &dispatched, words) =>
+            {
+                (copying, Some(words))
+            }
+            _ => (dispatched, None),
+        })
     }
 }
