@@ -2,62 +2,16 @@
 //! the fixed costs, measured in about a second, as a [`CostModel`] a
 //! runtime can store and plan with, and whether each figure can be trusted.
 
-use std::time::Instant;
-
+pub use super::calibration_timer::Timing;
+use super::calibration_timer::{Measured, Timer};
 use super::device_class::device_class;
-use super::error::DeviceError;
 use super::region::BufferRegion;
 use super::round_trip::RoundTrip;
-use super::scope::scoped;
 use super::splitter::GpuSplitter;
 use crate::element::ElementType;
 use crate::error::Result;
 use crate::plan::{CostModel, Kernel, KernelRates, Placement, PlanOptions, SplitPlan, Strategy};
 use crate::semantics::ResolvedSplit;
-
-/// Measurements per figure, after one warm-up.
-const RUNS: usize = 9;
-
-/// Every figure is timed over at least this many of the timer's quanta
-/// (WebGPU quantises timestamps: about 65 µs was measured on wasm, so a
-/// 5 µs dispatch reads as 0 or 65 µs).
-const QUANTA_PER_FIGURE: f64 = 20.0;
-
-/// Most times a probe is repeated in one timed submission to lift it above
-/// the timer's resolution.
-const MAX_REPEATS: usize = 256;
-
-/// How many times to repeat work that measured `seconds` once so that a
-/// run spans [`QUANTA_PER_FIGURE`] quanta of `resolution`: 1 when it does
-/// already, [`MAX_REPEATS`] when it read as nothing, `None` when even that
-/// many cannot.
-fn repeats_for(seconds: f64, resolution: f64) -> Option<usize> {
-    let needed = QUANTA_PER_FIGURE * resolution;
-    if seconds >= needed {
-        return Some(1);
-    }
-    if seconds <= 0.0 {
-        return Some(MAX_REPEATS);
-    }
-    let k = (needed / seconds).ceil() as usize;
-    (k <= MAX_REPEATS).then_some(k)
-}
-
-/// A timer's resolution from the durations it gave tiny work of growing
-/// size. A quantised timer reads some of them as nothing and every other
-/// one as a whole number of quanta: the smallest reading is its quantum. A
-/// fine timer reads work of growing size as growing durations: its tick is
-/// its resolution. A timer that read everything as nothing resolves none of
-/// it (1 s: every figure is then reported unsteady).
-fn resolution_from(durations: &[f64], tick: f64) -> f64 {
-    let nonzero: Vec<f64> = durations.iter().copied().filter(|&d| d > 0.0).collect();
-    let Some(quantum) = nonzero.iter().copied().reduce(f64::min) else {
-        return 1.0;
-    };
-    let whole = |d: f64| ((d / quantum) - (d / quantum).round()).abs() < 0.01;
-    let quantised = nonzero.len() < durations.len() || nonzero.iter().all(|&d| whole(d));
-    if quantised { quantum.max(tick) } else { tick }
-}
 
 /// One figure of a [`CostModel`] that calibration measures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -70,17 +24,6 @@ pub enum Figure {
     Gather(Kernel),
     /// [`CostModel::dispatch_seconds`].
     Dispatch,
-}
-
-/// How calibration timed the work.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Timing {
-    /// Timestamp queries around the work: what the GPU spent on it.
-    Timestamps,
-    /// The wall time of a submission and its wait, less that of an empty
-    /// one (devices without timestamp queries, as on the web): anything
-    /// else the device runs meanwhile is counted too.
-    WallClock,
 }
 
 /// What [`calibrate`] measured: the model, how it was timed, and the
@@ -116,212 +59,6 @@ impl Calibration {
         self.unsteady.is_empty().then_some(self.model)
     }
 }
-
-/// A figure's estimate from its runs: the second lowest (the lowest, not
-/// trusted alone, may be a freak), and whether the middle run agrees with
-/// it within 2x.
-fn estimate(mut times: Vec<f64>) -> (f64, bool) {
-    times.sort_by(f64::total_cmp);
-    let low = times[1.min(times.len() - 1)];
-    (low, times[times.len() / 2] <= 2.0 * low)
-}
-
-/// A measured time and whether its runs were steady.
-#[derive(Debug, Clone, Copy)]
-struct Measured {
-    seconds: f64,
-    steady: bool,
-}
-
-/// Times recorded work: timestamp queries around it when the device has
-/// them, else the wall time of submit + wait less that of an empty submit
-/// just before.
-struct Timer<'a> {
-    splitter: &'a GpuSplitter,
-    queries: Option<(wgpu::QuerySet, wgpu::Buffer, wgpu::Buffer)>,
-    /// Seconds: [`Timer::measure_resolution`] sets it.
-    resolution: f64,
-}
-
-impl<'a> Timer<'a> {
-    fn new(splitter: &'a GpuSplitter) -> Result<Self> {
-        let device = splitter.device();
-        let needed =
-            wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS;
-        let queries = if device.features().contains(needed) {
-            Some(scoped(device, "creating timestamp queries", || {
-                let buffer = |usage| {
-                    device.create_buffer(&wgpu::BufferDescriptor {
-                        label: Some("wgpu-split calibration timestamps"),
-                        size: 16,
-                        usage,
-                        mapped_at_creation: false,
-                    })
-                };
-                (
-                    device.create_query_set(&wgpu::QuerySetDescriptor {
-                        label: Some("wgpu-split calibration"),
-                        ty: wgpu::QueryType::Timestamp,
-                        count: 2,
-                    }),
-                    buffer(wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC),
-                    buffer(wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST),
-                )
-            })?)
-        } else {
-            None
-        };
-        Ok(Timer {
-            splitter,
-            queries,
-            resolution: 0.0,
-        })
-    }
-
-    /// Measures the timer's resolution with `tiny` (a one-word dispatch)
-    /// repeated 1, 2, 4, ... 64 times; under the wall clock, the spread of
-    /// empty submissions.
-    fn measure_resolution(
-        &mut self,
-        tiny: &dyn Fn(&mut wgpu::CommandEncoder) -> Result<()>,
-    ) -> Result<()> {
-        self.resolution = if self.queries.is_some() {
-            let mut durations = Vec::new();
-            for k in (0..7).map(|i| 1usize << i) {
-                durations.push(self.once(&|e| (0..k).try_for_each(|_| tiny(e)))?);
-            }
-            let tick = f64::from(self.splitter.queue().get_timestamp_period()) * 1e-9;
-            resolution_from(&durations, tick)
-        } else {
-            let mut empties = (0..RUNS)
-                .map(|_| self.once(&|_| Ok(())))
-                .collect::<Result<Vec<f64>>>()?;
-            empties.sort_by(f64::total_cmp);
-            (empties[RUNS / 2] - empties[0]).max(1e-6)
-        };
-        Ok(())
-    }
-
-    fn timing(&self) -> Timing {
-        if self.queries.is_some() {
-            Timing::Timestamps
-        } else {
-            Timing::WallClock
-        }
-    }
-
-    /// Seconds of `record` over [`RUNS`] runs after a warm-up
-    /// ([`estimate`]). Under the wall clock each run is paired with an
-    /// empty submission just before it and counts the difference; the
-    /// figure is steady only if the empty submissions themselves are (their
-    /// middle within half the figure of their low end): on a queue that
-    /// other work keeps full, every submission waits behind it by a
-    /// varying amount, and the figure cannot be told from that wait.
-    fn measure(
-        &self,
-        record: &dyn Fn(&mut wgpu::CommandEncoder) -> Result<()>,
-    ) -> Result<Measured> {
-        let once = self.measure_repeated(record, 1)?;
-        let Some(k) = repeats_for(once.seconds, self.resolution) else {
-            return Ok(Measured {
-                steady: false,
-                ..once
-            });
-        };
-        if k == 1 {
-            return Ok(once);
-        }
-        let repeated = self.measure_repeated(record, k)?;
-        Ok(Measured {
-            seconds: repeated.seconds / k as f64,
-            steady: repeated.steady && repeated.seconds >= QUANTA_PER_FIGURE * self.resolution,
-        })
-    }
-
-    /// [`Timer::measure`] of `record` recorded `repeats` times per run.
-    fn measure_repeated(
-        &self,
-        record: &dyn Fn(&mut wgpu::CommandEncoder) -> Result<()>,
-        repeats: usize,
-    ) -> Result<Measured> {
-        let record = |e: &mut wgpu::CommandEncoder| (0..repeats).try_for_each(|_| record(e));
-        let wall_clock = self.queries.is_none();
-        let mut runs = Vec::with_capacity(RUNS);
-        let mut empties = Vec::with_capacity(RUNS);
-        for run in 0..=RUNS {
-            let empty = if wall_clock {
-                self.once(&|_| Ok(()))?
-            } else {
-                0.0
-            };
-            let work = self.once(&record)?;
-            if run > 0 {
-                runs.push((work - empty).max(1e-9));
-                empties.push(empty);
-            }
-        }
-        let (seconds, mut steady) = estimate(runs);
-        if wall_clock {
-            let (low, _) = estimate(empties.clone());
-            empties.sort_by(f64::total_cmp);
-            steady &= empties[RUNS / 2] - low <= 0.5 * seconds;
-        }
-        Ok(Measured { seconds, steady })
-    }
-
-    fn once(&self, record: &dyn Fn(&mut wgpu::CommandEncoder) -> Result<()>) -> Result<f64> {
-        let device = self.splitter.device();
-        let mut encoder = device.create_command_encoder(&Default::default());
-        if let Some((set, resolve, _)) = &self.queries {
-            encoder.write_timestamp(set, 0);
-            record(&mut encoder)?;
-            encoder.write_timestamp(set, 1);
-            encoder.resolve_query_set(set, 0..2, resolve, 0);
-        } else {
-            record(&mut encoder)?;
-        }
-        if let Some((_, resolve, readback)) = &self.queries {
-            encoder.copy_buffer_to_buffer(resolve, 0, readback, 0, 16);
-        }
-        let started = Instant::now();
-        let index = self.splitter.queue().submit([encoder.finish()]);
-        self.wait(index.clone())?;
-        let wall = started.elapsed().as_secs_f64();
-        let Some((_, _, readback)) = &self.queries else {
-            return Ok(wall);
-        };
-        readback.slice(..).map_async(wgpu::MapMode::Read, |_| {});
-        self.wait(index)?;
-        let ticks: Vec<u64> =
-            bytemuck::pod_collect_to_vec(&readback.slice(..).get_mapped_range().map_err(|e| {
-                DeviceError::Gpu {
-                    detail: format!("reading timestamps: {e}"),
-                }
-            })?);
-        readback.unmap();
-        let period = f64::from(self.splitter.queue().get_timestamp_period());
-        Ok(ticks[1].saturating_sub(ticks[0]) as f64 * period * 1e-9)
-    }
-
-    /// Waits for submission `index` alone: on a queue other threads keep
-    /// feeding, waiting for every submission would wait for theirs too.
-    fn wait(&self, index: wgpu::SubmissionIndex) -> Result<()> {
-        self.splitter
-            .device()
-            .poll(wgpu::PollType::Wait {
-                submission_index: Some(index),
-                timeout: Some(super::READBACK_TIMEOUT),
-            })
-            .map(|_| ())
-            .map_err(|e| {
-                DeviceError::Gpu {
-                    detail: format!("calibrating: {e}"),
-                }
-                .into()
-            })
-    }
-}
-
 /// One calibration problem: a split planned into an arena, with its
 /// buffers.
 struct Probe {
@@ -463,63 +200,6 @@ pub fn calibrate(splitter: &GpuSplitter) -> Result<Calibration> {
         model,
         timing: timer.timing(),
         unsteady,
-        resolution_seconds: timer.resolution,
+        resolution_seconds: timer.resolution(),
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{MAX_REPEATS, estimate, repeats_for, resolution_from};
-
-    #[test]
-    fn short_work_is_repeated_until_it_spans_twenty_quanta() {
-        let q = 65e-6; // WebGPU's quantised timestamps, as measured on wasm
-        // A quantised timer reads a 5 µs dispatch as 0 or one quantum.
-        let quantise = |t: f64| (t / q).floor() * q;
-        let dispatch = 5e-6;
-        let k = repeats_for(quantise(dispatch), q).unwrap();
-        assert_eq!(k, MAX_REPEATS);
-        let estimate = quantise(k as f64 * dispatch) / k as f64;
-        assert!((estimate - dispatch).abs() < 0.05 * dispatch, "{estimate}");
-        // A 100 µs copy reads as one quantum: repeated 20 times.
-        let k = repeats_for(quantise(100e-6), q).unwrap();
-        assert_eq!(k, 20);
-        assert!((quantise(k as f64 * 100e-6) / k as f64 - 100e-6).abs() < 0.05 * 100e-6);
-        // Long work is timed once; work too short for 256 repeats to lift
-        // it above 20 quanta cannot be measured.
-        assert_eq!(repeats_for(5e-3, q), Some(1));
-        assert_eq!(repeats_for(1e-9, q), None);
-        // A fine timer repeats nothing above a microsecond.
-        assert_eq!(repeats_for(2e-6, 1e-9), Some(1));
-    }
-
-    #[test]
-    fn the_resolution_is_a_quantised_timers_quantum_or_a_fine_timers_tick() {
-        // Quantised: the tiny work reads 0 until it crosses a quantum, and
-        // whole quanta after.
-        let q = 65e-6;
-        assert_eq!(
-            resolution_from(&[0.0, 0.0, q, q, 2.0 * q, 4.0 * q], 1e-9),
-            q
-        );
-        assert_eq!(resolution_from(&[q, q, 2.0 * q, 4.0 * q, 8.0 * q], 1e-9), q);
-        // Fine (lavapipe: 1, 2, 4 ... one-word dispatches): the tick.
-        let lavapipe = [172e-6, 301e-6, 590e-6, 1193e-6, 2370e-6];
-        assert_eq!(resolution_from(&lavapipe, 1e-9), 1e-9);
-        // Nothing seen at all: nothing can be measured.
-        assert_eq!(resolution_from(&[0.0, 0.0], 1e-9), 1.0);
-    }
-
-    #[test]
-    fn the_estimate_is_the_low_end_and_steady_when_the_middle_agrees() {
-        // Idle: runs agree; the estimate is the second lowest.
-        let idle = vec![1.1, 1.0, 1.2, 1.05, 1.3, 1.15, 1.0, 1.25, 1.1];
-        assert_eq!(estimate(idle), (1.0, true));
-        // Busy now and then: outliers above do not move the estimate.
-        let spiky = vec![1.0, 40.0, 1.1, 1.05, 25.0, 1.2, 1.0, 30.0, 1.1];
-        assert_eq!(estimate(spiky), (1.0, true));
-        // Busy most of the time: the middle run is far above the low end.
-        let busy = vec![1.0, 40.0, 1.1, 9.0, 25.0, 12.0, 8.0, 30.0, 3.5];
-        assert_eq!(estimate(busy), (1.1, false));
-    }
 }

@@ -8,6 +8,7 @@
 
 mod cache;
 mod calibrate;
+mod calibration_timer;
 mod checks;
 mod context;
 mod device_class;
