@@ -40,7 +40,7 @@ pub struct Calibration {
     /// than 2x (the middle run more than twice the low end) or, under the
     /// wall clock, the wait behind other work varied by more than half the
     /// figure (the device was busy), or the figure stayed below
-    /// [`QUANTA_PER_FIGURE`] (20) quanta of the timer even with its probe
+    /// 20 quanta of the timer even with its probe
     /// repeated 256 times. [`Calibration::model`] holds the class's value
     /// for them.
     pub unsteady: Vec<Figure>,
@@ -132,7 +132,7 @@ impl Probe {
 ///
 /// # Errors
 ///
-/// [`DeviceError::Gpu`] when the device fails or is lost.
+/// [`crate::gpu::DeviceError::Gpu`] when the device fails or is lost.
 pub fn calibrate(splitter: &GpuSplitter) -> Result<Calibration> {
     let mut timer = Timer::new(splitter)?;
     let f32_t = ElementType::Float;
