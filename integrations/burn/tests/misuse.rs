@@ -26,26 +26,13 @@ fn registered_device() -> &'static (Device, BurnSplitter) {
             device: ctx.device.clone(),
             queue: ctx.queue.clone(),
         };
-        let splitter_setup = WgpuSetup {
-            ..clone_setup(&setup)
-        };
         let device = Device::wgpu_options()
-            .setup(setup)
+            .setup(setup.clone())
             .init()
             .expect("burn registers the device");
-        let splitter = BurnSplitter::new(&device, &splitter_setup).unwrap();
+        let splitter = BurnSplitter::new(&device, &setup).unwrap();
         (device, splitter)
     })
-}
-
-fn clone_setup(s: &WgpuSetup) -> WgpuSetup {
-    WgpuSetup {
-        instance: s.instance.clone(),
-        adapter: s.adapter.clone(),
-        device: s.device.clone(),
-        queue: s.queue.clone(),
-        backend: s.backend,
-    }
 }
 
 #[test]

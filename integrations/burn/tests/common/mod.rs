@@ -71,7 +71,7 @@ pub fn bytes_for(dtype: DType, count: usize, seed: u64) -> Vec<u8> {
         (state >> 33) as u32
     };
     let mut out = Vec::with_capacity(count * dtype.size());
-    for i in 0..count {
+    for _ in 0..count {
         match dtype {
             DType::F64 => {
                 out.extend_from_slice(&(f64::from(next() % 20000) / 7.0 - 1000.0).to_le_bytes())
@@ -88,7 +88,6 @@ pub fn bytes_for(dtype: DType, count: usize, seed: u64) -> Vec<u8> {
             DType::Bool(BoolStore::U32) => out.extend_from_slice(&(next() & 1).to_le_bytes()),
             DType::Bool(_) => out.push((next() & 1) as u8),
             _ => {
-                let _ = i;
                 for _ in 0..dtype.size() {
                     out.push(next() as u8);
                 }
