@@ -25,7 +25,7 @@ type Pin = (&'static str, usize, u64);
 /// Per case, per model: (kernel, dispatches, copies). The 143 dispatches of
 /// `f32_1000x4096_seq` are WebGPU's 7 destinations per dispatch (an arena
 /// plan is one).
-const PINS: [(&str, [Pin; 4]); 12] = [
+const PINS: [(&str, [Pin; 4]); 14] = [
     (
         "f32_4096x4096_axis0_4",
         [
@@ -65,19 +65,19 @@ const PINS: [(&str, [Pin; 4]); 12] = [
     (
         "u8_4096x4097_axis1_2",
         [
-            ("funnel", 1, 0),
-            ("funnel", 1, 0),
             ("row_streams", 1, 0),
-            ("funnel", 1, 0),
+            ("row_streams", 1, 0),
+            ("row_streams", 1, 0),
+            ("row_streams", 1, 0),
         ],
     ),
     (
         "i4_4096x4099_axis1_3",
         [
-            ("funnel", 1, 0),
-            ("funnel", 1, 0),
             ("row_streams", 1, 0),
-            ("funnel", 1, 0),
+            ("row_streams", 1, 0),
+            ("row_streams", 1, 0),
+            ("row_streams", 1, 0),
         ],
     ),
     (
@@ -123,6 +123,24 @@ const PINS: [(&str, [Pin; 4]); 12] = [
             ("vec4", 1, 0),
             ("vec4", 0, 3),
             ("vec4", 0, 3),
+        ],
+    ),
+    (
+        "f32_4096x4097_odd_words",
+        [
+            ("row_streams", 1, 0),
+            ("row_streams", 1, 0),
+            ("vec4", 0, 8192),
+            ("row_streams", 1, 0),
+        ],
+    ),
+    (
+        "f32_1x8400x85_yolov5",
+        [
+            ("words", 1, 0),
+            ("words", 1, 0),
+            ("words", 1, 0),
+            ("words", 1, 0),
         ],
     ),
     (

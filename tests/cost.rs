@@ -71,8 +71,8 @@ fn the_kernel_is_the_one_the_model_says_is_fastest() {
     );
     assert_eq!(kernel(words_first, &[840, 10], both()), Kernel::Words);
     // u8 rows of 4097 bytes split [2048, 2049]: the funnel and row streams
-    // fit; lavapipe's model ranks row streams first, the conservative model
-    // ties them and keeps the funnel.
+    // fit; every model ranks row streams (generated, no lane crossing a run
+    // end) above the table-driven funnel.
     let u8_plan = |model: CostModel| {
         let split = ResolvedSplit::new(&[64, 4097], 1, vec![2048, 2049], true).unwrap();
         let options = PlanOptions::default().strategy(Strategy::Auto(model));
@@ -86,7 +86,13 @@ fn the_kernel_is_the_one_the_model_says_is_fastest() {
         .kernel()
     };
     assert_eq!(u8_plan(m), Kernel::RowStreams);
-    assert_eq!(u8_plan(CostModel::CONSERVATIVE), Kernel::Funnel);
+    for model in [
+        CostModel::CONSERVATIVE,
+        CostModel::DISCRETE_GPU,
+        CostModel::INTEGRATED_GPU,
+    ] {
+        assert_eq!(u8_plan(model), Kernel::RowStreams);
+    }
     // A stored model from before the row-stream kernel loads with 0 for it.
     let stored = with_rates(m, &[(Kernel::RowStreams, 0.0)]);
     assert_eq!(u8_plan(stored), Kernel::Funnel);

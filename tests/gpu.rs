@@ -272,7 +272,7 @@ fn the_funnel_moves_unaligned_runs_of_every_width() {
         gpu,
         cases,
         common::funnel_split,
-        (Kernel::Funnel, PlanStrategy::Gather),
+        (Kernel::Funnel, PlanStrategy::Auto(common::funnel_first())),
         78,
     );
     // The rest had runs that happen to be vec4-aligned.

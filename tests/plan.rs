@@ -201,24 +201,39 @@ fn the_kernel_is_the_widest_that_divides_everything() {
 }
 
 #[test]
-fn runs_of_128_bits_and_more_at_any_offset_take_the_funnel() {
+fn runs_of_128_bits_and_more_at_any_offset_take_row_streams_or_the_funnel() {
     let kernel = |shape: &[usize], axis, lengths: Vec<usize>, t| {
         let split = ResolvedSplit::new(shape, axis, lengths, true).unwrap();
         gather_plans(&split, t, &PlanLimits::WEBGPU_DEFAULT).map(|p| p.kernel())
     };
     let both = |k| [k, k];
     // The split_bench cases: rows of 4097 bytes, runs of 500 bytes of int4;
-    // a detection head of 5 and 80 floats per 85-float row.
+    // a detection head of 5 and 80 floats per 85-float row. Every model
+    // ranks the generated row streams first; the table-driven funnel moves
+    // them where asked for (and where one dispatch cannot hold them all).
     assert_eq!(
         kernel(&[4096, 4097], 1, vec![2048, 2049], ElementType::Uint8),
-        both(Kernel::Funnel)
+        both(Kernel::RowStreams)
     );
     assert_eq!(
         kernel(&[4096, 4099], 1, vec![1000, 1000, 2099], ElementType::Int4),
-        both(Kernel::Funnel)
+        both(Kernel::RowStreams)
     );
     assert_eq!(
         kernel(&[8400, 85], 1, vec![5, 80], ElementType::Float),
+        both(Kernel::RowStreams)
+    );
+    let funnel = |shape: &[usize], lengths: Vec<usize>, t| {
+        let split = ResolvedSplit::new(shape, 1, lengths, true).unwrap();
+        let strategy = Strategy::Auto(common::funnel_first());
+        plans_with(&split, t, &PlanLimits::WEBGPU_DEFAULT, strategy).map(|p| p.kernel())
+    };
+    assert_eq!(
+        funnel(&[4096, 4099], vec![1000, 1000, 2099], ElementType::Int4),
+        both(Kernel::Funnel)
+    );
+    assert_eq!(
+        funnel(&[8400, 85], vec![5, 80], ElementType::Float),
         both(Kernel::Funnel)
     );
     // Rows of 84 floats are 21 vec4s: [4, 80] is aligned.
@@ -282,7 +297,8 @@ fn plans_of_every_width_with(
 #[test]
 fn funnel_plans_of_every_width_are_exact() {
     // The rest have runs that happen to be vec4-aligned.
-    let funnels = plans_of_every_width(common::funnel_split, Kernel::Funnel, 77);
+    let strategy = Strategy::Auto(common::funnel_first());
+    let funnels = plans_of_every_width_with(common::funnel_split, (Kernel::Funnel, strategy), 77);
     assert!(funnels >= 100, "{funnels} of 140 plans took the funnel");
 }
 
@@ -312,9 +328,9 @@ fn long_unaligned_runs_take_row_streams_on_lavapipe() {
         assert_eq!(plan.passes()[0].invocations, 64 * 16);
         assert_eq!(plan.dispatch_count(), 1);
     }
-    // The conservative model keeps the table-driven funnel (a tie).
+    // So does the conservative model (generated kernels rank first).
     let [plan, _] = gather_plans(&split, ElementType::Uint8, &PlanLimits::LAVAPIPE);
-    assert_eq!(plan.kernel(), Kernel::Funnel);
+    assert_eq!(plan.kernel(), Kernel::RowStreams);
     // Rows of partial vec4s in total (the input is not whole vec4s): not
     // row streams.
     let split = ResolvedSplit::new(&[3, 4097], 1, vec![2048, 2049], true).unwrap();

@@ -129,6 +129,30 @@ pub fn suite(quick: bool) -> Vec<Case> {
             vec![1, 3, 640, 640],
             OnnxSplit::new(13, 3).axis(1).into(),
         ),
+        // Rows of an odd number of 32-bit words: every run after the first
+        // starts at an odd word offset, in every row (a GPU class plans
+        // row streams with a whole-word shift).
+        case(
+            "f32_4096x4097_odd_words",
+            Float,
+            vec![q(4096, 1024), 4097],
+            OnnxSplit::new(13, 2)
+                .axis(1)
+                .split_input(lengths(&[2048, 2049]))
+                .into(),
+        ),
+        // YOLOv5's head: 85 = 4 box + 1 objectness + 80 classes per anchor.
+        // The one-word run is shorter than a vec4, the rows too long for
+        // row blocks: the word kernel moves it.
+        case(
+            "f32_1x8400x85_yolov5",
+            Float,
+            vec![1, 8400, 85],
+            OnnxSplit::new(13, 3)
+                .axis(-1)
+                .split_input(lengths(&[4, 1, 80]))
+                .into(),
+        ),
         // A framework call whose pieces overlap and leave none of the axis
         // unread twice: torch.tensor_split(x, [768, 256], dim=1) gives
         // [0, 768), an empty piece and [256, 1024).

@@ -277,6 +277,20 @@ pub fn streams_first() -> wgpu_split::plan::CostModel {
     model
 }
 
+/// Lavapipe's model with copies priced out and the table-driven funnel
+/// ranked first: every model ranks row streams above it where both fit, so
+/// the funnel's own tests ask for it.
+pub fn funnel_first() -> wgpu_split::plan::CostModel {
+    let mut model = streams_first();
+    model
+        .gather_bytes_per_second
+        .set(wgpu_split::plan::Kernel::RowStreams, 0.0);
+    model
+        .gather_bytes_per_second
+        .set(wgpu_split::plan::Kernel::Funnel, 1e15);
+    model
+}
+
 /// Resident memory of this process in bytes (Linux).
 pub fn resident_bytes() -> u64 {
     let statm = std::fs::read_to_string("/proc/self/statm").unwrap();

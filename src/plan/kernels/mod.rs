@@ -178,6 +178,13 @@ pub(crate) const LONG_UNALIGNED_RUNS: Probe = Probe {
 
 /// A kernel's documented bandwidth (bytes read + written per second) on
 /// each class of adapter, for the class cost models.
+///
+/// On the GPU classes nothing has been measured; what the figures encode is
+/// an order: a kernel generated per layout (constants, straight-line code,
+/// no lane crossing a run end inside its stretch) ranks above the
+/// table-driven kernel that moves the same outputs, because divergent lanes
+/// cost a SIMT GPU as they cost lavapipe (both sides execute), and the
+/// plain vec4 kernel above both.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct ClassRates {
     /// Lavapipe, measured ([`crate::docs::device`]).

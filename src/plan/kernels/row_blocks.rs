@@ -36,8 +36,8 @@ pub(super) const SPEC: KernelSpec = KernelSpec {
     },
     rates: ClassRates {
         software: 8.1e9,
-        discrete: 250e9,
-        integrated: 35e9,
+        discrete: 260e9,
+        integrated: 36e9,
         unknown: 16e9,
     },
 };

@@ -36,9 +36,9 @@ pub(super) const SPEC: KernelSpec = KernelSpec {
     probe: LONG_UNALIGNED_RUNS,
     rates: ClassRates {
         software: 6.3e9,
-        discrete: 250e9,
-        integrated: 35e9,
-        unknown: 15e9,
+        discrete: 260e9,
+        integrated: 36e9,
+        unknown: 16e9,
     },
 };
 
