@@ -29,6 +29,27 @@
         let at = s >> 7u;
         let v0 = src_vec4[at];
 {{steps}}    }
+//#fragment gather
+    // A short run ({{words}} word(s) per row): this invocation gathers the
+    // output's vec4 g, word by word from the rows it spans.
+    {{unless_skipped}}{
+        let e = bound_{{slot}}(table.entries[{{j}}u]);
+        if (g < (e.len_bits >> 7u)) {
+            let first = g * 4u;
+            var row = first / {{words}}u;
+            var col = first % {{words}}u;
+            var v = vec4<u32>();
+            for (var i = 0u; i < 4u; i++) {
+                let w = (e.src_bit >> 5u) + row * {{block_words}}u + col;
+                v[i] = src_vec4[w >> 2u][w & 3u];
+                col += 1u;
+                let next_row = col == {{words}}u;
+                row = select(row, row + 1u, next_row);
+                col = select(col, 0u, next_row);
+            }
+            dst_vec4_{{slot}}[e.dst_unit + g] = v;
+        }
+    }
 //#fragment step
         let v{{next}} = src_vec4[at + {{next}}u];
         if (u0 + {{k}}u < end) {

@@ -137,10 +137,10 @@ const PINS: [(&str, [Pin; 4]); 14] = [
     (
         "f32_1x8400x85_yolov5",
         [
-            ("words", 1, 0),
-            ("words", 1, 0),
-            ("words", 1, 0),
-            ("words", 1, 0),
+            ("row_streams", 1, 0),
+            ("row_streams", 1, 0),
+            ("row_streams", 1, 0),
+            ("row_streams", 1, 0),
         ],
     ),
     (

@@ -294,6 +294,12 @@ fn row_streams_move_unaligned_runs_of_every_width() {
         (ElementType::Int4, vec![64, 4099], vec![1000, 1000, 2099]),
         (ElementType::Float, vec![840, 85], vec![5, 80]),
         (ElementType::Uint8, vec![32, 100], vec![17, 17, 17, 17, 32]),
+        // Short runs of whole words (one, two and three) beside long ones:
+        // YOLOv5's head, int4 and f16 rows.
+        (ElementType::Float, vec![64, 85], vec![4, 1, 80]),
+        (ElementType::Int4, vec![32, 72], vec![8, 64]),
+        (ElementType::Float16, vec![8, 22], vec![4, 6, 12]),
+        (ElementType::Float, vec![12, 131], vec![3, 128]),
     ];
     let strategy = PlanStrategy::Auto(common::streams_first());
     let (streams, total) = kernel_cases(

@@ -241,9 +241,14 @@ fn runs_of_128_bits_and_more_at_any_offset_take_row_streams_or_the_funnel() {
         kernel(&[8400, 84], 1, vec![4, 80], ElementType::Float),
         both(Kernel::Vec4)
     );
-    // A run shorter than 128 bits, outputs of a partial vec4: words.
+    // A run shorter than 128 bits of whole words: row streams gather it
+    // word by word; with outputs of a partial vec4, words.
     assert_eq!(
         kernel(&[8400, 84], 1, vec![3, 81], ElementType::Float),
+        both(Kernel::RowStreams)
+    );
+    assert_eq!(
+        kernel(&[8401, 84], 1, vec![3, 81], ElementType::Float),
         both(Kernel::Words)
     );
     assert_eq!(

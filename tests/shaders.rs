@@ -131,6 +131,13 @@ fn generated_row_stream_kernels_validate() {
     ] {
         check_generated(Kernel::RowStreams, t, &shape, lengths, lavapipe);
     }
+    // Short runs of whole words beside long ones (YOLOv5's head).
+    for (t, shape, lengths) in [
+        (ElementType::Float, vec![16, 85], vec![4, 1, 80]),
+        (ElementType::Int4, vec![32, 520], vec![8, 512]),
+    ] {
+        check_generated(Kernel::RowStreams, t, &shape, lengths, Strategy::Gather);
+    }
 }
 
 /// Every binding of the module is the binding table's: the table, the

@@ -142,8 +142,8 @@ pub fn suite(quick: bool) -> Vec<Case> {
                 .into(),
         ),
         // YOLOv5's head: 85 = 4 box + 1 objectness + 80 classes per anchor.
-        // The one-word run is shorter than a vec4, the rows too long for
-        // row blocks: the word kernel moves it.
+        // The one-word run is shorter than a vec4 and the rows too long for
+        // row blocks: row streams gather it word by word.
         case(
             "f32_1x8400x85_yolov5",
             Float,

@@ -43,6 +43,20 @@ struct Problem {
     expected: Vec<HostTensor>,
     /// The input's bytes, padded to 16 so the vec4 shader copy reads it whole.
     padded: Vec<u8>,
+    /// What the one-copy baselines copy: as many bytes as the split moves
+    /// (its outputs; more than the input where pieces overlap, as in
+    /// `tensor_split`), the input's bytes over and over, padded to 16.
+    baseline: Vec<u8>,
+}
+
+/// Bytes a split moves: its outputs', or the input's where that is more
+/// (outputs that leave part of the input unread).
+fn moved_bytes(input: &HostTensor, expected: &[HostTensor]) -> Result<u64> {
+    let mut outputs = 0;
+    for t in expected {
+        outputs += t.as_bytes()?.len() as u64;
+    }
+    Ok(outputs.max(input.as_bytes()?.len() as u64))
 }
 
 /// Every method's row for `case`: the GPU methods prepared, checked and
@@ -60,14 +74,25 @@ pub fn bench_case(
     let expected = host::split(&input, &split)?;
     let mut padded = input.as_bytes()?.to_vec();
     padded.resize(padded.len().div_ceil(16) * 16, 0);
+    let bytes = moved_bytes(&input, &expected)?;
+    let baseline: Vec<u8> = input
+        .as_bytes()?
+        .iter()
+        .copied()
+        .cycle()
+        .take(bytes as usize)
+        .chain(std::iter::repeat(0))
+        .take(bytes.div_ceil(16) as usize * 16)
+        .collect();
     let problem = Problem {
         input,
         split,
         expected,
         padded,
+        baseline,
     };
     let input_buffer = RoundTrip::new(splitter).create_input(&problem.padded)?;
-    let bytes = problem.input.as_bytes()?.len() as u64;
+    let baseline_buffer = RoundTrip::new(splitter).create_input(&problem.baseline)?;
     let mut rows = Vec::new();
     let mut prepared = Vec::new();
     for method in Method::GPU {
@@ -75,7 +100,8 @@ pub fn bench_case(
             rows.extend(time_views(splitter, case, &problem, &input_buffer, runs)?);
             continue;
         }
-        if let Some(p) = prepare(splitter, calibrated, method, case, &problem, &input_buffer)? {
+        let buffers = (&input_buffer, &baseline_buffer);
+        if let Some(p) = prepare(splitter, calibrated, method, case, &problem, buffers)? {
             prepared.push(p);
         }
     }
@@ -105,16 +131,18 @@ pub fn bench_case(
 
 /// A GPU method's work for `case`, checked against the host path; `None`
 /// where the method does not apply (a copy of runs that are not words).
+/// The splits read the input buffer, the one-copy baselines the baseline
+/// buffer (as many bytes as the split moves).
 fn prepare(
     splitter: &GpuSplitter,
     calibrated: Option<&CostModel>,
     method: Method,
     case: &Case,
     problem: &Problem,
-    input_buffer: &wgpu::Buffer,
+    (input_buffer, baseline_buffer): (&wgpu::Buffer, &wgpu::Buffer),
 ) -> Result<Option<Prepared>> {
     let device = splitter.device();
-    let size = problem.padded.len() as u64;
+    let size = problem.baseline.len() as u64;
     let work = if let Some((options, limits)) = method.plan_options(splitter, calibrated) {
         match SplitPlan::new(&problem.split, case.element_type, &limits, &options) {
             Ok(plan) => {
@@ -127,11 +155,12 @@ fn prepare(
             }
         }
     } else if method == Method::CopyLimit {
-        let bytes = problem.input.as_bytes()?.len() as u64;
-        Work::Copy(storage_buffer(device, size), bytes.div_ceil(4) * 4)
+        let bytes = moved_bytes(&problem.input, &problem.expected)?;
+        let dst = storage_buffer(device, size);
+        Work::Copy(baseline_buffer.clone(), dst, bytes.div_ceil(4) * 4)
     } else {
         let dst = storage_buffer(device, size);
-        Work::Shader(ShaderCopy::new(device, input_buffer, &dst, size), dst)
+        Work::Shader(ShaderCopy::new(device, baseline_buffer, &dst, size), dst)
     };
     let p = Prepared { method, work };
     let record = |e: &mut wgpu::CommandEncoder| p.record(splitter, input_buffer, e);
@@ -139,8 +168,8 @@ fn prepare(
         Work::Plan(plan, buffers) => {
             check_plan(splitter, &record, buffers, plan, &problem.expected, method)?
         }
-        Work::Copy(dst, _) | Work::Shader(_, dst) => {
-            check_copy(splitter, &record, dst, problem.input.as_bytes()?, method)?
+        Work::Copy(_, dst, _) | Work::Shader(_, dst) => {
+            check_copy(splitter, &record, dst, &problem.baseline, method)?
         }
     }
     Ok(Some(p))
@@ -199,7 +228,9 @@ fn time_host(case: &Case, problem: &Problem, runs: usize) -> Result<Vec<Row>> {
             return Err(format!("{}: host path differs from host::split", case.name).into());
         }
     }
-    let src = input.as_bytes()?;
+    // As many bytes as the split moves, like the GPU baselines.
+    let bytes = moved_bytes(input, expected)?;
+    let src = &problem.baseline[..bytes as usize];
     let mut dst = vec![0u8; src.len()];
     let memcpy = |dst: &mut [u8]| {
         let t = Instant::now();
@@ -216,7 +247,6 @@ fn time_host(case: &Case, problem: &Problem, runs: usize) -> Result<Vec<Row>> {
         host_times.push(time_split(&mut outputs));
         memcpy_times.push(memcpy(&mut dst));
     }
-    let bytes = src.len() as u64;
     Ok(vec![
         Row::new(
             case.name,
@@ -239,8 +269,9 @@ fn time_host(case: &Case, problem: &Problem, runs: usize) -> Result<Vec<Row>> {
 enum Work {
     /// A split plan and its arena, or one buffer per output.
     Plan(Box<SplitPlan>, Vec<wgpu::Buffer>),
-    /// One copy command of the given size into the buffer.
-    Copy(wgpu::Buffer, u64),
+    /// One copy command of the given size from the first buffer into the
+    /// second.
+    Copy(wgpu::Buffer, wgpu::Buffer, u64),
     /// The vec4 copy kernel and its destination.
     Shader(ShaderCopy, wgpu::Buffer),
 }
@@ -280,7 +311,7 @@ impl Prepared {
                     .encode(encoder, plan, input, &regions)
                     .expect("encode")
             }
-            Work::Copy(dst, size) => encoder.copy_buffer_to_buffer(input, 0, dst, 0, *size),
+            Work::Copy(src, dst, size) => encoder.copy_buffer_to_buffer(src, 0, dst, 0, *size),
             Work::Shader(kernel, _) => kernel.record(encoder),
         }
     }

@@ -467,7 +467,7 @@ fn read_128(binding: &[u8], at: u64) -> u128 {
 /// The generated row-stream kernel, as its WGSL does it: invocation `g`
 /// streams part `g % per_row` of row `g / per_row` of every output, and the
 /// vec4s that straddle two rows take their low bits from the previous row's
-/// run end. Every vec4 of every output is written exactly once, inside its
+/// run end; a short run's vec4 `g` is gathered word by word. Every vec4 of every output is written exactly once, inside its
 /// binding and its caller's region.
 fn run_row_streams(rs: &RowStreams, pass: &mut GeneratedPass<'_>, memory: &mut [Vec<u8>]) {
     pass.check_entries(rs.outputs.len());
@@ -484,8 +484,29 @@ fn run_row_streams(rs: &RowStreams, pass: &mut GeneratedPass<'_>, memory: &mut [
         .filter(|(e, _)| writes(e))
     {
         let run = u64::from(out.run_bits);
-        assert!(run >= 128, "a vec4 straddles two rows at most");
         assert_eq!((e.first_bit, u64::from(e.len_bits)), (0, rows * run));
+        if out.is_short() {
+            // Whole words: invocation g gathers the output's vec4 g.
+            assert_eq!(
+                (run % 32, e.src_bit % 32, u64::from(rs.block_bits) % 32),
+                (0, 0, 0)
+            );
+            let src_bit = u64::from(e.src_bit);
+            for g in 0..(rows * run / 128).min(invocations) {
+                let mut value = [0u8; 16];
+                for i in 0..4 {
+                    let w = g * 4 + i;
+                    let (row, col) = (w * 32 / run, w * 32 % run);
+                    let at = src_bit + row * u64::from(rs.block_bits) + col;
+                    let byte = (at / 8) as usize;
+                    value[i as usize * 4..i as usize * 4 + 4]
+                        .copy_from_slice(&binding[byte..byte + 4]);
+                }
+                pass.store(memory, e, g * 16, &value, "short-run vec4");
+            }
+            continue;
+        }
+        assert!(run >= 128, "a vec4 straddles two rows at most");
         let mut write = |unit: u64, value: u128| {
             pass.store(
                 memory,
