@@ -71,6 +71,10 @@ fn kernel_cases() -> Vec<(Kernel, Case)> {
         (Kernel::Words, case("words", Uint8, &[6, 10], 1, vec![3, 7])),
         (Kernel::Vec4, case("vec4", Float, &[4, 16], 1, vec![8, 8])),
         (
+            Kernel::RowCopies,
+            case("row_copies", Float, &[4, 24], 1, vec![8, 4, 12]),
+        ),
+        (
             Kernel::RowBlocks,
             case("row_blocks", Float16, &[64, 6], 1, vec![1, 2, 3]),
         ),

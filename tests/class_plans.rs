@@ -29,8 +29,8 @@ const PINS: [(&str, [Pin; 4]); 14] = [
     (
         "f32_4096x4096_axis0_4",
         [
-            ("vec4", 1, 0),
-            ("vec4", 1, 0),
+            ("row_copies", 1, 0),
+            ("row_copies", 1, 0),
             ("vec4", 0, 4),
             ("vec4", 0, 4),
         ],
@@ -38,19 +38,19 @@ const PINS: [(&str, [Pin; 4]); 14] = [
     (
         "f32_64x1024x256_axis1_4",
         [
-            ("vec4", 1, 0),
-            ("vec4", 1, 0),
+            ("row_copies", 1, 0),
+            ("row_copies", 1, 0),
             ("vec4", 0, 256),
-            ("vec4", 1, 0),
+            ("row_copies", 1, 0),
         ],
     ),
     (
         "f32_4096x4096_axis1_4",
         [
-            ("vec4", 1, 0),
-            ("vec4", 1, 0),
+            ("row_copies", 1, 0),
+            ("row_copies", 1, 0),
             ("vec4", 0, 16384),
-            ("vec4", 1, 0),
+            ("row_copies", 1, 0),
         ],
     ),
     (
@@ -92,17 +92,17 @@ const PINS: [(&str, [Pin; 4]); 14] = [
     (
         "f16_8x512x2304_qkv",
         [
-            ("vec4", 1, 0),
-            ("vec4", 1, 0),
-            ("vec4", 1, 0),
-            ("vec4", 1, 0),
+            ("row_copies", 1, 0),
+            ("row_copies", 1, 0),
+            ("row_copies", 1, 0),
+            ("row_copies", 1, 0),
         ],
     ),
     (
         "f32_1x84x8400_yolo",
         [
-            ("vec4", 1, 0),
-            ("vec4", 1, 0),
+            ("row_copies", 1, 0),
+            ("row_copies", 1, 0),
             ("vec4", 0, 2),
             ("vec4", 0, 2),
         ],
@@ -110,17 +110,17 @@ const PINS: [(&str, [Pin; 4]); 14] = [
     (
         "f32_1x8400x84_yolo_t",
         [
-            ("vec4", 1, 0),
-            ("vec4", 1, 0),
-            ("vec4", 1, 0),
-            ("vec4", 1, 0),
+            ("row_copies", 1, 0),
+            ("row_copies", 1, 0),
+            ("row_copies", 1, 0),
+            ("row_copies", 1, 0),
         ],
     ),
     (
         "f32_1x3x640x640_ch",
         [
-            ("vec4", 1, 0),
-            ("vec4", 1, 0),
+            ("row_copies", 1, 0),
+            ("row_copies", 1, 0),
             ("vec4", 0, 3),
             ("vec4", 0, 3),
         ],
@@ -146,10 +146,10 @@ const PINS: [(&str, [Pin; 4]); 14] = [
     (
         "f32_4096x1024_tensor_split",
         [
-            ("vec4", 1, 0),
-            ("vec4", 1, 0),
-            ("vec4", 0, 8192),
-            ("vec4", 1, 0),
+            ("row_copies", 1, 0),
+            ("row_copies", 1, 0),
+            ("row_copies", 1, 0),
+            ("row_copies", 1, 0),
         ],
     ),
 ];

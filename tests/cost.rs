@@ -96,8 +96,12 @@ fn the_kernel_is_the_one_the_model_says_is_fastest() {
     // A stored model from before the row-stream kernel loads with 0 for it.
     let stored = with_rates(m, &[(Kernel::RowStreams, 0.0)]);
     assert_eq!(u8_plan(stored), Kernel::Funnel);
-    // Aligned runs take vec4 on every model.
-    assert_eq!(kernel(words_first, &[840, 12], vec![4, 8]), Kernel::Vec4);
+    // Aligned runs take row copies (the vec4 kernel generated per layout)
+    // on every model.
+    assert_eq!(
+        kernel(words_first, &[840, 12], vec![4, 8]),
+        Kernel::RowCopies
+    );
 }
 
 #[test]
@@ -159,12 +163,12 @@ fn close_calls_lean_to_the_option_that_slows_down_less() {
             host_dispatch_seconds: 0.0,
             ..CostModel::LAVAPIPE
         },
-        &[(Kernel::Vec4, 4e9)],
+        &[(Kernel::Vec4, 4e9), (Kernel::RowCopies, 4e9)],
     );
     let plan = auto_plan(even, &[1024, 1024], 1, vec![512, 512]);
     assert_eq!((plan.dispatch_count(), plan.copy_count()), (0, 2048));
     // A gather twice as fast wins although it slows down more.
-    let faster = with_rates(even, &[(Kernel::Vec4, 8e9)]);
+    let faster = with_rates(even, &[(Kernel::Vec4, 8e9), (Kernel::RowCopies, 8e9)]);
     let plan = auto_plan(faster, &[1024, 1024], 1, vec![512, 512]);
     assert_eq!((plan.dispatch_count(), plan.copy_count()), (1, 0));
 }
@@ -182,7 +186,7 @@ fn the_hosts_time_to_record_counts_against_many_commands() {
             host_copy_seconds: 1e-6,
             ..CostModel::LAVAPIPE
         },
-        &[(Kernel::Vec4, 4e9)],
+        &[(Kernel::Vec4, 4e9), (Kernel::RowCopies, 4e9)],
     );
     let plan = auto_plan(even, &[1024, 1024], 1, vec![512, 512]);
     assert_eq!((plan.dispatch_count(), plan.copy_count()), (1, 0));

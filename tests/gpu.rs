@@ -173,8 +173,9 @@ fn odd_sizes_and_runs_that_start_and_end_mid_word() {
 }
 
 #[test]
-fn the_plan_picks_vec4_when_everything_is_128_bit_aligned() {
-    let Some(gpu) = gpu("the_plan_picks_vec4_when_everything_is_128_bit_aligned") else {
+fn the_plan_picks_row_copies_or_vec4_when_everything_is_128_bit_aligned() {
+    let Some(gpu) = gpu("the_plan_picks_row_copies_or_vec4_when_everything_is_128_bit_aligned")
+    else {
         return;
     };
     let mut rng = Rng::new(25);
@@ -182,9 +183,17 @@ fn the_plan_picks_vec4_when_everything_is_128_bit_aligned() {
     let split = ResolvedSplit::new(&[6, 64], 1, vec![16, 32, 16], true).unwrap();
     assert_eq!(
         gather_plan(gpu, &split, ElementType::Float).kernel(),
-        Kernel::Vec4
+        Kernel::RowCopies
     );
-    check(gpu, &input, &split, "vec4");
+    check(gpu, &input, &split, "row copies");
+    // The table-driven vec4 kernel (past one dispatch's outputs), forced.
+    let expected = host::split(&input, &split).unwrap();
+    for placement in [Placement::Separate, Placement::Arena] {
+        let options = gather().kernel(Kernel::Vec4).placement(placement);
+        let plan = gpu.plan_with(&split, ElementType::Float, &options).unwrap();
+        let actual = common::round_trip(gpu).run_plan(&plan, &input).unwrap();
+        assert_outputs_equal(&expected, &actual, &format!("vec4 {placement:?}"));
+    }
     let split = ResolvedSplit::new(&[6, 64], 1, vec![17, 31, 16], true).unwrap();
     assert_eq!(
         gather_plan(gpu, &split, ElementType::Float).kernel(),
@@ -632,7 +641,10 @@ proptest! {
         let input = random_tensor(&mut rng, element_type, split.input_shape());
         let strategy = PlanStrategy::Auto(common::streams_first());
         let kernel = check_plans_with(gpu, &input, &split, strategy);
-        prop_assert!(matches!(kernel, Kernel::RowStreams | Kernel::Vec4), "{kernel:?}");
+        prop_assert!(
+            matches!(kernel, Kernel::RowStreams | Kernel::RowCopies | Kernel::Vec4),
+            "{kernel:?}"
+        );
     }
 }
 

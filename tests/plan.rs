@@ -166,11 +166,11 @@ fn the_kernel_is_the_widest_that_divides_everything() {
     let both = |k| [k, k];
     assert_eq!(
         kernel(&[4096, 4096], 0, vec![1024; 4], ElementType::Float),
-        both(Kernel::Vec4)
+        both(Kernel::RowCopies)
     );
     assert_eq!(
         kernel(&[4096, 4096], 1, vec![1024; 4], ElementType::Float),
-        both(Kernel::Vec4)
+        both(Kernel::RowCopies)
     );
     // Runs of 4 and 2 floats: two rows make whole vec4s of everything.
     assert_eq!(
@@ -183,7 +183,7 @@ fn the_kernel_is_the_widest_that_divides_everything() {
     );
     assert_eq!(
         kernel(&[8, 32], 1, vec![16, 16], ElementType::Uint8),
-        both(Kernel::Vec4)
+        both(Kernel::RowCopies)
     );
     assert_eq!(
         kernel(&[8, 33], 1, vec![16, 17], ElementType::Uint8),
@@ -196,6 +196,11 @@ fn the_kernel_is_the_widest_that_divides_everything() {
     );
     assert_eq!(
         kernel(&[1, 36], 1, vec![4, 32], ElementType::Float),
+        both(Kernel::RowCopies)
+    );
+    // Past 32 outputs the table-driven vec4 kernel takes them.
+    assert_eq!(
+        kernel(&[2, 160], 1, vec![4; 40], ElementType::Float),
         both(Kernel::Vec4)
     );
 }
@@ -239,7 +244,7 @@ fn runs_of_128_bits_and_more_at_any_offset_take_row_streams_or_the_funnel() {
     // Rows of 84 floats are 21 vec4s: [4, 80] is aligned.
     assert_eq!(
         kernel(&[8400, 84], 1, vec![4, 80], ElementType::Float),
-        both(Kernel::Vec4)
+        both(Kernel::RowCopies)
     );
     // A run shorter than 128 bits of whole words: row streams gather it
     // word by word; with outputs of a partial vec4, words.
@@ -661,7 +666,7 @@ fn offsets_need_only_word_alignment_and_never_change_the_table() {
     );
     let split = ResolvedSplit::new(&[4, 16], 1, vec![8, 8], true).unwrap();
     let [vec4, _] = gather_plans(&split, ElementType::Float, &PlanLimits::WEBGPU_DEFAULT);
-    assert_eq!(vec4.kernel(), Kernel::Vec4);
+    assert_eq!(vec4.kernel(), Kernel::RowCopies);
     let e = bind_at(&vec4, 16, &[4, 64]).unwrap_err();
     assert!(
         matches!(e, EncodeError::MisalignedOffset { alignment: 16, .. }),

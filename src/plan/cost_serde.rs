@@ -18,14 +18,18 @@ impl Serialize for KernelRates {
 
 impl<'de> Deserialize<'de> for KernelRates {
     /// Unknown names are ignored (a model stored by a newer version with a
-    /// kernel this one lacks); missing kernels get 0.
+    /// kernel this one lacks); missing kernels get 0, but for the row-copy
+    /// kernel, which moves what the vec4 kernel moves and gets its rate.
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let by_name = BTreeMap::<String, f64>::deserialize(deserializer)?;
         let mut rates = KernelRates::ZERO;
-        for (name, rate) in by_name {
-            if let Some(kernel) = Kernel::from_name(&name) {
-                rates.set(kernel, rate);
+        for (name, rate) in &by_name {
+            if let Some(kernel) = Kernel::from_name(name) {
+                rates.set(kernel, *rate);
             }
+        }
+        if !by_name.contains_key(Kernel::RowCopies.name()) {
+            rates.set(Kernel::RowCopies, rates.get(Kernel::Vec4));
         }
         Ok(rates)
     }
@@ -95,6 +99,7 @@ impl<'de> Deserialize<'de> for CostModel {
             ] {
                 rates.set(kernel, rate.unwrap_or(0.0));
             }
+            rates.set(Kernel::RowCopies, rates.get(Kernel::Vec4));
             rates
         });
         Ok(CostModel {

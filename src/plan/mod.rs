@@ -47,7 +47,7 @@ mod wgsl;
 
 pub use cost::{CostModel, DeviceClass, KernelRates};
 pub use error::{EncodeError, PlanError, PlanMismatch};
-pub use kernels::{GeneratedLayout, Kernel, RowBlock, RowStreams};
+pub use kernels::{GeneratedLayout, Kernel, RowBlock, RowCopies, RowStreams};
 pub use limits::{MAX_DESTINATIONS_PER_DISPATCH, PlanLimits};
 pub use outputs::PlannedOutput;
 pub use placement::Placement;
@@ -64,7 +64,10 @@ pub use wgsl::Bindings;
 #[doc(hidden)]
 pub mod internals {
     pub use super::binding::{BoundDispatch, BoundPlan, SlotBinding};
-    pub use super::kernels::{MAX_ROW_BLOCK_BITS, Piece, RowOutput, STREAM_VEC4S, StreamOutput};
+    pub use super::kernels::{
+        COPY_VEC4S, CopyOutput, MAX_COPY_OUTPUTS, MAX_ROW_BLOCK_BITS, Piece, RowOutput,
+        STREAM_VEC4S, StreamOutput,
+    };
     pub use super::passes::{DstWindow, Pass};
     pub use super::recording::{
         RecordedBinding, RecordedBuffer, RecordedCommand, RecordedModule, Recording,

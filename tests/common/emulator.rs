@@ -13,7 +13,9 @@ use std::collections::HashSet;
 use wgpu_split::plan::internals::{
     BoundDispatch, FLAG_PAD, FLAG_SKIP, SlotBinding, TableEntry, TableHeader, UNITS_PER_INVOCATION,
 };
-use wgpu_split::plan::{GeneratedLayout, Kernel, RowBlock, RowStreams, SplitPlan, Usages};
+use wgpu_split::plan::{
+    GeneratedLayout, Kernel, RowBlock, RowCopies, RowStreams, SplitPlan, Usages,
+};
 use wgpu_split::{HostTensor, ResolvedSplit, host};
 
 use super::Rng;
@@ -171,6 +173,14 @@ pub fn emulate(plan: &SplitPlan, memory: &mut [Vec<u8>], input: Region, destinat
                     "generated kernels are one dispatch"
                 );
                 run_row_streams(rs, &mut generated, memory)
+            }
+            (Kernel::RowCopies, Some(GeneratedLayout::RowCopies(rc))) => {
+                assert_eq!(
+                    plan.dispatch_count(),
+                    1,
+                    "generated kernels are one dispatch"
+                );
+                run_row_copies(rc, &mut generated, memory)
             }
             (kernel, layout) => panic!("no emulation of {kernel} with layout {layout:?}"),
         }
@@ -536,6 +546,47 @@ fn run_row_streams(rs: &RowStreams, pass: &mut GeneratedPass<'_>, memory: &mut [
                 let next = read_128(&binding, run_src - head);
                 let low = (1u128 << head) - 1;
                 write(r0 / 128, (tail & low) | (next & !low));
+            }
+        }
+    }
+}
+
+/// The generated row-copy kernel, as its WGSL does it: invocation `g`
+/// copies vec4s `[part * n, part * n + n)` (n the output's `vec4s`, part
+/// `g % per_row`) of row `g / per_row`'s run of every output. Every vec4 of
+/// every output is written exactly once, inside its binding and its
+/// caller's region.
+fn run_row_copies(rc: &RowCopies, pass: &mut GeneratedPass<'_>, memory: &mut [Vec<u8>]) {
+    pass.check_entries(rc.outputs.len());
+    let per_row = u64::from(rc.per_row);
+    let invocations = u64::from(pass.invocations);
+    assert_eq!(invocations % per_row, 0);
+    let rows = invocations / per_row;
+    assert!(rows <= 1 || rc.block_vec4s > 0, "rows need a stride");
+    let binding = pass.src_binding(memory).to_vec();
+    for (e, out) in pass
+        .entries
+        .iter()
+        .zip(&rc.outputs)
+        .filter(|(e, _)| writes(e))
+    {
+        let run = u64::from(out.run_vec4s);
+        let n = u64::from(out.vec4s);
+        assert!(n * per_row >= run, "the stretches cover the run");
+        assert_eq!((e.first_bit, u64::from(e.len_bits)), (0, rows * run * 128));
+        assert_eq!(e.src_bit % 128, 0, "runs start on whole vec4s");
+        for g in 0..invocations {
+            let (row, part) = (g / per_row, g % per_row);
+            let src = u64::from(e.src_bit) / 128 + row * u64::from(rc.block_vec4s);
+            for u in (part * n..part * n + n).filter(|&u| u < run) {
+                let from = ((src + u) * 16) as usize;
+                pass.store(
+                    memory,
+                    e,
+                    (row * run + u) * 16,
+                    &binding[from..from + 16],
+                    "row copy vec4",
+                );
             }
         }
     }

@@ -9,11 +9,13 @@
 
 mod funnel;
 mod row_blocks;
+mod row_copies;
 mod row_streams;
 mod vec4;
 mod words;
 
 pub use row_blocks::{MAX_ROW_BLOCK_BITS, Piece, RowBlock, RowOutput};
+pub use row_copies::{COPY_VEC4S, CopyOutput, MAX_COPY_OUTPUTS, RowCopies};
 pub use row_streams::{RowStreams, STREAM_VEC4S, StreamOutput};
 
 use super::geometry::OutputGeometry;
@@ -28,6 +30,12 @@ pub enum Kernel {
     /// One `u32` word per unit, assembled from source bits with shifts when
     /// runs do not fall on word boundaries. Moves anything.
     Words,
+    /// Whole vec4s copied row by row, each invocation a stretch of every
+    /// output's run in one input row, with the row geometry generated per
+    /// layout ([`RowCopies`]): every run, offset and block is a multiple of
+    /// 128 bits and every output fits one dispatch. Tried before
+    /// [`Kernel::Vec4`].
+    RowCopies,
     /// One `vec4<u32>` (16 bytes) per unit: every run, offset and block is a
     /// multiple of 128 bits.
     Vec4,
@@ -47,8 +55,9 @@ pub enum Kernel {
 impl Kernel {
     /// Every kernel, in table order (ties between equally fast kernels keep
     /// this order).
-    pub const ALL: [Kernel; 5] = [
+    pub const ALL: [Kernel; 6] = [
         Kernel::Words,
+        Kernel::RowCopies,
         Kernel::Vec4,
         Kernel::RowBlocks,
         Kernel::Funnel,
@@ -59,6 +68,7 @@ impl Kernel {
     pub(crate) const fn spec(self) -> &'static KernelSpec {
         match self {
             Kernel::Words => &words::SPEC,
+            Kernel::RowCopies => &row_copies::SPEC,
             Kernel::Vec4 => &vec4::SPEC,
             Kernel::RowBlocks => &row_blocks::SPEC,
             Kernel::Funnel => &funnel::SPEC,
@@ -71,7 +81,8 @@ impl Kernel {
         self as usize
     }
 
-    /// Its name: `words`, `vec4`, `row_blocks`, `funnel`, `row_streams`
+    /// Its name: `words`, `row_copies`, `vec4`, `row_blocks`, `funnel`,
+    /// `row_streams`
     /// (the key of its bandwidth in a stored cost model).
     pub fn name(self) -> &'static str {
         self.spec().name
@@ -240,6 +251,8 @@ pub enum GeneratedLayout {
     RowBlock(RowBlock),
     /// [`Kernel::RowStreams`]: stretches of long runs inside one row.
     RowStreams(RowStreams),
+    /// [`Kernel::RowCopies`]: stretches of vec4-aligned runs inside one row.
+    RowCopies(RowCopies),
 }
 
 impl GeneratedLayout {
@@ -248,6 +261,7 @@ impl GeneratedLayout {
         match self {
             GeneratedLayout::RowBlock(_) => Kernel::RowBlocks,
             GeneratedLayout::RowStreams(_) => Kernel::RowStreams,
+            GeneratedLayout::RowCopies(_) => Kernel::RowCopies,
         }
     }
 
@@ -256,6 +270,7 @@ impl GeneratedLayout {
         match self {
             GeneratedLayout::RowBlock(rb) => rb.blocks(outer),
             GeneratedLayout::RowStreams(rs) => rs.invocations(outer),
+            GeneratedLayout::RowCopies(rc) => rc.invocations(outer),
         }
     }
 }

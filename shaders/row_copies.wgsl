@@ -1,0 +1,25 @@
+// The row-copy kernel for runs of whole vec4s, generated per layout
+// (plan::kernels::row_copies): invocation g owns stretch `part = g % per_row`
+// of input row `row = g / per_row` and copies, in every output, the vec4s
+// [part * steps, part * steps + steps) of that row's run: one vec4 load and
+// one store per 16 bytes, straight-line code, the run lengths, the row
+// stride and the lanes per row constants. A stretch is two vec4s (32
+// bytes, a GPU's memory sector) for the longest output.
+
+//#fragment body
+    let row = g / {{per_row}}u;
+    let part = g % {{per_row}}u;
+{{copies}}
+//#fragment copy
+    {{unless_skipped}}{
+        let e = bound_{{slot}}(table.entries[{{j}}u]);
+        let u0 = part * {{steps}}u;
+        let src = (e.src_bit >> 7u) + row * {{block}}u + u0;
+        let dst = e.dst_unit + row * {{run}}u + u0;
+{{stretch}}    }
+//#fragment step
+        dst_vec4_{{slot}}[dst + {{k}}u] = src_vec4[src + {{k}}u];
+//#fragment guarded_step
+        if (u0 + {{k}}u < {{run}}u) {
+            dst_vec4_{{slot}}[dst + {{k}}u] = src_vec4[src + {{k}}u];
+        }

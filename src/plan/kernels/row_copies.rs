@@ -1,0 +1,180 @@
+//! The row-copy kernel for runs of whole vec4s: each input row is shared by
+//! a fixed number of invocations, and invocation `part` copies a stretch of
+//! consecutive vec4s of the row's run of every output. The stretch length,
+//! the lanes per row, the run lengths and the row stride are constants of
+//! the generated entry point (`shaders/row_copies.wgsl`), so every
+//! invocation runs the same straight-line code: one vec4 load and one store
+//! per 16 bytes, no run-end test inside a stretch, no division per unit.
+//!
+//! It moves what the table-driven vec4 kernel moves, when every output fits
+//! one dispatch, and is tried first. On lavapipe, side by side with that
+//! kernel (split_bench `gpu_discrete / shader_copy`, two rounds): QKV 0.92
+//! and 0.89 against 0.78 and 0.76, `f32_4096x4096_axis0_4` 1.01 and 0.98
+//! against 0.85 and 0.79, `axis1_4` 0.96 and 0.83 against 0.85 and 0.77;
+//! see `docs/DEVICE.md` for the variants measured (stretches of 1, 2, 4 and
+//! 8, consecutive lanes on consecutive vec4s).
+
+use super::{ClassRates, Fit, Gathered, GeneratedLayout, KernelSpec, Order, Probe};
+use crate::element::ElementType;
+use crate::plan::geometry::OutputGeometry;
+use crate::plan::template::Template;
+use crate::plan::wgsl::{Variant, entry_point};
+
+const WGSL: Template = Template::new(
+    "row_copies.wgsl",
+    include_str!("../../../shaders/row_copies.wgsl"),
+);
+
+pub(super) const SPEC: KernelSpec = KernelSpec {
+    name: "row_copies",
+    unit_bits: 128,
+    order: Order::First,
+    generated: true,
+    whole_outputs: true,
+    fits,
+    // The vec4 kernel's condition (where this one cannot take the whole
+    // layout, the vec4 kernel moves it at about the same rate).
+    moves_alone: |g| g.is_aligned_to(128, 2),
+    wgsl,
+    probe: Probe {
+        shape: &[1024, 4096],
+        axis: 1,
+        lengths: &[1024; 4],
+        element_type: ElementType::Float,
+    },
+    rates: ClassRates {
+        software: 8.0e9,
+        discrete: 300e9,
+        integrated: 40e9,
+        unknown: 20e9,
+    },
+};
+
+fn fits(g: &Gathered<'_>) -> Option<Fit> {
+    if g.per_output || !g.vec4_bindings() {
+        return None;
+    }
+    let layout = RowCopies::new(g.geometry, g.copied, g.outer)?;
+    Some(Fit::Generated(GeneratedLayout::RowCopies(layout)))
+}
+
+fn wgsl(variant: &Variant, layout: Option<&GeneratedLayout>) -> String {
+    match layout {
+        Some(GeneratedLayout::RowCopies(rc)) => entry_point(&rc.body(variant)),
+        other => unreachable!("a row-copy module of layout {other:?}"),
+    }
+}
+
+/// Vec4s of the longest output one invocation copies per row: two, 32
+/// bytes, a GPU's memory sector. (On lavapipe 2 beat 1, 4 and 8, and
+/// consecutive lanes on consecutive vec4s ran slower than each lane on its
+/// own stretch; `docs/DEVICE.md`.)
+pub const COPY_VEC4S: u64 = 2;
+
+/// Most outputs one module copies: every invocation runs every output's
+/// code, so past it (an arena of many outputs) the table-driven vec4 kernel
+/// moves them instead.
+pub const MAX_COPY_OUTPUTS: usize = 32;
+
+/// One gathered output of a row-copy layout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct CopyOutput {
+    /// The output.
+    pub output: usize,
+    /// Vec4s of its run in each input row.
+    pub run_vec4s: u32,
+    /// Vec4s each invocation copies of it per row.
+    pub vec4s: u32,
+}
+
+/// A row-copy layout: the input row stride, the invocations per row and
+/// every gathered output's run. The row count and where the runs start (the
+/// table's `src_bit`) are not part of it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct RowCopies {
+    /// Vec4s per input row (0 with a single row, where it is never used).
+    pub block_vec4s: u32,
+    /// Invocations per input row.
+    pub per_row: u32,
+    /// The gathered outputs, in order (empty outputs have none).
+    pub outputs: Vec<CopyOutput>,
+}
+
+impl RowCopies {
+    /// The layout when every non-empty output is gathered and every run,
+    /// its offset and the row stride are whole vec4s; `None` otherwise, or
+    /// past [`MAX_COPY_OUTPUTS`] outputs.
+    pub(crate) fn new(geometry: &[OutputGeometry], copied: &[bool], outer: u64) -> Option<Self> {
+        let live = OutputGeometry::non_empty(geometry);
+        let block_bits = live.first()?.1.block_bits;
+        let fits = |(i, g): &(usize, &OutputGeometry)| !copied[*i] && g.is_aligned_to(128, outer);
+        if live.len() > MAX_COPY_OUTPUTS || !live.iter().all(fits) {
+            return None;
+        }
+        let widest = live.iter().map(|(_, g)| g.run_bits / 128).max()?;
+        let per_row = widest.div_ceil(COPY_VEC4S).max(1);
+        let outputs = live
+            .iter()
+            .map(|&(output, g)| {
+                let run_vec4s = g.run_bits / 128;
+                Some(CopyOutput {
+                    output,
+                    run_vec4s: u32::try_from(run_vec4s).ok()?,
+                    vec4s: u32::try_from(run_vec4s.div_ceil(per_row)).ok()?,
+                })
+            })
+            .collect::<Option<_>>()?;
+        let block_vec4s = if outer > 1 { block_bits / 128 } else { 0 };
+        Some(RowCopies {
+            block_vec4s: u32::try_from(block_vec4s).ok()?,
+            per_row: u32::try_from(per_row).ok()?,
+            outputs,
+        })
+    }
+
+    /// Invocations for `outer` rows.
+    pub fn invocations(&self, outer: u64) -> u64 {
+        outer * u64::from(self.per_row)
+    }
+
+    /// The body of the entry point for this layout. Table entry `j`
+    /// belongs to gathered output `j`.
+    fn body(&self, variant: &Variant) -> String {
+        let copies: String = self
+            .outputs
+            .iter()
+            .enumerate()
+            .map(|(j, out)| self.copy(j, variant, out))
+            .collect();
+        WGSL.fill("body", &[("per_row", &self.per_row), ("copies", &copies)])
+    }
+
+    /// Output `j`'s stretch of a row (written to its slot), each step
+    /// guarded unless every stretch of the run is whole.
+    fn copy(&self, j: usize, variant: &Variant, out: &CopyOutput) -> String {
+        let slot = variant.placement.slot_of_entry(j);
+        let whole = out.run_vec4s == self.per_row * out.vec4s;
+        let step = if whole { "step" } else { "guarded_step" };
+        let stretch: String = (0..out.vec4s)
+            .map(|k| {
+                if whole {
+                    WGSL.fill(step, &[("slot", &slot), ("k", &k)])
+                } else {
+                    WGSL.fill(step, &[("k", &k), ("run", &out.run_vec4s), ("slot", &slot)])
+                }
+            })
+            .collect();
+        WGSL.fill(
+            "copy",
+            &[
+                ("unless_skipped", &variant.unless_skipped(j)),
+                ("j", &j),
+                ("slot", &slot),
+                ("steps", &out.vec4s),
+                ("block", &self.block_vec4s),
+                ("run", &out.run_vec4s),
+                ("stretch", &stretch),
+            ],
+        )
+    }
+}
