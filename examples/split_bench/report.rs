@@ -69,10 +69,14 @@ const RATIOS: [(&str, Method, Method); 9] = [
 ];
 
 /// The ratio columns of the README table.
-const TABLE_RATIOS: [(Method, Method); 4] = [
+const TABLE_RATIOS: [(Method, Method); 8] = [
     (Method::Plan, Method::BestFixed),
+    (Method::PlanCalibrated, Method::BestFixed),
     (Method::Plan, Method::CopyLimit),
     (Method::Plan, Method::ShaderCopy),
+    (Method::GpuDiscrete, Method::ShaderCopy),
+    (Method::GpuIntegrated, Method::ShaderCopy),
+    (Method::Gather, Method::ShaderCopy),
     (Method::Host, Method::HostMemcpy),
 ];
 

@@ -178,6 +178,15 @@ pub(crate) struct Probe {
     pub element_type: ElementType,
 }
 
+/// The probe of the kernels for vec4-aligned runs (row copies, vec4): f32
+/// rows of 16 KiB split into four.
+pub(crate) const ALIGNED_RUNS: Probe = Probe {
+    shape: &[1024, 4096],
+    axis: 1,
+    lengths: &[1024; 4],
+    element_type: ElementType::Float,
+};
+
 /// The probe of the kernels for long runs at any bit offset (funnel, row
 /// streams): u8 rows of 4,097 bytes split into 2,048 and 2,049 (8 MiB), the
 /// shape of split_bench's u8 case. (Rows of 16,388 bytes split 8,193 and

@@ -14,8 +14,7 @@
 //! see `docs/DEVICE.md` for the variants measured (stretches of 1, 2, 4 and
 //! 8, consecutive lanes on consecutive vec4s).
 
-use super::{ClassRates, Fit, Gathered, GeneratedLayout, KernelSpec, Order, Probe};
-use crate::element::ElementType;
+use super::{ALIGNED_RUNS, ClassRates, Fit, Gathered, GeneratedLayout, KernelSpec, Order};
 use crate::plan::geometry::OutputGeometry;
 use crate::plan::template::Template;
 use crate::plan::wgsl::{Variant, entry_point};
@@ -36,12 +35,7 @@ pub(super) const SPEC: KernelSpec = KernelSpec {
     // layout, the vec4 kernel moves it at about the same rate).
     moves_alone: |g| g.is_aligned_to(128, 2),
     wgsl,
-    probe: Probe {
-        shape: &[1024, 4096],
-        axis: 1,
-        lengths: &[1024; 4],
-        element_type: ElementType::Float,
-    },
+    probe: ALIGNED_RUNS,
     rates: ClassRates {
         software: 8.0e9,
         discrete: 300e9,

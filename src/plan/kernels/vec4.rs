@@ -2,8 +2,7 @@
 //! block is a multiple of 128 bits: whole vec4s from whole vec4s, tried
 //! first whenever it fits.
 
-use super::{ClassRates, Fit, Gathered, GeneratedLayout, KernelSpec, Order, Probe};
-use crate::element::ElementType;
+use super::{ALIGNED_RUNS, ClassRates, Fit, Gathered, GeneratedLayout, KernelSpec, Order};
 use crate::plan::template::Template;
 use crate::plan::wgsl::{Variant, table_driven};
 
@@ -19,12 +18,7 @@ pub(super) const SPEC: KernelSpec = KernelSpec {
     // An output alone: its block stride counts (two rows or more).
     moves_alone: |g| g.is_aligned_to(128, 2),
     wgsl,
-    probe: Probe {
-        shape: &[1024, 4096],
-        axis: 1,
-        lengths: &[1024; 4],
-        element_type: ElementType::Float,
-    },
+    probe: ALIGNED_RUNS,
     rates: ClassRates {
         software: 5.5e9,
         discrete: 300e9,
