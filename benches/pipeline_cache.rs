@@ -1,7 +1,7 @@
 //! What a generated kernel's pipeline costs, and the cache's bound: the
 //! first encode of a new row-block layout (module and pipeline built) and
-//! its first execution (the driver's compile), a warmed-up layout's first
-//! execution, and rounds of encodes cycling through 33 layouts with the
+//! its first execution (the driver's compile), the same for new row-copy
+//! layouts, a warmed-up layout's first execution, and rounds of encodes cycling through 33 layouts with the
 //! default bound of 32 (every encode rebuilds) and with a bound of 64.
 //!
 //! `cargo bench --bench pipeline_cache`
@@ -9,7 +9,7 @@
 use std::time::Instant;
 
 use wgpu_split::gpu::{BufferRegion, CachePolicy, GpuContext, GpuSplitter, RoundTrip};
-use wgpu_split::plan::{PlanOptions, SplitPlan, Strategy};
+use wgpu_split::plan::{GeneratedLayout, PlanOptions, SplitPlan, Strategy};
 use wgpu_split::{ElementType, ResolvedSplit};
 
 /// Row-block plans of `count` distinct layouts (u8 rows of m bytes split
@@ -26,6 +26,27 @@ fn layouts(splitter: &GpuSplitter, skip: usize, count: usize) -> Vec<SplitPlan> 
                 .plan_with(&split, ElementType::Uint8, &gather)
                 .unwrap();
             assert!(plan.generated_layout().is_some());
+            plan
+        })
+        .collect()
+}
+
+/// Row-copy plans of `count` distinct layouts (f32 rows of 8m floats split
+/// [4a, 8m - 4a]).
+fn row_copy_layouts(splitter: &GpuSplitter, count: usize) -> Vec<SplitPlan> {
+    let gather = PlanOptions::default().strategy(Strategy::Gather);
+    (2..=8)
+        .flat_map(|m| (1..2 * m).map(move |a| (8 * m, 4 * a)))
+        .take(count)
+        .map(|(m, a)| {
+            let split = ResolvedSplit::new(&[256, m], 1, vec![a, m - a], true).unwrap();
+            let plan = splitter
+                .plan_with(&split, ElementType::Float, &gather)
+                .unwrap();
+            assert!(matches!(
+                plan.generated_layout(),
+                Some(GeneratedLayout::RowCopies(_))
+            ));
             plan
         })
         .collect()
@@ -81,6 +102,16 @@ fn main() {
         1e3 * median(first.iter().map(|t| t.1).collect()),
         1e3 * median(again.iter().map(|t| t.0).collect()),
         1e3 * median(again.iter().map(|t| t.1).collect()),
+    );
+    let copies = row_copy_layouts(&splitter, 8);
+    let first: Vec<(f64, f64)> = copies
+        .iter()
+        .map(|p| encode_and_run(&splitter, p))
+        .collect();
+    println!(
+        "new row-copy layout: encode {:.2} ms, first run {:.2} ms (medians of 8 layouts)",
+        1e3 * median(first.iter().map(|t| t.0).collect()),
+        1e3 * median(first.iter().map(|t| t.1).collect()),
     );
     // Warmed up ahead of time: the first encode and run find it all ready.
     let warm = layouts(&splitter, 8, 8);
