@@ -31,15 +31,13 @@ fn layouts(splitter: &GpuSplitter, skip: usize, count: usize) -> Vec<SplitPlan> 
         .collect()
 }
 
-/// Row-copy plans of `count` distinct layouts (f32 rows of 8m floats split
-/// [4a, 8m - 4a]).
+/// Row-copy plans of `count` distinct layouts (f32 rows of 16k floats
+/// split in halves).
 fn row_copy_layouts(splitter: &GpuSplitter, count: usize) -> Vec<SplitPlan> {
     let gather = PlanOptions::default().strategy(Strategy::Gather);
-    (2..=8)
-        .flat_map(|m| (1..2 * m).map(move |a| (8 * m, 4 * a)))
-        .take(count)
-        .map(|(m, a)| {
-            let split = ResolvedSplit::new(&[256, m], 1, vec![a, m - a], true).unwrap();
+    (1..=count)
+        .map(|k| {
+            let split = ResolvedSplit::new(&[256, 16 * k], 1, vec![8 * k; 2], true).unwrap();
             let plan = splitter
                 .plan_with(&split, ElementType::Float, &gather)
                 .unwrap();

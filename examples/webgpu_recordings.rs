@@ -72,7 +72,7 @@ fn kernel_cases() -> Vec<(Kernel, Case)> {
         (Kernel::Vec4, case("vec4", Float, &[4, 16], 1, vec![8, 8])),
         (
             Kernel::RowCopies,
-            case("row_copies", Float, &[4, 24], 1, vec![8, 4, 12]),
+            case("row_copies", Float, &[4, 32], 1, vec![8, 8, 16]),
         ),
         (
             Kernel::RowBlocks,

@@ -101,8 +101,8 @@ const PINS: [(&str, [Pin; 4]); 14] = [
     (
         "f32_1x84x8400_yolo",
         [
-            ("row_copies", 1, 0),
-            ("row_copies", 1, 0),
+            ("vec4", 1, 0),
+            ("vec4", 1, 0),
             ("vec4", 0, 2),
             ("vec4", 0, 2),
         ],
@@ -110,10 +110,10 @@ const PINS: [(&str, [Pin; 4]); 14] = [
     (
         "f32_1x8400x84_yolo_t",
         [
-            ("row_copies", 1, 0),
-            ("row_copies", 1, 0),
-            ("row_copies", 1, 0),
-            ("row_copies", 1, 0),
+            ("vec4", 1, 0),
+            ("vec4", 1, 0),
+            ("vec4", 1, 0),
+            ("vec4", 1, 0),
         ],
     ),
     (

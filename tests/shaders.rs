@@ -120,6 +120,19 @@ fn generated_row_block_kernels_validate() {
 }
 
 #[test]
+fn generated_row_copy_kernels_validate() {
+    // Vec4-aligned runs, equal and unequal, one row and many, in both
+    // placements.
+    for (t, shape, lengths) in [
+        (ElementType::Float, vec![64, 64], vec![16, 32, 16]),
+        (ElementType::Float16, vec![16, 2304], vec![768; 3]),
+        (ElementType::Float, vec![1, 4096], vec![1024; 4]),
+    ] {
+        check_generated(Kernel::RowCopies, t, &shape, lengths, Strategy::Gather);
+    }
+}
+
+#[test]
 fn generated_row_stream_kernels_validate() {
     // Long unaligned runs of several widths, in both placements: one, three
     // and five straddling outputs, more straddles than invocations per row.

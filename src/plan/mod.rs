@@ -65,8 +65,8 @@ pub use wgsl::Bindings;
 pub mod internals {
     pub use super::binding::{BoundDispatch, BoundPlan, SlotBinding};
     pub use super::kernels::{
-        COPY_VEC4S, CopyOutput, MAX_COPY_OUTPUTS, MAX_ROW_BLOCK_BITS, Piece, RowOutput,
-        STREAM_VEC4S, StreamOutput,
+        COPY_VEC4S, CopyOutput, MAX_COPY_OUTPUTS, MAX_ROW_BLOCK_BITS, MIN_WORKING_PERCENT, Piece,
+        RowOutput, STREAM_VEC4S, StreamOutput,
     };
     pub use super::passes::{DstWindow, Pass};
     pub use super::recording::{

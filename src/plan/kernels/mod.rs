@@ -15,7 +15,7 @@ mod vec4;
 mod words;
 
 pub use row_blocks::{MAX_ROW_BLOCK_BITS, Piece, RowBlock, RowOutput};
-pub use row_copies::{COPY_VEC4S, CopyOutput, MAX_COPY_OUTPUTS, RowCopies};
+pub use row_copies::{COPY_VEC4S, CopyOutput, MAX_COPY_OUTPUTS, MIN_WORKING_PERCENT, RowCopies};
 pub use row_streams::{RowStreams, STREAM_VEC4S, StreamOutput};
 
 use super::geometry::OutputGeometry;

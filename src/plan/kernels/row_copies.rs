@@ -65,6 +65,12 @@ fn wgsl(variant: &Variant, layout: Option<&GeneratedLayout>) -> String {
 /// own stretch; `docs/DEVICE.md`.)
 pub const COPY_VEC4S: u64 = 2;
 
+/// Least share of a row's steps that copy a vec4, in percent (see
+/// [`RowCopies::new`]). `f32 [1, 8400, 84]` split `[4, 80]` (70 %) ran at
+/// 0.70-0.74 of the table-driven kernel's speed side by side (`plan`,
+/// medians of 7 rounds); the split_bench cases at 100 % ran faster.
+pub const MIN_WORKING_PERCENT: u64 = 80;
+
 /// Most outputs one module copies: every invocation runs every output's
 /// code, so past it (an arena of many outputs) the table-driven vec4 kernel
 /// moves them instead.
@@ -96,8 +102,9 @@ pub struct RowCopies {
 
 impl RowCopies {
     /// The layout when every non-empty output is gathered and every run,
-    /// its offset and the row stride are whole vec4s; `None` otherwise, or
-    /// past [`MAX_COPY_OUTPUTS`] outputs.
+    /// its offset and the row stride are whole vec4s; `None` otherwise,
+    /// past [`MAX_COPY_OUTPUTS`] outputs, or when under
+    /// [`MIN_WORKING_PERCENT`] of the steps copy a vec4.
     pub(crate) fn new(geometry: &[OutputGeometry], copied: &[bool], outer: u64) -> Option<Self> {
         let live = OutputGeometry::non_empty(geometry);
         let block_bits = live.first()?.1.block_bits;
@@ -107,7 +114,7 @@ impl RowCopies {
         }
         let widest = live.iter().map(|(_, g)| g.run_bits / 128).max()?;
         let per_row = widest.div_ceil(COPY_VEC4S).max(1);
-        let outputs = live
+        let outputs: Vec<CopyOutput> = live
             .iter()
             .map(|&(output, g)| {
                 let run_vec4s = g.run_bits / 128;
@@ -118,6 +125,16 @@ impl RowCopies {
                 })
             })
             .collect::<Option<_>>()?;
+        // Lanes that copy nothing at a step cost what working ones do (on
+        // lavapipe under a mask, on a GPU as idle SIMD slots): an output
+        // much shorter than the longest (YOLO's 4-of-84 split: 70 % of the
+        // steps work) runs slower than the table-driven kernel, which
+        // spreads every output's units evenly.
+        let steps: u64 = outputs.iter().map(|o| u64::from(o.vec4s)).sum();
+        let work: u64 = outputs.iter().map(|o| u64::from(o.run_vec4s)).sum();
+        if work * 100 < steps * per_row * MIN_WORKING_PERCENT {
+            return None;
+        }
         let block_vec4s = if outer > 1 { block_bits / 128 } else { 0 };
         Some(RowCopies {
             block_vec4s: u32::try_from(block_vec4s).ok()?,
