@@ -66,9 +66,11 @@ fn wgsl(variant: &Variant, layout: Option<&GeneratedLayout>) -> String {
 pub const COPY_VEC4S: u64 = 2;
 
 /// Least share of a row's steps that copy a vec4, in percent (see
-/// [`RowCopies::new`]). `f32 [1, 8400, 84]` split `[4, 80]` (70 %) ran at
-/// 0.70-0.74 of the table-driven kernel's speed side by side (`plan`,
-/// medians of 7 rounds); the split_bench cases at 100 % ran faster.
+/// `RowCopies::new`). Below it the table-driven kernel, which spreads
+/// every output's units evenly, keeps the layout: `f32 [1, 8400, 84]`
+/// split `[4, 80]` (70 %) measured no faster with row copies (0.95 and 0.96
+/// of `shader_copy` against 1.00 and 0.96), where the split_bench cases at
+/// 100 % gained 5-25 %.
 pub const MIN_WORKING_PERCENT: u64 = 80;
 
 /// Most outputs one module copies: every invocation runs every output's
@@ -128,8 +130,7 @@ impl RowCopies {
         // Lanes that copy nothing at a step cost what working ones do (on
         // lavapipe under a mask, on a GPU as idle SIMD slots): an output
         // much shorter than the longest (YOLO's 4-of-84 split: 70 % of the
-        // steps work) runs slower than the table-driven kernel, which
-        // spreads every output's units evenly.
+        // steps work) gains nothing over the table-driven kernel.
         let steps: u64 = outputs.iter().map(|o| u64::from(o.vec4s)).sum();
         let work: u64 = outputs.iter().map(|o| u64::from(o.run_vec4s)).sum();
         if work * 100 < steps * per_row * MIN_WORKING_PERCENT {
