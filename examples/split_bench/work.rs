@@ -43,6 +43,8 @@ struct Problem {
     expected: Vec<HostTensor>,
     /// The input's bytes, padded to 16 so the vec4 shader copy reads it whole.
     padded: Vec<u8>,
+    /// Bytes the split moves ([`moved_bytes`]).
+    moved: u64,
     /// What the one-copy baselines copy: as many bytes as the split moves
     /// (its outputs; more than the input where pieces overlap, as in
     /// `tensor_split`), the input's bytes over and over, padded to 16.
@@ -89,6 +91,7 @@ pub fn bench_case(
         split,
         expected,
         padded,
+        moved: bytes,
         baseline,
     };
     let input_buffer = RoundTrip::new(splitter).create_input(&problem.padded)?;
@@ -155,9 +158,8 @@ fn prepare(
             }
         }
     } else if method == Method::CopyLimit {
-        let bytes = moved_bytes(&problem.input, &problem.expected)?;
         let dst = storage_buffer(device, size);
-        Work::Copy(baseline_buffer.clone(), dst, bytes.div_ceil(4) * 4)
+        Work::Copy(baseline_buffer.clone(), dst, problem.moved.div_ceil(4) * 4)
     } else {
         let dst = storage_buffer(device, size);
         Work::Shader(ShaderCopy::new(device, baseline_buffer, &dst, size), dst)
@@ -229,7 +231,7 @@ fn time_host(case: &Case, problem: &Problem, runs: usize) -> Result<Vec<Row>> {
         }
     }
     // As many bytes as the split moves, like the GPU baselines.
-    let bytes = moved_bytes(input, expected)?;
+    let bytes = problem.moved;
     let src = &problem.baseline[..bytes as usize];
     let mut dst = vec![0u8; src.len()];
     let memcpy = |dst: &mut [u8]| {

@@ -166,13 +166,13 @@ impl RowCopies {
     fn copy(&self, j: usize, variant: &Variant, out: &CopyOutput) -> String {
         let slot = variant.placement.slot_of_entry(j);
         let whole = out.run_vec4s == self.per_row * out.vec4s;
-        let step = if whole { "step" } else { "guarded_step" };
         let stretch: String = (0..out.vec4s)
             .map(|k| {
                 if whole {
-                    WGSL.fill(step, &[("slot", &slot), ("k", &k)])
+                    WGSL.fill("step", &[("slot", &slot), ("k", &k)])
                 } else {
-                    WGSL.fill(step, &[("k", &k), ("run", &out.run_vec4s), ("slot", &slot)])
+                    let run = out.run_vec4s;
+                    WGSL.fill("guarded_step", &[("k", &k), ("run", &run), ("slot", &slot)])
                 }
             })
             .collect();
