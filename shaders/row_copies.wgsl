@@ -3,19 +3,23 @@
 // of input row `row = g / per_row` and copies, in every output, the vec4s
 // [part * steps, part * steps + steps) of that row's run: one vec4 load and
 // one store per 16 bytes, straight-line code, the run lengths, the row
-// stride and the lanes per row constants. A stretch is two vec4s (32
-// bytes, a GPU's memory sector) for the longest output.
+// stride, the lanes per row and where each run starts in a row constants.
+// A stretch is two vec4s (32 bytes, a GPU's memory sector) for the longest
+// output. Every entry is read once, before the first copy, from a uniform
+// table (arena too: at most MAX_COPY_OUTPUTS entries).
 
 //#fragment body
     let row = g / {{per_row}}u;
     let part = g % {{per_row}}u;
-{{copies}}
+    let src_row = (source_shift_bits() >> 7u) + row * {{block}}u;
+{{entries}}{{copies}}
+//#fragment entry
+    let dst_{{j}} = bound_{{slot}}(table.entries[{{j}}u]).dst_unit;
 //#fragment copy
     {{unless_skipped}}{
-        let e = bound_{{slot}}(table.entries[{{j}}u]);
         let u0 = part * {{steps}}u;
-        let src = (e.src_bit >> 7u) + row * {{block}}u + u0;
-        let dst = e.dst_unit + row * {{run}}u + u0;
+        let src = src_row + {{src}}u + u0;
+        let dst = dst_{{j}} + row * {{run}}u + u0;
 {{stretch}}    }
 //#fragment step
         dst_vec4_{{slot}}[dst + {{k}}u] = src_vec4[src + {{k}}u];

@@ -15,16 +15,18 @@
 //#fragment body
     let row = g / {{per_row}}u;
     let part = g % {{per_row}}u;
-{{streams}}{{straddles}}
+{{entries}}{{streams}}{{straddles}}
+//#fragment entry
+    let e{{j}} = bound_{{slot}}(table.entries[{{j}}u]);
 //#fragment stream
     {{unless_skipped}}{
-        let e = bound_{{slot}}(table.entries[{{j}}u]);
+        let e = e{{j}};
         let r0 = row * {{run}}u;
         // Whole vec4s of this row: [first, end).
         let first = (r0 + 127u) >> 7u;
         let end = (r0 + {{run}}u) >> 7u;
         let u0 = first + part * {{vec4s}}u;
-        let s = e.src_bit + row * {{block}}u + u0 * 128u - r0;
+        let s = {{src}}u + source_shift_bits() + row * {{block}}u + u0 * 128u - r0;
         let shift = shift_at(s);
         let at = s >> 7u;
         let v0 = src_vec4[at];
@@ -33,14 +35,14 @@
     // A short run ({{words}} word(s) per row): this invocation gathers the
     // output's vec4 g, word by word from the rows it spans.
     {{unless_skipped}}{
-        let e = bound_{{slot}}(table.entries[{{j}}u]);
+        let e = e{{j}};
         if (g < (e.len_bits >> 7u)) {
             let first = g * 4u;
             var row = first / {{words}}u;
             var col = first % {{words}}u;
             var v = vec4<u32>();
             for (var i = 0u; i < 4u; i++) {
-                let w = (e.src_bit >> 5u) + row * {{block_words}}u + col;
+                let w = (({{src}}u + source_shift_bits()) >> 5u) + row * {{block_words}}u + col;
                 v[i] = src_vec4[w >> 2u][w & 3u];
                 col += 1u;
                 let next_row = col == {{words}}u;

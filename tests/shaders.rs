@@ -9,8 +9,8 @@ use std::mem::{offset_of, size_of};
 
 use naga::valid::{Capabilities, ValidationFlags, Validator};
 use wgpu_split::plan::internals::{
-    FLAG_ALIGNED, FLAG_PAD, FLAG_SKIP, TableEntry, TableHeader, UNITS_PER_INVOCATION,
-    WORKGROUP_SIZE,
+    BindingKind, FLAG_ALIGNED, FLAG_PAD, FLAG_SKIP, MAX_UNIFORM_ENTRIES, TableEntry, TableHeader,
+    UNITS_PER_INVOCATION, WORKGROUP_SIZE,
 };
 use wgpu_split::plan::{
     Bindings, CostModel, Kernel, Placement, PlanLimits, PlanOptions, ShaderKey, SplitPlan, Strategy,
@@ -153,6 +153,55 @@ fn generated_row_stream_kernels_validate() {
     }
 }
 
+#[test]
+fn arena_tables_of_row_copies_and_row_streams_are_uniform_up_to_32_entries() {
+    let table_of = |t, shape: &[usize], lengths: Vec<usize>, kernel| {
+        let split = ResolvedSplit::new(shape, 1, lengths, true).unwrap();
+        let options = PlanOptions::default()
+            .strategy(Strategy::Gather)
+            .kernel(kernel)
+            .placement(Placement::Arena);
+        let plan = SplitPlan::new(&split, t, &PlanLimits::WEBGPU_DEFAULT, &options).unwrap();
+        assert_eq!(plan.kernel(), kernel);
+        let key = plan.shader().unwrap();
+        check_bindings(&validated(&key.source()), &key);
+        let layout = key.bind_group_layout();
+        let table = *layout
+            .iter()
+            .find(|e| e.binding == Bindings::TABLE)
+            .unwrap();
+        (table.kind, table.min_binding_size)
+    };
+    let entries = |n: u64| TableHeader::SIZE + n * TableEntry::SIZE;
+    // QKV: three entries, read from a uniform buffer.
+    assert_eq!(
+        table_of(
+            ElementType::Float16,
+            &[16, 2304],
+            vec![768; 3],
+            Kernel::RowCopies
+        ),
+        (BindingKind::Uniform, entries(3))
+    );
+    // Row streams: 32 outputs of 17 bytes in a uniform table, 33 in storage.
+    let n = MAX_UNIFORM_ENTRIES;
+    let streams = |outputs: usize| {
+        table_of(
+            ElementType::Uint8,
+            &[16, 17 * outputs],
+            vec![17; outputs],
+            Kernel::RowStreams,
+        )
+    };
+    assert_eq!(streams(n), (BindingKind::Uniform, entries(n as u64)));
+    assert_eq!(streams(n + 1), (BindingKind::ReadOnlyStorage, entries(1)));
+    // The table-driven kernels keep a storage table in an arena.
+    assert_eq!(
+        table_of(ElementType::Float, &[16, 64], vec![16; 4], Kernel::Vec4).0,
+        BindingKind::ReadOnlyStorage
+    );
+}
+
 /// Every binding of the module is the binding table's: the table, the
 /// source and one destination per slot, of the kernel's unit.
 fn check_bindings(module: &naga::Module, key: &ShaderKey) {
@@ -171,6 +220,25 @@ fn check_bindings(module: &naga::Module, key: &ShaderKey) {
         "words"
     };
     assert_eq!(binding("table"), Bindings::TABLE);
+    // The table's address space is the bind group layout's kind.
+    let space = module
+        .global_variables
+        .iter()
+        .find(|(_, g)| g.name.as_deref() == Some("table"))
+        .map(|(_, g)| g.space)
+        .unwrap();
+    let layout = key.bind_group_layout();
+    let table = layout
+        .iter()
+        .find(|e| e.binding == Bindings::TABLE)
+        .unwrap();
+    match table.kind {
+        BindingKind::Uniform => assert_eq!(space, naga::AddressSpace::Uniform, "{key:?}"),
+        _ => assert!(
+            matches!(space, naga::AddressSpace::Storage { .. }),
+            "{key:?}"
+        ),
+    }
     assert_eq!(binding(&format!("src_{unit}")), Bindings::SOURCE);
     for slot in 0..key.slots() {
         let dst = binding(&format!("dst_{unit}_{slot}"));

@@ -3,7 +3,7 @@
 //! runtime can store and plan with, and whether each figure can be trusted.
 
 pub use super::calibration_timer::Timing;
-use super::calibration_timer::{Measured, Timer};
+use super::calibration_timer::{Measured, Record, Timer};
 use super::device_class::device_class;
 use super::region::BufferRegion;
 use super::round_trip::RoundTrip;
@@ -85,10 +85,6 @@ impl Probe {
         })
     }
 
-    fn time(&self, splitter: &GpuSplitter, timer: &Timer<'_>) -> Result<Measured> {
-        timer.measure(&|encoder| self.record(splitter, encoder))
-    }
-
     fn record(&self, splitter: &GpuSplitter, encoder: &mut wgpu::CommandEncoder) -> Result<()> {
         splitter.encode(
             encoder,
@@ -104,7 +100,10 @@ impl Probe {
 /// only): a 16 MiB copy (bandwidth), 4,096 copies of 1 KiB (the fixed cost
 /// of a command), each kernel on the split its module names as its probe
 /// (16 MiB or so, the kernel forced), and a one-word dispatch (its fixed
-/// cost), each over 9 runs. Timestamp queries are used when the device has
+/// cost), each over 9 runs, in rounds that run every probe once, so that
+/// the figures compared are measured in the same minutes of the device.
+/// Every probe's buffers are held meanwhile: about 190 MiB of device
+/// memory, freed on return. Timestamp queries are used when the device has
 /// them, else wall time ([`Timing`]). Work other threads submit meanwhile
 /// only adds time: each figure is the low end of its runs, and a figure
 /// whose runs disagree by more than 2x is reported as
@@ -140,6 +139,35 @@ pub fn calibrate(splitter: &GpuSplitter) -> Result<Calibration> {
     let gather = PlanOptions::default().strategy(Strategy::Gather);
     let one_word = Probe::new(splitter, &tiny, f32_t, gather)?;
     timer.measure_resolution(&|e| one_word.record(splitter, e))?;
+    let copy = PlanOptions::default().strategy(Strategy::Copy);
+    let words = 4 << 20; // 16 MiB of f32
+    let whole = ResolvedSplit::new(&[words], 0, vec![words], true)?;
+    let big_copy = Probe::new(splitter, &whole, f32_t, copy)?;
+    let rows = ResolvedSplit::new(&[2048, 512], 1, vec![256, 256], true)?;
+    let many = Probe::new(splitter, &rows, f32_t, copy)?;
+    let mut kernels = Vec::with_capacity(Kernel::ALL.len());
+    for kernel in Kernel::ALL {
+        let p = kernel.spec().probe;
+        let split = ResolvedSplit::new(p.shape, p.axis, p.lengths.to_vec(), true)?;
+        let options = PlanOptions::default()
+            .strategy(Strategy::Gather)
+            .kernel(kernel);
+        kernels.push((
+            kernel,
+            Probe::new(splitter, &split, p.element_type, options)?,
+        ));
+    }
+    // Every figure in the same rounds (`Timer::measure_all`).
+    let probes: Vec<&Probe> = [&big_copy, &many, &one_word]
+        .into_iter()
+        .chain(kernels.iter().map(|(_, p)| p))
+        .collect();
+    let records: Vec<Box<Record<'_>>> = probes
+        .iter()
+        .map(|&p| Box::new(move |e: &mut wgpu::CommandEncoder| p.record(splitter, e)) as Box<_>)
+        .collect();
+    let refs: Vec<&Record<'_>> = records.iter().map(|r| r.as_ref()).collect();
+    let measured = timer.measure_all(&refs)?;
     let mut unsteady = Vec::new();
     let mut steady = |figure, m: Measured| {
         if !m.steady {
@@ -147,36 +175,21 @@ pub fn calibrate(splitter: &GpuSplitter) -> Result<Calibration> {
         }
         m.seconds
     };
-    let copy = PlanOptions::default().strategy(Strategy::Copy);
-    let words = 4 << 20; // 16 MiB of f32
-    let whole = ResolvedSplit::new(&[words], 0, vec![words], true)?;
-    let big_copy = Probe::new(splitter, &whole, f32_t, copy)?.time(splitter, &timer)?;
-    let t_copy = steady(Figure::CopyBandwidth, big_copy);
+    let t_copy = steady(Figure::CopyBandwidth, measured[0]);
     let copy_bw = 2.0 * (words * 4) as f64 / t_copy;
-    let rows = ResolvedSplit::new(&[2048, 512], 1, vec![256, 256], true)?;
-    let many = Probe::new(splitter, &rows, f32_t, copy)?;
-    let many_copies = many.time(splitter, &timer)?;
-    let t_many = steady(
-        Figure::CopyCommand,
-        Measured {
-            steady: many_copies.steady && big_copy.steady,
-            ..many_copies
-        },
-    );
+    let many_copies = Measured {
+        steady: measured[1].steady && measured[0].steady,
+        ..measured[1]
+    };
+    let t_many = steady(Figure::CopyCommand, many_copies);
     let commands = many.plan.copy_count() as f64;
     let command = ((t_many - 2.0 * (2048 * 512 * 4) as f64 / copy_bw) / commands).max(0.0);
+    let dispatch = steady(Figure::Dispatch, measured[2]);
     let mut rates = KernelRates::ZERO;
-    for kernel in Kernel::ALL {
-        let p = kernel.spec().probe;
-        let split = ResolvedSplit::new(p.shape, p.axis, p.lengths.to_vec(), true)?;
-        let options = PlanOptions::default()
-            .strategy(Strategy::Gather)
-            .kernel(kernel);
-        let probe = Probe::new(splitter, &split, p.element_type, options)?;
-        let seconds = steady(Figure::Gather(kernel), probe.time(splitter, &timer)?);
-        rates.set(kernel, 2.0 * probe.plan.input_bytes() as f64 / seconds);
+    for ((kernel, probe), &m) in kernels.iter().zip(&measured[3..]) {
+        let seconds = steady(Figure::Gather(*kernel), m);
+        rates.set(*kernel, 2.0 * probe.plan.input_bytes() as f64 / seconds);
     }
-    let dispatch = steady(Figure::Dispatch, one_word.time(splitter, &timer)?);
     let class = CostModel::for_class(device_class(&splitter.device().adapter_info()));
     let mut model = CostModel {
         copy_bytes_per_second: copy_bw,

@@ -74,6 +74,9 @@ fn estimate(mut times: Vec<f64>) -> (f64, bool) {
     (low, times[times.len() / 2] <= 2.0 * low)
 }
 
+/// Work a figure times: it records its commands into the encoder.
+pub(super) type Record<'a> = dyn Fn(&mut wgpu::CommandEncoder) -> Result<()> + 'a;
+
 /// A measured time and whether its runs were steady.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Measured {
@@ -163,63 +166,93 @@ impl<'a> Timer<'a> {
         }
     }
 
-    /// Seconds of `record` over [`RUNS`] runs after a warm-up
-    /// ([`estimate`]). Under the wall clock each run is paired with an
-    /// empty submission just before it and counts the difference; the
-    /// figure is steady only if the empty submissions themselves are (their
-    /// middle within half the figure of their low end): on a queue that
-    /// other work keeps full, every submission waits behind it by a
-    /// varying amount, and the figure cannot be told from that wait.
-    pub(super) fn measure(
-        &self,
-        record: &dyn Fn(&mut wgpu::CommandEncoder) -> Result<()>,
-    ) -> Result<Measured> {
-        let once = self.measure_repeated(record, 1)?;
-        let Some(k) = repeats_for(once.seconds, self.resolution) else {
-            return Ok(Measured {
-                steady: false,
-                ..once
-            });
+    /// Seconds of each of `records` over [`RUNS`] runs after a warm-up
+    /// ([`estimate`]), the runs interleaved: round `r` runs every record
+    /// once, so figures that are compared (one kernel against another)
+    /// see the same slow and fast minutes of the device (lavapipe's rates
+    /// swing 2x between minutes: measured one after the other, a kernel
+    /// 1.45x faster than another on the same split was once calibrated
+    /// slower). A record too short for the timer is repeated in one
+    /// submission ([`repeats_for`]) and its figure divided; one that even
+    /// [`MAX_REPEATS`] cannot lift is unsteady. Under the wall clock each
+    /// run is paired with an empty submission just before it and counts
+    /// the difference; the figure is steady only if the empty submissions
+    /// themselves are (their middle within half the figure of their low
+    /// end): on a queue that other work keeps full, every submission waits
+    /// behind it by a varying amount, and the figure cannot be told from
+    /// that wait.
+    pub(super) fn measure_all(&self, records: &[&Record<'_>]) -> Result<Vec<Measured>> {
+        let once = self.rounds(records, &vec![1; records.len()])?;
+        let repeats: Vec<Option<usize>> = once
+            .iter()
+            .map(|m| repeats_for(m.seconds, self.resolution))
+            .collect();
+        let needed: Vec<usize> = repeats.iter().map(|k| k.unwrap_or(1)).collect();
+        let repeated = if needed.iter().any(|&k| k > 1) {
+            let (short, ks): (Vec<&Record<'_>>, Vec<usize>) = records
+                .iter()
+                .zip(&needed)
+                .filter(|(_, k)| **k > 1)
+                .map(|(r, k)| (*r, *k))
+                .unzip();
+            self.rounds(&short, &ks)?
+        } else {
+            Vec::new()
         };
-        if k == 1 {
-            return Ok(once);
-        }
-        let repeated = self.measure_repeated(record, k)?;
-        Ok(Measured {
-            seconds: repeated.seconds / k as f64,
-            steady: repeated.steady && repeated.seconds >= QUANTA_PER_FIGURE * self.resolution,
-        })
+        let mut repeated = repeated.into_iter().zip(needed.iter().filter(|&&k| k > 1));
+        Ok(once
+            .into_iter()
+            .zip(repeats)
+            .map(|(once, k)| match k {
+                None => Measured {
+                    steady: false,
+                    ..once
+                },
+                Some(1) => once,
+                Some(_) => {
+                    let (m, &k) = repeated.next().expect("one repeated figure per record");
+                    Measured {
+                        seconds: m.seconds / k as f64,
+                        steady: m.steady && m.seconds >= QUANTA_PER_FIGURE * self.resolution,
+                    }
+                }
+            })
+            .collect())
     }
 
-    /// [`Timer::measure`] of `record` recorded `repeats` times per run.
-    fn measure_repeated(
-        &self,
-        record: &dyn Fn(&mut wgpu::CommandEncoder) -> Result<()>,
-        repeats: usize,
-    ) -> Result<Measured> {
-        let record = |e: &mut wgpu::CommandEncoder| (0..repeats).try_for_each(|_| record(e));
+    /// One warm-up round and [`RUNS`] timed rounds of `records`, record
+    /// `i` recorded `repeats[i]` times per run.
+    fn rounds(&self, records: &[&Record<'_>], repeats: &[usize]) -> Result<Vec<Measured>> {
         let wall_clock = self.queries.is_none();
-        let mut runs = Vec::with_capacity(RUNS);
-        let mut empties = Vec::with_capacity(RUNS);
+        let mut runs = vec![Vec::with_capacity(RUNS); records.len()];
+        let mut empties = vec![Vec::with_capacity(RUNS); records.len()];
         for run in 0..=RUNS {
-            let empty = if wall_clock {
-                self.once(&|_| Ok(()))?
-            } else {
-                0.0
-            };
-            let work = self.once(&record)?;
-            if run > 0 {
-                runs.push((work - empty).max(1e-9));
-                empties.push(empty);
+            for (i, (record, &k)) in records.iter().zip(repeats).enumerate() {
+                let empty = if wall_clock {
+                    self.once(&|_| Ok(()))?
+                } else {
+                    0.0
+                };
+                let work = self.once(&|e| (0..k).try_for_each(|_| record(e)))?;
+                if run > 0 {
+                    runs[i].push((work - empty).max(1e-9));
+                    empties[i].push(empty);
+                }
             }
         }
-        let (seconds, mut steady) = estimate(runs);
-        if wall_clock {
-            let (low, _) = estimate(empties.clone());
-            empties.sort_by(f64::total_cmp);
-            steady &= empties[RUNS / 2] - low <= 0.5 * seconds;
-        }
-        Ok(Measured { seconds, steady })
+        Ok(runs
+            .into_iter()
+            .zip(empties)
+            .map(|(runs, mut empties)| {
+                let (seconds, mut steady) = estimate(runs);
+                if wall_clock {
+                    let (low, _) = estimate(empties.clone());
+                    empties.sort_by(f64::total_cmp);
+                    steady &= empties[RUNS / 2] - low <= 0.5 * seconds;
+                }
+                Measured { seconds, steady }
+            })
+            .collect())
     }
 
     fn once(&self, record: &dyn Fn(&mut wgpu::CommandEncoder) -> Result<()>) -> Result<f64> {

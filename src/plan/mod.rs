@@ -74,7 +74,7 @@ pub mod internals {
         SPARE_BUFFER_BYTES,
     };
     pub use super::regions::Region;
-    pub use super::shader::{BindingKind, LayoutEntry};
+    pub use super::shader::{BindingKind, LayoutEntry, MAX_UNIFORM_ENTRIES};
     pub use super::split_plan::fingerprint;
     pub use super::table::{
         FLAG_ALIGNED, FLAG_PAD, FLAG_SKIP, TableEntry, TableHeader, UNITS_PER_INVOCATION,

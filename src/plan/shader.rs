@@ -8,6 +8,15 @@ use super::placement::Placement;
 use super::table::{TableEntry, TableHeader};
 use super::wgsl::{Bindings, Variant, prelude};
 
+/// Most entries an arena's table holds as a uniform buffer (1.5 KiB).
+pub const MAX_UNIFORM_ENTRIES: usize = 32;
+
+/// A uniform table's entry count for `entries` entries (at least one),
+/// `None` past [`MAX_UNIFORM_ENTRIES`].
+fn uniform_count(entries: usize) -> Option<u32> {
+    (entries <= MAX_UNIFORM_ENTRIES).then(|| entries.max(1) as u32)
+}
+
 /// What one compiled pipeline is: a kernel for a placement with a number of
 /// destination slots, and a generated kernel's layout. Its module has one
 /// entry point, `split`.
@@ -112,15 +121,30 @@ impl ShaderKey {
     }
 
     /// The smallest table binding the module accepts: the header and the
-    /// uniform table's one entry per slot, or the storage table's first
-    /// entry.
+    /// uniform table's entries, or the storage table's first entry.
     pub fn min_table_bytes(&self) -> u64 {
-        let entries = if self.placement.uniform_table() {
-            u64::from(self.slots.max(1))
-        } else {
-            1
-        };
-        TableHeader::SIZE + entries * TableEntry::SIZE
+        let entries = self.uniform_entries().unwrap_or(1);
+        TableHeader::SIZE + u64::from(entries) * TableEntry::SIZE
+    }
+
+    /// The entries of a uniform table, or `None` for a read-only storage
+    /// table of any length. Separate destinations take a uniform table of
+    /// one entry per slot; a row-copy or row-stream module, whose table is
+    /// one entry per output, takes one in an arena too, up to
+    /// [`MAX_UNIFORM_ENTRIES`] (on lavapipe the row-copy kernel ran 3-5 %
+    /// faster so, `docs/DEVICE.md`; a GPU's constant cache serves a table
+    /// every lane reads at one address).
+    pub(crate) fn uniform_entries(&self) -> Option<u32> {
+        match (&self.layout, self.placement) {
+            (_, Placement::Separate) => Some(self.slots.max(1)),
+            (Some(GeneratedLayout::RowCopies(rc)), Placement::Arena) => {
+                uniform_count(rc.outputs.len())
+            }
+            (Some(GeneratedLayout::RowStreams(rs)), Placement::Arena) => {
+                uniform_count(rs.outputs.len())
+            }
+            _ => None,
+        }
     }
 
     /// The module's entry point.
@@ -134,6 +158,7 @@ impl ShaderKey {
         let variant = Variant {
             placement: self.placement,
             slots: self.slots,
+            uniform_entries: self.uniform_entries(),
             skips: self.skips,
             writable_source: self.writable_source,
             shifted: self.shifted,
@@ -168,12 +193,12 @@ pub struct LayoutEntry {
 }
 
 impl ShaderKey {
-    /// The module's bind group layout: the parameter table (uniform for
-    /// separate destinations, read-only storage for an arena), the source
+    /// The module's bind group layout: the parameter table (uniform or
+    /// read-only storage, see `uniform_entries`), the source
     /// (read-only, or writable in that variant) and one writable
     /// destination per slot.
     pub fn bind_group_layout(&self) -> Vec<LayoutEntry> {
-        let table = if self.placement().uniform_table() {
+        let table = if self.uniform_entries().is_some() {
             BindingKind::Uniform
         } else {
             BindingKind::ReadOnlyStorage

@@ -29,11 +29,14 @@ pub(crate) const VEC4_BITS: Template = Template::new(
 /// (where a destination shares the input's buffer), and whether bindings
 /// may start before the caller's offsets (`shifted`: offsets that are not
 /// multiples of the binding alignment; the shifts cost up to 8 % on the
-/// row-block kernel on lavapipe, so aligned offsets compile them out).
+/// row-block kernel on lavapipe, so aligned offsets compile them out), and
+/// the table's form: a uniform buffer of `uniform_entries` entries, or
+/// (`None`) a read-only storage buffer of any length.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) struct Variant {
     pub placement: Placement,
     pub slots: u32,
+    pub uniform_entries: Option<u32>,
     pub skips: bool,
     pub writable_source: bool,
     pub shifted: bool,
@@ -86,15 +89,9 @@ pub(crate) fn prelude(kernel: &str, unit_bits: u64, variant: &Variant) -> String
     let fields = |names: &[&'static str]| {
         PRELUDE.repeat("field", names.iter(), |n| vec![("name", n.to_string())])
     };
-    let entries = if placement.uniform_table() {
-        format!("array<Entry, {}>", slots.max(1))
-    } else {
-        "array<Entry>".to_string()
-    };
-    let table_space = if placement.uniform_table() {
-        "uniform"
-    } else {
-        "storage, read"
+    let (entries, table_space) = match variant.uniform_entries {
+        Some(n) => (format!("array<Entry, {n}>"), "uniform"),
+        None => ("array<Entry>".to_string(), "storage, read"),
     };
     let destinations = PRELUDE.repeat("destination", 0..slots, |&slot| {
         vec![

@@ -124,12 +124,12 @@ pub fn emulate(plan: &SplitPlan, memory: &mut [Vec<u8>], input: Region, destinat
         let header_size = TableHeader::SIZE as usize;
         let header: TableHeader = bytemuck::pod_read_unaligned(&table[..header_size]);
         let mut entries: Vec<TableEntry> = bytemuck::pod_collect_to_vec(&table[header_size..]);
-        // A uniform table (separate destinations) holds one entry per slot
-        // of the shader; the ones past the pass's are zero. A storage table
-        // (the arena) holds exactly the pass's.
+        // A separate destinations' table holds one entry per slot of the
+        // shader; the ones past the pass's are zero. An arena's table (in
+        // storage, or uniform for row copies) holds exactly the pass's.
         let unused = entries.split_off(header.entry_count as usize);
         assert!(unused.iter().all(|e| *e == bytemuck::Zeroable::zeroed()));
-        bind_entries(plan, &header, &mut entries, b, bound.shifted);
+        let src_shift_units = bind_entries(plan, &header, &mut entries, b, bound.shifted);
         if plan.placement().is_shared() {
             assert!(unused.is_empty());
         }
@@ -138,6 +138,7 @@ pub fn emulate(plan: &SplitPlan, memory: &mut [Vec<u8>], input: Region, destinat
             invocations: header.invocations,
             entries: &entries,
             src: (input.buffer, &b.src),
+            src_shift_units,
             dst: &dst,
             destinations,
             owned: HashSet::new(),
@@ -200,7 +201,7 @@ fn bind_entries(
     entries: &mut [TableEntry],
     b: &BoundDispatch,
     shifted: bool,
-) {
+) -> u32 {
     let unit_bytes = plan.kernel().unit_bits() / 8;
     let units = |r: &std::ops::Range<u64>| ((r.end - r.start) / unit_bytes) as u32;
     let src_shift = units(&b.src).wrapping_sub(header.source_window_units);
@@ -222,6 +223,7 @@ fn bind_entries(
             e.dst_unit += shift;
         }
     }
+    src_shift
 }
 
 /// WebGPU's rules (which Dawn enforces and wgpu 30 does not): no two
@@ -349,6 +351,8 @@ struct GeneratedPass<'a> {
     entries: &'a [TableEntry],
     /// The source buffer and its binding.
     src: (usize, &'a std::ops::Range<u64>),
+    /// Units the source binding starts before the source window.
+    src_shift_units: u32,
     /// Per slot: the destination and its binding.
     dst: &'a [SlotTarget],
     destinations: &'a [Region],
@@ -495,13 +499,20 @@ fn run_row_streams(rs: &RowStreams, pass: &mut GeneratedPass<'_>, memory: &mut [
     {
         let run = u64::from(out.run_bits);
         assert_eq!((e.first_bit, u64::from(e.len_bits)), (0, rows * run));
+        // The module compiles the run starts in and adds the binding's
+        // shift: the table (shift added) must agree.
+        let src_bit = u64::from(out.src_bit) + u64::from(pass.src_shift_units) * 128;
+        assert_eq!(
+            u64::from(e.src_bit),
+            src_bit,
+            "the layout's run start is the table's"
+        );
         if out.is_short() {
             // Whole words: invocation g gathers the output's vec4 g.
             assert_eq!(
                 (run % 32, e.src_bit % 32, u64::from(rs.block_bits) % 32),
                 (0, 0, 0)
             );
-            let src_bit = u64::from(e.src_bit);
             for g in 0..(rows * run / 128).min(invocations) {
                 let mut value = [0u8; 16];
                 for i in 0..4 {
@@ -526,7 +537,6 @@ fn run_row_streams(rs: &RowStreams, pass: &mut GeneratedPass<'_>, memory: &mut [
                 "row stream vec4",
             );
         };
-        let src_bit = u64::from(e.src_bit);
         for g in 0..invocations {
             let (row, part) = (g / per_row, g % per_row);
             let r0 = row * run;
@@ -574,10 +584,17 @@ fn run_row_copies(rc: &RowCopies, pass: &mut GeneratedPass<'_>, memory: &mut [Ve
         let n = u64::from(out.vec4s);
         assert!(n * per_row >= run, "the stretches cover the run");
         assert_eq!((e.first_bit, u64::from(e.len_bits)), (0, rows * run * 128));
-        assert_eq!(e.src_bit % 128, 0, "runs start on whole vec4s");
+        // The module compiles the run starts in and adds the binding's
+        // shift: the table (shift added) must agree.
+        let src_row0 = u64::from(out.src_vec4) + u64::from(pass.src_shift_units);
+        assert_eq!(
+            u64::from(e.src_bit),
+            src_row0 * 128,
+            "the layout's run start is the table's"
+        );
         for g in 0..invocations {
             let (row, part) = (g / per_row, g % per_row);
-            let src = u64::from(e.src_bit) / 128 + row * u64::from(rc.block_vec4s);
+            let src = src_row0 + row * u64::from(rc.block_vec4s);
             for u in (part * n..part * n + n).filter(|&u| u < run) {
                 let from = ((src + u) * 16) as usize;
                 pass.store(

@@ -83,6 +83,11 @@ pub const MAX_COPY_OUTPUTS: usize = 32;
 pub struct CopyOutput {
     /// The output.
     pub output: usize,
+    /// Where its run starts in each input row, in vec4s: the table's
+    /// `src_bit` / 128 (a generated pass binds the whole input from its
+    /// start), compiled in because on lavapipe runtime source bases cost
+    /// 3-4 % (`docs/DEVICE.md`).
+    pub src_vec4: u32,
     /// Vec4s of its run in each input row.
     pub run_vec4s: u32,
     /// Vec4s each invocation copies of it per row.
@@ -122,6 +127,7 @@ impl RowCopies {
                 let run_vec4s = g.run_bits / 128;
                 Some(CopyOutput {
                     output,
+                    src_vec4: u32::try_from(g.offset_bits / 128).ok()?,
                     run_vec4s: u32::try_from(run_vec4s).ok()?,
                     vec4s: u32::try_from(run_vec4s.div_ceil(per_row)).ok()?,
                 })
@@ -152,13 +158,27 @@ impl RowCopies {
     /// The body of the entry point for this layout. Table entry `j`
     /// belongs to gathered output `j`.
     fn body(&self, variant: &Variant) -> String {
+        let entries: String = (0..self.outputs.len())
+            .map(|j| {
+                let slot = variant.placement.slot_of_entry(j);
+                WGSL.fill("entry", &[("j", &j), ("slot", &slot)])
+            })
+            .collect();
         let copies: String = self
             .outputs
             .iter()
             .enumerate()
             .map(|(j, out)| self.copy(j, variant, out))
             .collect();
-        WGSL.fill("body", &[("per_row", &self.per_row), ("copies", &copies)])
+        WGSL.fill(
+            "body",
+            &[
+                ("per_row", &self.per_row),
+                ("block", &self.block_vec4s),
+                ("entries", &entries),
+                ("copies", &copies),
+            ],
+        )
     }
 
     /// Output `j`'s stretch of a row (written to its slot), each step
@@ -181,9 +201,8 @@ impl RowCopies {
             &[
                 ("unless_skipped", &variant.unless_skipped(j)),
                 ("j", &j),
-                ("slot", &slot),
                 ("steps", &out.vec4s),
-                ("block", &self.block_vec4s),
+                ("src", &out.src_vec4),
                 ("run", &out.run_vec4s),
                 ("stretch", &stretch),
             ],

@@ -77,6 +77,10 @@ pub const STREAM_VEC4S: u64 = 8;
 pub struct StreamOutput {
     /// The output.
     pub output: usize,
+    /// Where its run starts in each input row, in bits: the table's
+    /// `src_bit` (a generated pass binds the whole input from its start),
+    /// compiled in as the row-copy kernel's run starts are.
+    pub src_bit: u32,
     /// Bits of its run in each input row: at least 128, or a short run of
     /// whole words ([`StreamOutput::is_short`]).
     pub run_bits: u32,
@@ -95,8 +99,8 @@ impl StreamOutput {
 }
 
 /// A row-stream layout: the input row length, how many invocations share
-/// a row, and every gathered output's run and stretch. The row count and
-/// where the runs start (the table's `src_bit`) are not part of it.
+/// a row, and every gathered output's run, where it starts and its
+/// stretch. The row count is not part of it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct RowStreams {
     /// Bits per input row.
@@ -135,16 +139,19 @@ impl RowStreams {
         let per_row = widest.div_ceil(STREAM_VEC4S).max(1);
         let outputs = live
             .iter()
-            .map(|&(output, g)| StreamOutput {
-                output,
-                run_bits: g.run_bits as u32,
-                vec4s: if g.run_bits < 128 {
-                    0
-                } else {
-                    (g.run_bits / 128).div_ceil(per_row).max(1) as u32
-                },
+            .map(|&(output, g)| {
+                Some(StreamOutput {
+                    output,
+                    src_bit: u32::try_from(g.offset_bits).ok()?,
+                    run_bits: u32::try_from(g.run_bits).ok()?,
+                    vec4s: if g.run_bits < 128 {
+                        0
+                    } else {
+                        u32::try_from((g.run_bits / 128).div_ceil(per_row).max(1)).ok()?
+                    },
+                })
             })
-            .collect();
+            .collect::<Option<_>>()?;
         Some(RowStreams {
             block_bits: u32::try_from(block_bits).ok()?,
             per_row: u32::try_from(per_row).ok()?,
@@ -160,6 +167,13 @@ impl RowStreams {
     /// The body of the entry point for this layout. Table entry `j`
     /// belongs to gathered output `j`.
     fn body(&self, variant: &Variant) -> String {
+        // Every entry read once, before the first store (see row copies).
+        let entries: String = (0..self.outputs.len())
+            .map(|j| {
+                let slot = variant.placement.slot_of_entry(j);
+                WGSL.fill("entry", &[("j", &j), ("slot", &slot)])
+            })
+            .collect();
         let streams: String = self
             .outputs
             .iter()
@@ -186,6 +200,7 @@ impl RowStreams {
             "body",
             &[
                 ("per_row", &self.per_row),
+                ("entries", &entries),
                 ("streams", &streams),
                 ("straddles", &straddles),
             ],
@@ -209,7 +224,7 @@ impl RowStreams {
             &[
                 ("unless_skipped", &variant.unless_skipped(j)),
                 ("j", &j),
-                ("slot", &slot),
+                ("src", &out.src_bit),
                 ("run", &out.run_bits),
                 ("vec4s", &out.vec4s),
                 ("block", &self.block_bits),
@@ -229,6 +244,7 @@ impl RowStreams {
                 ("unless_skipped", &variant.unless_skipped(j)),
                 ("j", &j),
                 ("slot", &slot),
+                ("src", &out.src_bit),
                 ("words", &(out.run_bits / 32)),
                 ("block_words", &(self.block_bits / 32)),
             ],
