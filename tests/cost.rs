@@ -282,6 +282,8 @@ fn calibration_measures_the_device_and_its_model_plans_exact_splits() {
         model.copy_bytes_per_second,
         model.copy_command_seconds,
         model.dispatch_seconds,
+        model.host_copy_seconds,
+        model.host_dispatch_seconds,
     ];
     positive.extend(model.gather_bytes_per_second.iter().map(|(_, rate)| rate));
     assert!(

@@ -95,6 +95,30 @@ impl Probe {
     }
 }
 
+/// The host's seconds to record one copy command and one dispatch, from
+/// the host times of the big copy, the many copies and the one-word
+/// dispatch (`measured`, in that order; `copies` commands in the first two):
+/// the many copies less the big copy, per extra command; the dispatch less
+/// the big copy, plus one command. A difference that noise puts at or below
+/// zero keeps the class's figure.
+fn host_costs(measured: &[Measured], big: u64, many: u64, class: &CostModel) -> (f64, f64) {
+    let [big_copy, many_copies, one_word] = [measured[0], measured[1], measured[2]];
+    let extra = many.saturating_sub(big).max(1) as f64;
+    let copy = (many_copies.host_seconds - big_copy.host_seconds) / extra;
+    let copy = if copy > 0.0 {
+        copy
+    } else {
+        class.host_copy_seconds
+    };
+    let dispatch = one_word.host_seconds - big_copy.host_seconds + copy * big as f64;
+    let dispatch = if dispatch > 0.0 {
+        dispatch
+    } else {
+        class.host_dispatch_seconds
+    };
+    (copy, dispatch)
+}
+
 /// Measures `splitter`'s device as a [`CostModel`] in about a second
 /// (blocking; the device is polled for the calibration's own submissions
 /// only): a 16 MiB copy (bandwidth), 4,096 copies of 1 KiB (the fixed cost
@@ -107,9 +131,11 @@ impl Probe {
 /// them, else wall time ([`Timing`]). Work other threads submit meanwhile
 /// only adds time: each figure is the low end of its runs, and a figure
 /// whose runs disagree by more than 2x is reported as
-/// [`Calibration::unsteady`] rather than trusted. The load factors are
-/// not measured (that needs a busy machine): they are those of the
-/// device's class.
+/// [`Calibration::unsteady`] rather than trusted. The host's time to
+/// record a copy command and a dispatch comes from the same runs (from the
+/// encoder's creation to `submit` returning; [`CostModel::host_seconds`]).
+/// The load factors are not measured (that needs a busy machine): they are
+/// those of the device's class.
 ///
 /// Store a trusted model and plan with it:
 /// `splitter.with_strategy(Strategy::Auto(model))`.
@@ -191,11 +217,19 @@ pub fn calibrate(splitter: &GpuSplitter) -> Result<Calibration> {
         rates.set(*kernel, 2.0 * probe.plan.input_bytes() as f64 / seconds);
     }
     let class = CostModel::for_class(device_class(&splitter.device().adapter_info()));
+    let (host_copy, host_dispatch) = host_costs(
+        &measured[..3],
+        big_copy.plan.copy_count(),
+        many.plan.copy_count(),
+        &class,
+    );
     let mut model = CostModel {
         copy_bytes_per_second: copy_bw,
         copy_command_seconds: command,
         gather_bytes_per_second: rates,
         dispatch_seconds: dispatch,
+        host_copy_seconds: host_copy,
+        host_dispatch_seconds: host_dispatch,
         ..class
     };
     // What could not be measured stays the class's.
@@ -215,4 +249,40 @@ pub fn calibrate(splitter: &GpuSplitter) -> Result<Calibration> {
         unsteady,
         resolution_seconds: timer.resolution(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{CostModel, Measured, host_costs};
+
+    fn host(seconds: f64) -> Measured {
+        Measured {
+            seconds: 1e-3,
+            steady: true,
+            host_seconds: seconds,
+        }
+    }
+
+    #[test]
+    fn host_costs_are_differences_per_extra_command_or_the_class_figures() {
+        let class = CostModel::LAVAPIPE;
+        // A submission costs 50 µs; each copy 0.4 µs, a dispatch 2 µs.
+        let (base, copy, dispatch) = (50e-6, 0.4e-6, 2e-6);
+        let measured = [
+            host(base + copy),
+            host(base + 4096.0 * copy),
+            host(base + dispatch),
+        ];
+        let (c, d) = host_costs(&measured, 1, 4096, &class);
+        assert!(
+            (c - copy).abs() < 1e-12 && (d - dispatch).abs() < 1e-12,
+            "{c} {d}"
+        );
+        // Noise that puts a difference at or below zero keeps the class's.
+        let noisy = [host(60e-6), host(50e-6), host(10e-6)];
+        assert_eq!(
+            host_costs(&noisy, 1, 4096, &class),
+            (class.host_copy_seconds, class.host_dispatch_seconds)
+        );
+    }
 }

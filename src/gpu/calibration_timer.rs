@@ -82,6 +82,10 @@ pub(super) type Record<'a> = dyn Fn(&mut wgpu::CommandEncoder) -> Result<()> + '
 pub(super) struct Measured {
     pub(super) seconds: f64,
     pub(super) steady: bool,
+    /// Host seconds from the encoder's creation to `submit` returning
+    /// (recording, finish, submit) with the record recorded once: the low
+    /// end of the runs.
+    pub(super) host_seconds: f64,
 }
 
 /// Times recorded work: timestamp queries around it when the device has
@@ -139,13 +143,13 @@ impl<'a> Timer<'a> {
         self.resolution = if self.queries.is_some() {
             let mut durations = Vec::new();
             for k in (0..7).map(|i| 1usize << i) {
-                durations.push(self.once(&|e| (0..k).try_for_each(|_| tiny(e)))?);
+                durations.push(self.once(&|e| (0..k).try_for_each(|_| tiny(e)))?.0);
             }
             let tick = f64::from(self.splitter.queue().get_timestamp_period()) * 1e-9;
             resolution_from(&durations, tick)
         } else {
             let mut empties = (0..RUNS)
-                .map(|_| self.once(&|_| Ok(())))
+                .map(|_| Ok(self.once(&|_| Ok(()))?.0))
                 .collect::<Result<Vec<f64>>>()?;
             empties.sort_by(f64::total_cmp);
             (empties[RUNS / 2] - empties[0]).max(1e-6)
@@ -214,6 +218,8 @@ impl<'a> Timer<'a> {
                     Measured {
                         seconds: m.seconds / k as f64,
                         steady: m.steady && m.seconds >= QUANTA_PER_FIGURE * self.resolution,
+                        // One record per submission, as the others.
+                        host_seconds: once.host_seconds,
                     }
                 }
             })
@@ -226,37 +232,49 @@ impl<'a> Timer<'a> {
         let wall_clock = self.queries.is_none();
         let mut runs = vec![Vec::with_capacity(RUNS); records.len()];
         let mut empties = vec![Vec::with_capacity(RUNS); records.len()];
+        let mut hosts = vec![Vec::with_capacity(RUNS); records.len()];
         for run in 0..=RUNS {
             for (i, (record, &k)) in records.iter().zip(repeats).enumerate() {
                 let empty = if wall_clock {
-                    self.once(&|_| Ok(()))?
+                    self.once(&|_| Ok(()))?.0
                 } else {
                     0.0
                 };
-                let work = self.once(&|e| (0..k).try_for_each(|_| record(e)))?;
+                let (work, host) = self.once(&|e| (0..k).try_for_each(|_| record(e)))?;
                 if run > 0 {
                     runs[i].push((work - empty).max(1e-9));
                     empties[i].push(empty);
+                    hosts[i].push(host);
                 }
             }
         }
         Ok(runs
             .into_iter()
             .zip(empties)
-            .map(|(runs, mut empties)| {
+            .zip(hosts)
+            .map(|((runs, mut empties), hosts)| {
                 let (seconds, mut steady) = estimate(runs);
                 if wall_clock {
                     let (low, _) = estimate(empties.clone());
                     empties.sort_by(f64::total_cmp);
                     steady &= empties[RUNS / 2] - low <= 0.5 * seconds;
                 }
-                Measured { seconds, steady }
+                Measured {
+                    seconds,
+                    steady,
+                    host_seconds: estimate(hosts).0,
+                }
             })
             .collect())
     }
 
-    fn once(&self, record: &dyn Fn(&mut wgpu::CommandEncoder) -> Result<()>) -> Result<f64> {
+    /// Device seconds of one run of `record` (timestamps, else wall time
+    /// of submit and wait) and host seconds from the encoder's creation to
+    /// `submit` returning (the timestamp commands are recorded either way
+    /// when the device has them).
+    fn once(&self, record: &dyn Fn(&mut wgpu::CommandEncoder) -> Result<()>) -> Result<(f64, f64)> {
         let device = self.splitter.device();
+        let recording = Instant::now();
         let mut encoder = device.create_command_encoder(&Default::default());
         if let Some((set, resolve, _)) = &self.queries {
             encoder.write_timestamp(set, 0);
@@ -271,10 +289,11 @@ impl<'a> Timer<'a> {
         }
         let started = Instant::now();
         let index = self.splitter.queue().submit([encoder.finish()]);
+        let host = recording.elapsed().as_secs_f64();
         self.wait(index.clone())?;
         let wall = started.elapsed().as_secs_f64();
         let Some((_, _, readback)) = &self.queries else {
-            return Ok(wall);
+            return Ok((wall, host));
         };
         readback.slice(..).map_async(wgpu::MapMode::Read, |_| {});
         self.wait(index)?;
@@ -286,7 +305,10 @@ impl<'a> Timer<'a> {
             })?);
         readback.unmap();
         let period = f64::from(self.splitter.queue().get_timestamp_period());
-        Ok(ticks[1].saturating_sub(ticks[0]) as f64 * period * 1e-9)
+        Ok((
+            ticks[1].saturating_sub(ticks[0]) as f64 * period * 1e-9,
+            host,
+        ))
     }
 
     /// Waits for submission `index` alone: on a queue other threads keep
