@@ -10,7 +10,9 @@
 // lane loops longer than another. The stretch is unrolled: on lavapipe the
 // same stretch as a WGSL loop ran 10 % slower (a mask update and an
 // any-lane test per iteration), and 16 unrolled vec4s a third slower than 8
-// (the code, not the loop).
+// (the code, not the loop). Each run's start in a row is a constant too, and
+// every entry is read once at the top, from a uniform table up to 32
+// outputs (as in row_copies.wgsl).
 
 //#fragment body
     let row = g / {{per_row}}u;

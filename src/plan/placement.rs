@@ -88,10 +88,11 @@ impl Placement {
         }
     }
 
-    /// The table binding: a read-only storage buffer of any length (arena),
-    /// or a uniform buffer of exactly one entry per slot (separate
-    /// destinations), which frees a storage binding for one more
-    /// destination.
+    /// The table binding of the table-driven kernels: a read-only storage
+    /// buffer of any length (arena), or a uniform buffer of exactly one
+    /// entry per slot (separate destinations), which frees a storage
+    /// binding for one more destination. (A row-copy or row-stream module
+    /// reads a uniform table in an arena too: `ShaderKey::uniform_entries`.)
     pub(crate) fn uniform_table(self) -> bool {
         self == Placement::Separate
     }
