@@ -69,6 +69,8 @@ fn bound_{{slot}}(e: Entry) -> Entry {
     b.dst_unit = e.dst_unit + dst_shift_{{slot}}(e.window_units);
     return b;
 }
+//#fragment read_entry
+    let e{{j}} = bound_{{slot}}(table.entries[{{j}}u]);
 //#fragment entry_point
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn split(

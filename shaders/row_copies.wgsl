@@ -13,13 +13,11 @@
     let part = g % {{per_row}}u;
     let src_row = (source_shift_bits() >> 7u) + row * {{block}}u;
 {{entries}}{{copies}}
-//#fragment entry
-    let dst_{{j}} = bound_{{slot}}(table.entries[{{j}}u]).dst_unit;
 //#fragment copy
     {{unless_skipped}}{
         let u0 = part * {{steps}}u;
         let src = src_row + {{src}}u + u0;
-        let dst = dst_{{j}} + row * {{run}}u + u0;
+        let dst = e{{j}}.dst_unit + row * {{run}}u + u0;
 {{stretch}}    }
 //#fragment step
         dst_vec4_{{slot}}[dst + {{k}}u] = src_vec4[src + {{k}}u];

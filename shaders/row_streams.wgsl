@@ -18,8 +18,6 @@
     let row = g / {{per_row}}u;
     let part = g % {{per_row}}u;
 {{entries}}{{streams}}{{straddles}}
-//#fragment entry
-    let e{{j}} = bound_{{slot}}(table.entries[{{j}}u]);
 //#fragment stream
     {{unless_skipped}}{
         let e = e{{j}};

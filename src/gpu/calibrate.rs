@@ -95,6 +95,50 @@ impl Probe {
     }
 }
 
+/// Every kernel forced on the split its spec names as its probe.
+fn kernel_probes(splitter: &GpuSplitter) -> Result<Vec<(Kernel, Probe)>> {
+    Kernel::ALL
+        .into_iter()
+        .map(|kernel| {
+            let p = kernel.spec().probe;
+            let split = ResolvedSplit::new(p.shape, p.axis, p.lengths.to_vec(), true)?;
+            let options = PlanOptions::default()
+                .strategy(Strategy::Gather)
+                .kernel(kernel);
+            Ok((
+                kernel,
+                Probe::new(splitter, &split, p.element_type, options)?,
+            ))
+        })
+        .collect()
+}
+
+/// Every probe timed in the same rounds (`Timer::measure_all`).
+fn measure_probes(
+    splitter: &GpuSplitter,
+    timer: &Timer<'_>,
+    probes: &[&Probe],
+) -> Result<Vec<Measured>> {
+    let records: Vec<Box<Record<'_>>> = probes
+        .iter()
+        .map(|&p| Box::new(move |e: &mut wgpu::CommandEncoder| p.record(splitter, e)) as Box<_>)
+        .collect();
+    let refs: Vec<&Record<'_>> = records.iter().map(|r| r.as_ref()).collect();
+    timer.measure_all(&refs)
+}
+
+/// A figure that could not be measured keeps the class's value.
+fn keep_class_figure(model: &mut CostModel, class: &CostModel, figure: Figure) {
+    match figure {
+        Figure::CopyBandwidth => model.copy_bytes_per_second = class.copy_bytes_per_second,
+        Figure::CopyCommand => model.copy_command_seconds = class.copy_command_seconds,
+        Figure::Gather(kernel) => model
+            .gather_bytes_per_second
+            .set(kernel, class.gather_bytes_per_second.get(kernel)),
+        Figure::Dispatch => model.dispatch_seconds = class.dispatch_seconds,
+    }
+}
+
 /// The host's seconds to record one copy command and one dispatch, from
 /// the host times of the big copy, the many copies and the one-word
 /// dispatch (`measured`, in that order; `copies` commands in the first two):
@@ -171,29 +215,12 @@ pub fn calibrate(splitter: &GpuSplitter) -> Result<Calibration> {
     let big_copy = Probe::new(splitter, &whole, f32_t, copy)?;
     let rows = ResolvedSplit::new(&[2048, 512], 1, vec![256, 256], true)?;
     let many = Probe::new(splitter, &rows, f32_t, copy)?;
-    let mut kernels = Vec::with_capacity(Kernel::ALL.len());
-    for kernel in Kernel::ALL {
-        let p = kernel.spec().probe;
-        let split = ResolvedSplit::new(p.shape, p.axis, p.lengths.to_vec(), true)?;
-        let options = PlanOptions::default()
-            .strategy(Strategy::Gather)
-            .kernel(kernel);
-        kernels.push((
-            kernel,
-            Probe::new(splitter, &split, p.element_type, options)?,
-        ));
-    }
-    // Every figure in the same rounds (`Timer::measure_all`).
+    let kernels = kernel_probes(splitter)?;
     let probes: Vec<&Probe> = [&big_copy, &many, &one_word]
         .into_iter()
         .chain(kernels.iter().map(|(_, p)| p))
         .collect();
-    let records: Vec<Box<Record<'_>>> = probes
-        .iter()
-        .map(|&p| Box::new(move |e: &mut wgpu::CommandEncoder| p.record(splitter, e)) as Box<_>)
-        .collect();
-    let refs: Vec<&Record<'_>> = records.iter().map(|r| r.as_ref()).collect();
-    let measured = timer.measure_all(&refs)?;
+    let measured = measure_probes(splitter, &timer, &probes)?;
     let mut unsteady = Vec::new();
     let mut steady = |figure, m: Measured| {
         if !m.steady {
@@ -232,16 +259,8 @@ pub fn calibrate(splitter: &GpuSplitter) -> Result<Calibration> {
         host_dispatch_seconds: host_dispatch,
         ..class
     };
-    // What could not be measured stays the class's.
     for figure in &unsteady {
-        match *figure {
-            Figure::CopyBandwidth => model.copy_bytes_per_second = class.copy_bytes_per_second,
-            Figure::CopyCommand => model.copy_command_seconds = class.copy_command_seconds,
-            Figure::Gather(kernel) => model
-                .gather_bytes_per_second
-                .set(kernel, class.gather_bytes_per_second.get(kernel)),
-            Figure::Dispatch => model.dispatch_seconds = class.dispatch_seconds,
-        }
+        keep_class_figure(&mut model, &class, *figure);
     }
     Ok(Calibration {
         model,

@@ -162,6 +162,18 @@ pub(crate) fn entry_point(body: &str) -> String {
     PRELUDE.fill("entry_point", &[("body", &body)])
 }
 
+/// `let e<j> = ...;` for entries `0..count`, each bound to its slot: a
+/// generated kernel reads every entry once, before its first store (on
+/// lavapipe a row-copy module ran 3-8 % faster so, `docs/DEVICE.md`).
+pub(crate) fn read_entries(variant: &Variant, count: usize) -> String {
+    PRELUDE.repeat("read_entry", 0..count, |&j| {
+        vec![
+            ("j", j.to_string()),
+            ("slot", variant.placement.slot_of_entry(j).to_string()),
+        ]
+    })
+}
+
 /// A table-driven kernel's code: `template`'s fragment `slot` once per
 /// destination slot (its functions `<family>_<slot>(e, i)`), and the entry
 /// point that runs them for the variant.

@@ -17,7 +17,7 @@
 use super::{ALIGNED_RUNS, ClassRates, Fit, Gathered, GeneratedLayout, KernelSpec, Order};
 use crate::plan::geometry::OutputGeometry;
 use crate::plan::template::Template;
-use crate::plan::wgsl::{Variant, entry_point};
+use crate::plan::wgsl::{Variant, entry_point, read_entries};
 
 const WGSL: Template = Template::new(
     "row_copies.wgsl",
@@ -158,12 +158,7 @@ impl RowCopies {
     /// The body of the entry point for this layout. Table entry `j`
     /// belongs to gathered output `j`.
     fn body(&self, variant: &Variant) -> String {
-        let entries: String = (0..self.outputs.len())
-            .map(|j| {
-                let slot = variant.placement.slot_of_entry(j);
-                WGSL.fill("entry", &[("j", &j), ("slot", &slot)])
-            })
-            .collect();
+        let entries = read_entries(variant, self.outputs.len());
         let copies: String = self
             .outputs
             .iter()

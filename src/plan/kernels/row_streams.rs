@@ -24,7 +24,7 @@
 use super::{ClassRates, Fit, Gathered, GeneratedLayout, KernelSpec, LONG_UNALIGNED_RUNS, Order};
 use crate::plan::geometry::OutputGeometry;
 use crate::plan::template::Template;
-use crate::plan::wgsl::{VEC4_BITS, Variant, entry_point};
+use crate::plan::wgsl::{VEC4_BITS, Variant, entry_point, read_entries};
 
 const WGSL: Template = Template::new(
     "row_streams.wgsl",
@@ -167,13 +167,7 @@ impl RowStreams {
     /// The body of the entry point for this layout. Table entry `j`
     /// belongs to gathered output `j`.
     fn body(&self, variant: &Variant) -> String {
-        // Every entry read once, before the first store (see row copies).
-        let entries: String = (0..self.outputs.len())
-            .map(|j| {
-                let slot = variant.placement.slot_of_entry(j);
-                WGSL.fill("entry", &[("j", &j), ("slot", &slot)])
-            })
-            .collect();
+        let entries = read_entries(variant, self.outputs.len());
         let streams: String = self
             .outputs
             .iter()
