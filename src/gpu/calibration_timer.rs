@@ -136,10 +136,7 @@ impl<'a> Timer<'a> {
     /// Measures the timer's resolution with `tiny` (a one-word dispatch)
     /// repeated 1, 2, 4, ... 64 times; under the wall clock, the spread of
     /// empty submissions.
-    pub(super) fn measure_resolution(
-        &mut self,
-        tiny: &dyn Fn(&mut wgpu::CommandEncoder) -> Result<()>,
-    ) -> Result<()> {
+    pub(super) fn measure_resolution(&mut self, tiny: &Record<'_>) -> Result<()> {
         self.resolution = if self.queries.is_some() {
             let mut durations = Vec::new();
             for k in (0..7).map(|i| 1usize << i) {
@@ -186,44 +183,25 @@ impl<'a> Timer<'a> {
     /// behind it by a varying amount, and the figure cannot be told from
     /// that wait.
     pub(super) fn measure_all(&self, records: &[&Record<'_>]) -> Result<Vec<Measured>> {
-        let once = self.rounds(records, &vec![1; records.len()])?;
-        let repeats: Vec<Option<usize>> = once
-            .iter()
-            .map(|m| repeats_for(m.seconds, self.resolution))
-            .collect();
-        let needed: Vec<usize> = repeats.iter().map(|k| k.unwrap_or(1)).collect();
-        let repeated = if needed.iter().any(|&k| k > 1) {
-            let (short, ks): (Vec<&Record<'_>>, Vec<usize>) = records
-                .iter()
-                .zip(&needed)
-                .filter(|(_, k)| **k > 1)
-                .map(|(r, k)| (*r, *k))
-                .unzip();
-            self.rounds(&short, &ks)?
-        } else {
-            Vec::new()
-        };
-        let mut repeated = repeated.into_iter().zip(needed.iter().filter(|&&k| k > 1));
-        Ok(once
-            .into_iter()
-            .zip(repeats)
-            .map(|(once, k)| match k {
-                None => Measured {
-                    steady: false,
-                    ..once
-                },
-                Some(1) => once,
-                Some(_) => {
-                    let (m, &k) = repeated.next().expect("one repeated figure per record");
-                    Measured {
-                        seconds: m.seconds / k as f64,
-                        steady: m.steady && m.seconds >= QUANTA_PER_FIGURE * self.resolution,
-                        // One record per submission, as the others.
-                        host_seconds: once.host_seconds,
-                    }
-                }
-            })
-            .collect())
+        let mut measured = self.rounds(records, &vec![1; records.len()])?;
+        // Records too short for the timer: (index, repeats).
+        let mut short = Vec::new();
+        for (i, m) in measured.iter_mut().enumerate() {
+            match repeats_for(m.seconds, self.resolution) {
+                None => m.steady = false,
+                Some(1) => {}
+                Some(k) => short.push((i, k)),
+            }
+        }
+        let short_records: Vec<&Record<'_>> = short.iter().map(|&(i, _)| records[i]).collect();
+        let ks: Vec<usize> = short.iter().map(|&(_, k)| k).collect();
+        let repeated = self.rounds(&short_records, &ks)?;
+        for (&(i, k), m) in short.iter().zip(repeated) {
+            // The host time stays that of one record per submission.
+            measured[i].seconds = m.seconds / k as f64;
+            measured[i].steady = m.steady && m.seconds >= QUANTA_PER_FIGURE * self.resolution;
+        }
+        Ok(measured)
     }
 
     /// One warm-up round and [`RUNS`] timed rounds of `records`, record

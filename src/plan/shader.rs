@@ -11,12 +11,6 @@ use super::wgsl::{Bindings, Variant, prelude};
 /// Most entries an arena's table holds as a uniform buffer (1.5 KiB).
 pub const MAX_UNIFORM_ENTRIES: usize = 32;
 
-/// A uniform table's entry count for `entries` entries (at least one),
-/// `None` past [`MAX_UNIFORM_ENTRIES`].
-fn uniform_count(entries: usize) -> Option<u32> {
-    (entries <= MAX_UNIFORM_ENTRIES).then(|| entries.max(1) as u32)
-}
-
 /// What one compiled pipeline is: a kernel for a placement with a number of
 /// destination slots, and a generated kernel's layout. Its module has one
 /// entry point, `split`.
@@ -129,21 +123,19 @@ impl ShaderKey {
 
     /// The entries of a uniform table, or `None` for a read-only storage
     /// table of any length. Separate destinations take a uniform table of
-    /// one entry per slot; a row-copy or row-stream module, whose table is
-    /// one entry per output, takes one in an arena too, up to
-    /// [`MAX_UNIFORM_ENTRIES`] (on lavapipe the row-copy kernel ran 3-5 %
-    /// faster so, `docs/DEVICE.md`; a GPU's constant cache serves a table
-    /// every lane reads at one address).
+    /// one entry per slot; a generated module whose table is one entry per
+    /// output ([`GeneratedLayout::output_entries`]) takes one in an
+    /// arena too, up to [`MAX_UNIFORM_ENTRIES`] (on lavapipe the row-copy
+    /// kernel ran 3-5 % faster so, `docs/DEVICE.md`; a GPU's constant cache
+    /// serves a table every lane reads at one address).
     pub(crate) fn uniform_entries(&self) -> Option<u32> {
         match (&self.layout, self.placement) {
             (_, Placement::Separate) => Some(self.slots.max(1)),
-            (Some(GeneratedLayout::RowCopies(rc)), Placement::Arena) => {
-                uniform_count(rc.outputs.len())
-            }
-            (Some(GeneratedLayout::RowStreams(rs)), Placement::Arena) => {
-                uniform_count(rs.outputs.len())
-            }
-            _ => None,
+            (Some(layout), Placement::Arena) => layout
+                .output_entries()
+                .filter(|&n| n <= MAX_UNIFORM_ENTRIES)
+                .map(|n| n.max(1) as u32),
+            (None, Placement::Arena) => None,
         }
     }
 

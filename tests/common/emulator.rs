@@ -370,6 +370,20 @@ impl GeneratedPass<'_> {
         }
     }
 
+    /// Where a vec4 kernel's module reads a run that starts at input bit
+    /// `layout_bit` (a constant it compiles in) at this pass's source
+    /// binding, the binding's shift added; asserted to be where entry
+    /// `e` (shift added too) says the run starts.
+    fn compiled_src_bit(&self, e: &TableEntry, layout_bit: u64) -> u64 {
+        let bit = layout_bit + u64::from(self.src_shift_units) * 128;
+        assert_eq!(
+            u64::from(e.src_bit),
+            bit,
+            "the layout's run start is the table's"
+        );
+        bit
+    }
+
     /// The source binding's bytes.
     fn src_binding<'m>(&self, memory: &'m [Vec<u8>]) -> &'m [u8] {
         let (buffer, range) = self.src;
@@ -499,14 +513,7 @@ fn run_row_streams(rs: &RowStreams, pass: &mut GeneratedPass<'_>, memory: &mut [
     {
         let run = u64::from(out.run_bits);
         assert_eq!((e.first_bit, u64::from(e.len_bits)), (0, rows * run));
-        // The module compiles the run starts in and adds the binding's
-        // shift: the table (shift added) must agree.
-        let src_bit = u64::from(out.src_bit) + u64::from(pass.src_shift_units) * 128;
-        assert_eq!(
-            u64::from(e.src_bit),
-            src_bit,
-            "the layout's run start is the table's"
-        );
+        let src_bit = pass.compiled_src_bit(e, u64::from(out.src_bit));
         if out.is_short() {
             // Whole words: invocation g gathers the output's vec4 g.
             assert_eq!(
@@ -584,14 +591,7 @@ fn run_row_copies(rc: &RowCopies, pass: &mut GeneratedPass<'_>, memory: &mut [Ve
         let n = u64::from(out.vec4s);
         assert!(n * per_row >= run, "the stretches cover the run");
         assert_eq!((e.first_bit, u64::from(e.len_bits)), (0, rows * run * 128));
-        // The module compiles the run starts in and adds the binding's
-        // shift: the table (shift added) must agree.
-        let src_row0 = u64::from(out.src_vec4) + u64::from(pass.src_shift_units);
-        assert_eq!(
-            u64::from(e.src_bit),
-            src_row0 * 128,
-            "the layout's run start is the table's"
-        );
+        let src_row0 = pass.compiled_src_bit(e, u64::from(out.src_vec4) * 128) / 128;
         for g in 0..invocations {
             let (row, part) = (g / per_row, g % per_row);
             let src = src_row0 + row * u64::from(rc.block_vec4s);

@@ -274,6 +274,18 @@ impl GeneratedLayout {
         }
     }
 
+    /// The table's entry count of a layout whose module reads each entry
+    /// once, before its first store, one entry per gathered output (row
+    /// copies, row streams); `None` for row blocks, whose table has not
+    /// been measured in a uniform buffer.
+    pub fn output_entries(&self) -> Option<usize> {
+        match self {
+            GeneratedLayout::RowBlock(_) => None,
+            GeneratedLayout::RowStreams(rs) => Some(rs.outputs.len()),
+            GeneratedLayout::RowCopies(rc) => Some(rc.outputs.len()),
+        }
+    }
+
     /// Invocations of its one dispatch for `outer` rows.
     pub fn invocations(&self, outer: u64) -> u64 {
         match self {
