@@ -25,7 +25,7 @@ fn layouts(splitter: &GpuSplitter, skip: usize, count: usize) -> Vec<SplitPlan> 
             let plan = splitter
                 .plan_with(&split, ElementType::Uint8, &gather)
                 .unwrap();
-            assert!(plan.generated_layout().is_some());
+            assert!(plan.generated_layouts().first().copied().is_some());
             plan
         })
         .collect()
@@ -42,7 +42,7 @@ fn row_copy_layouts(splitter: &GpuSplitter, count: usize) -> Vec<SplitPlan> {
                 .plan_with(&split, ElementType::Float, &gather)
                 .unwrap();
             assert!(matches!(
-                plan.generated_layout(),
+                plan.generated_layouts().first().copied(),
                 Some(GeneratedLayout::RowCopies(_))
             ));
             plan

@@ -74,6 +74,11 @@ fn kernel_cases() -> Vec<(Kernel, Case)> {
             Kernel::RowCopies,
             case("row_copies", Float, &[4, 32], 1, vec![8, 8, 16]),
         ),
+        // Past 7 destinations: groups, three modules (separate buffers).
+        (
+            Kernel::RowCopies,
+            case("row_copies_groups", Float, &[4, 2048], 1, vec![32; 64]),
+        ),
         (
             Kernel::RowBlocks,
             case("row_blocks", Float16, &[64, 6], 1, vec![1, 2, 3]),
@@ -368,16 +373,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut index: HashMap<&str, usize> = HashMap::new();
     let mut entries = Vec::new();
     for (name, r) in &recordings {
-        let module = r.module.as_ref().map(|m| {
-            *index.entry(m.wgsl.as_str()).or_insert_with(|| {
-                modules.push(m);
-                modules.len() - 1
+        let used: Vec<usize> = r
+            .modules
+            .iter()
+            .map(|m| {
+                *index.entry(m.wgsl.as_str()).or_insert_with(|| {
+                    modules.push(m);
+                    modules.len() - 1
+                })
             })
-        });
+            .collect();
         entries.push(serde_json::json!({
             "name": name,
             "buffers": r.buffers,
-            "module": module,
+            "modules": used,
             "commands": r.commands,
         }));
     }

@@ -184,7 +184,13 @@ fn cycle_row_block_layouts(splitter: &GpuSplitter, count: usize, kept: usize) ->
         let plan = splitter
             .plan_with(&split, ElementType::Uint8, &gather())
             .unwrap();
-        layouts.insert(plan.generated_layout().expect("a row-block plan").clone());
+        layouts.insert(
+            plan.generated_layouts()
+                .first()
+                .copied()
+                .expect("a row-block plan")
+                .clone(),
+        );
         let actual = common::round_trip(splitter)
             .run_plan(&plan, &input)
             .unwrap();
@@ -228,7 +234,10 @@ fn a_plan_warms_up_ahead_of_its_first_encode() {
     let plan = splitter
         .plan_with(&split, ElementType::Uint8, &gather())
         .unwrap();
-    assert!(plan.generated_layout().is_some(), "a generated kernel");
+    assert!(
+        plan.generated_layouts().first().copied().is_some(),
+        "a generated kernel"
+    );
     splitter.cache().warm_up(&plan).unwrap();
     let warm = splitter.cache().usage();
     assert_eq!((warm.tables, warm.generated_pipelines), (1, 1));

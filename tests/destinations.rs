@@ -513,6 +513,18 @@ fn a_prepared_split_records_between_the_runtimes_own_dispatches() {
         let bytes = read_buffer(gpu, buffer);
         assert_eq!(&bytes[..e.as_bytes().unwrap().len()], e.as_bytes().unwrap());
     }
+    // Eight heads into buffers of their own under WebGPU's limits: two
+    // dispatches of two row-copy pipelines, set in turn.
+    let split = ResolvedSplit::new(&[4, 256], 1, vec![32; 8], true).unwrap();
+    let gather = PlanOptions::default().strategy(Strategy::Gather);
+    let limits = wgpu_split::plan::PlanLimits::WEBGPU_DEFAULT;
+    let plan = SplitPlan::new(&split, ElementType::Float, &limits, &gather).unwrap();
+    assert_eq!(
+        (plan.kernel(), plan.shaders().len()),
+        (Kernel::RowCopies, 2)
+    );
+    let input = random_tensor(&mut Rng::new(5), ElementType::Float, &[4, 256]);
+    assert_eq!(record_in_a_pass_and_check(gpu, &plan, &input, &split), 2);
     // A plan with copy commands cannot go into a compute pass.
     let split = ResolvedSplit::new(&[4, 8], 1, vec![4, 4], true).unwrap();
     let copy = PlanOptions::default().strategy(Strategy::Copy);
@@ -554,13 +566,25 @@ fn one_call_plans_for_a_compute_pass_with_the_cost_model() {
     assert_eq!(plan, with);
     let mut rng = Rng::new(12);
     let input = random_tensor(&mut rng, ElementType::Float16, &[4, 64, 96]);
-    let in_buffer = common::round_trip(gpu)
+    record_in_a_pass_and_check(gpu, &plan, &input, &split);
+}
+
+/// Prepares `plan` for fresh buffers holding `input`, records it into a
+/// compute pass, checks every output against the host path, and returns
+/// the dispatches recorded.
+fn record_in_a_pass_and_check(
+    gpu: &GpuSplitter,
+    plan: &SplitPlan,
+    input: &HostTensor,
+    split: &ResolvedSplit,
+) -> usize {
+    let source = common::round_trip(gpu)
         .create_input(input.as_bytes().unwrap())
         .unwrap();
-    let outputs = common::round_trip(gpu).create_destinations(&plan).unwrap();
+    let outputs = common::round_trip(gpu).create_destinations(plan).unwrap();
     let regions: Vec<_> = outputs.iter().map(BufferRegion::whole).collect();
     let prepared = gpu
-        .prepare(&plan, BufferRegion::whole(&in_buffer), &regions)
+        .prepare(plan, BufferRegion::whole(&source), &regions)
         .unwrap();
     let mut encoder = gpu.device().create_command_encoder(&Default::default());
     {
@@ -568,10 +592,11 @@ fn one_call_plans_for_a_compute_pass_with_the_cost_model() {
         prepared.record(&mut pass);
     }
     gpu.queue().submit([encoder.finish()]);
-    for (buffer, e) in outputs.iter().zip(host::split(&input, &split).unwrap()) {
+    for (buffer, e) in outputs.iter().zip(host::split(input, split).unwrap()) {
         let bytes = read_buffer(gpu, buffer);
         assert_eq!(&bytes[..e.as_bytes().unwrap().len()], e.as_bytes().unwrap());
     }
+    prepared.dispatch_count()
 }
 
 #[test]
@@ -767,6 +792,10 @@ fn the_input_may_share_a_page_with_its_outputs() {
             vec![3, 7],
             Some(Kernel::Words),
         ),
+        // Past 7 destinations: row copies in groups, a module per group
+        // shape (2 and 3 modules in the separate plans).
+        (ElementType::Float, vec![4, 256], vec![32; 8], None),
+        (ElementType::Float, vec![3, 2048], vec![32; 64], None),
     ];
     for (t, shape, lengths, kernel) in cases {
         let axis = shape.len() - 1;

@@ -10,10 +10,12 @@ use common::emulator::{Layout, check_emulated};
 use common::{Rng, random_tensor, tiny};
 use proptest::prelude::*;
 use wgpu_split::error::{EncodeError, PlanError};
-use wgpu_split::plan::internals::{BoundPlan, Region, SlotBinding, WORKGROUP_SIZE};
+use wgpu_split::plan::internals::{
+    BoundPlan, MAX_GROUP_MODULES, Pass, Region, SlotBinding, WORKGROUP_SIZE,
+};
 use wgpu_split::plan::{
-    CostModel, GeneratedLayout, Kernel, Placement, PlanLimits, PlanOptions, SplitPlan, Strategy,
-    Usages,
+    CostModel, GeneratedLayout, Kernel, Placement, PlanLimits, PlanOptions, RowCopies, SplitPlan,
+    Strategy, Usages,
 };
 use wgpu_split::{ElementType, HostTensor, OnnxSplitToSequence, ResolvedSplit};
 
@@ -200,10 +202,12 @@ fn the_kernel_is_the_widest_that_divides_everything() {
         kernel(&[1, 36], 1, vec![4, 32], ElementType::Float),
         both(Kernel::Vec4)
     );
-    // Past 32 outputs the table-driven vec4 kernel takes them.
+    // Past 32 outputs the table-driven vec4 kernel takes an arena; separate
+    // destinations take row copies in groups, a dispatch each (lavapipe
+    // binds 31 destinations per dispatch: two groups, two modules).
     assert_eq!(
         kernel(&[2, 160], 1, vec![4; 40], ElementType::Float),
-        both(Kernel::Vec4)
+        [Kernel::RowCopies, Kernel::Vec4]
     );
 }
 
@@ -332,7 +336,8 @@ fn long_unaligned_runs_take_row_streams_on_lavapipe() {
     let auto = Strategy::Auto(CostModel::LAVAPIPE);
     for plan in plans_with(&split, ElementType::Uint8, &PlanLimits::LAVAPIPE, auto) {
         assert_eq!(plan.kernel(), Kernel::RowStreams);
-        let Some(GeneratedLayout::RowStreams(rs)) = plan.generated_layout() else {
+        let Some(GeneratedLayout::RowStreams(rs)) = plan.generated_layouts().first().copied()
+        else {
             panic!("a row-stream plan")
         };
         assert_eq!((rs.block_bits, rs.per_row), (4097 * 8, 16));
@@ -362,7 +367,7 @@ fn short_runs_take_row_blocks() {
     let [separate, arena] = plans(&[4096, 6], vec![1, 2, 3], ElementType::Float16);
     for plan in [&separate, &arena] {
         assert_eq!(plan.kernel(), Kernel::RowBlocks);
-        let Some(GeneratedLayout::RowBlock(rb)) = plan.generated_layout() else {
+        let Some(GeneratedLayout::RowBlock(rb)) = plan.generated_layouts().first().copied() else {
             panic!("a row-block plan")
         };
         assert_eq!((rb.rows, rb.src_vec4s), (8, 6));
@@ -512,6 +517,103 @@ fn many_outputs_into_many_regions_are_exact() {
     .unwrap();
     assert_eq!(plan.dispatch_count(), 143);
     check_plan(&plan, &input, &split, "1000 outputs");
+}
+
+/// The row-copy layout of a pass (panics for any other).
+fn row_copies_of(pass: &Pass) -> &RowCopies {
+    match &pass.layout {
+        Some(GeneratedLayout::RowCopies(rc)) => rc,
+        other => panic!("a row-copy pass, not {other:?}"),
+    }
+}
+
+#[test]
+fn separate_destinations_past_one_dispatch_take_row_copies_in_groups() {
+    let mut rng = Rng::new(53);
+    let webgpu = &PlanLimits::WEBGPU_DEFAULT;
+    let plan_of = |split: &ResolvedSplit, placement| {
+        SplitPlan::new(
+            split,
+            ElementType::Float,
+            webgpu,
+            &options(Strategy::Gather, placement),
+        )
+        .unwrap()
+    };
+    // Eight attention heads: a group of 7 and one of 1, two modules. The
+    // second pass binds the input from its head's start (7 x 2 KiB, a
+    // multiple of 256 bytes), so its run starts at vec4 0 of its window.
+    let heads = ResolvedSplit::new(&[16, 4096], 1, vec![512; 8], true).unwrap();
+    let plan = plan_of(&heads, Placement::Separate);
+    assert_eq!(plan.kernel(), Kernel::RowCopies);
+    assert_eq!(plan.dispatch_count(), 2);
+    assert_eq!(plan.generated_layouts().len(), 2);
+    let [first, last] = [&plan.passes()[0], &plan.passes()[1]];
+    assert_eq!((first.dst_windows.len(), last.dst_windows.len()), (7, 1));
+    assert_eq!(first.src_window_bytes.start, 0);
+    assert_eq!(last.src_window_bytes, 7 * 2048..16 * 4096 * 4);
+    assert_eq!(row_copies_of(last).outputs[0].src_vec4, 0);
+    let starts: Vec<u32> = row_copies_of(first)
+        .outputs
+        .iter()
+        .map(|o| o.src_vec4)
+        .collect();
+    assert_eq!(starts, [0, 128, 256, 384, 512, 640, 768]);
+    assert_eq!(
+        (plan.pass_shader(0).slots(), plan.pass_shader(1).slots()),
+        (7, 1)
+    );
+    let input = random_tensor(&mut rng, ElementType::Float, &[16, 4096]);
+    check_plan(&plan, &input, &heads, "8 heads");
+    // An arena binds one destination: one dispatch, one module.
+    let arena = plan_of(&heads, Placement::Arena);
+    assert_eq!(
+        (arena.kernel(), arena.dispatch_count()),
+        (Kernel::RowCopies, 1)
+    );
+    check_plan(&arena, &input, &heads, "8 heads, arena");
+    // 64 outputs of 128 bytes: groups start 896 bytes apart, so at 0 or 128
+    // bytes into their aligned windows; with the last group of one, three
+    // modules for ten dispatches.
+    let columns = ResolvedSplit::new(&[8, 2048], 1, vec![32; 64], true).unwrap();
+    let plan = plan_of(&columns, Placement::Separate);
+    assert_eq!(plan.kernel(), Kernel::RowCopies);
+    assert_eq!(
+        (plan.dispatch_count(), plan.generated_layouts().len()),
+        (10, 3)
+    );
+    assert_eq!(plan.shaders().len(), 3);
+    let input = random_tensor(&mut rng, ElementType::Float, &[8, 2048]);
+    check_plan(&plan, &input, &columns, "64 columns");
+    // SplitToSequence into 100 rows of 256 bytes: 15 dispatches, 2 modules.
+    let rows = OnnxSplitToSequence::new(11).resolve(&[100, 64]).unwrap();
+    let plan = plan_of(&rows, Placement::Separate);
+    assert_eq!(plan.kernel(), Kernel::RowCopies);
+    assert_eq!(
+        (plan.dispatch_count(), plan.generated_layouts().len()),
+        (15, 2)
+    );
+    let input = random_tensor(&mut rng, ElementType::Float, &[100, 64]);
+    check_plan(&plan, &input, &rows, "100 rows");
+    // 100,000 rows of 256 bytes: 14,286 dispatches of two modules, planned
+    // in time linear in the outputs (0.05 s in a debug build).
+    let many = OnnxSplitToSequence::new(11)
+        .resolve(&[100_000, 64])
+        .unwrap();
+    let plan = plan_of(&many, Placement::Separate);
+    assert_eq!(
+        (plan.kernel(), plan.dispatch_count()),
+        (Kernel::RowCopies, 14_286)
+    );
+    assert_eq!(plan.shaders().len(), 2);
+    // Forty outputs of one vec4 start their groups at six offsets into
+    // their windows: six modules, past MAX_GROUP_MODULES, so the
+    // table-driven vec4 kernel (one module) moves them.
+    let narrow = ResolvedSplit::new(&[2, 160], 1, vec![4; 40], true).unwrap();
+    let plan = plan_of(&narrow, Placement::Separate);
+    const { assert!(MAX_GROUP_MODULES < 6) };
+    assert_eq!((plan.kernel(), plan.dispatch_count()), (Kernel::Vec4, 6));
+    assert_eq!(plan.shaders().len(), 1);
 }
 
 #[test]

@@ -77,7 +77,11 @@ fn check_generated(
             .placement(placement);
         let plan = SplitPlan::new(&split, t, &PlanLimits::WEBGPU_DEFAULT, &options).unwrap();
         assert_eq!(plan.kernel(), kernel, "{t} {shape:?}");
-        let key = plan.shader().expect("a plan with dispatches");
+        let key = plan
+            .shaders()
+            .into_iter()
+            .next()
+            .expect("a plan with dispatches");
         assert!(key.is_generated());
         let every = key
             .clone()
@@ -163,7 +167,7 @@ fn arena_tables_of_row_copies_and_row_streams_are_uniform_up_to_32_entries() {
             .placement(Placement::Arena);
         let plan = SplitPlan::new(&split, t, &PlanLimits::WEBGPU_DEFAULT, &options).unwrap();
         assert_eq!(plan.kernel(), kernel);
-        let key = plan.shader().unwrap();
+        let key = plan.shaders().into_iter().next().unwrap();
         check_bindings(&validated(&key.source()), &key);
         let layout = key.bind_group_layout();
         let table = *layout

@@ -15,7 +15,7 @@ use crate::error::Result;
 use crate::plan::internals::{BoundDispatch, BoundPlan, SlotBinding, fingerprint};
 use crate::plan::{Bindings, SplitPlan};
 
-/// Pipeline, table and bind groups of every pass of `bound`.
+/// Pipelines, table and bind groups of every dispatch of `bound`.
 pub(crate) fn prepare_dispatches(
     resources: &Resources,
     plan: &SplitPlan,
@@ -23,32 +23,35 @@ pub(crate) fn prepare_dispatches(
     input: &BufferRegion<'_>,
     destinations: &[BufferRegion<'_>],
 ) -> Result<PreparedSplit> {
-    let Some(key) = bound.shader(plan) else {
+    if bound.dispatches.is_empty() {
         return Ok(PreparedSplit::empty());
-    };
+    }
+    let (keys, modules) = bound.shaders(plan);
     let table = table_buffer(resources, plan, bound)?;
     let device = &resources.device;
     // A buffer from another device, a destroyed buffer or a lost device
     // fails here, inside the scopes.
     Ok(scoped(device, "binding the split's buffers", || {
-        let kernel = resources.pipeline(&key);
-        let groups = bound
+        let kernels: Vec<_> = keys.iter().map(|key| resources.pipeline(key)).collect();
+        let dispatches = bound
             .dispatches
             .iter()
-            .map(|d| {
+            .zip(modules)
+            .map(|(d, module)| {
                 let group = bind_group(
                     resources,
-                    &kernel.layout,
+                    &kernels[module].layout,
                     plan,
                     &table,
                     d,
                     input,
                     destinations,
                 );
-                (group, d.workgroups)
+                (module, group, d.workgroups)
             })
             .collect();
-        PreparedSplit::new(kernel.pipeline.clone(), groups)
+        let pipelines = kernels.iter().map(|k| k.pipeline.clone()).collect();
+        PreparedSplit::new(pipelines, dispatches)
     })?)
 }
 

@@ -1,11 +1,11 @@
 //! [`PreparedSplit`]: a split ready to record inside the caller's own
 //! compute pass, between two of its kernels.
 
-/// A planned split bound to concrete buffers: its pipeline, one bind group
-/// per dispatch and the workgroup counts, as
+/// A planned split bound to concrete buffers: its pipelines, one bind
+/// group per dispatch and the workgroup counts, as
 /// [`crate::gpu::GpuSplitter::prepare`] made them.
 ///
-/// Recording it sets its own pipeline and bind group 0 on the pass; set
+/// Recording it sets its own pipelines and bind group 0 on the pass; set
 /// yours again before your next dispatch. The value holds its bind groups
 /// and through them the buffers they bind, for as long as you keep it.
 ///
@@ -45,27 +45,26 @@
 /// ```
 #[derive(Debug, Clone)]
 pub struct PreparedSplit {
-    pipeline: Option<wgpu::ComputePipeline>,
-    dispatches: Vec<(wgpu::BindGroup, [u32; 2])>,
+    /// The pipelines the dispatches run (one, or one per group layout).
+    pipelines: Vec<wgpu::ComputePipeline>,
+    /// Per dispatch: its pipeline's index, its bind group, its workgroups.
+    dispatches: Vec<(usize, wgpu::BindGroup, [u32; 2])>,
 }
 
 impl PreparedSplit {
     pub(crate) fn new(
-        pipeline: wgpu::ComputePipeline,
-        dispatches: Vec<(wgpu::BindGroup, [u32; 2])>,
+        pipelines: Vec<wgpu::ComputePipeline>,
+        dispatches: Vec<(usize, wgpu::BindGroup, [u32; 2])>,
     ) -> Self {
         PreparedSplit {
-            pipeline: Some(pipeline),
+            pipelines,
             dispatches,
         }
     }
 
     /// Nothing to dispatch (every output empty or copied).
     pub(crate) fn empty() -> Self {
-        PreparedSplit {
-            pipeline: None,
-            dispatches: Vec::new(),
-        }
+        PreparedSplit::new(Vec::new(), Vec::new())
     }
 
     /// Dispatches [`PreparedSplit::record`] records.
@@ -73,15 +72,17 @@ impl PreparedSplit {
         self.dispatches.len()
     }
 
-    /// Records every dispatch into `pass`. Dispatches of one pass run in
-    /// order with their storage writes visible to the next (WebGPU's rule),
-    /// which multi-dispatch plans rely on.
+    /// Records every dispatch into `pass`, setting each one's pipeline
+    /// where it changes. Dispatches of one pass run in order with their
+    /// storage writes visible to the next (WebGPU's rule), which
+    /// multi-dispatch plans rely on.
     pub fn record(&self, pass: &mut wgpu::ComputePass<'_>) {
-        let Some(pipeline) = &self.pipeline else {
-            return;
-        };
-        pass.set_pipeline(pipeline);
-        for (group, [x, y]) in &self.dispatches {
+        let mut current = None;
+        for (pipeline, group, [x, y]) in &self.dispatches {
+            if current != Some(*pipeline) {
+                pass.set_pipeline(&self.pipelines[*pipeline]);
+                current = Some(*pipeline);
+            }
             pass.set_bind_group(0, group, &[]);
             pass.dispatch_workgroups(*x, *y, 1);
         }

@@ -7,7 +7,7 @@ use super::dispatch::upload_table;
 use super::resources::Resources;
 use super::scope::scoped;
 use crate::error::Result;
-use crate::plan::{Bindings, SplitPlan};
+use crate::plan::{Bindings, ShaderKey, SplitPlan};
 
 /// The cache of a [`crate::gpu::GpuSplitter`]
 /// ([`crate::gpu::GpuSplitter::cache`]), bounded by its
@@ -54,9 +54,9 @@ impl SplitterCache<'_> {
         self.resources.pipelines.clear_generated();
     }
 
-    /// Gets `plan` ready ahead of time: compiles its pipeline (kept within
+    /// Gets `plan` ready ahead of time: compiles its pipelines (kept within
     /// the policy's bound), uploads its table (kept within the budget) and
-    /// submits one dispatch of the pipeline that does no work, so that the
+    /// submits one dispatch of each pipeline that does no work, so that the
     /// driver's compile at first execution (about 48 ms for a generated
     /// kernel on lavapipe) happens now rather than at the first encode.
     /// Does not wait; a plan without dispatches needs nothing.
@@ -66,13 +66,24 @@ impl SplitterCache<'_> {
     /// [`crate::gpu::DeviceError::Gpu`] when the device is lost or rejects
     /// the kernel.
     pub fn warm_up(&self, plan: &SplitPlan) -> Result<()> {
-        let Some(key) = plan.shader() else {
+        let keys = plan.shaders();
+        if keys.is_empty() {
             return Ok(());
-        };
+        }
         upload_table(self.resources, plan.table_fingerprint(), plan.table())?;
+        let commands = keys
+            .iter()
+            .map(|key| self.idle_dispatch(plan, key))
+            .collect::<Result<Vec<_>>>()?;
+        self.queue.submit(commands);
+        Ok(())
+    }
+
+    /// One dispatch of `key`'s pipeline that reads and writes nothing.
+    fn idle_dispatch(&self, plan: &SplitPlan, key: &ShaderKey) -> Result<wgpu::CommandBuffer> {
         let device = &self.resources.device;
-        let commands = scoped(device, "warming up the kernel", || {
-            let kernel = self.resources.pipeline(&key);
+        Ok(scoped(device, "warming up the kernel", || {
+            let kernel = self.resources.pipeline(key);
             // A zero table (no invocation works) and a source of its own:
             // nothing is read or written, the pipeline only runs.
             let scratch = |label, size, usage| {
@@ -129,8 +140,6 @@ impl SplitterCache<'_> {
                 pass.dispatch_workgroups(1, 1, 1);
             }
             encoder.finish()
-        })?;
-        self.queue.submit([commands]);
-        Ok(())
+        })?)
     }
 }

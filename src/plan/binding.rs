@@ -85,15 +85,35 @@ pub struct BoundPlan<'p> {
 }
 
 impl BoundPlan<'_> {
-    /// The module the dispatches run: the plan's, in the variant that skips
+    /// The module `dispatch` runs: its pass's, in the variant that skips
     /// entries when a pass was split and that binds the source writable
     /// when a destination shares its buffer.
-    pub fn shader(&self, plan: &SplitPlan) -> Option<ShaderKey> {
-        plan.shader().map(|key| {
-            key.skipping(self.skips)
-                .with_writable_source(self.writable_source)
-                .with_shifts(self.shifted)
-        })
+    pub fn shader_of(&self, plan: &SplitPlan, dispatch: &BoundDispatch) -> ShaderKey {
+        plan.pass_shader(dispatch.pass)
+            .skipping(self.skips)
+            .with_writable_source(self.writable_source)
+            .with_shifts(self.shifted)
+    }
+
+    /// The modules the dispatches run, distinct, in the order they first
+    /// run, and per dispatch the index of its module in that list.
+    pub fn shaders(&self, plan: &SplitPlan) -> (Vec<ShaderKey>, Vec<usize>) {
+        let mut keys: Vec<ShaderKey> = Vec::new();
+        let mut first: Vec<Option<usize>> = vec![None; plan.passes().len()];
+        let of_dispatch = self
+            .dispatches
+            .iter()
+            .map(|d| {
+                *first[d.pass].get_or_insert_with(|| {
+                    let key = self.shader_of(plan, d);
+                    keys.iter().position(|k| *k == key).unwrap_or_else(|| {
+                        keys.push(key);
+                        keys.len() - 1
+                    })
+                })
+            })
+            .collect();
+        (keys, of_dispatch)
     }
 }
 
@@ -164,16 +184,15 @@ impl SplitPlan {
                         self.limits().table_alignment_bytes(),
                     )
                 };
-                let slots =
-                    (0..self.destination_slots() as usize).map(|slot| match dst.get(slot) {
-                        Some((destination, bytes)) if group.contains(&slot) => {
-                            SlotBinding::Destination {
-                                destination: *destination,
-                                bytes: bytes.clone(),
-                            }
+                let slots = (0..self.pass_slots(index) as usize).map(|slot| match dst.get(slot) {
+                    Some((destination, bytes)) if group.contains(&slot) => {
+                        SlotBinding::Destination {
+                            destination: *destination,
+                            bytes: bytes.clone(),
                         }
-                        _ => SlotBinding::Spare,
-                    });
+                    }
+                    _ => SlotBinding::Spare,
+                });
                 dispatches.push(BoundDispatch {
                     pass: index,
                     table_bytes,

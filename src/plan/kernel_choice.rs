@@ -2,6 +2,9 @@
 //! of the table that fit, tried in the cost model's order, each planned into
 //! passes until one fits the device.
 
+use std::ops::Range;
+
+use super::align::{align_down, align_up};
 use super::chunks::{Chunk, chunks};
 use super::cost::CostModel;
 use super::error::PlanError;
@@ -29,29 +32,33 @@ pub(crate) struct GatherInputs<'a> {
 }
 
 /// The gather's kernel, passes and tables (no passes when nothing is
-/// gathered), and the layout of a generated kernel.
+/// gathered); a generated kernel's passes carry their layouts.
 pub(crate) struct Dispatches {
     pub kernel: Kernel,
     pub passes: Vec<Pass>,
     pub table: Vec<u8>,
-    pub layout: Option<GeneratedLayout>,
 }
+
+/// Most distinct modules one plan compiles when its outputs take several
+/// dispatches of a generated kernel (one module per group layout). Each is
+/// a pipeline compile (about 48 ms on lavapipe, `docs/DEVICE.md`) and a
+/// place in the splitter's pipeline cache; past it the table-driven kernel,
+/// one module for every split, moves the outputs.
+pub const MAX_GROUP_MODULES: usize = 4;
 
 /// The dispatches of the first kernel, in the cost model's order, that fits
 /// the outputs and the device: a kernel that moves whole outputs only
 /// cannot take an output cut into chunks (past the binding limit), and a
-/// generated kernel needs every gathered output in one dispatch. Words fit
-/// anything.
+/// generated kernel needs every gathered output in one dispatch, or, with
+/// separate destinations past one dispatch's slots, each group of outputs
+/// in one dispatch of its own, in at most [`MAX_GROUP_MODULES`] modules.
+/// Words fit anything.
 ///
 /// # Errors
 ///
 /// [`PlanError::KernelDoesNotFit`] when a forced kernel cannot move the
 /// outputs; [`PlanError::Internal`] when no kernel planned.
 pub(crate) fn gather_dispatches(g: &GatherInputs<'_>) -> Result<Dispatches, PlanError> {
-    let limits = g.limits;
-    // A chunk's windows, widened to alignments at both ends, plus the
-    // alignment kept free for the caller's offsets, fit one window.
-    let room_bits = (limits.window_bytes() - 3 * limits.alignment_bytes()) * 8;
     let model = match g.strategy {
         Strategy::Auto(model) => model,
         _ => CostModel::default(),
@@ -61,54 +68,35 @@ pub(crate) fn gather_dispatches(g: &GatherInputs<'_>) -> Result<Dispatches, Plan
         copied: g.copied,
         outer: g.outer,
         input_bytes: g.input_bytes,
-        limits,
+        limits: g.limits,
         per_output: g.strategy == Strategy::GatherPerOutput,
     };
-    let fitting: Vec<(Kernel, Fit)> = Kernel::ALL
+    let fitting: Vec<(Kernel, Option<Fit>)> = Kernel::ALL
         .into_iter()
         .filter(|&k| g.kernel.is_none_or(|forced| forced == k))
-        .filter_map(|k| (k.spec().fits)(&gathered).map(|fit| (k, fit)))
+        .filter_map(|k| {
+            let fit = (k.spec().fits)(&gathered);
+            let grouped = k.spec().group_layout.is_some() && !g.placement.chunks_share_a_slot();
+            (fit.is_some() || grouped).then_some((k, fit))
+        })
         .collect();
     for kernel in model.order(fitting.iter().map(|(k, _)| *k)) {
-        let spec = kernel.spec();
-        let gathered_chunks: Vec<Chunk> = chunks(g.geometry, room_bits, spec.unit_bits)
-            .into_iter()
-            .filter(|c| !g.copied[c.output])
-            .collect();
-        let whole = gathered_chunks
+        let fit = fitting
             .iter()
-            .all(|c| c.len_bits() == g.geometry[c.output].total_bits);
-        // Generated kernels bind the whole input, in one window.
-        let input_fits = g.input_bytes * 8 <= room_bits;
-        if (spec.whole_outputs && !whole) || (spec.generated && !input_fits) {
-            continue;
-        }
-        let layout = fitting.iter().find_map(|(k, fit)| match fit {
-            Fit::Generated(layout) if *k == kernel => Some(layout.clone()),
-            _ => None,
-        });
-        let generated_invocations = layout.as_ref().map(|l| l.invocations(g.outer));
-        let cx = PassContext {
-            geometry: g.geometry,
-            placement: g.placement,
-            dst_offsets_bytes: g.dst_offsets_bytes,
-            limits,
-            kernel,
-            per_output: gathered.per_output,
-            generated_invocations,
-            whole_input: spec.generated.then_some(g.input_bytes),
+            .find(|(k, _)| *k == kernel)
+            .and_then(|(_, f)| f.as_ref());
+        let planned = match fit {
+            Some(Fit::Generated(layout)) => one_generated_pass(g, &gathered, kernel, layout)?,
+            Some(Fit::Table) => table_driven(g, &gathered, kernel)?,
+            None => None,
         };
-        let (passes, table) = build_passes(&cx, &gathered_chunks)?;
-        let one_grid = generated_invocations.is_none_or(|n| n <= limits.max_invocations());
-        if spec.generated && (passes.len() != 1 || !one_grid) {
-            continue;
+        let planned = match planned {
+            None if kernel.spec().group_layout.is_some() => grouped_passes(g, &gathered, kernel)?,
+            other => other,
+        };
+        if let Some(dispatches) = planned {
+            return Ok(dispatches);
         }
-        return Ok(Dispatches {
-            kernel,
-            passes,
-            table,
-            layout,
-        });
     }
     match g.kernel {
         Some(kernel) => Err(PlanError::KernelDoesNotFit { kernel }),
@@ -116,4 +104,186 @@ pub(crate) fn gather_dispatches(g: &GatherInputs<'_>) -> Result<Dispatches, Plan
             detail: "the word kernel did not plan".to_string(),
         }),
     }
+}
+
+/// Room for one chunk in bits: its windows, widened to alignments at both
+/// ends, plus the alignment kept free for the caller's offsets, fit one
+/// window.
+fn room_bits(limits: &PlanLimits) -> u64 {
+    (limits.window_bytes() - 3 * limits.alignment_bytes()) * 8
+}
+
+/// The chunks of the gathered outputs, cut for `kernel`'s unit, in output
+/// order.
+fn chunks_of(g: &GatherInputs<'_>, kernel: Kernel) -> Vec<Chunk> {
+    chunks(g.geometry, room_bits(g.limits), kernel.unit_bits())
+        .into_iter()
+        .filter(|c| !g.copied[c.output])
+        .collect()
+}
+
+/// The pass context of `kernel` for these inputs.
+fn pass_context<'a>(
+    g: &'a GatherInputs<'a>,
+    gathered: &Gathered<'_>,
+    kernel: Kernel,
+    layout: Option<&GeneratedLayout>,
+    input_window: Option<Range<u64>>,
+) -> PassContext<'a> {
+    PassContext {
+        geometry: g.geometry,
+        placement: g.placement,
+        dst_offsets_bytes: g.dst_offsets_bytes,
+        limits: g.limits,
+        kernel,
+        per_output: gathered.per_output,
+        generated_invocations: layout.map(|l| l.invocations(g.outer)),
+        input_window,
+    }
+}
+
+/// A table-driven kernel's passes, as many as the windows and slots need
+/// (`None` when it moves whole outputs only and an output was cut).
+fn table_driven(
+    g: &GatherInputs<'_>,
+    gathered: &Gathered<'_>,
+    kernel: Kernel,
+) -> Result<Option<Dispatches>, PlanError> {
+    let chunks = chunks_of(g, kernel);
+    if kernel.spec().whole_outputs && !whole_outputs(g, &chunks) {
+        return Ok(None);
+    }
+    let cx = pass_context(g, gathered, kernel, None, None);
+    let (passes, table) = build_passes(&cx, &chunks)?;
+    Ok(Some(Dispatches {
+        kernel,
+        passes,
+        table,
+    }))
+}
+
+/// True when no output was cut into chunks.
+fn whole_outputs(g: &GatherInputs<'_>, chunks: &[Chunk]) -> bool {
+    chunks
+        .iter()
+        .all(|c| c.len_bits() == g.geometry[c.output].total_bits)
+}
+
+/// A generated kernel's one pass over every gathered output, binding the
+/// whole input; `None` when they need more than one pass or grid.
+fn one_generated_pass(
+    g: &GatherInputs<'_>,
+    gathered: &Gathered<'_>,
+    kernel: Kernel,
+    layout: &GeneratedLayout,
+) -> Result<Option<Dispatches>, PlanError> {
+    let chunks = chunks_of(g, kernel);
+    let Some(pass) = generated_pass(g, gathered, kernel, layout, 0, &chunks)? else {
+        return Ok(None);
+    };
+    Ok(Some(Dispatches {
+        kernel,
+        table: pass.1,
+        passes: vec![pass.0],
+    }))
+}
+
+/// The one pass of `layout` over `chunks`, its input window from
+/// `window_start` bytes to the input's end, and its table; `None` when the
+/// chunks need more than one pass or grid, or the input does not fit one
+/// window.
+fn generated_pass(
+    g: &GatherInputs<'_>,
+    gathered: &Gathered<'_>,
+    kernel: Kernel,
+    layout: &GeneratedLayout,
+    window_start: u64,
+    chunks: &[Chunk],
+) -> Result<Option<(Pass, Vec<u8>)>, PlanError> {
+    let whole = whole_outputs(g, chunks);
+    let input_fits = (g.input_bytes - window_start) * 8 <= room_bits(g.limits);
+    let one_grid = layout.invocations(g.outer) <= g.limits.max_invocations();
+    if !whole || !input_fits || !one_grid {
+        return Ok(None);
+    }
+    let window = Some(window_start..g.input_bytes);
+    let cx = pass_context(g, gathered, kernel, Some(layout), window);
+    let (mut passes, table) = build_passes(&cx, chunks)?;
+    if passes.len() != 1 {
+        return Ok(None);
+    }
+    let mut pass = passes.remove(0);
+    pass.layout = Some(layout.clone());
+    Ok(Some((pass, table)))
+}
+
+/// A generated kernel's passes over groups of the gathered outputs, as many
+/// as one dispatch binds (separate destinations), each with its own layout
+/// and an input window from its first run (aligned down) to the input's
+/// end, so that groups of equal shape share one module; `None` when a
+/// group does not fit or the groups need more than [`MAX_GROUP_MODULES`]
+/// modules.
+fn grouped_passes(
+    g: &GatherInputs<'_>,
+    gathered: &Gathered<'_>,
+    kernel: Kernel,
+) -> Result<Option<Dispatches>, PlanError> {
+    let Some(group_layout) = kernel.spec().group_layout else {
+        return Ok(None);
+    };
+    let live: Vec<usize> = gathered_outputs(g);
+    let per_group = g.placement.max_slots(g.limits);
+    if g.placement.chunks_share_a_slot() || live.len() <= per_group {
+        return Ok(None);
+    }
+    let all = chunks_of(g, kernel);
+    let mut passes = Vec::new();
+    let mut table = Vec::new();
+    let mut modules: Vec<GeneratedLayout> = Vec::new();
+    for members in live.chunks(per_group) {
+        let first_bit = members
+            .iter()
+            .map(|&i| g.geometry[i].offset_bits)
+            .min()
+            .unwrap_or(0);
+        let window_start = align_down(first_bit / 8, g.limits.alignment_bytes());
+        let Some(layout) = group_layout(gathered, members, window_start * 8) else {
+            return Ok(None);
+        };
+        if !modules.contains(&layout) {
+            modules.push(layout.clone());
+        }
+        // Chunks are in output order: the group's are one slice.
+        let (first, last) = (members[0], members[members.len() - 1]);
+        let from = all.partition_point(|c| c.output < first);
+        let to = all.partition_point(|c| c.output <= last);
+        let Some((mut pass, pass_table)) =
+            generated_pass(g, gathered, kernel, &layout, window_start, &all[from..to])?
+        else {
+            return Ok(None);
+        };
+        if modules.len() > MAX_GROUP_MODULES {
+            return Ok(None);
+        }
+        let start = align_up(table.len() as u64, g.limits.table_alignment_bytes());
+        table.resize(start as usize, 0);
+        table.extend_from_slice(&pass_table);
+        pass.table_bytes = start + pass.table_bytes.start..start + pass.table_bytes.end;
+        passes.push(pass);
+    }
+    Ok(Some(Dispatches {
+        kernel,
+        passes,
+        table,
+    }))
+}
+
+/// The non-empty outputs the dispatches move, in order.
+fn gathered_outputs(g: &GatherInputs<'_>) -> Vec<usize> {
+    g.geometry
+        .iter()
+        .enumerate()
+        .filter(|(i, geo)| !g.copied[*i] && !geo.is_empty())
+        .map(|(i, _)| i)
+        .collect()
 }

@@ -64,6 +64,7 @@ pub use wgsl::Bindings;
 #[doc(hidden)]
 pub mod internals {
     pub use super::binding::{BoundDispatch, BoundPlan, SlotBinding};
+    pub use super::kernel_choice::MAX_GROUP_MODULES;
     pub use super::kernels::{
         COPY_VEC4S, CopyOutput, MAX_COPY_OUTPUTS, MAX_ROW_BLOCK_BITS, MIN_WORKING_PERCENT, Piece,
         RowOutput, STREAM_VEC4S, StreamOutput,

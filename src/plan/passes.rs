@@ -7,7 +7,7 @@ use super::align::{align_down, align_up};
 use super::chunks::Chunk;
 use super::error::PlanError;
 use super::geometry::OutputGeometry;
-use super::kernels::Kernel;
+use super::kernels::{GeneratedLayout, Kernel};
 use super::limits::PlanLimits;
 use super::placement::Placement;
 use super::table::{
@@ -37,6 +37,8 @@ pub struct Pass {
     pub workgroups: [u32; 2],
     /// Invocations that do work.
     pub invocations: u32,
+    /// The layout of its generated module (`None`: a table-driven kernel).
+    pub layout: Option<GeneratedLayout>,
 }
 
 /// What the pass builder needs to know about the plan.
@@ -54,9 +56,10 @@ pub(crate) struct PassContext<'a> {
     pub generated_invocations: Option<u64>,
     /// Generated kernels read whole input rows (row blocks load whole
     /// blocks; row streams locate every run from the row start): their pass
-    /// binds the whole input of this many bytes, whatever windows the
-    /// outputs read.
-    pub whole_input: Option<u64>,
+    /// binds these bytes of the input (from 0, or from a group's first run
+    /// aligned down, to the input's end), whatever windows the outputs read,
+    /// and the layout's run starts count from the window's start.
+    pub input_window: Option<Range<u64>>,
 }
 
 /// A destination bound by a pass being grouped.
@@ -205,9 +208,9 @@ impl PassContext<'_> {
             }
             groups.push(group);
         }
-        if let Some(input_bytes) = self.whole_input {
+        if let Some(window) = &self.input_window {
             for group in &mut groups {
-                group.src = self.widen(&(0..input_bytes));
+                group.src = self.widen(window);
             }
         }
         Ok(groups)
@@ -311,6 +314,7 @@ pub(crate) fn build_passes(
             table_bytes: start..table.len() as u64,
             workgroups: grid(u64::from(header.invocations), cx.limits)?,
             invocations: header.invocations,
+            layout: None,
         });
     }
     Ok((passes, table))

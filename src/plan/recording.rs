@@ -34,7 +34,7 @@ pub struct RecordedBuffer {
     pub usages: Vec<&'static str>,
 }
 
-/// The shader module of the dispatches.
+/// A shader module the dispatches run.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct RecordedModule {
@@ -78,8 +78,10 @@ pub enum RecordedCommand {
         /// Bytes copied.
         size: u64,
     },
-    /// A dispatch of the module, inside the encode's one compute pass.
+    /// A dispatch of a module, inside the encode's one compute pass.
     Dispatch {
+        /// Its module, an index into [`Recording::modules`].
+        module: usize,
         /// Its bind group 0.
         bindings: Vec<RecordedBinding>,
         /// Workgroups in x, y and z.
@@ -94,8 +96,9 @@ pub struct Recording {
     /// The buffers: the caller's (by their region's buffer number), then the
     /// table and the spare buffer.
     pub buffers: Vec<RecordedBuffer>,
-    /// The dispatches' module (none without dispatches).
-    pub module: Option<RecordedModule>,
+    /// The dispatches' modules, in the order they first run (none without
+    /// dispatches).
+    pub modules: Vec<RecordedModule>,
     /// Copies first, then the dispatches, as an encode records them.
     pub commands: Vec<RecordedCommand>,
 }
@@ -157,13 +160,17 @@ impl SplitPlan {
         });
         let mut commands = self.recorded_copies(input, destinations);
         commands.extend(self.recorded_dispatches(&bound, input, destinations, table, spare));
+        let (keys, _) = bound.shaders(self);
         Ok(Recording {
             buffers,
-            module: bound.shader(self).map(|key| RecordedModule {
-                wgsl: key.source(),
-                entry_point: key.entry_point(),
-                layout: key.bind_group_layout(),
-            }),
+            modules: keys
+                .iter()
+                .map(|key| RecordedModule {
+                    wgsl: key.source(),
+                    entry_point: key.entry_point(),
+                    layout: key.bind_group_layout(),
+                })
+                .collect(),
             commands,
         })
     }
@@ -199,10 +206,12 @@ impl SplitPlan {
             offset: bytes.start,
             size: bytes.end - bytes.start,
         };
+        let (_, modules) = bound.shaders(self);
         bound
             .dispatches
             .iter()
-            .map(|d| {
+            .zip(modules)
+            .map(|(d, module)| {
                 let mut bindings = vec![
                     binding(Bindings::TABLE, table, &d.table_bytes),
                     binding(Bindings::SOURCE, input.buffer, &d.src),
@@ -217,6 +226,7 @@ impl SplitPlan {
                     });
                 }
                 RecordedCommand::Dispatch {
+                    module,
                     bindings,
                     workgroups: [d.workgroups[0], d.workgroups[1], 1],
                 }

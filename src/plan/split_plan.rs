@@ -116,8 +116,6 @@ pub struct SplitPlan {
     /// Byte ranges of the outputs in the input when every output is one
     /// contiguous, bindable range (view mode).
     views: Option<Vec<Range<u64>>>,
-    /// The layout of a generated kernel.
-    layout: Option<GeneratedLayout>,
     fingerprint: u64,
 }
 
@@ -165,7 +163,6 @@ impl SplitPlan {
             kernel,
             passes,
             table,
-            layout,
         } = gather_dispatches(&GatherInputs {
             geometry: &geometry,
             copied: &copied,
@@ -196,7 +193,6 @@ impl SplitPlan {
             passes,
             table,
             copies,
-            layout,
             fingerprint,
         })
     }
@@ -226,22 +222,54 @@ impl SplitPlan {
         self.kernel
     }
 
-    /// The layout of the plan's kernel, if it is a generated one.
-    pub fn generated_layout(&self) -> Option<&GeneratedLayout> {
-        self.layout.as_ref()
+    /// The layouts of the plan's generated modules, distinct, in the order
+    /// the dispatches first run them: one for a plan whose outputs all fit
+    /// one dispatch, up to [`crate::plan::internals::MAX_GROUP_MODULES`]
+    /// when separate destinations take several; none for a table-driven
+    /// kernel.
+    pub fn generated_layouts(&self) -> Vec<&GeneratedLayout> {
+        let mut layouts: Vec<&GeneratedLayout> = Vec::new();
+        for layout in self.passes.iter().filter_map(|p| p.layout.as_ref()) {
+            if !layouts.contains(&layout) {
+                layouts.push(layout);
+            }
+        }
+        layouts
     }
 
-    /// The compiled kernel the dispatches run (`None` without dispatches):
-    /// its WGSL is [`ShaderKey::source`].
-    pub fn shader(&self) -> Option<ShaderKey> {
-        (self.dispatch_count() > 0).then(|| {
-            ShaderKey::new(
-                self.kernel,
-                self.placement,
-                self.destination_slots(),
-                self.layout.clone(),
-            )
-        })
+    /// The compiled kernel pass `index` runs: its WGSL is
+    /// [`ShaderKey::source`].
+    ///
+    /// # Panics
+    ///
+    /// When the plan has no pass `index`.
+    pub fn pass_shader(&self, index: usize) -> ShaderKey {
+        let layout = self.passes[index].layout.clone();
+        ShaderKey::new(self.kernel, self.placement, self.pass_slots(index), layout)
+    }
+
+    /// Destination bindings of pass `index`'s module: a generated module
+    /// binds its own pass's destinations, a table-driven one as many as the
+    /// busiest pass.
+    pub(crate) fn pass_slots(&self, index: usize) -> u32 {
+        let pass = &self.passes[index];
+        match pass.layout {
+            Some(_) => pass.dst_windows.len() as u32,
+            None => self.destination_slots(),
+        }
+    }
+
+    /// The compiled kernels the dispatches run, distinct, in the order they
+    /// first run (none without dispatches; one for a table-driven kernel).
+    pub fn shaders(&self) -> Vec<ShaderKey> {
+        let mut keys: Vec<ShaderKey> = Vec::new();
+        for index in 0..self.passes.len() {
+            let key = self.pass_shader(index);
+            if !keys.contains(&key) {
+                keys.push(key);
+            }
+        }
+        keys
     }
 
     /// Packed size of the input in bytes.

@@ -117,8 +117,8 @@ pub fn emulate(plan: &SplitPlan, memory: &mut [Vec<u8>], input: Region, destinat
         assert!(b.dst.len() as u32 <= limits.destinations_per_dispatch());
         assert_eq!(
             b.dst.len() as u32,
-            plan.destination_slots(),
-            "a binding per slot"
+            plan.pass_shader(b.pass).slots(),
+            "a binding per slot of the pass's module"
         );
         let table = &bound.table[b.table_bytes.start as usize..b.table_bytes.end as usize];
         let header_size = TableHeader::SIZE as usize;
@@ -144,7 +144,14 @@ pub fn emulate(plan: &SplitPlan, memory: &mut [Vec<u8>], input: Region, destinat
             owned: HashSet::new(),
         };
         // Each kernel as its WGSL does it.
-        match (plan.kernel(), plan.generated_layout()) {
+        // Generated kernels: one dispatch, or one per group of separate
+        // destinations (each group a module of its own).
+        let layout = pass.layout.as_ref();
+        if layout.is_some() {
+            let groups = plan.dispatch_count() == 1 || !plan.placement().is_shared();
+            assert!(groups, "an arena's generated kernel is one dispatch");
+        }
+        match (plan.kernel(), layout) {
             (kernel @ (Kernel::Words | Kernel::Vec4 | Kernel::Funnel), None) => {
                 if kernel == Kernel::Funnel {
                     check_funnel_entries(&entries, &b.src);
@@ -160,27 +167,12 @@ pub fn emulate(plan: &SplitPlan, memory: &mut [Vec<u8>], input: Region, destinat
                 )
             }
             (Kernel::RowBlocks, Some(GeneratedLayout::RowBlock(rb))) => {
-                assert_eq!(
-                    plan.dispatch_count(),
-                    1,
-                    "generated kernels are one dispatch"
-                );
                 run_row_blocks(rb, &mut generated, memory)
             }
             (Kernel::RowStreams, Some(GeneratedLayout::RowStreams(rs))) => {
-                assert_eq!(
-                    plan.dispatch_count(),
-                    1,
-                    "generated kernels are one dispatch"
-                );
                 run_row_streams(rs, &mut generated, memory)
             }
             (Kernel::RowCopies, Some(GeneratedLayout::RowCopies(rc))) => {
-                assert_eq!(
-                    plan.dispatch_count(),
-                    1,
-                    "generated kernels are one dispatch"
-                );
                 run_row_copies(rc, &mut generated, memory)
             }
             (kernel, layout) => panic!("no emulation of {kernel} with layout {layout:?}"),

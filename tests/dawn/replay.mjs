@@ -69,10 +69,9 @@ async function replay(recording) {
       usage: b.usages.reduce((u, name) => u | USAGE[name], 0),
     }),
   );
-  let compiled = null;
-  if (recording.module !== null) {
-    compiled = await compile(device, doc.modules[recording.module]);
-  }
+  // The recording's modules (a dispatch's `module` indexes this list).
+  const compiled = [];
+  for (const m of recording.modules) compiled.push(await compile(device, doc.modules[m]));
   const encoder = device.createCommandEncoder();
   const dispatches = recording.commands.filter((c) => c.command === 'dispatch');
   for (const c of recording.commands.filter((c) => c.command === 'copy')) {
@@ -80,10 +79,14 @@ async function replay(recording) {
   }
   if (dispatches.length > 0) {
     const pass = encoder.beginComputePass();
-    pass.setPipeline(compiled.pipeline);
+    let current = -1;
     for (const d of dispatches) {
+      if (d.module !== current) {
+        pass.setPipeline(compiled[d.module].pipeline);
+        current = d.module;
+      }
       const group = device.createBindGroup({
-        layout: compiled.layout,
+        layout: compiled[d.module].layout,
         entries: d.bindings.map((b) => ({
           binding: b.binding,
           resource: { buffer: buffers[b.buffer], offset: b.offset, size: b.size },
@@ -101,8 +104,8 @@ async function replay(recording) {
     const e = await device.popErrorScope();
     if (e) errors.push(`${scope}: ${e.message}`);
   }
-  if (compiled) errors.push(...compiled.errors);
-  const warnings = compiled ? compiled.warnings : [];
+  for (const c of compiled) errors.push(...c.errors);
+  const warnings = compiled.flatMap((c) => c.warnings);
   device.destroy();
   return { errors: errors.concat(lost.filter((m) => !m.includes('destroy'))), warnings };
 }

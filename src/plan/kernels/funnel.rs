@@ -17,6 +17,7 @@ pub(super) const SPEC: KernelSpec = KernelSpec {
     generated: false,
     whole_outputs: true,
     fits: |g: &Gathered<'_>| (g.vec4_bindings() && g.long_runs_in_vec4s()).then_some(Fit::Table),
+    group_layout: None,
     moves_alone: OutputGeometry::long_in_vec4s,
     wgsl,
     probe: LONG_UNALIGNED_RUNS,

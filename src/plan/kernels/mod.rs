@@ -33,8 +33,9 @@ pub enum Kernel {
     /// Whole vec4s copied row by row, each invocation a stretch of every
     /// output's run in one input row, with the row geometry generated per
     /// layout ([`RowCopies`]): every run, offset and block is a multiple of
-    /// 128 bits and every output fits one dispatch. Tried before
-    /// [`Kernel::Vec4`].
+    /// 128 bits and every output fits one dispatch, or, into separate
+    /// destinations past one dispatch's slots, each group of them does
+    /// (a module per group shape). Tried before [`Kernel::Vec4`].
     RowCopies,
     /// One `vec4<u32>` (16 bytes) per unit: every run, offset and block is a
     /// multiple of 128 bits.
@@ -98,8 +99,9 @@ impl Kernel {
         self.spec().unit_bits
     }
 
-    /// True when its WGSL is generated per layout (and a plan with it is one
-    /// dispatch holding every output).
+    /// True when its WGSL is generated per layout (a plan with it is one
+    /// dispatch holding every output, or, for row copies into separate
+    /// destinations past one dispatch's slots, one dispatch per group).
     pub fn is_generated(self) -> bool {
         self.spec().generated
     }
@@ -221,6 +223,10 @@ pub(crate) struct ClassRates {
     pub unknown: f64,
 }
 
+/// The layout of a group of gathered outputs (their indices) in a dispatch
+/// whose input window starts at the given bit (see `KernelSpec::group_layout`).
+pub(crate) type GroupLayout = fn(&Gathered<'_>, &[usize], u64) -> Option<GeneratedLayout>;
+
 /// Everything one kernel is.
 #[derive(Debug)]
 pub(crate) struct KernelSpec {
@@ -230,13 +236,20 @@ pub(crate) struct KernelSpec {
     pub unit_bits: u64,
     /// Where it stands when kernels are tried.
     pub order: Order,
-    /// Generated per layout: one dispatch holding every gathered output.
+    /// Generated per layout: one module per dispatch, each dispatch holding
+    /// every gathered output or (see `group_layout`) one group of them.
     pub generated: bool,
     /// Moves whole outputs only (an output cut into chunks past the binding
     /// limit takes another kernel).
     pub whole_outputs: bool,
     /// Whether it can move these outputs, and how.
     pub fits: fn(&Gathered<'_>) -> Option<Fit>,
+    /// For a generated kernel whose outputs may take several dispatches
+    /// (separate destinations past one dispatch's slots): the layout of one
+    /// group of outputs (`members`) in a dispatch whose input window starts
+    /// at the given bit. `None`: one dispatch holds every output or the
+    /// kernel does not fit.
+    pub group_layout: Option<GroupLayout>,
     /// Whether it would move this one output on its own (the cost model's
     /// estimate of gathering an output; generated kernels need the whole
     /// layout and say no).
@@ -286,7 +299,8 @@ impl GeneratedLayout {
         }
     }
 
-    /// Invocations of its one dispatch for `outer` rows.
+    /// Invocations of its dispatch (each of a plan's, where groups of
+    /// outputs take one each) for `outer` rows.
     pub fn invocations(&self, outer: u64) -> u64 {
         match self {
             GeneratedLayout::RowBlock(rb) => rb.blocks(outer),

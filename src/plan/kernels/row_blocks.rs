@@ -26,6 +26,7 @@ pub(super) const SPEC: KernelSpec = KernelSpec {
     generated: true,
     whole_outputs: true,
     fits,
+    group_layout: None,
     moves_alone: |_| false,
     wgsl,
     probe: Probe {

@@ -7,7 +7,12 @@
 //! per 16 bytes, no run-end test inside a stretch, no division per unit.
 //!
 //! It moves what the table-driven vec4 kernel moves, when every output fits
-//! one dispatch, and is tried first. On lavapipe, side by side with that
+//! one dispatch, and is tried first. Into separate destinations past one
+//! dispatch's slots (WebGPU's 7), each group of outputs is a dispatch of a
+//! module of its own, whose run starts count from the group's input
+//! window (its first run aligned down), so groups of one shape share a
+//! module: eight attention heads ran at 0.92-1.15 of a copy against
+//! 0.88-1.01 with the vec4 kernel (`docs/DEVICE.md`). On lavapipe, side by side with that
 //! kernel (split_bench `gpu_discrete / shader_copy`, two rounds): QKV 0.92
 //! and 0.89 against 0.78 and 0.76, `f32_4096x4096_axis0_4` 1.01 and 0.98
 //! against 0.85 and 0.79, `axis1_4` 0.96 and 0.83 against 0.85 and 0.77;
@@ -31,6 +36,7 @@ pub(super) const SPEC: KernelSpec = KernelSpec {
     generated: true,
     whole_outputs: true,
     fits,
+    group_layout: Some(group_layout),
     // The vec4 kernel's condition (where this one cannot take the whole
     // layout, the vec4 kernel moves it at about the same rate).
     moves_alone: |g| g.is_aligned_to(128, 2),
@@ -50,6 +56,21 @@ fn fits(g: &Gathered<'_>) -> Option<Fit> {
     }
     let layout = RowCopies::new(g.geometry, g.copied, g.outer)?;
     Some(Fit::Generated(GeneratedLayout::RowCopies(layout)))
+}
+
+/// The layout of one group of the gathered outputs, each group a dispatch
+/// of its own that binds the input from `window_start_bits`.
+fn group_layout(
+    g: &Gathered<'_>,
+    members: &[usize],
+    window_start_bits: u64,
+) -> Option<GeneratedLayout> {
+    if g.per_output || !g.vec4_bindings() {
+        return None;
+    }
+    let outputs = members.iter().map(|&i| (i, &g.geometry[i])).collect();
+    let layout = RowCopies::of_outputs(outputs, g.outer, window_start_bits)?;
+    Some(GeneratedLayout::RowCopies(layout))
 }
 
 fn wgsl(variant: &Variant, layout: Option<&GeneratedLayout>) -> String {
@@ -78,15 +99,16 @@ pub const MIN_WORKING_PERCENT: u64 = 80;
 /// moves them instead.
 pub const MAX_COPY_OUTPUTS: usize = 32;
 
-/// One gathered output of a row-copy layout.
+/// One gathered output of a row-copy layout, the `j`th of its pass (table
+/// entry and destination slot `j`). Which output it is, is not part of
+/// the layout: groups of equal shape share a module.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct CopyOutput {
-    /// The output.
-    pub output: usize,
-    /// Where its run starts in each input row, in vec4s: the table's
-    /// `src_bit` / 128 (a generated pass binds the whole input from its
-    /// start), compiled in because on lavapipe runtime source bases cost
-    /// 3-4 % (`docs/DEVICE.md`).
+    /// Where its run starts in each input row, in vec4s from the start of
+    /// the pass's input window: the table's `src_bit` / 128 (a generated
+    /// pass binds the input from a fixed start to its end), compiled in
+    /// because on lavapipe runtime source bases cost 3-4 %
+    /// (`docs/DEVICE.md`).
     pub src_vec4: u32,
     /// Vec4s of its run in each input row.
     pub run_vec4s: u32,
@@ -95,8 +117,8 @@ pub struct CopyOutput {
 }
 
 /// A row-copy layout: the input row stride, the invocations per row and
-/// every gathered output's run. The row count and where the runs start (the
-/// table's `src_bit`) are not part of it.
+/// every gathered output's run and where it starts in the pass's input
+/// window. The row count is not part of it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct RowCopies {
     /// Vec4s per input row (0 with a single row, where it is never used).
@@ -114,20 +136,39 @@ impl RowCopies {
     /// [`MIN_WORKING_PERCENT`] of the steps copy a vec4.
     pub(crate) fn new(geometry: &[OutputGeometry], copied: &[bool], outer: u64) -> Option<Self> {
         let live = OutputGeometry::non_empty(geometry);
+        if live.iter().any(|(i, _)| copied[*i]) {
+            return None;
+        }
+        RowCopies::of_outputs(live, outer, 0)
+    }
+
+    /// The layout of `live` (non-empty outputs) alone, in a dispatch whose
+    /// input window starts at `window_start_bits`: one group of a plan
+    /// whose outputs take several dispatches (separate destinations past
+    /// the slots of one).
+    pub(crate) fn of_outputs(
+        live: Vec<(usize, &OutputGeometry)>,
+        outer: u64,
+        window_start_bits: u64,
+    ) -> Option<Self> {
         let block_bits = live.first()?.1.block_bits;
-        let fits = |(i, g): &(usize, &OutputGeometry)| !copied[*i] && g.is_aligned_to(128, outer);
-        if live.len() > MAX_COPY_OUTPUTS || !live.iter().all(fits) {
+        let fits = |(_, g): &(usize, &OutputGeometry)| {
+            g.is_aligned_to(128, outer) && g.offset_bits >= window_start_bits
+        };
+        if live.len() > MAX_COPY_OUTPUTS
+            || !window_start_bits.is_multiple_of(128)
+            || !live.iter().all(fits)
+        {
             return None;
         }
         let widest = live.iter().map(|(_, g)| g.run_bits / 128).max()?;
         let per_row = widest.div_ceil(COPY_VEC4S).max(1);
         let outputs: Vec<CopyOutput> = live
             .iter()
-            .map(|&(output, g)| {
+            .map(|&(_, g)| {
                 let run_vec4s = g.run_bits / 128;
                 Some(CopyOutput {
-                    output,
-                    src_vec4: u32::try_from(g.offset_bits / 128).ok()?,
+                    src_vec4: u32::try_from((g.offset_bits - window_start_bits) / 128).ok()?,
                     run_vec4s: u32::try_from(run_vec4s).ok()?,
                     vec4s: u32::try_from(run_vec4s.div_ceil(per_row)).ok()?,
                 })

@@ -38,6 +38,7 @@ pub(super) const SPEC: KernelSpec = KernelSpec {
     generated: true,
     whole_outputs: true,
     fits,
+    group_layout: None,
     moves_alone: OutputGeometry::long_in_vec4s,
     wgsl,
     probe: LONG_UNALIGNED_RUNS,

@@ -15,6 +15,7 @@ pub(super) const SPEC: KernelSpec = KernelSpec {
     generated: false,
     whole_outputs: false,
     fits,
+    group_layout: None,
     // An output alone: its block stride counts (two rows or more).
     moves_alone: |g| g.is_aligned_to(128, 2),
     wgsl,

@@ -16,6 +16,7 @@ pub(super) const SPEC: KernelSpec = KernelSpec {
     generated: false,
     whole_outputs: false,
     fits: |_: &Gathered<'_>| Some(Fit::Table),
+    group_layout: None,
     moves_alone: |_| true,
     wgsl,
     // 1023 rows: outputs of partial vec4s, which no vec4 kernel takes.

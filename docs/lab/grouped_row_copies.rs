@@ -1,0 +1,92 @@
+//! Lab of 2026-11-24 (docs/DEVICE.md, "More than 7 outputs"): splits into
+//! more than WebGPU's 7 destinations per dispatch, into one buffer per
+//! output, as DISCRETE_GPU plans them (row copies, one module per group
+//! shape) against the same split forced onto the table-driven vec4 kernel
+//! (the plan before groups) and a plain vec4 compute copy of the same
+//! bytes, interleaved in rounds. Not built with the crate: copy it to
+//! `examples/lab_groups.rs` and `cargo run --release --example lab_groups`.
+#[path = "split_bench/gpu_timer.rs"]
+mod gpu_timer;
+use gpu_timer::GpuTimer;
+use wgpu_split::gpu::{BufferRegion, GpuContext, RoundTrip};
+use wgpu_split::plan::{CostModel, Kernel, PlanLimits, PlanOptions, SplitPlan, Strategy};
+use wgpu_split::{ElementType, ResolvedSplit};
+
+const COPY: &str = "@group(0) @binding(0) var<storage, read> src: array<vec4<u32>>;
+@group(0) @binding(1) var<storage, read_write> dst: array<vec4<u32>>;
+@compute @workgroup_size(256)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) n: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
+    let i = (wid.y * n.x + wid.x) * 256u + lid.x;
+    if (i < arrayLength(&dst)) { dst[i] = src[i]; }
+}";
+
+const ROUNDS: usize = 31;
+
+fn main() {
+    use ElementType::*;
+    let ctx = pollster::block_on(GpuContext::request_with_features(
+        wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS,
+    ))
+    .unwrap();
+    let dev = &ctx.device;
+    let splitter = ctx.splitter().unwrap();
+    let timer = GpuTimer::new(dev, &ctx.queue);
+    let cases: Vec<(ElementType, Vec<usize>, usize, Vec<usize>)> = vec![
+        (Float, vec![512, 4096], 1, vec![512; 8]),
+        (Float, vec![2048, 2048], 1, vec![64; 32]),
+        (Float, vec![2048, 2048], 1, vec![32; 64]),
+        (Float16, vec![2048, 2048], 1, vec![128; 16]),
+        (Float, vec![1000, 4096], 0, vec![1; 1000]),
+    ];
+    let limits = PlanLimits::WEBGPU_DEFAULT;
+    for (t, shape, axis, lengths) in cases {
+        let split = ResolvedSplit::new(&shape, axis, lengths.clone(), true).unwrap();
+        let auto = PlanOptions::default().strategy(Strategy::Auto(CostModel::DISCRETE_GPU));
+        let grouped = SplitPlan::new(&split, t, &limits, &auto).unwrap();
+        let vec4 = SplitPlan::new(&split, t, &limits, &auto.kernel(Kernel::Vec4)).unwrap();
+        let input_bytes = grouped.input_binding_bytes();
+        let input = RoundTrip::new(&splitter).create_input(&vec![0x3C; input_bytes as usize]).unwrap();
+        let outs = RoundTrip::new(&splitter).create_destinations(&grouped).unwrap();
+        let bytes = input_bytes.div_ceil(16) * 16;
+        let mk = |usage| dev.create_buffer(&wgpu::BufferDescriptor { label: None, size: bytes, usage, mapped_at_creation: false });
+        let (a, b) = (mk(wgpu::BufferUsages::STORAGE), mk(wgpu::BufferUsages::STORAGE));
+        let module = dev.create_shader_module(wgpu::ShaderModuleDescriptor { label: None, source: wgpu::ShaderSource::Wgsl(COPY.into()) });
+        let pipeline = dev.create_compute_pipeline(&wgpu::ComputePipelineDescriptor { label: None, layout: None, module: &module, entry_point: Some("main"), compilation_options: Default::default(), cache: None });
+        let bind = dev.create_bind_group(&wgpu::BindGroupDescriptor { label: None, layout: &pipeline.get_bind_group_layout(0), entries: &[
+            wgpu::BindGroupEntry { binding: 0, resource: a.as_entire_binding() },
+            wgpu::BindGroupEntry { binding: 1, resource: b.as_entire_binding() }] });
+        let groups = (bytes / 16).div_ceil(256) as u32;
+        let ys = groups.div_ceil(65535);
+        let copy = |e: &mut wgpu::CommandEncoder| {
+            let mut p = e.begin_compute_pass(&Default::default());
+            p.set_pipeline(&pipeline);
+            p.set_bind_group(0, &bind, &[]);
+            p.dispatch_workgroups(groups.div_ceil(ys), ys, 1);
+        };
+        let regions: Vec<BufferRegion> = outs.iter().map(BufferRegion::whole).collect();
+        let run_grouped = |e: &mut wgpu::CommandEncoder| {
+            splitter.encode(e, &grouped, BufferRegion::whole(&input), &regions).unwrap();
+        };
+        let run_vec4 = |e: &mut wgpu::CommandEncoder| {
+            splitter.encode(e, &vec4, BufferRegion::whole(&input), &regions).unwrap();
+        };
+        let compile = std::time::Instant::now();
+        timer.warm_up(&run_grouped);
+        let compile_ms = compile.elapsed().as_secs_f64() * 1e3;
+        timer.warm_up(&copy);
+        timer.warm_up(&run_vec4);
+        let (mut tc, mut tg, mut tv) = (vec![], vec![], vec![]);
+        for _ in 0..ROUNDS {
+            tc.push(timer.once(&copy).0);
+            tg.push(timer.once(&run_grouped).0);
+            tv.push(timer.once(&run_vec4).0);
+        }
+        let med = |v: &mut Vec<f64>| { v.sort_by(f64::total_cmp); v[v.len() / 2] };
+        let (c, g, v) = (med(&mut tc), med(&mut tg), med(&mut tv));
+        println!(
+            "| {t} {shape:?} axis {axis} into {} | {}, {} dispatches, {} modules | {:.2} | {:.2} | {:.0} ms |",
+            lengths.len(), grouped.kernel(), grouped.dispatch_count(), grouped.shaders().len(),
+            c / g, c / v, compile_ms,
+        );
+    }
+}
