@@ -80,6 +80,16 @@ fn kernel_cases() -> Vec<(Kernel, Case)> {
             case("row_copies_groups", Float, &[4, 2048], 1, vec![32; 64]),
         ),
         (
+            Kernel::RowStreams,
+            case(
+                "row_streams_groups",
+                Uint8,
+                &[16, 4097],
+                1,
+                [vec![455; 8], vec![457]].concat(),
+            ),
+        ),
+        (
             Kernel::RowBlocks,
             case("row_blocks", Float16, &[64, 6], 1, vec![1, 2, 3]),
         ),

@@ -796,6 +796,13 @@ fn the_input_may_share_a_page_with_its_outputs() {
         // shape (2 and 3 modules in the separate plans).
         (ElementType::Float, vec![4, 256], vec![32; 8], None),
         (ElementType::Float, vec![3, 2048], vec![32; 64], None),
+        // And row streams in groups, for runs at byte offsets.
+        (
+            ElementType::Uint8,
+            vec![16, 4097],
+            [vec![455; 8], vec![457]].concat(),
+            None,
+        ),
     ];
     for (t, shape, lengths, kernel) in cases {
         let axis = shape.len() - 1;

@@ -606,6 +606,29 @@ fn separate_destinations_past_one_dispatch_take_row_copies_in_groups() {
         (Kernel::RowCopies, 14_286)
     );
     assert_eq!(plan.shaders().len(), 2);
+    // Runs at byte offsets (u8 rows of 4,097 bytes into 9): row streams in
+    // groups too, the second group's run starts counted from its window
+    // (the 8th run starts at byte 3,185 of a row; its window at 3,072).
+    let bytes =
+        ResolvedSplit::new(&[16, 4097], 1, [vec![455; 8], vec![457]].concat(), true).unwrap();
+    let plan = SplitPlan::new(
+        &bytes,
+        ElementType::Uint8,
+        webgpu,
+        &options(Strategy::Gather, Placement::Separate),
+    )
+    .unwrap();
+    assert_eq!(
+        (plan.kernel(), plan.dispatch_count()),
+        (Kernel::RowStreams, 2)
+    );
+    let Some(GeneratedLayout::RowStreams(second)) = &plan.passes()[1].layout else {
+        panic!("a row-stream pass")
+    };
+    assert_eq!(second.outputs[0].src_bit, (3185 - 3072) * 8);
+    assert_eq!(plan.passes()[1].src_window_bytes.start, 3072);
+    let input = random_tensor(&mut rng, ElementType::Uint8, &[16, 4097]);
+    check_plan(&plan, &input, &bytes, "9 runs at byte offsets");
     // Forty outputs of one vec4 start their groups at six offsets into
     // their windows: six modules, past MAX_GROUP_MODULES, so the
     // table-driven vec4 kernel (one module) moves them.

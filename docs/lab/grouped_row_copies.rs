@@ -1,9 +1,10 @@
 //! Lab of 2026-11-24 (docs/DEVICE.md, "More than 7 outputs"): splits into
 //! more than WebGPU's 7 destinations per dispatch, into one buffer per
-//! output, as DISCRETE_GPU plans them (row copies, one module per group
-//! shape) against the same split forced onto the table-driven vec4 kernel
-//! (the plan before groups) and a plain vec4 compute copy of the same
-//! bytes, interleaved in rounds. Not built with the crate: copy it to
+//! output, as DISCRETE_GPU plans them (row copies or row streams, one
+//! module per group shape) against the same split forced onto the
+//! table-driven kernel the plan took before groups (vec4 for aligned runs,
+//! the funnel for runs at bit offsets) and a plain vec4 compute copy of the
+//! same bytes, interleaved in rounds. Not built with the crate: copy it to
 //! `examples/lab_groups.rs` and `cargo run --release --example lab_groups`.
 #[path = "split_bench/gpu_timer.rs"]
 mod gpu_timer;
@@ -37,13 +38,19 @@ fn main() {
         (Float, vec![2048, 2048], 1, vec![32; 64]),
         (Float16, vec![2048, 2048], 1, vec![128; 16]),
         (Float, vec![1000, 4096], 0, vec![1; 1000]),
+        (Uint8, vec![4096, 4097], 1, [vec![455; 8], vec![457]].concat()),
+        (Float16, vec![2048, 2050], 1, vec![205; 10]),
     ];
     let limits = PlanLimits::WEBGPU_DEFAULT;
     for (t, shape, axis, lengths) in cases {
         let split = ResolvedSplit::new(&shape, axis, lengths.clone(), true).unwrap();
         let auto = PlanOptions::default().strategy(Strategy::Auto(CostModel::DISCRETE_GPU));
         let grouped = SplitPlan::new(&split, t, &limits, &auto).unwrap();
-        let vec4 = SplitPlan::new(&split, t, &limits, &auto.kernel(Kernel::Vec4)).unwrap();
+        let before = match grouped.kernel() {
+            Kernel::RowStreams => Kernel::Funnel,
+            _ => Kernel::Vec4,
+        };
+        let vec4 = SplitPlan::new(&split, t, &limits, &auto.kernel(before)).unwrap();
         let input_bytes = grouped.input_binding_bytes();
         let input = RoundTrip::new(&splitter).create_input(&vec![0x3C; input_bytes as usize]).unwrap();
         let outs = RoundTrip::new(&splitter).create_destinations(&grouped).unwrap();
@@ -84,7 +91,7 @@ fn main() {
         let med = |v: &mut Vec<f64>| { v.sort_by(f64::total_cmp); v[v.len() / 2] };
         let (c, g, v) = (med(&mut tc), med(&mut tg), med(&mut tv));
         println!(
-            "| {t} {shape:?} axis {axis} into {} | {}, {} dispatches, {} modules | {:.2} | {:.2} | {:.0} ms |",
+            "| {t} {shape:?} axis {axis} into {} | {}, {} dispatches, {} modules | {:.2} | {before} {:.2} | {:.0} ms |",
             lengths.len(), grouped.kernel(), grouped.dispatch_count(), grouped.shaders().len(),
             c / g, c / v, compile_ms,
         );

@@ -49,7 +49,9 @@ pub enum Kernel {
     Funnel,
     /// Like the funnel, but each invocation streams a stretch of every output
     /// that lies inside one input row, with the row geometry generated per
-    /// layout ([`RowStreams`]): no lane switches runs inside its loop.
+    /// layout ([`RowStreams`]): no lane switches runs inside its loop. Past
+    /// one dispatch's slots into separate destinations, in groups as
+    /// [`Kernel::RowCopies`].
     RowStreams,
 }
 
@@ -100,8 +102,9 @@ impl Kernel {
     }
 
     /// True when its WGSL is generated per layout (a plan with it is one
-    /// dispatch holding every output, or, for row copies into separate
-    /// destinations past one dispatch's slots, one dispatch per group).
+    /// dispatch holding every output, or, for row copies and row streams
+    /// into separate destinations past one dispatch's slots, one dispatch
+    /// per group).
     pub fn is_generated(self) -> bool {
         self.spec().generated
     }

@@ -12,6 +12,11 @@
 //! the whole split to the word kernel (about 0.2 of a plain copy on that
 //! head; with the gather, 0.89).
 //!
+//! Into separate destinations past one dispatch's slots, each group of
+//! outputs is a dispatch of a module of its own, as with row copies (u8
+//! into 9 and f16 into 10: 0.59-0.64 of a copy against 0.48-0.52 with the
+//! funnel, `docs/DEVICE.md`).
+//!
 //! Every invocation runs the same straight-line code: the stretch length,
 //! the run and block lengths and the invocations per row are constants of
 //! the generated entry point (`shaders/row_streams.wgsl`), so no lane loops longer
@@ -38,7 +43,7 @@ pub(super) const SPEC: KernelSpec = KernelSpec {
     generated: true,
     whole_outputs: true,
     fits,
-    group_layout: None,
+    group_layout: Some(group_layout),
     moves_alone: OutputGeometry::long_in_vec4s,
     wgsl,
     probe: LONG_UNALIGNED_RUNS,
@@ -58,6 +63,21 @@ fn fits(g: &Gathered<'_>) -> Option<Fit> {
     Some(Fit::Generated(GeneratedLayout::RowStreams(layout)))
 }
 
+/// The layout of one group of the gathered outputs, each group a dispatch
+/// of its own that binds the input from `window_start_bits`.
+fn group_layout(
+    g: &Gathered<'_>,
+    members: &[usize],
+    window_start_bits: u64,
+) -> Option<GeneratedLayout> {
+    if g.per_output || !g.vec4_bindings() {
+        return None;
+    }
+    let live = members.iter().map(|&i| (i, &g.geometry[i])).collect();
+    let layout = RowStreams::of_outputs(live, g.input_bytes, window_start_bits)?;
+    Some(GeneratedLayout::RowStreams(layout))
+}
+
 fn wgsl(variant: &Variant, layout: Option<&GeneratedLayout>) -> String {
     match layout {
         Some(GeneratedLayout::RowStreams(rs)) => {
@@ -73,14 +93,15 @@ fn wgsl(variant: &Variant, layout: Option<&GeneratedLayout>) -> String {
 /// code unrolled; 8 pays the per-invocation setup over more stores.)
 pub const STREAM_VEC4S: u64 = 8;
 
-/// One gathered output of a row-stream layout.
+/// One gathered output of a row-stream layout, the `j`th of its pass
+/// (table entry and destination slot `j`); which output it is, is not part
+/// of the layout, so groups of equal shape share a module.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct StreamOutput {
-    /// The output.
-    pub output: usize,
-    /// Where its run starts in each input row, in bits: the table's
-    /// `src_bit` (a generated pass binds the whole input from its start),
-    /// compiled in as the row-copy kernel's run starts are.
+    /// Where its run starts in each input row, in bits from the start of
+    /// the pass's input window: the table's `src_bit` (a generated pass
+    /// binds the input from a fixed start to its end), compiled in as the
+    /// row-copy kernel's run starts are.
     pub src_bit: u32,
     /// Bits of its run in each input row: at least 128, or a short run of
     /// whole words ([`StreamOutput::is_short`]).
@@ -123,16 +144,35 @@ impl RowStreams {
         input_bytes: u64,
     ) -> Option<Self> {
         let live = OutputGeometry::non_empty(geometry);
+        if live.iter().any(|(i, _)| copied[*i]) {
+            return None;
+        }
+        RowStreams::of_outputs(live, input_bytes, 0)
+    }
+
+    /// The layout of `live` (non-empty outputs) alone, in a dispatch whose
+    /// input window starts at `window_start_bits` (a multiple of 128): one
+    /// group of a plan whose outputs take several dispatches.
+    pub(crate) fn of_outputs(
+        live: Vec<(usize, &OutputGeometry)>,
+        input_bytes: u64,
+        window_start_bits: u64,
+    ) -> Option<Self> {
         let block_bits = live.first()?.1.block_bits;
         let in_words = |g: &OutputGeometry| {
             [g.run_bits, g.offset_bits, g.block_bits]
                 .iter()
                 .all(|b| b.is_multiple_of(32))
         };
-        let fits = |(i, g): &(usize, &OutputGeometry)| {
-            !copied[*i] && (g.run_bits >= 128 || in_words(g)) && g.total_bits.is_multiple_of(128)
+        let fits = |(_, g): &(usize, &OutputGeometry)| {
+            (g.run_bits >= 128 || in_words(g))
+                && g.total_bits.is_multiple_of(128)
+                && g.offset_bits >= window_start_bits
         };
-        if !input_bytes.is_multiple_of(16) || !live.iter().all(fits) {
+        if !input_bytes.is_multiple_of(16)
+            || !window_start_bits.is_multiple_of(128)
+            || !live.iter().all(fits)
+        {
             return None;
         }
         // A run of r bits holds at most r / 128 whole vec4s in any row.
@@ -140,10 +180,9 @@ impl RowStreams {
         let per_row = widest.div_ceil(STREAM_VEC4S).max(1);
         let outputs = live
             .iter()
-            .map(|&(output, g)| {
+            .map(|&(_, g)| {
                 Some(StreamOutput {
-                    output,
-                    src_bit: u32::try_from(g.offset_bits).ok()?,
+                    src_bit: u32::try_from(g.offset_bits - window_start_bits).ok()?,
                     run_bits: u32::try_from(g.run_bits).ok()?,
                     vec4s: if g.run_bits < 128 {
                         0
