@@ -212,7 +212,7 @@ fn main() {
             wgpu_split::ElementType::Float,
             &wgpu_split::plan::PlanLimits::WEBGPU_DEFAULT,
             &wgpu_split::plan::PlanOptions::default().placement(wgpu_split::plan::Placement::Arena).strategy(wgpu_split::plan::Strategy::Gather),
-        ).unwrap().shader().unwrap().source();
+        ).unwrap().shaders()[0].source();
         let widest = geo.outs.iter().map(|o| o.1).max().unwrap();
         let inv = geo.rows * widest.div_ceil(2);
         let mut words: Vec<u32> = vec![inv, geo.outs.len() as u32, 0, 0];

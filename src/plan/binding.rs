@@ -85,34 +85,22 @@ pub struct BoundPlan<'p> {
 }
 
 impl BoundPlan<'_> {
-    /// The module `dispatch` runs: its pass's, in the variant that skips
-    /// entries when a pass was split and that binds the source writable
-    /// when a destination shares its buffer.
-    pub fn shader_of(&self, plan: &SplitPlan, dispatch: &BoundDispatch) -> ShaderKey {
-        plan.pass_shader(dispatch.pass)
-            .skipping(self.skips)
-            .with_writable_source(self.writable_source)
-            .with_shifts(self.shifted)
-    }
-
     /// The modules the dispatches run, distinct, in the order they first
-    /// run, and per dispatch the index of its module in that list.
+    /// run, and per dispatch the index of its module in that list: each
+    /// pass's module, in the variant that skips entries when a pass was
+    /// split and that binds the source writable when a destination shares
+    /// its buffer.
     pub fn shaders(&self, plan: &SplitPlan) -> (Vec<ShaderKey>, Vec<usize>) {
-        let mut keys: Vec<ShaderKey> = Vec::new();
-        let mut first: Vec<Option<usize>> = vec![None; plan.passes().len()];
-        let of_dispatch = self
-            .dispatches
-            .iter()
-            .map(|d| {
-                *first[d.pass].get_or_insert_with(|| {
-                    let key = self.shader_of(plan, d);
-                    keys.iter().position(|k| *k == key).unwrap_or_else(|| {
-                        keys.push(key);
-                        keys.len() - 1
-                    })
-                })
+        let (keys, of_pass) = plan.pass_modules();
+        let keys = keys
+            .into_iter()
+            .map(|key| {
+                key.skipping(self.skips)
+                    .with_writable_source(self.writable_source)
+                    .with_shifts(self.shifted)
             })
             .collect();
+        let of_dispatch = self.dispatches.iter().map(|d| of_pass[d.pass]).collect();
         (keys, of_dispatch)
     }
 }

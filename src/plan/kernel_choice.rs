@@ -231,7 +231,7 @@ fn grouped_passes(
     let Some(group_layout) = kernel.spec().group_layout else {
         return Ok(None);
     };
-    let live: Vec<usize> = gathered_outputs(g);
+    let live = gathered_outputs(g);
     let per_group = g.placement.max_slots(g.limits);
     if g.placement.chunks_share_a_slot() || live.len() <= per_group {
         return Ok(None);
@@ -247,11 +247,17 @@ fn grouped_passes(
             .min()
             .unwrap_or(0);
         let window_start = align_down(first_bit / 8, g.limits.alignment_bytes());
-        let Some(layout) = group_layout(gathered, members, window_start * 8) else {
+        let layout = gathered
+            .group_outputs(members)
+            .and_then(|live| group_layout(gathered, live, window_start * 8));
+        let Some(layout) = layout else {
             return Ok(None);
         };
         if !modules.contains(&layout) {
             modules.push(layout.clone());
+            if modules.len() > MAX_GROUP_MODULES {
+                return Ok(None);
+            }
         }
         // Chunks are in output order: the group's are one slice.
         let (first, last) = (members[0], members[members.len() - 1]);
@@ -262,9 +268,6 @@ fn grouped_passes(
         else {
             return Ok(None);
         };
-        if modules.len() > MAX_GROUP_MODULES {
-            return Ok(None);
-        }
         let start = align_up(table.len() as u64, g.limits.table_alignment_bytes());
         table.resize(start as usize, 0);
         table.extend_from_slice(&pass_table);
@@ -280,10 +283,9 @@ fn grouped_passes(
 
 /// The non-empty outputs the dispatches move, in order.
 fn gathered_outputs(g: &GatherInputs<'_>) -> Vec<usize> {
-    g.geometry
-        .iter()
-        .enumerate()
-        .filter(|(i, geo)| !g.copied[*i] && !geo.is_empty())
+    OutputGeometry::non_empty(g.geometry)
+        .into_iter()
+        .filter(|(i, _)| !g.copied[*i])
         .map(|(i, _)| i)
         .collect()
 }

@@ -159,8 +159,15 @@ impl SplitPlan {
             usages: vec!["STORAGE", "COPY_SRC", "COPY_DST"],
         });
         let mut commands = self.recorded_copies(input, destinations);
-        commands.extend(self.recorded_dispatches(&bound, input, destinations, table, spare));
-        let (keys, _) = bound.shaders(self);
+        let (keys, modules) = bound.shaders(self);
+        commands.extend(self.recorded_dispatches(
+            &bound,
+            &modules,
+            input,
+            destinations,
+            table,
+            spare,
+        ));
         Ok(Recording {
             buffers,
             modules: keys
@@ -192,9 +199,12 @@ impl SplitPlan {
         commands
     }
 
+    /// The dispatches of `bound`, each naming its module (`modules`, per
+    /// dispatch).
     fn recorded_dispatches(
         &self,
         bound: &BoundPlan<'_>,
+        modules: &[usize],
         input: &Region,
         destinations: &[Region],
         table: usize,
@@ -206,12 +216,11 @@ impl SplitPlan {
             offset: bytes.start,
             size: bytes.end - bytes.start,
         };
-        let (_, modules) = bound.shaders(self);
         bound
             .dispatches
             .iter()
             .zip(modules)
-            .map(|(d, module)| {
+            .map(|(d, &module)| {
                 let mut bindings = vec![
                     binding(Bindings::TABLE, table, &d.table_bytes),
                     binding(Bindings::SOURCE, input.buffer, &d.src),

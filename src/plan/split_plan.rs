@@ -262,14 +262,29 @@ impl SplitPlan {
     /// The compiled kernels the dispatches run, distinct, in the order they
     /// first run (none without dispatches; one for a table-driven kernel).
     pub fn shaders(&self) -> Vec<ShaderKey> {
+        self.pass_modules().0
+    }
+
+    /// The distinct modules of the passes, in the order they first run, and
+    /// per pass the index of its module there. Passes of one layout share a
+    /// module: a key is built once per module, not per pass (a plan may
+    /// hold thousands of passes).
+    pub(crate) fn pass_modules(&self) -> (Vec<ShaderKey>, Vec<usize>) {
         let mut keys: Vec<ShaderKey> = Vec::new();
-        for index in 0..self.passes.len() {
-            let key = self.pass_shader(index);
-            if !keys.contains(&key) {
-                keys.push(key);
-            }
-        }
-        keys
+        let of_pass = (0..self.passes.len())
+            .map(|index| {
+                let layout = self.passes[index].layout.as_ref();
+                let slots = self.pass_slots(index);
+                let known = keys
+                    .iter()
+                    .position(|k| k.layout() == layout && k.slots() == slots);
+                known.unwrap_or_else(|| {
+                    keys.push(self.pass_shader(index));
+                    keys.len() - 1
+                })
+            })
+            .collect();
+        (keys, of_pass)
     }
 
     /// Packed size of the input in bytes.

@@ -151,7 +151,7 @@ pub(crate) struct Gathered<'a> {
     pub per_output: bool,
 }
 
-impl Gathered<'_> {
+impl<'a> Gathered<'a> {
     /// The non-empty outputs the dispatches move.
     pub fn outputs(&self) -> impl Iterator<Item = &OutputGeometry> {
         self.geometry
@@ -159,6 +159,29 @@ impl Gathered<'_> {
             .zip(self.copied)
             .filter(|(g, c)| !**c && !g.is_empty())
             .map(|(g, _)| g)
+    }
+
+    /// True when a generated kernel may move these outputs: not each output
+    /// alone (a benchmark baseline) and bindings on the vec4 boundaries its
+    /// loads and stores need.
+    pub fn generated_may_run(&self) -> bool {
+        !self.per_output && self.vec4_bindings()
+    }
+
+    /// The outputs a generated module of every gathered output lays out:
+    /// the non-empty ones, when none of them is copied and a generated
+    /// kernel may run.
+    pub fn generated_outputs(&self) -> Option<Vec<(usize, &'a OutputGeometry)>> {
+        let live = OutputGeometry::non_empty(self.geometry);
+        let all_gathered = live.iter().all(|(i, _)| !self.copied[*i]);
+        (self.generated_may_run() && all_gathered).then_some(live)
+    }
+
+    /// The outputs `members` (one group's, in a dispatch of its own), when
+    /// a generated kernel may run.
+    pub fn group_outputs(&self, members: &[usize]) -> Option<Vec<(usize, &'a OutputGeometry)>> {
+        self.generated_may_run()
+            .then(|| members.iter().map(|&i| (i, &self.geometry[i])).collect())
     }
 
     /// True when bindings may start on any 16-byte boundary the kernels of
@@ -226,9 +249,11 @@ pub(crate) struct ClassRates {
     pub unknown: f64,
 }
 
-/// The layout of a group of gathered outputs (their indices) in a dispatch
-/// whose input window starts at the given bit (see `KernelSpec::group_layout`).
-pub(crate) type GroupLayout = fn(&Gathered<'_>, &[usize], u64) -> Option<GeneratedLayout>;
+/// A generated kernel's layout of some gathered outputs (non-empty, with
+/// their indices) in a dispatch whose input window starts at the given bit
+/// (see `KernelSpec::group_layout`).
+pub(crate) type GroupLayout =
+    fn(&Gathered<'_>, Vec<(usize, &OutputGeometry)>, u64) -> Option<GeneratedLayout>;
 
 /// Everything one kernel is.
 #[derive(Debug)]
@@ -249,9 +274,9 @@ pub(crate) struct KernelSpec {
     pub fits: fn(&Gathered<'_>) -> Option<Fit>,
     /// For a generated kernel whose outputs may take several dispatches
     /// (separate destinations past one dispatch's slots): the layout of one
-    /// group of outputs (`members`) in a dispatch whose input window starts
-    /// at the given bit. `None`: one dispatch holds every output or the
-    /// kernel does not fit.
+    /// group of outputs ([`Gathered::group_outputs`]) in a dispatch whose
+    /// input window starts at the given bit. `None`: one dispatch holds
+    /// every output.
     pub group_layout: Option<GroupLayout>,
     /// Whether it would move this one output on its own (the cost model's
     /// estimate of gathering an output; generated kernels need the whole

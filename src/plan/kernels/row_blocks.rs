@@ -44,7 +44,7 @@ pub(super) const SPEC: KernelSpec = KernelSpec {
 };
 
 fn fits(g: &Gathered<'_>) -> Option<Fit> {
-    if g.per_output || !g.vec4_bindings() {
+    if !g.generated_may_run() {
         return None;
     }
     let layout = RowBlock::new(g.geometry, g.copied, g.outer)?;

@@ -36,7 +36,7 @@ pub(super) const SPEC: KernelSpec = KernelSpec {
     generated: true,
     whole_outputs: true,
     fits,
-    group_layout: Some(group_layout),
+    group_layout: Some(layout),
     // The vec4 kernel's condition (where this one cannot take the whole
     // layout, the vec4 kernel moves it at about the same rate).
     moves_alone: |g| g.is_aligned_to(128, 2),
@@ -51,26 +51,17 @@ pub(super) const SPEC: KernelSpec = KernelSpec {
 };
 
 fn fits(g: &Gathered<'_>) -> Option<Fit> {
-    if g.per_output || !g.vec4_bindings() {
-        return None;
-    }
-    let layout = RowCopies::new(g.geometry, g.copied, g.outer)?;
-    Some(Fit::Generated(GeneratedLayout::RowCopies(layout)))
+    layout(g, g.generated_outputs()?, 0).map(Fit::Generated)
 }
 
-/// The layout of one group of the gathered outputs, each group a dispatch
-/// of its own that binds the input from `window_start_bits`.
-fn group_layout(
+/// The layout of `live` from `window_start_bits`: every gathered output
+/// from the input's start, or one group's outputs from the group's window.
+fn layout(
     g: &Gathered<'_>,
-    members: &[usize],
+    live: Vec<(usize, &OutputGeometry)>,
     window_start_bits: u64,
 ) -> Option<GeneratedLayout> {
-    if g.per_output || !g.vec4_bindings() {
-        return None;
-    }
-    let outputs = members.iter().map(|&i| (i, &g.geometry[i])).collect();
-    let layout = RowCopies::of_outputs(outputs, g.outer, window_start_bits)?;
-    Some(GeneratedLayout::RowCopies(layout))
+    RowCopies::new(live, g.outer, window_start_bits).map(GeneratedLayout::RowCopies)
 }
 
 fn wgsl(variant: &Variant, layout: Option<&GeneratedLayout>) -> String {
@@ -130,23 +121,14 @@ pub struct RowCopies {
 }
 
 impl RowCopies {
-    /// The layout when every non-empty output is gathered and every run,
-    /// its offset and the row stride are whole vec4s; `None` otherwise,
-    /// past [`MAX_COPY_OUTPUTS`] outputs, or when under
-    /// [`MIN_WORKING_PERCENT`] of the steps copy a vec4.
-    pub(crate) fn new(geometry: &[OutputGeometry], copied: &[bool], outer: u64) -> Option<Self> {
-        let live = OutputGeometry::non_empty(geometry);
-        if live.iter().any(|(i, _)| copied[*i]) {
-            return None;
-        }
-        RowCopies::of_outputs(live, outer, 0)
-    }
-
-    /// The layout of `live` (non-empty outputs) alone, in a dispatch whose
-    /// input window starts at `window_start_bits`: one group of a plan
+    /// The layout of `live` (non-empty outputs, every one gathered) in a
+    /// dispatch whose input window starts at `window_start_bits`: every
+    /// output of the plan from the input's start, or one group of a plan
     /// whose outputs take several dispatches (separate destinations past
-    /// the slots of one).
-    pub(crate) fn of_outputs(
+    /// the slots of one). `None` unless every run, its offset and the row
+    /// stride are whole vec4s; past [`MAX_COPY_OUTPUTS`] outputs; or when
+    /// under [`MIN_WORKING_PERCENT`] of the steps copy a vec4.
+    pub(crate) fn new(
         live: Vec<(usize, &OutputGeometry)>,
         outer: u64,
         window_start_bits: u64,

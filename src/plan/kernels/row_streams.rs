@@ -43,7 +43,7 @@ pub(super) const SPEC: KernelSpec = KernelSpec {
     generated: true,
     whole_outputs: true,
     fits,
-    group_layout: Some(group_layout),
+    group_layout: Some(layout),
     moves_alone: OutputGeometry::long_in_vec4s,
     wgsl,
     probe: LONG_UNALIGNED_RUNS,
@@ -56,26 +56,17 @@ pub(super) const SPEC: KernelSpec = KernelSpec {
 };
 
 fn fits(g: &Gathered<'_>) -> Option<Fit> {
-    if g.per_output || !g.vec4_bindings() {
-        return None;
-    }
-    let layout = RowStreams::new(g.geometry, g.copied, g.input_bytes)?;
-    Some(Fit::Generated(GeneratedLayout::RowStreams(layout)))
+    layout(g, g.generated_outputs()?, 0).map(Fit::Generated)
 }
 
-/// The layout of one group of the gathered outputs, each group a dispatch
-/// of its own that binds the input from `window_start_bits`.
-fn group_layout(
+/// The layout of `live` from `window_start_bits`: every gathered output
+/// from the input's start, or one group's outputs from the group's window.
+fn layout(
     g: &Gathered<'_>,
-    members: &[usize],
+    live: Vec<(usize, &OutputGeometry)>,
     window_start_bits: u64,
 ) -> Option<GeneratedLayout> {
-    if g.per_output || !g.vec4_bindings() {
-        return None;
-    }
-    let live = members.iter().map(|&i| (i, &g.geometry[i])).collect();
-    let layout = RowStreams::of_outputs(live, g.input_bytes, window_start_bits)?;
-    Some(GeneratedLayout::RowStreams(layout))
+    RowStreams::new(live, g.input_bytes, window_start_bits).map(GeneratedLayout::RowStreams)
 }
 
 fn wgsl(variant: &Variant, layout: Option<&GeneratedLayout>) -> String {
@@ -134,26 +125,13 @@ pub struct RowStreams {
 }
 
 impl RowStreams {
-    /// The layout when every non-empty output is gathered, every run is at
-    /// least 128 bits (a vec4 straddles at most two rows) or whole words at
+    /// The layout of `live` (non-empty outputs, every one gathered) in a
+    /// dispatch whose input window starts at `window_start_bits` (0, or a
+    /// group's, a multiple of 128): `None` unless every run is at least 128
+    /// bits (a vec4 straddles at most two rows) or whole words at
     /// whole-word offsets in rows of whole words, and every output and the
-    /// input are whole vec4s; `None` otherwise.
+    /// input are whole vec4s.
     pub(crate) fn new(
-        geometry: &[OutputGeometry],
-        copied: &[bool],
-        input_bytes: u64,
-    ) -> Option<Self> {
-        let live = OutputGeometry::non_empty(geometry);
-        if live.iter().any(|(i, _)| copied[*i]) {
-            return None;
-        }
-        RowStreams::of_outputs(live, input_bytes, 0)
-    }
-
-    /// The layout of `live` (non-empty outputs) alone, in a dispatch whose
-    /// input window starts at `window_start_bits` (a multiple of 128): one
-    /// group of a plan whose outputs take several dispatches.
-    pub(crate) fn of_outputs(
         live: Vec<(usize, &OutputGeometry)>,
         input_bytes: u64,
         window_start_bits: u64,
