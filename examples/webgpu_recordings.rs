@@ -80,6 +80,10 @@ fn kernel_cases() -> Vec<(Kernel, Case)> {
             case("row_copies_groups", Float, &[4, 2048], 1, vec![32; 64]),
         ),
         (
+            Kernel::RowBlocks,
+            case("row_blocks_groups", Float16, &[64, 12], 1, vec![1; 12]),
+        ),
+        (
             Kernel::RowStreams,
             case(
                 "row_streams_groups",

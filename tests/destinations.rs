@@ -796,6 +796,8 @@ fn the_input_may_share_a_page_with_its_outputs() {
         // shape (2 and 3 modules in the separate plans).
         (ElementType::Float, vec![4, 256], vec![32; 8], None),
         (ElementType::Float, vec![3, 2048], vec![32; 64], None),
+        // Row blocks in groups: short rows unbound into 12 columns.
+        (ElementType::Float16, vec![64, 12], vec![1; 12], None),
         // And row streams in groups, for runs at byte offsets.
         (
             ElementType::Uint8,

@@ -396,11 +396,18 @@ fn short_runs_take_row_blocks() {
     )
     .unwrap();
     assert_ne!(plan.kernel(), Kernel::RowBlocks);
-    // More outputs than one dispatch binds (7 on WebGPU): other kernels.
+    // More outputs than one dispatch binds (7 on WebGPU): row blocks in
+    // groups, a dispatch and a module each; one dispatch in an arena.
     let split = ResolvedSplit::new(&[128, 8], 1, vec![1; 8], true).unwrap();
     let [separate, arena] = gather_plans(&split, ElementType::Float16, &PlanLimits::WEBGPU_DEFAULT);
-    assert_ne!(separate.kernel(), Kernel::RowBlocks);
-    assert_eq!(arena.kernel(), Kernel::RowBlocks);
+    assert_eq!(
+        (separate.kernel(), separate.dispatch_count()),
+        (Kernel::RowBlocks, 2)
+    );
+    assert_eq!(
+        (arena.kernel(), arena.dispatch_count()),
+        (Kernel::RowBlocks, 1)
+    );
 }
 
 #[test]
@@ -629,6 +636,29 @@ fn separate_destinations_past_one_dispatch_take_row_copies_in_groups() {
     assert_eq!(plan.passes()[1].src_window_bytes.start, 3072);
     let input = random_tensor(&mut rng, ElementType::Uint8, &[16, 4097]);
     check_plan(&plan, &input, &bytes, "9 runs at byte offsets");
+    // Short rows unbound into 8 and 12 columns: row blocks in groups, each
+    // group reading whole blocks from the input's start.
+    for (t, shape, count) in [
+        (ElementType::Float, [64, 8], 8),
+        (ElementType::Float16, [64, 12], 12),
+    ] {
+        let columns = ResolvedSplit::new(&shape, 1, vec![1; count], true).unwrap();
+        let plan = SplitPlan::new(
+            &columns,
+            t,
+            webgpu,
+            &options(Strategy::Gather, Placement::Separate),
+        )
+        .unwrap();
+        assert_eq!(
+            (plan.kernel(), plan.dispatch_count()),
+            (Kernel::RowBlocks, 2)
+        );
+        assert_eq!(plan.shaders().len(), 2);
+        assert!(plan.passes().iter().all(|p| p.src_window_bytes.start == 0));
+        let input = random_tensor(&mut rng, t, &shape);
+        check_plan(&plan, &input, &columns, &format!("{t} {shape:?} unbound"));
+    }
     // Forty outputs of one vec4 start their groups at six offsets into
     // their windows: six modules, past MAX_GROUP_MODULES, so the
     // table-driven vec4 kernel (one module) moves them.

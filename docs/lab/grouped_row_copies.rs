@@ -1,11 +1,12 @@
 //! Lab of 2026-11-24 (docs/DEVICE.md, "More than 7 outputs"): splits into
 //! more than WebGPU's 7 destinations per dispatch, into one buffer per
-//! output, as DISCRETE_GPU plans them (row copies or row streams, one
-//! module per group shape) against the same split forced onto the
-//! table-driven kernel the plan took before groups (vec4 for aligned runs,
-//! the funnel for runs at bit offsets) and a plain vec4 compute copy of the
-//! same bytes, interleaved in rounds. Not built with the crate: copy it to
-//! `examples/lab_groups.rs` and `cargo run --release --example lab_groups`.
+//! output, as DISCRETE_GPU plans them (row copies, row streams or row
+//! blocks, one module per group shape) against the same split forced onto
+//! the table-driven kernel the plan took before groups (vec4 for aligned
+//! runs, the funnel for runs at bit offsets, words for short rows) and a
+//! plain vec4 compute copy of the same bytes, interleaved in rounds. Not
+//! built with the crate: copy it to `examples/lab_groups.rs` and
+//! `cargo run --release --example lab_groups`.
 #[path = "split_bench/gpu_timer.rs"]
 mod gpu_timer;
 use gpu_timer::GpuTimer;
@@ -40,6 +41,8 @@ fn main() {
         (Float, vec![1000, 4096], 0, vec![1; 1000]),
         (Uint8, vec![4096, 4097], 1, [vec![455; 8], vec![457]].concat()),
         (Float16, vec![2048, 2050], 1, vec![205; 10]),
+        (Float, vec![1 << 20, 8], 1, vec![1; 8]),
+        (Float16, vec![1 << 20, 12], 1, vec![1; 12]),
     ];
     let limits = PlanLimits::WEBGPU_DEFAULT;
     for (t, shape, axis, lengths) in cases {
@@ -48,6 +51,7 @@ fn main() {
         let grouped = SplitPlan::new(&split, t, &limits, &auto).unwrap();
         let before = match grouped.kernel() {
             Kernel::RowStreams => Kernel::Funnel,
+            Kernel::RowBlocks => Kernel::Words,
             _ => Kernel::Vec4,
         };
         let vec4 = SplitPlan::new(&split, t, &limits, &auto.kernel(before)).unwrap();

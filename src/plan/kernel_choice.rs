@@ -75,8 +75,8 @@ pub(crate) fn gather_dispatches(g: &GatherInputs<'_>) -> Result<Dispatches, Plan
         .into_iter()
         .filter(|&k| g.kernel.is_none_or(|forced| forced == k))
         .filter_map(|k| {
-            let fit = (k.spec().fits)(&gathered);
-            let grouped = k.spec().group_layout.is_some() && !g.placement.chunks_share_a_slot();
+            let fit = k.spec().fit(&gathered);
+            let grouped = k.is_generated() && !g.placement.chunks_share_a_slot();
             (fit.is_some() || grouped).then_some((k, fit))
         })
         .collect();
@@ -91,7 +91,7 @@ pub(crate) fn gather_dispatches(g: &GatherInputs<'_>) -> Result<Dispatches, Plan
             None => None,
         };
         let planned = match planned {
-            None if kernel.spec().group_layout.is_some() => grouped_passes(g, &gathered, kernel)?,
+            None if kernel.is_generated() => grouped_passes(g, &gathered, kernel)?,
             other => other,
         };
         if let Some(dispatches) = planned {
@@ -228,7 +228,7 @@ fn grouped_passes(
     gathered: &Gathered<'_>,
     kernel: Kernel,
 ) -> Result<Option<Dispatches>, PlanError> {
-    let Some(group_layout) = kernel.spec().group_layout else {
+    let Some(group_layout) = kernel.spec().group_layout() else {
         return Ok(None);
     };
     let live = gathered_outputs(g);
@@ -246,11 +246,13 @@ fn grouped_passes(
             .map(|&i| g.geometry[i].offset_bits)
             .min()
             .unwrap_or(0);
-        let window_start = align_down(first_bit / 8, g.limits.alignment_bytes());
-        let layout = gathered
-            .group_outputs(members)
-            .and_then(|live| group_layout(gathered, live, window_start * 8));
-        let Some(layout) = layout else {
+        // From the group's first run, aligned down; a kernel that reads
+        // whole rows from the input's start (row blocks) binds from 0.
+        let starts = [align_down(first_bit / 8, g.limits.alignment_bytes()), 0];
+        let Some((window_start, layout)) = starts.into_iter().find_map(|start| {
+            let live = gathered.group_outputs(members)?;
+            Some((start, group_layout(gathered, live, start * 8)?))
+        }) else {
             return Ok(None);
         };
         if !modules.contains(&layout) {

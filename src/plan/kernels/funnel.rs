@@ -3,7 +3,7 @@
 //! store per 16 bytes inside a run). Table-driven, so it takes outputs in
 //! any number of dispatches.
 
-use super::{ClassRates, Fit, Gathered, GeneratedLayout, KernelSpec, LONG_UNALIGNED_RUNS, Order};
+use super::{ClassRates, Fits, GeneratedLayout, KernelSpec, LONG_UNALIGNED_RUNS, Order};
 use crate::plan::geometry::OutputGeometry;
 use crate::plan::template::Template;
 use crate::plan::wgsl::{VEC4_BITS, Variant, table_driven};
@@ -14,10 +14,8 @@ pub(super) const SPEC: KernelSpec = KernelSpec {
     name: "funnel",
     unit_bits: 128,
     order: Order::ByRate,
-    generated: false,
     whole_outputs: true,
-    fits: |g: &Gathered<'_>| (g.vec4_bindings() && g.long_runs_in_vec4s()).then_some(Fit::Table),
-    group_layout: None,
+    fits: Fits::Table(|g| g.vec4_bindings() && g.long_runs_in_vec4s()),
     moves_alone: OutputGeometry::long_in_vec4s,
     wgsl,
     probe: LONG_UNALIGNED_RUNS,

@@ -33,9 +33,7 @@ pub enum Kernel {
     /// Whole vec4s copied row by row, each invocation a stretch of every
     /// output's run in one input row, with the row geometry generated per
     /// layout ([`RowCopies`]): every run, offset and block is a multiple of
-    /// 128 bits and every output fits one dispatch, or, into separate
-    /// destinations past one dispatch's slots, each group of them does
-    /// (a module per group shape). Tried before [`Kernel::Vec4`].
+    /// 128 bits. Tried before [`Kernel::Vec4`].
     RowCopies,
     /// One `vec4<u32>` (16 bytes) per unit: every run, offset and block is a
     /// multiple of 128 bits.
@@ -49,9 +47,7 @@ pub enum Kernel {
     Funnel,
     /// Like the funnel, but each invocation streams a stretch of every output
     /// that lies inside one input row, with the row geometry generated per
-    /// layout ([`RowStreams`]): no lane switches runs inside its loop. Past
-    /// one dispatch's slots into separate destinations, in groups as
-    /// [`Kernel::RowCopies`].
+    /// layout ([`RowStreams`]): no lane switches runs inside its loop.
     RowStreams,
 }
 
@@ -102,11 +98,10 @@ impl Kernel {
     }
 
     /// True when its WGSL is generated per layout (a plan with it is one
-    /// dispatch holding every output, or, for row copies and row streams
-    /// into separate destinations past one dispatch's slots, one dispatch
-    /// per group).
+    /// dispatch holding every output, or, into separate destinations past
+    /// one dispatch's slots, one dispatch per group of outputs).
     pub fn is_generated(self) -> bool {
-        self.spec().generated
+        matches!(self.spec().fits, Fits::Generated(_))
     }
 }
 
@@ -250,10 +245,41 @@ pub(crate) struct ClassRates {
 }
 
 /// A generated kernel's layout of some gathered outputs (non-empty, with
-/// their indices) in a dispatch whose input window starts at the given bit
-/// (see `KernelSpec::group_layout`).
-pub(crate) type GroupLayout =
+/// their indices) in a dispatch whose input window starts at the given bit.
+pub(crate) type LayoutOf =
     fn(&Gathered<'_>, Vec<(usize, &OutputGeometry)>, u64) -> Option<GeneratedLayout>;
+
+/// How a kernel tells whether it moves a plan's outputs.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Fits {
+    /// Driven by the parameter table: whether it moves these outputs.
+    Table(fn(&Gathered<'_>) -> bool),
+    /// Generated per layout, one module per dispatch: its layout of every
+    /// gathered output ([`Gathered::generated_outputs`]) from the input's
+    /// start, in one dispatch; or, into separate destinations past one
+    /// dispatch's slots, of one group's ([`Gathered::group_outputs`]) from
+    /// the group's window, a dispatch per group.
+    Generated(LayoutOf),
+}
+
+impl KernelSpec {
+    /// Whether it moves `g`, and how: the table, or the layout of every
+    /// gathered output in one dispatch.
+    pub fn fit(&self, g: &Gathered<'_>) -> Option<Fit> {
+        match self.fits {
+            Fits::Table(moves) => moves(g).then_some(Fit::Table),
+            Fits::Generated(layout) => layout(g, g.generated_outputs()?, 0).map(Fit::Generated),
+        }
+    }
+
+    /// The layout of a generated kernel's groups (`None`: table-driven).
+    pub fn group_layout(&self) -> Option<LayoutOf> {
+        match self.fits {
+            Fits::Table(_) => None,
+            Fits::Generated(layout) => Some(layout),
+        }
+    }
+}
 
 /// Everything one kernel is.
 #[derive(Debug)]
@@ -264,20 +290,11 @@ pub(crate) struct KernelSpec {
     pub unit_bits: u64,
     /// Where it stands when kernels are tried.
     pub order: Order,
-    /// Generated per layout: one module per dispatch, each dispatch holding
-    /// every gathered output or (see `group_layout`) one group of them.
-    pub generated: bool,
     /// Moves whole outputs only (an output cut into chunks past the binding
     /// limit takes another kernel).
     pub whole_outputs: bool,
     /// Whether it can move these outputs, and how.
-    pub fits: fn(&Gathered<'_>) -> Option<Fit>,
-    /// For a generated kernel whose outputs may take several dispatches
-    /// (separate destinations past one dispatch's slots): the layout of one
-    /// group of outputs ([`Gathered::group_outputs`]) in a dispatch whose
-    /// input window starts at the given bit. `None`: one dispatch holds
-    /// every output.
-    pub group_layout: Option<GroupLayout>,
+    pub fits: Fits,
     /// Whether it would move this one output on its own (the cost model's
     /// estimate of gathering an output; generated kernels need the whole
     /// layout and say no).

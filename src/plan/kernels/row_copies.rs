@@ -19,7 +19,7 @@
 //! see `docs/DEVICE.md` for the variants measured (stretches of 1, 2, 4 and
 //! 8, consecutive lanes on consecutive vec4s).
 
-use super::{ALIGNED_RUNS, ClassRates, Fit, Gathered, GeneratedLayout, KernelSpec, Order};
+use super::{ALIGNED_RUNS, ClassRates, Fits, Gathered, GeneratedLayout, KernelSpec, Order};
 use crate::plan::geometry::OutputGeometry;
 use crate::plan::template::Template;
 use crate::plan::wgsl::{Variant, entry_point, read_entries};
@@ -33,10 +33,8 @@ pub(super) const SPEC: KernelSpec = KernelSpec {
     name: "row_copies",
     unit_bits: 128,
     order: Order::First,
-    generated: true,
     whole_outputs: true,
-    fits,
-    group_layout: Some(layout),
+    fits: Fits::Generated(layout),
     // The vec4 kernel's condition (where this one cannot take the whole
     // layout, the vec4 kernel moves it at about the same rate).
     moves_alone: |g| g.is_aligned_to(128, 2),
@@ -49,10 +47,6 @@ pub(super) const SPEC: KernelSpec = KernelSpec {
         unknown: 20e9,
     },
 };
-
-fn fits(g: &Gathered<'_>) -> Option<Fit> {
-    layout(g, g.generated_outputs()?, 0).map(Fit::Generated)
-}
 
 /// The layout of `live` from `window_start_bits`: every gathered output
 /// from the input's start, or one group's outputs from the group's window.

@@ -26,7 +26,7 @@
 //! lanes switch runs at different units, measured 0.55 of a plain copy on
 //! `u8 [4096, 4097]`, this kernel about 0.8; see `docs/DEVICE.md`.)
 
-use super::{ClassRates, Fit, Gathered, GeneratedLayout, KernelSpec, LONG_UNALIGNED_RUNS, Order};
+use super::{ClassRates, Fits, Gathered, GeneratedLayout, KernelSpec, LONG_UNALIGNED_RUNS, Order};
 use crate::plan::geometry::OutputGeometry;
 use crate::plan::template::Template;
 use crate::plan::wgsl::{VEC4_BITS, Variant, entry_point, read_entries};
@@ -40,10 +40,8 @@ pub(super) const SPEC: KernelSpec = KernelSpec {
     name: "row_streams",
     unit_bits: 128,
     order: Order::ByRate,
-    generated: true,
     whole_outputs: true,
-    fits,
-    group_layout: Some(layout),
+    fits: Fits::Generated(layout),
     moves_alone: OutputGeometry::long_in_vec4s,
     wgsl,
     probe: LONG_UNALIGNED_RUNS,
@@ -54,10 +52,6 @@ pub(super) const SPEC: KernelSpec = KernelSpec {
         unknown: 16e9,
     },
 };
-
-fn fits(g: &Gathered<'_>) -> Option<Fit> {
-    layout(g, g.generated_outputs()?, 0).map(Fit::Generated)
-}
 
 /// The layout of `live` from `window_start_bits`: every gathered output
 /// from the input's start, or one group's outputs from the group's window.

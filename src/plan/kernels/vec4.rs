@@ -2,7 +2,7 @@
 //! block is a multiple of 128 bits: whole vec4s from whole vec4s, tried
 //! first whenever it fits.
 
-use super::{ALIGNED_RUNS, ClassRates, Fit, Gathered, GeneratedLayout, KernelSpec, Order};
+use super::{ALIGNED_RUNS, ClassRates, Fits, GeneratedLayout, KernelSpec, Order};
 use crate::plan::template::Template;
 use crate::plan::wgsl::{Variant, table_driven};
 
@@ -12,10 +12,10 @@ pub(super) const SPEC: KernelSpec = KernelSpec {
     name: "vec4",
     unit_bits: 128,
     order: Order::First,
-    generated: false,
     whole_outputs: false,
-    fits,
-    group_layout: None,
+    // Copied outputs do not constrain it: 128 bits divide every gathered
+    // run, offset and stride, and bindings start on 16 bytes.
+    fits: Fits::Table(|g| g.vec4_bindings() && g.outputs().all(|o| o.is_aligned_to(128, g.outer))),
     // An output alone: its block stride counts (two rows or more).
     moves_alone: |g| g.is_aligned_to(128, 2),
     wgsl,
@@ -27,12 +27,6 @@ pub(super) const SPEC: KernelSpec = KernelSpec {
         unknown: 20e9,
     },
 };
-
-/// Copied outputs do not constrain it: 128 bits divide every gathered run,
-/// offset and stride, and bindings start on 16 bytes.
-fn fits(g: &Gathered<'_>) -> Option<Fit> {
-    (g.vec4_bindings() && g.outputs().all(|o| o.is_aligned_to(128, g.outer))).then_some(Fit::Table)
-}
 
 fn wgsl(variant: &Variant, _: Option<&GeneratedLayout>) -> String {
     table_driven("split_vec4", &WGSL, variant)

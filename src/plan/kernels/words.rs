@@ -2,7 +2,7 @@
 //! end mid-word are assembled from shifted source bits). The fallback every
 //! plan can take.
 
-use super::{ClassRates, Fit, Gathered, GeneratedLayout, KernelSpec, Order, Probe};
+use super::{ClassRates, Fits, GeneratedLayout, KernelSpec, Order, Probe};
 use crate::element::ElementType;
 use crate::plan::template::Template;
 use crate::plan::wgsl::{Variant, table_driven};
@@ -13,10 +13,8 @@ pub(super) const SPEC: KernelSpec = KernelSpec {
     name: "words",
     unit_bits: 32,
     order: Order::Last,
-    generated: false,
     whole_outputs: false,
-    fits: |_: &Gathered<'_>| Some(Fit::Table),
-    group_layout: None,
+    fits: Fits::Table(|_| true),
     moves_alone: |_| true,
     wgsl,
     // 1023 rows: outputs of partial vec4s, which no vec4 kernel takes.
