@@ -4,7 +4,8 @@
 //! blocks, one module per group shape) against the same split forced onto
 //! the table-driven kernel the plan took before groups (vec4 for aligned
 //! runs, the funnel for runs at bit offsets, words for short rows) and a
-//! plain vec4 compute copy of the same bytes, interleaved in rounds. Not
+//! plain vec4 compute copy of the same bytes, interleaved in rounds
+//! that start one method later each time. Not
 //! built with the crate: copy it to `examples/lab_groups.rs` and
 //! `cargo run --release --example lab_groups`.
 #[path = "split_bench/gpu_timer.rs"]
@@ -86,14 +87,18 @@ fn main() {
         let compile_ms = compile.elapsed().as_secs_f64() * 1e3;
         timer.warm_up(&copy);
         timer.warm_up(&run_vec4);
-        let (mut tc, mut tg, mut tv) = (vec![], vec![], vec![]);
-        for _ in 0..ROUNDS {
-            tc.push(timer.once(&copy).0);
-            tg.push(timer.once(&run_grouped).0);
-            tv.push(timer.once(&run_vec4).0);
+        // Each round starts one method later (the first of a round can
+        // measure slower than the same commands later in it).
+        let methods: [&dyn Fn(&mut wgpu::CommandEncoder); 3] = [&copy, &run_grouped, &run_vec4];
+        let mut times = vec![Vec::new(); 3];
+        for round in 0..ROUNDS {
+            for k in 0..3 {
+                let i = (round + k) % 3;
+                times[i].push(timer.once(methods[i]).0);
+            }
         }
         let med = |v: &mut Vec<f64>| { v.sort_by(f64::total_cmp); v[v.len() / 2] };
-        let (c, g, v) = (med(&mut tc), med(&mut tg), med(&mut tv));
+        let [c, g, v] = [0, 1, 2].map(|i| med(&mut times[i]));
         println!(
             "| {t} {shape:?} axis {axis} into {} | {}, {} dispatches, {} modules | {:.2} | {before} {:.2} | {:.0} ms |",
             lengths.len(), grouped.kernel(), grouped.dispatch_count(), grouped.shaders().len(),

@@ -276,6 +276,9 @@ fn grouped_passes(
         pass.table_bytes = start + pass.table_bytes.start..start + pass.table_bytes.end;
         passes.push(pass);
     }
+    // Groups write disjoint outputs, so their order is free: the passes of
+    // one module run back to back, one pipeline switch per module.
+    passes.sort_by_key(|p| modules.iter().position(|m| p.layout.as_ref() == Some(m)));
     Ok(Some(Dispatches {
         kernel,
         passes,
