@@ -65,44 +65,6 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
     }
 }";
 
-const DIRECT: &str = "@group(0) @binding(0) var<storage, read> src: array<vec4<u32>>;
-@group(0) @binding(1) var<storage, read_write> dst0: array<vec4<u32>>;
-@group(0) @binding(2) var<storage, read_write> dst1: array<vec4<u32>>;
-
-fn funnel(a: vec4<u32>, b: vec4<u32>, bit: u32) -> vec4<u32> {
-    let words = bit >> 5u;
-    let bits = bit & 31u;
-    var x0 = a;
-    var x1 = b;
-    if (words >= 2u) { x0 = vec4<u32>(a.z, a.w, b.x, b.y); x1 = vec4<u32>(b.z, b.w, 0u, 0u); }
-    if ((words & 1u) != 0u) { x0 = vec4<u32>(x0.y, x0.z, x0.w, x1.x); x1 = vec4<u32>(x1.y, x1.z, x1.w, 0u); }
-    if (bits == 0u) { return x0; }
-    let next = vec4<u32>(x0.y, x0.z, x0.w, x1.x);
-    return (x0 >> vec4<u32>(bits)) | (next << vec4<u32>(32u - bits));
-}
-
-@compute @workgroup_size(256)
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
-    let row = wid.x;
-    let l = lid.x;
-    let s = row * 4097u * 8u;
-    let a0 = s >> 7u;
-    let off = s & 127u;
-    if (l < 128u) {
-        let b = off + l * 128u;
-        dst0[row * 128u + l] = funnel(src[a0 + (b >> 7u)], src[min(a0 + (b >> 7u) + 1u, arrayLength(&src) - 1u)], b & 127u);
-    } else {
-        let q = row * 16392u;
-        let first = (q + 127u) >> 7u;
-        let end = (q + 16392u) >> 7u;
-        let u = first + (l - 128u);
-        if (u < end) {
-            let b = off + 16384u + (u * 128u - q);
-            dst1[u] = funnel(src[a0 + (b >> 7u)], src[min(a0 + (b >> 7u) + 1u, arrayLength(&src) - 1u)], b & 127u);
-        }
-    }
-}";
-
 fn main() {
     let ctx = pollster::block_on(GpuContext::request_with_features(
         wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS,
@@ -119,7 +81,17 @@ fn main() {
     let outs = RoundTrip::new(&splitter).create_destinations(&plan).unwrap();
     let module = |code: &str| dev.create_shader_module(wgpu::ShaderModuleDescriptor { label: None, source: wgpu::ShaderSource::Wgsl(code.into()) });
     let pipeline = |code: &str| dev.create_compute_pipeline(&wgpu::ComputePipelineDescriptor { label: None, layout: None, module: &module(code), entry_point: Some("main"), compilation_options: Default::default(), cache: None });
-    let (copy_p, shared_p, direct_p) = (pipeline(COPY), pipeline(SHARED), pipeline(DIRECT));
+    // The same kernel reading the input directly: no stage, no barrier.
+    let direct_wgsl = SHARED
+        .replace("var<workgroup> row_vec4s: array<vec4<u32>, 260>;\n", "")
+        .replace(
+            "    row_vec4s[l] = src[a0 + l];\n    if (l < 4u) { row_vec4s[256u + l] = src[min(a0 + 256u + l, arrayLength(&src) - 1u)]; }\n    workgroupBarrier();\n",
+            "",
+        )
+        .replace("row_vec4s[b >> 7u]", "src[a0 + (b >> 7u)]")
+        .replace("row_vec4s[(b >> 7u) + 1u]", "src[min(a0 + (b >> 7u) + 1u, arrayLength(&src) - 1u)]");
+    assert!(!direct_wgsl.contains("row_vec4s"), "every staged read replaced");
+    let (copy_p, shared_p, direct_p) = (pipeline(COPY), pipeline(SHARED), pipeline(&direct_wgsl));
     let bytes = input_bytes.div_ceil(16) * 16;
     let scratch = dev.create_buffer(&wgpu::BufferDescriptor { label: None, size: bytes, usage: wgpu::BufferUsages::STORAGE, mapped_at_creation: false });
     let copy_bind = dev.create_bind_group(&wgpu::BindGroupDescriptor { label: None, layout: &copy_p.get_bind_group_layout(0), entries: &[

@@ -93,9 +93,10 @@ impl BoundPlan<'_> {
     pub fn shaders(&self, plan: &SplitPlan) -> (Vec<ShaderKey>, Vec<usize>) {
         let (keys, of_pass) = plan.pass_modules();
         let keys = keys
-            .into_iter()
+            .iter()
             .map(|key| {
-                key.skipping(self.skips)
+                key.clone()
+                    .skipping(self.skips)
                     .with_writable_source(self.writable_source)
                     .with_shifts(self.shifted)
             })

@@ -116,6 +116,10 @@ pub struct SplitPlan {
     /// Byte ranges of the outputs in the input when every output is one
     /// contiguous, bindable range (view mode).
     views: Option<Vec<Range<u64>>>,
+    /// The distinct modules of the passes, in the order they first run.
+    modules: Vec<ShaderKey>,
+    /// Per pass, the index of its module in `modules`.
+    pass_module: Vec<usize>,
     fingerprint: u64,
 }
 
@@ -175,6 +179,7 @@ impl SplitPlan {
             kernel: options.kernel,
         })?;
         let fingerprint = fingerprint(&table);
+        let (modules, pass_module) = pass_modules(kernel, options.placement, &passes);
         Ok(SplitPlan {
             element_type,
             input_shape: split.input_shape().to_vec(),
@@ -193,6 +198,8 @@ impl SplitPlan {
             passes,
             table,
             copies,
+            modules,
+            pass_module,
             fingerprint,
         })
     }
@@ -244,47 +251,24 @@ impl SplitPlan {
     ///
     /// When the plan has no pass `index`.
     pub fn pass_shader(&self, index: usize) -> ShaderKey {
-        let layout = self.passes[index].layout.clone();
-        ShaderKey::new(self.kernel, self.placement, self.pass_slots(index), layout)
+        self.modules[self.pass_module[index]].clone()
     }
 
-    /// Destination bindings of pass `index`'s module: a generated module
-    /// binds its own pass's destinations, a table-driven one as many as the
-    /// busiest pass.
+    /// Destination bindings of pass `index`'s module.
     pub(crate) fn pass_slots(&self, index: usize) -> u32 {
-        let pass = &self.passes[index];
-        match pass.layout {
-            Some(_) => pass.dst_windows.len() as u32,
-            None => self.destination_slots(),
-        }
+        self.modules[self.pass_module[index]].slots()
     }
 
     /// The compiled kernels the dispatches run, distinct, in the order they
     /// first run (none without dispatches; one for a table-driven kernel).
     pub fn shaders(&self) -> Vec<ShaderKey> {
-        self.pass_modules().0
+        self.modules.clone()
     }
 
-    /// The distinct modules of the passes, in the order they first run, and
-    /// per pass the index of its module there. Passes of one layout share a
-    /// module: a key is built once per module, not per pass (a plan may
-    /// hold thousands of passes).
-    pub(crate) fn pass_modules(&self) -> (Vec<ShaderKey>, Vec<usize>) {
-        let mut keys: Vec<ShaderKey> = Vec::new();
-        let of_pass = (0..self.passes.len())
-            .map(|index| {
-                let layout = self.passes[index].layout.as_ref();
-                let slots = self.pass_slots(index);
-                let known = keys
-                    .iter()
-                    .position(|k| k.layout() == layout && k.slots() == slots);
-                known.unwrap_or_else(|| {
-                    keys.push(self.pass_shader(index));
-                    keys.len() - 1
-                })
-            })
-            .collect();
-        (keys, of_pass)
+    /// The plan's distinct modules ([`SplitPlan::shaders`]) and, per pass,
+    /// the index of its module there, as planned.
+    pub(crate) fn pass_modules(&self) -> (&[ShaderKey], &[usize]) {
+        (&self.modules, &self.pass_module)
     }
 
     /// Packed size of the input in bytes.
@@ -374,6 +358,42 @@ impl SplitPlan {
     pub fn table(&self) -> &[u8] {
         &self.table
     }
+}
+
+/// The distinct modules of `passes`, in the order they first run, and per
+/// pass the index of its module there. A generated module binds its own
+/// pass's destinations, a table-driven one as many as the busiest pass.
+/// Passes of one layout share a module: a key is built once per module,
+/// not per pass (a plan may hold thousands of passes).
+fn pass_modules(
+    kernel: Kernel,
+    placement: Placement,
+    passes: &[Pass],
+) -> (Vec<ShaderKey>, Vec<usize>) {
+    let busiest = passes
+        .iter()
+        .map(|p| p.dst_windows.len())
+        .max()
+        .unwrap_or(0);
+    let mut keys: Vec<ShaderKey> = Vec::new();
+    let of_pass = passes
+        .iter()
+        .map(|pass| {
+            let layout = pass.layout.as_ref();
+            let slots = match layout {
+                Some(_) => pass.dst_windows.len(),
+                None => busiest,
+            } as u32;
+            let known = keys
+                .iter()
+                .position(|k| k.layout() == layout && k.slots() == slots);
+            known.unwrap_or_else(|| {
+                keys.push(ShaderKey::new(kernel, placement, slots, layout.cloned()));
+                keys.len() - 1
+            })
+        })
+        .collect();
+    (keys, of_pass)
 }
 
 /// The packed input size in bytes.
