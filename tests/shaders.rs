@@ -13,7 +13,8 @@ use wgpu_split::plan::internals::{
     UNITS_PER_INVOCATION, WORKGROUP_SIZE,
 };
 use wgpu_split::plan::{
-    Bindings, CostModel, Kernel, Placement, PlanLimits, PlanOptions, ShaderKey, SplitPlan, Strategy,
+    Bindings, CostModel, GeneratedLayout, Kernel, Placement, PlanLimits, PlanOptions, ShaderKey,
+    SplitPlan, Strategy,
 };
 use wgpu_split::{ElementType, ResolvedSplit};
 
@@ -438,5 +439,47 @@ fn templates_are_wgsl_with_named_holes_and_no_rust_escapes() {
             let holes = line.matches("{{").count();
             assert_eq!(holes, line.matches("}}").count(), "shaders/{file}: {line}");
         }
+    }
+}
+
+#[test]
+fn row_streams_skip_only_stretches_that_can_lie_past_a_row() {
+    // (shape, lengths, whether each output's stretch may be empty): YOLOv5's
+    // box is one vec4 per row shared by three invocations, so two of them
+    // skip it, loads included; full stretches keep a `true` test.
+    for (t, shape, lengths, empty) in [
+        (
+            ElementType::Float,
+            vec![16, 85],
+            vec![4, 1, 80],
+            vec![true, false, false],
+        ),
+        (
+            ElementType::Uint8,
+            vec![16, 4097],
+            vec![2048, 2049],
+            vec![false, false],
+        ),
+    ] {
+        let split = ResolvedSplit::new(&shape, 1, lengths, true).unwrap();
+        let options = PlanOptions::default()
+            .strategy(Strategy::Gather)
+            .kernel(Kernel::RowStreams);
+        let plan = SplitPlan::new(&split, t, &PlanLimits::WEBGPU_DEFAULT, &options).unwrap();
+        let Some(GeneratedLayout::RowStreams(rs)) = plan.generated_layouts().first().copied()
+        else {
+            panic!("{shape:?}: no row-stream layout");
+        };
+        let may_be_empty: Vec<bool> = rs
+            .outputs
+            .iter()
+            .map(|o| !o.is_short() && o.may_be_empty(rs.per_row))
+            .collect();
+        assert_eq!(may_be_empty, empty, "{shape:?}");
+        let source = plan.shaders()[0].source();
+        let streamed = rs.outputs.iter().filter(|o| !o.is_short()).count();
+        let guarded = empty.iter().filter(|&&e| e).count();
+        assert_eq!(source.matches("if (u0 < end) {").count(), guarded);
+        assert_eq!(source.matches("if (true) {").count(), streamed - guarded);
     }
 }

@@ -15,7 +15,9 @@
 //! against the host path before it is timed. Device time comes from timestamp
 //! queries when the adapter has them (else submit + poll wall time); the
 //! figure is the median of `--runs` (default 10) runs after a warm-up, in GB/s
-//! counting bytes read + written.
+//! counting bytes read + written. The GPU methods run in rounds, one run of
+//! each per round; a ratio of two of them is the median of their per-round
+//! ratios (the JSON also keeps each ratio of medians, `..._of_medians`).
 
 mod cases;
 mod gpu_timer;

@@ -2,6 +2,7 @@
 //! of ratios the targets are stated in, JSON, and the README's markdown.
 
 use crate::method::Method;
+use crate::work::median;
 
 /// One measured figure.
 #[derive(Debug, Clone)]
@@ -14,6 +15,9 @@ pub struct Row {
     /// Host seconds from the encoder's creation to `submit` returning
     /// (GPU methods).
     pub record_seconds: Option<f64>,
+    /// Device seconds of each round, in round order (GPU methods timed
+    /// round-robin; empty otherwise): the `paired` ratios pair them.
+    pub samples: Vec<f64>,
     pub note: String,
 }
 
@@ -32,6 +36,7 @@ impl Row {
             seconds,
             gbps: 2.0 * bytes as f64 / seconds / 1e9,
             record_seconds: None,
+            samples: Vec::new(),
             note: note.into(),
         }
     }
@@ -39,6 +44,12 @@ impl Row {
     /// The same row with the host time its commands took to record.
     pub fn recorded_in(mut self, seconds: f64) -> Row {
         self.record_seconds = Some(seconds);
+        self
+    }
+
+    /// The same row with the device seconds of each round.
+    pub fn sampled(mut self, samples: Vec<f64>) -> Row {
+        self.samples = samples;
         self
     }
 }
@@ -84,8 +95,21 @@ fn find<'r>(rows: &'r [Row], case: &str, method: Method) -> Option<&'r Row> {
     rows.iter().find(|r| r.case == case && r.method == method)
 }
 
-/// How many times faster `a` ran than `b` on `case`.
+/// How many times faster `a` ran than `b` on `case`: the median of the
+/// per-round ratios where both were timed in the same rounds (each pair ran
+/// milliseconds apart, so lavapipe's swings between one and two worker
+/// threads hit both alike), else the ratio of the medians.
 fn ratio(rows: &[Row], case: &str, a: Method, b: Method) -> Option<f64> {
+    let (a, b) = (find(rows, case, a)?, find(rows, case, b)?);
+    if a.samples.is_empty() || a.samples.len() != b.samples.len() {
+        return Some(b.seconds / a.seconds);
+    }
+    let per_round = a.samples.iter().zip(&b.samples).map(|(x, y)| y / x);
+    Some(median(per_round.collect()))
+}
+
+/// The ratio of the medians, reported beside the paired [`ratio`].
+fn ratio_of_medians(rows: &[Row], case: &str, a: Method, b: Method) -> Option<f64> {
     Some(find(rows, case, b)?.seconds / find(rows, case, a)?.seconds)
 }
 
@@ -192,6 +216,12 @@ pub fn summary_json(rows: &[Row]) -> serde_json::Value {
                     serde_json::json!(over_best_fixed_with_host(rows, case, m)),
                 );
             }
+            for (name, a, b) in RATIOS {
+                ratios.insert(
+                    format!("{name}_of_medians"),
+                    serde_json::json!(ratio_of_medians(rows, case, a, b)),
+                );
+            }
             (case.to_string(), serde_json::Value::Object(ratios))
         })
         .collect::<serde_json::Map<_, _>>()
@@ -205,7 +235,7 @@ pub fn results_json(rows: &[Row]) -> Vec<serde_json::Value> {
             serde_json::json!({
                 "case": r.case, "method": r.method.name(), "bytes": r.bytes,
                 "seconds": r.seconds, "gbps": r.gbps, "record_seconds": r.record_seconds,
-                "note": r.note,
+                "samples": r.samples, "note": r.note,
             })
         })
         .collect()
@@ -227,6 +257,10 @@ pub fn rows_from_json(report: &serde_json::Value) -> Result<Vec<Row>, String> {
                 seconds: r["seconds"].as_f64()?,
                 gbps: r["gbps"].as_f64()?,
                 record_seconds: r["record_seconds"].as_f64(),
+                samples: r["samples"]
+                    .as_array()
+                    .map(|a| a.iter().filter_map(serde_json::Value::as_f64).collect())
+                    .unwrap_or_default(),
                 note: r["note"].as_str().unwrap_or_default().to_string(),
             })
         })

@@ -31,7 +31,8 @@ fn random_input(case: &Case) -> HostTensor {
     HostTensor::from_raw(case.element_type, &case.shape, bytes).expect("sized input")
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
+/// The median of `v` (the upper one of an even count).
+pub fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
 }
@@ -109,8 +110,15 @@ pub fn bench_case(
         }
     }
     let times = time_round_robin(splitter, timer, &prepared, &input_buffer, runs);
-    for (p, (seconds, record)) in prepared.iter().zip(times) {
-        rows.push(Row::new(case.name, p.method, bytes, seconds, p.note()).recorded_in(record));
+    for (p, (samples, record)) in prepared.iter().zip(times) {
+        let row = Row::new(
+            case.name,
+            p.method,
+            bytes,
+            median(samples.clone()),
+            p.note(),
+        );
+        rows.push(row.recorded_in(record).sampled(samples));
     }
     // Report in the fixed method order, then the best forced strategy.
     rows.sort_by_key(|r| Method::GPU.iter().position(|m| *m == r.method));
@@ -120,13 +128,8 @@ pub fn bench_case(
         .min_by(|a, b| a.seconds.total_cmp(&b.seconds))
     {
         let note = format!("the faster forced strategy: {}", best.method);
-        rows.push(Row::new(
-            case.name,
-            Method::BestFixed,
-            bytes,
-            best.seconds,
-            note,
-        ));
+        let row = Row::new(case.name, Method::BestFixed, bytes, best.seconds, note);
+        rows.push(row.sampled(best.samples.clone()));
     }
     rows.extend(time_host(case, &problem, runs)?);
     Ok(rows)
@@ -177,7 +180,8 @@ fn prepare(
     Ok(Some(p))
 }
 
-/// Median seconds of each prepared method. Each round starts one method
+/// Device seconds of each prepared method in every round, and its median
+/// host seconds to record. Each round starts one method
 /// later, so no method always runs right after the same one (the first of a
 /// round measured up to 25 % slower than the same commands timed later in
 /// the round).
@@ -187,7 +191,7 @@ fn time_round_robin(
     prepared: &[Prepared],
     input_buffer: &wgpu::Buffer,
     runs: usize,
-) -> Vec<(f64, f64)> {
+) -> Vec<(Vec<f64>, f64)> {
     let mut samples: Vec<Vec<f64>> = vec![Vec::new(); prepared.len()];
     let mut records: Vec<Vec<f64>> = vec![Vec::new(); prepared.len()];
     for p in prepared {
@@ -206,7 +210,7 @@ fn time_round_robin(
     samples
         .into_iter()
         .zip(records)
-        .map(|(s, r)| (median(s), median(r)))
+        .map(|(s, r)| (s, median(r)))
         .collect()
 }
 

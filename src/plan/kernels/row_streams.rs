@@ -103,6 +103,14 @@ impl StreamOutput {
     pub fn is_short(&self) -> bool {
         self.run_bits < 128
     }
+
+    /// True when some row's stretch `part` (of `per_row`) may hold no whole
+    /// vec4 of the run: a row holds at least `run_bits / 128 - 1` of them.
+    /// Such stretches are skipped whole, their loads included.
+    pub fn may_be_empty(&self, per_row: u32) -> bool {
+        let fewest = (self.run_bits / 128).saturating_sub(1);
+        (per_row - 1) * self.vec4s >= fewest
+    }
 }
 
 /// A row-stream layout: the input row length, how many invocations share
@@ -235,6 +243,14 @@ impl RowStreams {
                 ("vec4s", &out.vec4s),
                 ("block", &self.block_bits),
                 ("steps", &steps),
+                (
+                    "in_row",
+                    &if out.may_be_empty(self.per_row) {
+                        "u0 < end"
+                    } else {
+                        "true"
+                    },
+                ),
             ],
         )
     }
