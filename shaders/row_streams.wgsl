@@ -29,7 +29,7 @@
         // A stretch that may lie wholly past the row's end (every part but
         // the first of a run of one vec4, as YOLOv5's box) is skipped, its
         // loads too: lavapipe skips the memory operations of masked lanes,
-        // as a GPU does (YOLOv5 0.96-0.97 of a copy before, 1.01-1.03
+        // as a GPU does (YOLOv5 0.93-0.97 of a copy before, 0.98-1.03
         // after). Where no stretch can be empty the test is `true`.
         if ({{in_row}}) {
             let s = {{src}}u + source_shift_bits() + row * {{block}}u + u0 * 128u - r0;

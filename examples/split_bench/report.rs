@@ -16,7 +16,7 @@ pub struct Row {
     /// (GPU methods).
     pub record_seconds: Option<f64>,
     /// Device seconds of each round, in round order (GPU methods timed
-    /// round-robin; empty otherwise): the `paired` ratios pair them.
+    /// round-robin; empty otherwise), which [`ratio`] pairs.
     pub samples: Vec<f64>,
     pub note: String,
 }

@@ -181,10 +181,9 @@ fn prepare(
 }
 
 /// Device seconds of each prepared method in every round, and its median
-/// host seconds to record. Each round starts one method
-/// later, so no method always runs right after the same one (the first of a
-/// round measured up to 25 % slower than the same commands timed later in
-/// the round).
+/// host seconds to record. Each round starts one method later, so no method
+/// always runs right after the same one (the first of a round measured up
+/// to 25 % slower than the same commands timed later in the round).
 fn time_round_robin(
     splitter: &GpuSplitter,
     timer: &GpuTimer,

@@ -109,7 +109,7 @@ impl StreamOutput {
     /// Such stretches are skipped whole, their loads included.
     pub fn may_be_empty(&self, per_row: u32) -> bool {
         let fewest = (self.run_bits / 128).saturating_sub(1);
-        (per_row - 1) * self.vec4s >= fewest
+        per_row.saturating_sub(1) * self.vec4s >= fewest
     }
 }
 
