@@ -24,11 +24,11 @@ fn split_funnel_{{slot}}(e: Entry, i: u32) {
         // Whole units left inside this run, from `col`.
         let inside = min((run - col) >> 7u, last - u);
         var at = s >> 7u;
-        var lo = src_vec4[at];
+        var lo = ld_src(__site__, at);
         for (var k = 0u; k < inside; k++) {
             at += 1u;
-            let hi = src_vec4[min(at, last_src)];
-            dst_vec4_{{slot}}[e.dst_unit + u + k] = funnel_by(lo, hi, shift);
+            let hi = ld_src(__site__, min(at, last_src));
+            st_dst_{{slot}}(__site__, e.dst_unit + u + k, funnel_by(lo, hi, shift));
             lo = hi;
         }
         u += inside;
@@ -44,11 +44,15 @@ fn split_funnel_{{slot}}(e: Entry, i: u32) {
         if (head == 0u) {
             continue;
         }
-        let v = funnel_by(lo, src_vec4[min(at + 1u, last_src)], shift);
+        let v = funnel_by(lo, ld_src(__site__, min(at + 1u, last_src)), shift);
         let t = e.src_bit + row * e.block_bits;
         let a = t >> 7u;
-        let next = funnel_by(src_vec4[a], src_vec4[min(a + 1u, last_src)], shift_at(t));
-        dst_vec4_{{slot}}[e.dst_unit + u] = low_bits(v, head) | shift_up(next, head);
+        let next = funnel_by(
+            ld_src(__site__, a),
+            ld_src(__site__, min(a + 1u, last_src)),
+            shift_at(t),
+        );
+        st_dst_{{slot}}(__site__, e.dst_unit + u, low_bits(v, head) | shift_up(next, head));
         col = 128u - head;
         u += 1u;
     }

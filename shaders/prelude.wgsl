@@ -38,7 +38,15 @@ struct Table {
 fn source_shift_bits() -> u32 {
     return {{source_shift}};
 }
-{{bound_entries}}
+{{bound_entries}}{{trace}}
+// Every load and store of the module's kernel goes through these accessors,
+// each call site numbered (`site`), so that the module's trace variant can
+// record what every invocation touches (plan::coalescing); elsewhere they
+// are plain accesses that the compilers inline.
+fn ld_src(site: u32, i: u32) -> {{unit}} {
+{{record_src}}    return {{source}}[i];
+}
+{{source_word}}{{accessors}}
 // The invocation's index in the dispatch (a 2-D grid past 65535 workgroups).
 fn invocation_index(wid: vec3<u32>, groups: vec3<u32>, lid: vec3<u32>) -> u32 {
     return (wid.y * groups.x + wid.x) * WORKGROUP_SIZE + lid.x;
@@ -71,6 +79,48 @@ fn bound_{{slot}}(e: Entry) -> Entry {
 }
 //#fragment read_entry
     let e{{j}} = bound_{{slot}}(table.entries[{{j}}u]);
+//#fragment source_word
+// Source word `w` (of a vec4 source).
+fn ld_src_word(site: u32, w: u32) -> u32 {
+{{record}}    return {{source}}[w >> 2u][w & 3u];
+}
+//#fragment access_slot
+fn st_dst_{{slot}}(site: u32, i: u32, v: {{unit}}) {
+{{record_store}}    {{array}}_{{slot}}[i] = v;
+}
+fn ld_dst_{{slot}}(site: u32, i: u32) -> {{unit}} {
+{{record_load}}    return {{array}}_{{slot}}[i];
+}
+//#fragment record
+    record((site << 11u) | ({{log2_bytes}}u << 8u) | ({{binding}}u << 1u) | {{store}}u, {{index}});
+//#fragment trace
+// The access trace (this module's diagnostic variant; plans never record
+// it): every access of a traced invocation records (code, unit) into one
+// more binding. code = site << 11 | log2(bytes) << 8 | binding << 1 | store.
+// The binding's header: the first traced invocation, how many are traced,
+// the records kept per invocation, and the most any invocation made.
+struct Trace {
+    first: u32,
+    count: u32,
+    per_invocation: u32,
+    most: atomic<u32>,
+    records: array<vec2<u32>>,
+}
+
+@group(0) @binding({{trace_binding}}) var<storage, read_write> trace: Trace;
+var<private> trace_g: u32;
+var<private> trace_n: u32;
+
+fn record(code: u32, unit: u32) {
+    let t = trace_g - trace.first;
+    if (t < trace.count) {
+        if (trace_n < trace.per_invocation) {
+            trace.records[t * trace.per_invocation + trace_n] = vec2<u32>(code, unit);
+        }
+        trace_n += 1u;
+        atomicMax(&trace.most, trace_n);
+    }
+}
 //#fragment entry_point
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn split(
@@ -79,7 +129,11 @@ fn split(
     @builtin(local_invocation_id) lid: vec3<u32>,
 ) {
     let g = invocation_index(wid, groups, lid);
-    if (g >= table.invocations) {
+{{trace_start}}    if (g >= table.invocations) {
         return;
     }
 {{body}}}
+//#fragment trace_start
+    trace_g = g;
+    trace_n = 0u;
+

@@ -13,11 +13,11 @@
         + g * {{src_vec4s}}u;
 {{loads}}{{outputs}}
 //#fragment load
-    let s{{v}} = src_vec4[base + {{v}}u];
+    let s{{v}} = ld_src(__site__, base + {{v}}u);
 //#fragment output
     {{unless_skipped}}{
         let d{{j}} = table.entries[{{j}}u].dst_unit
             + dst_shift_{{slot}}(table.entries[{{j}}u].window_units) + g * {{vec4s}}u;
 {{stores}}    }
 //#fragment store
-        dst_vec4_{{slot}}[d{{j}} + {{v}}u] = vec4<u32>({{words}});
+        st_dst_{{slot}}(__site__, d{{j}} + {{v}}u, vec4<u32>({{words}}));

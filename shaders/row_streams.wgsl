@@ -35,7 +35,7 @@
             let s = {{src}}u + source_shift_bits() + row * {{block}}u + u0 * 128u - r0;
             let shift = shift_at(s);
             let at = s >> 7u;
-            let v0 = src_vec4[at];
+            let v0 = ld_src(__site__, at);
 {{steps}}        }
     }
 //#fragment gather
@@ -50,19 +50,19 @@
             var v = vec4<u32>();
             for (var i = 0u; i < 4u; i++) {
                 let w = (({{src}}u + source_shift_bits()) >> 5u) + row * {{block_words}}u + col;
-                v[i] = src_vec4[w >> 2u][w & 3u];
+                v[i] = ld_src_word(__site__, w);
                 col += 1u;
                 let next_row = col == {{words}}u;
                 row = select(row, row + 1u, next_row);
                 col = select(col, 0u, next_row);
             }
-            dst_vec4_{{slot}}[e.dst_unit + g] = v;
+            st_dst_{{slot}}(__site__, e.dst_unit + g, v);
         }
     }
 //#fragment step
-            let v{{next}} = src_vec4[at + {{next}}u];
+            let v{{next}} = ld_src(__site__, at + {{next}}u);
             if (u0 + {{k}}u < end) {
-                dst_vec4_{{slot}}[e.dst_unit + u0 + {{k}}u] = funnel_by(v{{k}}, v{{next}}, shift);
+                st_dst_{{slot}}(__site__, e.dst_unit + u0 + {{k}}u, funnel_by(v{{k}}, v{{next}}, shift));
             }
 //#fragment straddle_round
     // The vec4s that straddle two rows (one per row and output whose run is
@@ -87,8 +87,8 @@
 {{stores}}        }
     }
 //#fragment store
-            dst_vec4_{{slot}}[e.dst_unit + dst_shift_{{slot}}(e.window_units) + x] = value;
+            st_dst_{{slot}}(__site__, e.dst_unit + dst_shift_{{slot}}(e.window_units) + x, value);
 //#fragment store_if
             if (c == {{c}}u) {
-                dst_vec4_{{slot}}[e.dst_unit + dst_shift_{{slot}}(e.window_units) + x] = value;
+                st_dst_{{slot}}(__site__, e.dst_unit + dst_shift_{{slot}}(e.window_units) + x, value);
             }

@@ -1,4 +1,4 @@
-// Bit helpers over the vec4 source stream `src_vec4`, shared by the funnel
+// Bit helpers over the vec4 source stream (`ld_src`), shared by the funnel
 // and the row-stream kernels.
 
 //#fragment helpers
@@ -39,7 +39,7 @@ fn funnel_by(a: vec4<u32>, b: vec4<u32>, shift: Shift) -> vec4<u32> {
 // must lie in the binding unless `bit` starts a vec4.
 fn src_bits_128(bit: u32) -> vec4<u32> {
     let at = bit >> 7u;
-    return funnel_by(src_vec4[at], src_vec4[at + 1u], shift_at(bit));
+    return funnel_by(ld_src(__site__, at), ld_src(__site__, at + 1u), shift_at(bit));
 }
 
 // The low `n` bits (0..=128) of a 128-bit value, the rest zero.

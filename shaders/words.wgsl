@@ -11,9 +11,9 @@
 fn read_bits(bit: u32, count: u32) -> u32 {
     let word = bit >> 5u;
     let shift = bit & 31u;
-    var value = src_words[word] >> shift;
+    var value = ld_src(__site__, word) >> shift;
     if (shift + count > 32u) {
-        value |= src_words[word + 1u] << (32u - shift);
+        value |= ld_src(__site__, word + 1u) << (32u - shift);
     }
     if (count < 32u) {
         value &= (1u << count) - 1u;
@@ -77,7 +77,7 @@ fn copy_aligned_words_{{slot}}(e: Entry, first_word: u32, last_word: u32) {
     var col = q % run;
     var src = (e.src_bit >> 5u) + (q / run) * block + col;
     for (var w = first_word; w < last_word; w++) {
-        dst_words_{{slot}}[e.dst_unit + w] = src_words[src];
+        st_dst_{{slot}}(__site__, e.dst_unit + w, ld_src(__site__, src));
         col += 1u;
         src += 1u;
         if (col == run) {
@@ -92,18 +92,18 @@ fn copy_aligned_words_{{slot}}(e: Entry, first_word: u32, last_word: u32) {
 fn copy_shifted_words_{{slot}}(e: Entry, first_word: u32, last_word: u32, s: u32) {
     var index = s >> 5u;
     let shift = s & 31u;
-    var current = src_words[index];
+    var current = ld_src(__site__, index);
     for (var w = first_word; w < last_word; w++) {
         var value = current;
         if (shift != 0u) {
-            let next = src_words[index + 1u];
+            let next = ld_src(__site__, index + 1u);
             value = (current >> shift) | (next << (32u - shift));
             current = next;
         }
-        dst_words_{{slot}}[e.dst_unit + w] = value;
+        st_dst_{{slot}}(__site__, e.dst_unit + w, value);
         index += 1u;
         if (shift == 0u && w + 1u < last_word) {
-            current = src_words[index];
+            current = ld_src(__site__, index);
         }
     }
 }
@@ -119,9 +119,9 @@ fn assemble_words_{{slot}}(e: Entry, first_word: u32, last_word: u32, walk0: Wal
         let mask = owned_mask(e, w, lo, walk.b);
         let dst = e.dst_unit + w;
         if (mask == 0xFFFFFFFFu) {
-            dst_words_{{slot}}[dst] = value;
+            st_dst_{{slot}}(__site__, dst, value);
         } else {
-            dst_words_{{slot}}[dst] = (dst_words_{{slot}}[dst] & ~mask) | value;
+            st_dst_{{slot}}(__site__, dst, (ld_dst_{{slot}}(__site__, dst) & ~mask) | value);
         }
     }
 }

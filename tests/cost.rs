@@ -67,6 +67,7 @@ fn the_kernel_is_the_one_the_model_says_is_fastest() {
             (Kernel::RowStreams, half_words),
             (Kernel::RowBlocks, half_words),
             (Kernel::Funnel, half_words),
+            (Kernel::RowWords, half_words),
         ],
     );
     assert_eq!(kernel(words_first, &[840, 10], both()), Kernel::Words);

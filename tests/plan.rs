@@ -559,11 +559,11 @@ fn separate_destinations_past_one_dispatch_take_row_copies_in_groups() {
     assert_eq!((first.dst_windows.len(), last.dst_windows.len()), (7, 1));
     assert_eq!(first.src_window_bytes.start, 0);
     assert_eq!(last.src_window_bytes, 7 * 2048..16 * 4096 * 4);
-    assert_eq!(row_copies_of(last).outputs[0].src_vec4, 0);
+    assert_eq!(row_copies_of(last).outputs[0].src_unit, 0);
     let starts: Vec<u32> = row_copies_of(first)
         .outputs
         .iter()
-        .map(|o| o.src_vec4)
+        .map(|o| o.src_unit)
         .collect();
     assert_eq!(starts, [0, 128, 256, 384, 512, 640, 768]);
     assert_eq!(

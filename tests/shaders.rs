@@ -13,8 +13,8 @@ use wgpu_split::plan::internals::{
     UNITS_PER_INVOCATION, WORKGROUP_SIZE,
 };
 use wgpu_split::plan::{
-    Bindings, CostModel, GeneratedLayout, Kernel, Placement, PlanLimits, PlanOptions, ShaderKey,
-    SplitPlan, Strategy,
+    Bindings, CostModel, GeneratedLayout, Kernel, LaneOrder, Placement, PlanLimits, PlanOptions,
+    ShaderKey, SplitPlan, Strategy,
 };
 use wgpu_split::{ElementType, ResolvedSplit};
 
@@ -23,10 +23,17 @@ use wgpu_split::{ElementType, ResolvedSplit};
 /// most any device gets (32) slots.
 fn table_driven_keys() -> Vec<ShaderKey> {
     let mut keys = Vec::new();
-    for kernel in Kernel::ALL {
-        keys.extend(ShaderKey::table_driven(kernel, Placement::Arena, 1));
+    for (kernel, lanes) in Kernel::ALL
+        .into_iter()
+        .flat_map(|k| [LaneOrder::Blocked, LaneOrder::Striped].map(|l| (k, l)))
+    {
+        keys.extend(ShaderKey::table_driven(kernel, Placement::Arena, 1, lanes));
+        keys.extend(
+            ShaderKey::table_driven(kernel, Placement::Arena, 1, lanes).map(|k| k.traced(true)),
+        );
         for slots in [1, 2, 7, 31, 32] {
-            let key = ShaderKey::table_driven(kernel, Placement::Separate, slots);
+            let key = ShaderKey::table_driven(kernel, Placement::Separate, slots, lanes);
+            keys.extend(key.clone().map(|k| k.traced(true)));
             // With separate destinations, also the variants that skip
             // entries (where destinations would alias), bind the source
             // writable (the input in an output's buffer) and read shifts off
@@ -253,7 +260,8 @@ fn check_bindings(module: &naga::Module, key: &ShaderKey) {
         .global_variables
         .iter()
         .filter(|(_, g)| g.binding.is_some());
-    assert_eq!(bound.count() as u32, 2 + key.slots(), "{key:?}");
+    let trace = u32::from(key.is_traced());
+    assert_eq!(bound.count() as u32, 2 + key.slots() + trace, "{key:?}");
 }
 
 #[test]
@@ -428,9 +436,10 @@ fn templates_are_wgsl_with_named_holes_and_no_rust_escapes() {
     // escaped for Rust's format strings.
     let files: Vec<String> = templates().into_iter().map(|(f, _)| f).collect();
     for kernel in Kernel::ALL {
+        let file = wgpu_split::plan::internals::template_file(kernel);
         assert!(
-            files.contains(&format!("{}.wgsl", kernel.name())),
-            "{files:?}"
+            files.iter().any(|f| f == file),
+            "{kernel}: {file} in {files:?}"
         );
     }
     for (file, text) in templates() {

@@ -101,7 +101,7 @@ fn kernel_probes(splitter: &GpuSplitter) -> Result<Vec<(Kernel, Probe)>> {
         .into_iter()
         .map(|kernel| {
             let p = kernel.spec().probe;
-            let split = ResolvedSplit::new(p.shape, p.axis, p.lengths.to_vec(), true)?;
+            let split = p.resolve();
             let options = PlanOptions::default()
                 .strategy(Strategy::Gather)
                 .kernel(kernel);

@@ -46,6 +46,7 @@ pub(crate) fn prepare_dispatches(
                     d,
                     input,
                     destinations,
+                    None,
                 );
                 (module, group, d.workgroups)
             })
@@ -100,8 +101,9 @@ pub(crate) fn upload_table(
 
 /// The bind group of one dispatch: the table slice, the input window and
 /// one binding per destination slot (the splitter's spare buffer where the
-/// dispatch writes none).
-fn bind_group(
+/// dispatch writes none), and in a module's trace variant its trace buffer.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn bind_group(
     resources: &Resources,
     layout: &wgpu::BindGroupLayout,
     plan: &SplitPlan,
@@ -109,6 +111,7 @@ fn bind_group(
     dispatch: &BoundDispatch,
     input: &BufferRegion<'_>,
     destinations: &[BufferRegion<'_>],
+    trace: Option<&wgpu::Buffer>,
 ) -> wgpu::BindGroup {
     let binding = |buffer, range: &Range<u64>| {
         wgpu::BindingResource::Buffer(wgpu::BufferBinding {
@@ -140,6 +143,12 @@ fn bind_group(
         entries.push(wgpu::BindGroupEntry {
             binding: Bindings::destination(slot as u32),
             resource,
+        });
+    }
+    if let Some(trace) = trace {
+        entries.push(wgpu::BindGroupEntry {
+            binding: Bindings::trace(dispatch.dst.len() as u32),
+            resource: trace.as_entire_binding(),
         });
     }
     resources

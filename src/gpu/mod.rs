@@ -24,6 +24,7 @@ mod round_trip;
 mod scope;
 mod splitter;
 mod splitter_cache;
+pub mod trace;
 
 pub use cache::{CachePolicy, CacheUsage, TABLE_OVERHEAD_BYTES};
 pub use calibrate::{Calibration, Figure, Timing, calibrate};

@@ -46,6 +46,8 @@ pub struct GpuSplitter {
     queue: wgpu::Queue,
     limits: PlanLimits,
     strategy: Strategy,
+    /// The documented model of the device's class.
+    class_model: CostModel,
     resources: Resources,
 }
 
@@ -73,16 +75,23 @@ impl GpuSplitter {
     /// [`crate::gpu::DeviceError::Gpu`] when the device is lost or rejects
     /// a kernel.
     pub fn new(device: &wgpu::Device, queue: &wgpu::Queue) -> Result<Self> {
+        let model = CostModel::for_class(device_class(&device.adapter_info()));
         let keys: Vec<ShaderKey> = Kernel::ALL
             .into_iter()
-            .filter_map(|kernel| ShaderKey::table_driven(kernel, Placement::default(), 1))
+            .filter_map(|k| ShaderKey::table_driven(k, Placement::default(), 1, model.lanes))
             .collect();
         Ok(GpuSplitter {
             queue: queue.clone(),
             limits: plan_limits(&device.limits()),
-            strategy: Strategy::Auto(CostModel::for_class(device_class(&device.adapter_info()))),
+            strategy: Strategy::Auto(model),
+            class_model: model,
             resources: Resources::new(device, &keys)?,
         })
+    }
+
+    /// The splitter's own resources (pipelines, tables, spare buffer).
+    pub(crate) fn resources(&self) -> &Resources {
+        &self.resources
     }
 
     /// The device.
@@ -213,7 +222,23 @@ impl GpuSplitter {
             strategy: Some(options.strategy.unwrap_or(self.strategy)),
             ..*options
         };
-        Ok(SplitPlan::new(split, element_type, &self.limits, &options)?)
+        Ok(SplitPlan::with_model(
+            split,
+            element_type,
+            &self.limits,
+            &options,
+            self.model(),
+        )?)
+    }
+
+    /// The cost model of the splitter's strategy, or the one of its
+    /// device's class for a strategy that carries none: it ranks the
+    /// kernels of every plan the splitter makes.
+    fn model(&self) -> CostModel {
+        match self.strategy {
+            Strategy::Auto(model) => model,
+            _ => self.class_model,
+        }
     }
 
     /// Records the split into `encoder`: [`SplitPlan::copy_count`] copy

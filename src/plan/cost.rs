@@ -4,6 +4,7 @@
 
 use super::geometry::OutputGeometry;
 use super::kernels::{Kernel, Order};
+use super::lanes::LaneOrder;
 
 /// What kind of adapter a cost model is for, from what wgpu reports
 /// (`crate::gpu::device_class` maps an `AdapterInfo` to it).
@@ -111,6 +112,8 @@ pub struct CostModel {
     pub host_copy_seconds: f64,
     /// Host seconds to record one dispatch (with its bind group).
     pub host_dispatch_seconds: f64,
+    /// How the kernels lay their invocations over units on this device.
+    pub lanes: LaneOrder,
 }
 
 /// Host seconds wgpu 30 takes to record, finish and submit one
@@ -139,6 +142,7 @@ impl CostModel {
         gather_load_factor: 2.5,
         host_copy_seconds: HOST_COPY_SECONDS,
         host_dispatch_seconds: HOST_DISPATCH_SECONDS,
+        lanes: LaneOrder::Blocked,
     };
 
     /// A discrete GPU. Not measured here (no GPU on the machines this crate
@@ -165,6 +169,7 @@ impl CostModel {
         gather_load_factor: 1.5,
         host_copy_seconds: HOST_COPY_SECONDS,
         host_dispatch_seconds: HOST_DISPATCH_SECONDS,
+        lanes: LaneOrder::Blocked,
     };
 
     /// An integrated GPU (shared system memory). Not measured here; the
@@ -181,6 +186,7 @@ impl CostModel {
         gather_load_factor: 1.5,
         host_copy_seconds: HOST_COPY_SECONDS,
         host_dispatch_seconds: HOST_DISPATCH_SECONDS,
+        lanes: LaneOrder::Blocked,
     };
 
     /// An adapter the crate knows nothing of: never thousands of small
@@ -195,6 +201,7 @@ impl CostModel {
         gather_load_factor: 1.5,
         host_copy_seconds: HOST_COPY_SECONDS,
         host_dispatch_seconds: HOST_DISPATCH_SECONDS,
+        lanes: LaneOrder::Blocked,
     };
 
     /// The documented model of an adapter class (software rasterisers get

@@ -8,6 +8,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::cost::{CostModel, KernelRates};
 use super::kernels::Kernel;
+use super::lanes::LaneOrder;
 
 impl Serialize for KernelRates {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -18,8 +19,7 @@ impl Serialize for KernelRates {
 
 impl<'de> Deserialize<'de> for KernelRates {
     /// Unknown names are ignored (a model stored by a newer version with a
-    /// kernel this one lacks); missing kernels get 0, but for the row-copy
-    /// kernel, which moves what the vec4 kernel moves and gets its rate.
+    /// kernel this one lacks); a missing kernel inherits ([`inherit`]).
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let by_name = BTreeMap::<String, f64>::deserialize(deserializer)?;
         let mut rates = KernelRates::ZERO;
@@ -28,11 +28,23 @@ impl<'de> Deserialize<'de> for KernelRates {
                 rates.set(kernel, *rate);
             }
         }
-        if !by_name.contains_key(Kernel::RowCopies.name()) {
-            rates.set(Kernel::RowCopies, rates.get(Kernel::Vec4));
-        }
-        Ok(rates)
+        let missing: Vec<Kernel> = Kernel::ALL
+            .into_iter()
+            .filter(|k| !by_name.contains_key(k.name()))
+            .collect();
+        Ok(inherit(rates, &missing))
     }
+}
+
+/// `rates` with each kernel of `missing` (a model stored before it
+/// existed) given the rate of the kernel its spec inherits from, or 0 (which
+/// never chooses it) when it inherits from none.
+fn inherit(mut rates: KernelRates, missing: &[Kernel]) -> KernelRates {
+    for &kernel in missing {
+        let rate = kernel.spec().inherits.map_or(0.0, |from| rates.get(from));
+        rates.set(kernel, rate);
+    }
+    rates
 }
 
 /// A cost model as stored: today's form, or the fields of the form before
@@ -51,6 +63,10 @@ struct Stored {
     host_copy_seconds: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     host_dispatch_seconds: Option<f64>,
+    // Models stored before lane orders keep the blocked stretches they
+    // were measured with.
+    #[serde(default)]
+    lanes: LaneOrder,
     // The earlier form, read only.
     #[serde(default, skip_serializing)]
     gather_vec4_bytes_per_second: Option<f64>,
@@ -75,6 +91,7 @@ impl Serialize for CostModel {
             gather_load_factor: self.gather_load_factor,
             host_copy_seconds: Some(self.host_copy_seconds),
             host_dispatch_seconds: Some(self.host_dispatch_seconds),
+            lanes: self.lanes,
             gather_vec4_bytes_per_second: None,
             gather_word_bytes_per_second: None,
             gather_funnel_bytes_per_second: None,
@@ -90,17 +107,21 @@ impl<'de> Deserialize<'de> for CostModel {
         let s = Stored::deserialize(deserializer)?;
         let rates = s.gather_bytes_per_second.unwrap_or_else(|| {
             let mut rates = KernelRates::ZERO;
-            for (kernel, rate) in [
+            let stored = [
                 (Kernel::Words, s.gather_word_bytes_per_second),
                 (Kernel::Vec4, s.gather_vec4_bytes_per_second),
                 (Kernel::Funnel, s.gather_funnel_bytes_per_second),
                 (Kernel::RowBlocks, s.gather_rows_bytes_per_second),
                 (Kernel::RowStreams, s.gather_streams_bytes_per_second),
-            ] {
+            ];
+            for (kernel, rate) in stored {
                 rates.set(kernel, rate.unwrap_or(0.0));
             }
-            rates.set(Kernel::RowCopies, rates.get(Kernel::Vec4));
-            rates
+            let missing: Vec<Kernel> = Kernel::ALL
+                .into_iter()
+                .filter(|k| stored.iter().all(|(s, _)| s != k))
+                .collect();
+            inherit(rates, &missing)
         });
         Ok(CostModel {
             copy_bytes_per_second: s.copy_bytes_per_second,
@@ -115,6 +136,7 @@ impl<'de> Deserialize<'de> for CostModel {
             host_dispatch_seconds: s
                 .host_dispatch_seconds
                 .unwrap_or(CostModel::CONSERVATIVE.host_dispatch_seconds),
+            lanes: s.lanes,
         })
     }
 }

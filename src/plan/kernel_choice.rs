@@ -2,34 +2,14 @@
 //! of the table that fit, tried in the cost model's order, each planned into
 //! passes until one fits the device.
 
-use std::ops::Range;
-
 use super::align::{align_down, align_up};
 use super::chunks::{Chunk, chunks};
 use super::cost::CostModel;
 use super::error::PlanError;
-use super::geometry::OutputGeometry;
-use super::kernels::{Fit, Gathered, GeneratedLayout, Kernel};
+use super::gather::Gather;
+use super::kernels::{GeneratedLayout, Kernel, Moves};
 use super::limits::PlanLimits;
 use super::passes::{Pass, PassContext, build_passes};
-use super::placement::Placement;
-use super::strategy::Strategy;
-
-/// What the gather is planned from.
-pub(crate) struct GatherInputs<'a> {
-    pub geometry: &'a [OutputGeometry],
-    /// Per output: moved by copy commands instead.
-    pub copied: &'a [bool],
-    pub outer: u64,
-    pub input_bytes: u64,
-    /// Where each output starts in its destination, in bytes.
-    pub dst_offsets_bytes: &'a [u64],
-    pub limits: &'a PlanLimits,
-    pub strategy: Strategy,
-    pub placement: Placement,
-    /// The one kernel to plan with, if the caller forces one.
-    pub kernel: Option<Kernel>,
-}
 
 /// The gather's kernel, passes and tables (no passes when nothing is
 /// gathered); a generated kernel's passes carry their layouts.
@@ -46,63 +26,56 @@ pub(crate) struct Dispatches {
 /// one module for every split, moves the outputs.
 pub const MAX_GROUP_MODULES: usize = 4;
 
-/// The dispatches of the first kernel, in the cost model's order, that fits
-/// the outputs and the device: a kernel that moves whole outputs only
-/// cannot take an output cut into chunks (past the binding limit), and a
-/// generated kernel needs every gathered output in one dispatch, or, with
-/// separate destinations past one dispatch's slots, each group of outputs
-/// in one dispatch of its own, in at most [`MAX_GROUP_MODULES`] modules.
-/// Words fit anything.
+/// The dispatches of the first kernel, in the cost model's order, that
+/// moves the outputs on the device (`forced`: that kernel only): a kernel
+/// that moves whole outputs only cannot take an output cut into chunks
+/// (past the binding limit), and a generated kernel needs every gathered
+/// output in one dispatch, or, with separate destinations past one
+/// dispatch's slots, each group of outputs in one dispatch of its own, in
+/// at most [`MAX_GROUP_MODULES`] modules. Words move anything.
 ///
 /// # Errors
 ///
 /// [`PlanError::KernelDoesNotFit`] when a forced kernel cannot move the
 /// outputs; [`PlanError::Internal`] when no kernel planned.
-pub(crate) fn gather_dispatches(g: &GatherInputs<'_>) -> Result<Dispatches, PlanError> {
-    let model = match g.strategy {
-        Strategy::Auto(model) => model,
-        _ => CostModel::default(),
-    };
-    let gathered = Gathered {
-        geometry: g.geometry,
-        copied: g.copied,
-        outer: g.outer,
-        input_bytes: g.input_bytes,
-        limits: g.limits,
-        per_output: g.strategy == Strategy::GatherPerOutput,
-    };
-    let fitting: Vec<(Kernel, Option<Fit>)> = Kernel::ALL
+pub(crate) fn gather_dispatches(
+    g: &Gather<'_>,
+    model: &CostModel,
+    forced: Option<Kernel>,
+) -> Result<Dispatches, PlanError> {
+    let candidates = Kernel::ALL
         .into_iter()
-        .filter(|&k| g.kernel.is_none_or(|forced| forced == k))
-        .filter_map(|k| {
-            let fit = k.spec().fit(&gathered);
-            let grouped = k.is_generated() && !g.placement.chunks_share_a_slot();
-            (fit.is_some() || grouped).then_some((k, fit))
-        })
-        .collect();
-    for kernel in model.order(fitting.iter().map(|(k, _)| *k)) {
-        let fit = fitting
-            .iter()
-            .find(|(k, _)| *k == kernel)
-            .and_then(|(_, f)| f.as_ref());
-        let planned = match fit {
-            Some(Fit::Generated(layout)) => one_generated_pass(g, &gathered, kernel, layout)?,
-            Some(Fit::Table) => table_driven(g, &gathered, kernel)?,
-            None => None,
-        };
-        let planned = match planned {
-            None if kernel.is_generated() => grouped_passes(g, &gathered, kernel)?,
-            other => other,
-        };
-        if let Some(dispatches) = planned {
+        .filter(|&k| forced.is_none_or(|f| f == k));
+    for kernel in model.order(candidates) {
+        if let Some(dispatches) = dispatches_of(g, kernel)? {
             return Ok(dispatches);
         }
     }
-    match g.kernel {
+    match forced {
         Some(kernel) => Err(PlanError::KernelDoesNotFit { kernel }),
         None => Err(PlanError::Internal {
             detail: "the word kernel did not plan".to_string(),
         }),
+    }
+}
+
+/// `kernel`'s dispatches of the gathered outputs, `None` where it cannot
+/// move them.
+fn dispatches_of(g: &Gather<'_>, kernel: Kernel) -> Result<Option<Dispatches>, PlanError> {
+    match kernel.spec().moves {
+        Moves::Table { fits, .. } if fits(g) => table_driven(g, kernel),
+        Moves::Table { .. } => Ok(None),
+        Moves::Generated(layout_of) => {
+            let one = g.generated_outputs().and_then(|live| layout_of(g, live, 0));
+            let planned = match one {
+                Some(layout) => one_generated_pass(g, kernel, &layout)?,
+                None => None,
+            };
+            match planned {
+                None => grouped_passes(g, kernel),
+                planned => Ok(planned),
+            }
+        }
     }
 }
 
@@ -115,45 +88,21 @@ fn room_bits(limits: &PlanLimits) -> u64 {
 
 /// The chunks of the gathered outputs, cut for `kernel`'s unit, in output
 /// order.
-fn chunks_of(g: &GatherInputs<'_>, kernel: Kernel) -> Vec<Chunk> {
+fn chunks_of(g: &Gather<'_>, kernel: Kernel) -> Vec<Chunk> {
     chunks(g.geometry, room_bits(g.limits), kernel.unit_bits())
         .into_iter()
         .filter(|c| !g.copied[c.output])
         .collect()
 }
 
-/// The pass context of `kernel` for these inputs.
-fn pass_context<'a>(
-    g: &'a GatherInputs<'a>,
-    gathered: &Gathered<'_>,
-    kernel: Kernel,
-    layout: Option<&GeneratedLayout>,
-    input_window: Option<Range<u64>>,
-) -> PassContext<'a> {
-    PassContext {
-        geometry: g.geometry,
-        placement: g.placement,
-        dst_offsets_bytes: g.dst_offsets_bytes,
-        limits: g.limits,
-        kernel,
-        per_output: gathered.per_output,
-        generated_invocations: layout.map(|l| l.invocations(g.outer)),
-        input_window,
-    }
-}
-
 /// A table-driven kernel's passes, as many as the windows and slots need
 /// (`None` when it moves whole outputs only and an output was cut).
-fn table_driven(
-    g: &GatherInputs<'_>,
-    gathered: &Gathered<'_>,
-    kernel: Kernel,
-) -> Result<Option<Dispatches>, PlanError> {
+fn table_driven(g: &Gather<'_>, kernel: Kernel) -> Result<Option<Dispatches>, PlanError> {
     let chunks = chunks_of(g, kernel);
     if kernel.spec().whole_outputs && !whole_outputs(g, &chunks) {
         return Ok(None);
     }
-    let cx = pass_context(g, gathered, kernel, None, None);
+    let cx = PassContext::new(g, kernel, None, None);
     let (passes, table) = build_passes(&cx, &chunks)?;
     Ok(Some(Dispatches {
         kernel,
@@ -163,7 +112,7 @@ fn table_driven(
 }
 
 /// True when no output was cut into chunks.
-fn whole_outputs(g: &GatherInputs<'_>, chunks: &[Chunk]) -> bool {
+fn whole_outputs(g: &Gather<'_>, chunks: &[Chunk]) -> bool {
     chunks
         .iter()
         .all(|c| c.len_bits() == g.geometry[c.output].total_bits)
@@ -172,13 +121,12 @@ fn whole_outputs(g: &GatherInputs<'_>, chunks: &[Chunk]) -> bool {
 /// A generated kernel's one pass over every gathered output, binding the
 /// whole input; `None` when they need more than one pass or grid.
 fn one_generated_pass(
-    g: &GatherInputs<'_>,
-    gathered: &Gathered<'_>,
+    g: &Gather<'_>,
     kernel: Kernel,
     layout: &GeneratedLayout,
 ) -> Result<Option<Dispatches>, PlanError> {
     let chunks = chunks_of(g, kernel);
-    let Some(pass) = generated_pass(g, gathered, kernel, layout, 0, &chunks)? else {
+    let Some(pass) = generated_pass(g, kernel, layout, 0, &chunks)? else {
         return Ok(None);
     };
     Ok(Some(Dispatches {
@@ -193,8 +141,7 @@ fn one_generated_pass(
 /// chunks need more than one pass or grid, or the input does not fit one
 /// window.
 fn generated_pass(
-    g: &GatherInputs<'_>,
-    gathered: &Gathered<'_>,
+    g: &Gather<'_>,
     kernel: Kernel,
     layout: &GeneratedLayout,
     window_start: u64,
@@ -207,7 +154,7 @@ fn generated_pass(
         return Ok(None);
     }
     let window = Some(window_start..g.input_bytes);
-    let cx = pass_context(g, gathered, kernel, Some(layout), window);
+    let cx = PassContext::new(g, kernel, Some(layout), window);
     let (mut passes, table) = build_passes(&cx, chunks)?;
     if passes.len() != 1 {
         return Ok(None);
@@ -223,15 +170,11 @@ fn generated_pass(
 /// end, so that groups of equal shape share one module; `None` when a
 /// group does not fit or the groups need more than [`MAX_GROUP_MODULES`]
 /// modules.
-fn grouped_passes(
-    g: &GatherInputs<'_>,
-    gathered: &Gathered<'_>,
-    kernel: Kernel,
-) -> Result<Option<Dispatches>, PlanError> {
-    let Some(group_layout) = kernel.spec().group_layout() else {
+fn grouped_passes(g: &Gather<'_>, kernel: Kernel) -> Result<Option<Dispatches>, PlanError> {
+    let Moves::Generated(group_layout) = kernel.spec().moves else {
         return Ok(None);
     };
-    let live = gathered_outputs(g);
+    let live = g.output_indices();
     let per_group = g.placement.max_slots(g.limits);
     if g.placement.chunks_share_a_slot() || live.len() <= per_group {
         return Ok(None);
@@ -250,8 +193,8 @@ fn grouped_passes(
         // whole rows from the input's start (row blocks) binds from 0.
         let starts = [align_down(first_bit / 8, g.limits.alignment_bytes()), 0];
         let Some((window_start, layout)) = starts.into_iter().find_map(|start| {
-            let live = gathered.group_outputs(members)?;
-            Some((start, group_layout(gathered, live, start * 8)?))
+            let live = g.group_outputs(members)?;
+            Some((start, group_layout(g, live, start * 8)?))
         }) else {
             return Ok(None);
         };
@@ -266,7 +209,7 @@ fn grouped_passes(
         let from = all.partition_point(|c| c.output < first);
         let to = all.partition_point(|c| c.output <= last);
         let Some((mut pass, pass_table)) =
-            generated_pass(g, gathered, kernel, &layout, window_start, &all[from..to])?
+            generated_pass(g, kernel, &layout, window_start, &all[from..to])?
         else {
             return Ok(None);
         };
@@ -284,13 +227,4 @@ fn grouped_passes(
         passes,
         table,
     }))
-}
-
-/// The non-empty outputs the dispatches move, in order.
-fn gathered_outputs(g: &GatherInputs<'_>) -> Vec<usize> {
-    OutputGeometry::non_empty(g.geometry)
-        .into_iter()
-        .filter(|(i, _)| !g.copied[*i])
-        .map(|(i, _)| i)
-        .collect()
 }

@@ -22,15 +22,19 @@
 pub(crate) mod align;
 mod binding;
 mod chunks;
+pub mod coalescing;
 mod cost;
 #[cfg(feature = "serde")]
 mod cost_serde;
 pub(crate) mod error;
+mod gather;
 mod geometry;
 mod kernel_choice;
 mod kernels;
+mod lanes;
 mod limits;
 mod needs;
+mod options;
 mod outputs;
 mod passes;
 mod placement;
@@ -48,12 +52,14 @@ mod wgsl;
 pub use cost::{CostModel, DeviceClass, KernelRates};
 pub use error::{EncodeError, PlanError, PlanMismatch};
 pub use kernels::{GeneratedLayout, Kernel, RowBlock, RowCopies, RowStreams};
+pub use lanes::LaneOrder;
 pub use limits::{MAX_DESTINATIONS_PER_DISPATCH, PlanLimits};
+pub use options::PlanOptions;
 pub use outputs::PlannedOutput;
 pub use placement::Placement;
 pub use runs::{Run, RunLayout};
 pub use shader::ShaderKey;
-pub use split_plan::{PlanOptions, SplitPlan};
+pub use split_plan::SplitPlan;
 pub use strategy::{CopyRuns, Strategy};
 pub use usages::{BufferRole, Usages};
 pub use wgsl::Bindings;
@@ -81,4 +87,24 @@ pub mod internals {
         FLAG_ALIGNED, FLAG_PAD, FLAG_SKIP, TableEntry, TableHeader, UNITS_PER_INVOCATION,
         WORKGROUP_SIZE,
     };
+
+    use super::kernels::Kernel;
+    use crate::element::ElementType;
+    use crate::semantics::ResolvedSplit;
+
+    /// The file of `kernel`'s template under `shaders/`.
+    pub fn template_file(kernel: Kernel) -> &'static str {
+        kernel.spec().template.file()
+    }
+
+    /// The sample splits `kernel`'s spec lists: splits it plans when
+    /// forced, in both placements. Every suite of modules (the naga
+    /// validation, the Dawn replay, the access trace, the rendered WGSL)
+    /// iterates them, so a kernel in the table is in every suite.
+    pub fn samples(kernel: Kernel) -> Vec<(ResolvedSplit, ElementType)> {
+        kernel
+            .samples()
+            .map(|s| (s.resolve(), s.element_type))
+            .collect()
+    }
 }

@@ -6,10 +6,9 @@ use std::ops::Range;
 use super::align::{align_down, align_up};
 use super::chunks::Chunk;
 use super::error::PlanError;
-use super::geometry::OutputGeometry;
+use super::gather::Gather;
 use super::kernels::{GeneratedLayout, Kernel};
 use super::limits::PlanLimits;
-use super::placement::Placement;
 use super::table::{
     FLAG_ALIGNED, FLAG_PAD, TableEntry, TableHeader, UNITS_PER_INVOCATION, WORKGROUP_SIZE,
 };
@@ -41,16 +40,11 @@ pub struct Pass {
     pub layout: Option<GeneratedLayout>,
 }
 
-/// What the pass builder needs to know about the plan.
+/// What the pass builder needs to know: the gather, the kernel and, for a
+/// generated kernel, its pass's invocations and input window.
 pub(crate) struct PassContext<'a> {
-    pub geometry: &'a [OutputGeometry],
-    pub placement: Placement,
-    /// Where each output starts in its destination, in bytes.
-    pub dst_offsets_bytes: &'a [u64],
-    pub limits: &'a PlanLimits,
+    pub g: &'a Gather<'a>,
     pub kernel: Kernel,
-    /// Each output in passes of its own (a benchmark baseline).
-    pub per_output: bool,
     /// Plans of a generated kernel: the invocations of the one pass (row
     /// blocks, or rows times invocations per row for row streams).
     pub generated_invocations: Option<u64>,
@@ -60,6 +54,24 @@ pub(crate) struct PassContext<'a> {
     /// aligned down, to the input's end), whatever windows the outputs read,
     /// and the layout's run starts count from the window's start.
     pub input_window: Option<Range<u64>>,
+}
+
+impl<'a> PassContext<'a> {
+    /// The context of `kernel` (with `layout`, for a generated kernel whose
+    /// pass binds `input_window`) over `g`.
+    pub fn new(
+        g: &'a Gather<'a>,
+        kernel: Kernel,
+        layout: Option<&GeneratedLayout>,
+        input_window: Option<Range<u64>>,
+    ) -> Self {
+        PassContext {
+            g,
+            kernel,
+            generated_invocations: layout.map(|l| l.invocations(g.outer)),
+            input_window,
+        }
+    }
 }
 
 /// A destination bound by a pass being grouped.
@@ -85,7 +97,7 @@ fn union(a: &Range<u64>, b: &Range<u64>) -> Range<u64> {
 impl PassContext<'_> {
     /// The chunk's first destination bit, counted from its destination's start.
     fn dst_bit(&self, c: &Chunk) -> u64 {
-        self.dst_offsets_bytes[c.output] * 8 + c.start_bit
+        self.g.dst_offsets_bytes[c.output] * 8 + c.start_bit
     }
 
     /// Units a chunk writes, counted from the unit holding its first bit.
@@ -105,7 +117,7 @@ impl PassContext<'_> {
     /// Source and destination byte ranges a chunk touches (destination
     /// widened to whole units).
     fn ranges(&self, c: &Chunk) -> (Range<u64>, Range<u64>) {
-        let g = &self.geometry[c.output];
+        let g = &self.g.geometry[c.output];
         let src = g.src_span_bits(c.start_bit, c.end_bit);
         let unit = self.kernel.unit_bits();
         let dst_start = self.dst_bit(c) - c.start_bit;
@@ -121,7 +133,7 @@ impl PassContext<'_> {
         let unit_bytes = self.kernel.unit_bits() / 8;
         // Whole units from a bindable start: the shader counts the caller's
         // shift in units (`arrayLength`).
-        let start_alignment = self.limits.alignment_bytes().max(unit_bytes);
+        let start_alignment = self.g.limits.alignment_bytes().max(unit_bytes);
         align_down(r.start, start_alignment)..align_up(r.end, unit_bytes)
     }
 
@@ -129,7 +141,7 @@ impl PassContext<'_> {
     /// known when encoding; a binding starts at the offset aligned down, so
     /// one alignment is kept free for the difference.
     fn plannable_window(&self) -> u64 {
-        self.limits.window_bytes() - self.limits.alignment_bytes()
+        self.g.limits.window_bytes() - self.g.limits.alignment_bytes()
     }
 
     /// Adds chunk `c` to `group` when its windows, grid, slots and the
@@ -138,13 +150,13 @@ impl PassContext<'_> {
         let window = self.plannable_window();
         let work = self.invocations(c);
         let src_union = self.widen(&union(&group.src, src));
-        let destination = self.placement.destination_of(c.output);
+        let destination = self.g.placement.destination_of(c.output);
         let slot = group
             .slots
             .iter()
             .position(|s| s.destination == destination);
-        let fits = group.invocations + work <= self.limits.max_invocations()
-            && !(self.per_output
+        let fits = group.invocations + work <= self.g.limits.max_invocations()
+            && !(self.g.per_output
                 && group
                     .members
                     .first()
@@ -153,7 +165,7 @@ impl PassContext<'_> {
             && match slot {
                 // With separate destinations a pass holds one chunk per
                 // output: each invocation serves every slot's one entry.
-                Some(_) if !self.placement.chunks_share_a_slot() => false,
+                Some(_) if !self.g.placement.chunks_share_a_slot() => false,
                 // A chunk that starts in the unit where the previous one
                 // ended (a run boundary mid-word) waits for the next pass:
                 // two invocations of one dispatch never write the same unit.
@@ -162,7 +174,7 @@ impl PassContext<'_> {
                     let w = self.widen(&union(&s.bytes, dst));
                     dst.start >= s.last_end && w.end - w.start <= window
                 }
-                None => group.slots.len() < self.placement.max_slots(self.limits),
+                None => group.slots.len() < self.g.placement.max_slots(self.g.limits),
             };
         if !fits {
             return false;
@@ -180,7 +192,7 @@ impl PassContext<'_> {
         s.bytes = self.widen(&union(&s.bytes, dst));
         s.last_end = dst.end;
         group.members.push((*c, slot));
-        group.invocations = self.placement.pass_invocations(group.invocations, work);
+        group.invocations = self.g.placement.pass_invocations(group.invocations, work);
         true
     }
 
@@ -225,7 +237,7 @@ impl PassContext<'_> {
         first_invocation: u64,
         units_per_invocation: u64,
     ) -> Result<TableEntry, PlanError> {
-        let g = &self.geometry[c.output];
+        let g = &self.g.geometry[c.output];
         let unit = self.kernel.unit_bits();
         let dst_bit = self.dst_bit(c) - group.slots[slot].bytes.start * 8;
         let len = c.len_bits();
@@ -293,11 +305,11 @@ pub(crate) fn build_passes(
     let mut table = Vec::new();
     for group in groups {
         let (header, entries) = cx.table_of(&group)?;
-        let start = align_up(table.len() as u64, cx.limits.table_alignment_bytes());
+        let start = align_up(table.len() as u64, cx.g.limits.table_alignment_bytes());
         table.resize(start as usize, 0);
         table.extend_from_slice(bytemuck::bytes_of(&header));
         table.extend_from_slice(bytemuck::cast_slice(&entries));
-        if cx.placement.uniform_table() {
+        if cx.g.placement.uniform_table() {
             let padded = table.len() + (slots - entries.len()) * TableEntry::SIZE as usize;
             table.resize(padded, 0);
         }
@@ -312,7 +324,7 @@ pub(crate) fn build_passes(
                 })
                 .collect(),
             table_bytes: start..table.len() as u64,
-            workgroups: grid(u64::from(header.invocations), cx.limits)?,
+            workgroups: grid(u64::from(header.invocations), cx.g.limits)?,
             invocations: header.invocations,
             layout: None,
         });
@@ -341,13 +353,16 @@ impl PassContext<'_> {
             // their units over the pass's invocations.
             let (first, per) = match self.generated_invocations {
                 Some(_) => (0, 0),
-                None if self.placement.chunks_share_a_slot() => (invocations, UNITS_PER_INVOCATION),
+                None if self.g.placement.chunks_share_a_slot() => {
+                    (invocations, UNITS_PER_INVOCATION)
+                }
                 None => (0, self.units(c).div_ceil(group.invocations).max(1)),
             };
             entries.push(self.entry(c, *slot, group, first, per)?);
             invocations = match self.generated_invocations {
                 Some(n) => n,
                 None => self
+                    .g
                     .placement
                     .pass_invocations(invocations, self.units(c).div_ceil(per)),
             };

@@ -3,10 +3,11 @@
 //! kernel, its layout) and renders its source; the GPU side keys its
 //! pipeline cache on it.
 
-use super::kernels::{GeneratedLayout, Kernel};
+use super::kernels::{GeneratedLayout, Kernel, Moves};
+use super::lanes::LaneOrder;
 use super::placement::Placement;
 use super::table::{TableEntry, TableHeader};
-use super::wgsl::{Bindings, Variant, prelude};
+use super::wgsl::{Bindings, Variant, number_sites, prelude};
 
 /// Most entries an arena's table holds as a uniform buffer (1.5 KiB).
 pub const MAX_UNIFORM_ENTRIES: usize = 32;
@@ -19,10 +20,12 @@ pub struct ShaderKey {
     kernel: Kernel,
     placement: Placement,
     slots: u32,
+    lanes: LaneOrder,
     layout: Option<GeneratedLayout>,
     skips: bool,
     writable_source: bool,
     shifted: bool,
+    traced: bool,
 }
 
 impl ShaderKey {
@@ -32,17 +35,38 @@ impl ShaderKey {
         kernel: Kernel,
         placement: Placement,
         slots: u32,
+        lanes: LaneOrder,
         layout: Option<GeneratedLayout>,
     ) -> Self {
         ShaderKey {
             kernel: layout.as_ref().map_or(kernel, GeneratedLayout::kernel),
             placement,
             slots,
+            lanes,
             layout,
             skips: false,
             writable_source: false,
             shifted: false,
+            traced: false,
         }
+    }
+
+    /// The same module's access-trace variant: every load and store of
+    /// the kernel also records what it touched into one more binding
+    /// ([`Bindings::trace`]), for `crate::gpu::trace`. Never recorded by a
+    /// plan.
+    pub fn traced(self, traced: bool) -> Self {
+        ShaderKey { traced, ..self }
+    }
+
+    /// True for the access-trace variant.
+    pub fn is_traced(&self) -> bool {
+        self.traced
+    }
+
+    /// How the module lays invocations over units.
+    pub fn lanes(&self) -> LaneOrder {
+        self.lanes
     }
 
     /// The same module whose dispatches may skip table entries
@@ -85,8 +109,13 @@ impl ShaderKey {
     }
 
     /// A table-driven kernel's key (generated kernels need a plan's layout).
-    pub fn table_driven(kernel: Kernel, placement: Placement, slots: u32) -> Option<Self> {
-        (!kernel.is_generated()).then(|| ShaderKey::new(kernel, placement, slots, None))
+    pub fn table_driven(
+        kernel: Kernel,
+        placement: Placement,
+        slots: u32,
+        lanes: LaneOrder,
+    ) -> Option<Self> {
+        (!kernel.is_generated()).then(|| ShaderKey::new(kernel, placement, slots, lanes, None))
     }
 
     /// The kernel.
@@ -144,7 +173,8 @@ impl ShaderKey {
         "split"
     }
 
-    /// The WGSL source: the prelude, then the kernel's code.
+    /// The WGSL source: the prelude, then the kernel's code, every access
+    /// site numbered.
     pub fn source(&self) -> String {
         let spec = self.kernel.spec();
         let variant = Variant {
@@ -154,8 +184,17 @@ impl ShaderKey {
             skips: self.skips,
             writable_source: self.writable_source,
             shifted: self.shifted,
+            lanes: self.lanes,
+            traced: self.traced,
         };
-        prelude(spec.name, spec.unit_bits, &variant) + &(spec.wgsl)(&variant, self.layout.as_ref())
+        let code = match (&self.layout, spec.moves) {
+            (Some(layout), _) => layout.generated().wgsl(&variant),
+            (None, Moves::Table { wgsl, .. }) => wgsl(&variant),
+            (None, Moves::Generated(_)) => {
+                unreachable!("a generated kernel's key has its layout (ShaderKey::new)")
+            }
+        };
+        number_sites(&(prelude(spec.name, spec.unit_bits, &variant) + &code))
     }
 }
 
@@ -217,6 +256,14 @@ impl ShaderKey {
             kind: BindingKind::Storage,
             min_binding_size: unit,
         }));
+        if self.traced {
+            entries.push(LayoutEntry {
+                binding: Bindings::trace(self.slots),
+                kind: BindingKind::Storage,
+                // The header and one record.
+                min_binding_size: 24,
+            });
+        }
         entries
     }
 }

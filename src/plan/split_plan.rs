@@ -5,11 +5,15 @@
 
 use std::ops::Range;
 
+use super::cost::CostModel;
 use super::error::PlanError;
+use super::gather::Gather;
 use super::geometry::OutputGeometry;
-use super::kernel_choice::{Dispatches, GatherInputs, gather_dispatches};
+use super::kernel_choice::{Dispatches, gather_dispatches};
 use super::kernels::{GeneratedLayout, Kernel};
+use super::lanes::LaneOrder;
 use super::limits::PlanLimits;
+use super::options::PlanOptions;
 use super::outputs::{PlannedOutput, plan_outputs};
 use super::passes::Pass;
 use super::placement::Placement;
@@ -18,66 +22,6 @@ use super::shader::ShaderKey;
 use super::strategy::{CopyRuns, Strategy, choose_copies, copy_runs};
 use crate::element::ElementType;
 use crate::semantics::ResolvedSplit;
-
-/// How to plan: the strategy, where the outputs go, whether the plan is
-/// recorded inside the caller's compute pass, and optionally the one kernel
-/// to use.
-///
-/// # Examples
-///
-/// ```
-/// use wgpu_split::plan::{Placement, PlanOptions, Strategy};
-///
-/// let options = PlanOptions::default().strategy(Strategy::Gather);
-/// assert_eq!(options.placement, Placement::default());
-/// // Dispatches only, the kernel still chosen by the cost model.
-/// assert!(PlanOptions::default().in_compute_pass().compute_pass);
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct PlanOptions {
-    /// How each output moves; `None` takes the splitter's strategy
-    /// ([`crate::gpu::GpuSplitter::strategy`]), or [`Strategy::default`]
-    /// when planning without a splitter.
-    pub strategy: Option<Strategy>,
-    /// Where the outputs go (default: each into a region of its own).
-    pub placement: Placement,
-    /// The one kernel to plan with (for benchmarks and calibration);
-    /// `None` lets the cost model choose.
-    pub kernel: Option<Kernel>,
-    /// For recording inside the caller's compute pass
-    /// ([`crate::gpu::GpuSplitter::prepare`]): every output through the
-    /// kernels, no copy command, the kernel chosen by the strategy's cost
-    /// model as usual.
-    pub compute_pass: bool,
-}
-
-impl PlanOptions {
-    /// Sets the strategy.
-    pub fn strategy(mut self, strategy: Strategy) -> Self {
-        self.strategy = Some(strategy);
-        self
-    }
-
-    /// Sets where the outputs go.
-    pub fn placement(mut self, placement: Placement) -> Self {
-        self.placement = placement;
-        self
-    }
-
-    /// Plans for recording inside a compute pass: dispatches only (see
-    /// [`PlanOptions::compute_pass`]).
-    pub fn in_compute_pass(mut self) -> Self {
-        self.compute_pass = true;
-        self
-    }
-
-    /// Forces one kernel: planning fails with
-    /// [`PlanError::KernelDoesNotFit`] where it cannot move the outputs.
-    pub fn kernel(mut self, kernel: Kernel) -> Self {
-        self.kernel = Some(kernel);
-        self
-    }
-}
 
 /// A complete GPU plan for one split: where every output goes, which
 /// outputs are copied, and the dispatches (passes) with their parameter
@@ -145,6 +89,20 @@ impl SplitPlan {
         limits: &PlanLimits,
         options: &PlanOptions,
     ) -> Result<Self, PlanError> {
+        Self::with_model(split, element_type, limits, options, CostModel::default())
+    }
+
+    /// [`SplitPlan::new`], with `model` ranking the kernels of a strategy
+    /// that carries no model of its own ([`Strategy::Gather`],
+    /// [`Strategy::GatherPerOutput`], [`Strategy::Copy`]): a splitter
+    /// passes its own.
+    pub(crate) fn with_model(
+        split: &ResolvedSplit,
+        element_type: ElementType,
+        limits: &PlanLimits,
+        options: &PlanOptions,
+        model: CostModel,
+    ) -> Result<Self, PlanError> {
         let element_bits = u64::from(
             element_type
                 .bit_width()
@@ -163,23 +121,28 @@ impl SplitPlan {
             (false, _) => choose_copies(&strategy, &geometry, outer)?,
         };
         let copies = copy_runs(&geometry, &copied, &dst_offsets, outer);
-        let Dispatches {
-            kernel,
-            passes,
-            table,
-        } = gather_dispatches(&GatherInputs {
+        let model = match strategy {
+            Strategy::Auto(model) => model,
+            _ => model,
+        };
+        let gather = Gather {
             geometry: &geometry,
             copied: &copied,
             outer,
             input_bytes,
             dst_offsets_bytes: &dst_offsets,
             limits,
-            strategy,
             placement: options.placement,
-            kernel: options.kernel,
-        })?;
+            lanes: model.lanes,
+            per_output: strategy == Strategy::GatherPerOutput,
+        };
+        let Dispatches {
+            kernel,
+            passes,
+            table,
+        } = gather_dispatches(&gather, &model, options.kernel)?;
         let fingerprint = fingerprint(&table);
-        let (modules, pass_module) = pass_modules(kernel, options.placement, &passes);
+        let (modules, pass_module) = pass_modules(kernel, options.placement, model.lanes, &passes);
         Ok(SplitPlan {
             element_type,
             input_shape: split.input_shape().to_vec(),
@@ -368,6 +331,7 @@ impl SplitPlan {
 fn pass_modules(
     kernel: Kernel,
     placement: Placement,
+    lanes: LaneOrder,
     passes: &[Pass],
 ) -> (Vec<ShaderKey>, Vec<usize>) {
     let busiest = passes
@@ -388,7 +352,13 @@ fn pass_modules(
                 .iter()
                 .position(|k| k.layout() == layout && k.slots() == slots);
             known.unwrap_or_else(|| {
-                keys.push(ShaderKey::new(kernel, placement, slots, layout.cloned()));
+                keys.push(ShaderKey::new(
+                    kernel,
+                    placement,
+                    slots,
+                    lanes,
+                    layout.cloned(),
+                ));
                 keys.len() - 1
             })
         })

@@ -22,6 +22,11 @@ impl Template {
         Template { file, text }
     }
 
+    /// Its file under `shaders/`.
+    pub fn file(&self) -> &'static str {
+        self.file
+    }
+
     /// The text of fragment `name` (up to the next fragment or the end).
     fn fragment(&self, name: &str) -> &'static str {
         let marker = format!("{FRAGMENT}{name}\n");

@@ -4,6 +4,7 @@
 //! body of the table-driven kernels. Filled from `shaders/*.wgsl` templates;
 //! [`crate::plan::ShaderKey::source`] assembles a module.
 
+use super::lanes::LaneOrder;
 use super::placement::Placement;
 use super::table::{
     FLAG_ALIGNED, FLAG_PAD, FLAG_SKIP, TableEntry, TableHeader, UNITS_PER_INVOCATION,
@@ -29,9 +30,11 @@ pub(crate) const VEC4_BITS: Template = Template::new(
 /// (where a destination shares the input's buffer), and whether bindings
 /// may start before the caller's offsets (`shifted`: offsets that are not
 /// multiples of the binding alignment; the shifts cost up to 8 % on the
-/// row-block kernel on lavapipe, so aligned offsets compile them out), and
-/// the table's form: a uniform buffer of `uniform_entries` entries, or
-/// (`None`) a read-only storage buffer of any length.
+/// row-block kernel on lavapipe, so aligned offsets compile them out), the
+/// table's form: a uniform buffer of `uniform_entries` entries, or
+/// (`None`) a read-only storage buffer of any length; how a table-driven
+/// kernel lays its invocations over units (`lanes`; a generated layout
+/// carries its own); and whether it is the access-trace variant.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) struct Variant {
     pub placement: Placement,
@@ -40,6 +43,8 @@ pub(crate) struct Variant {
     pub skips: bool,
     pub writable_source: bool,
     pub shifted: bool,
+    pub lanes: LaneOrder,
+    pub traced: bool,
 }
 
 impl Variant {
@@ -68,6 +73,27 @@ impl Bindings {
     pub fn destination(slot: u32) -> u32 {
         2 + slot
     }
+
+    /// The access trace of a module with `slots` destination slots (its
+    /// trace variant only).
+    pub fn trace(slots: u32) -> u32 {
+        Self::destination(slots)
+    }
+}
+
+/// The placeholder of an access's site number in the templates; every
+/// module numbers its sites in source order ([`number_sites`]).
+const SITE: &str = "__site__";
+
+/// `source` with every access site numbered, in order (`0u`, `1u`, ...).
+pub(crate) fn number_sites(source: &str) -> String {
+    let mut parts = source.split(SITE);
+    let mut out = parts.next().unwrap_or_default().to_string();
+    for (site, part) in parts.enumerate() {
+        out.push_str(&format!("{site}u"));
+        out.push_str(part);
+    }
+    out
 }
 
 /// The WGSL element type and array names of a kernel's unit.
@@ -109,6 +135,38 @@ pub(crate) fn prelude(kernel: &str, unit_bits: u64, variant: &Variant) -> String
         };
         vec![("slot", slot.to_string()), ("dst_shift", dst_shift)]
     });
+    let record = |binding: u32, store: bool, index: &str| {
+        record_line(variant, unit_bits, binding, store, index)
+    };
+    let accessors = PRELUDE.repeat("access_slot", 0..slots, |&slot| {
+        let binding = Bindings::destination(slot);
+        vec![
+            ("slot", slot.to_string()),
+            ("unit", unit.to_string()),
+            ("array", destination.to_string()),
+            ("record_store", record(binding, true, "i")),
+            ("record_load", record(binding, false, "i")),
+        ]
+    });
+    let source_word = if unit_bits == 128 {
+        PRELUDE.fill(
+            "source_word",
+            &[
+                (
+                    "record",
+                    &record_line(variant, 32, Bindings::SOURCE, false, "w"),
+                ),
+                ("source", &source),
+            ],
+        )
+    } else {
+        String::new()
+    };
+    let trace = if variant.traced {
+        PRELUDE.fill("trace", &[("trace_binding", &Bindings::trace(slots))])
+    } else {
+        String::new()
+    };
     let (shifts, source_shift) = if variant.shifted {
         (
             "This module's dispatches have such shifts.",
@@ -152,14 +210,50 @@ pub(crate) fn prelude(kernel: &str, unit_bits: u64, variant: &Variant) -> String
             ("bound_entries", &bound_entries),
             ("shifts", &shifts),
             ("source_shift", &source_shift),
+            ("trace", &trace),
+            ("record_src", &record(Bindings::SOURCE, false, "i")),
+            ("source_word", &source_word),
+            ("accessors", &accessors),
+        ],
+    )
+}
+
+/// The line that records an access of `bytes`-wide units through
+/// `binding` (unit index `index`) in the trace variant; nothing elsewhere.
+fn record_line(
+    variant: &Variant,
+    unit_bits: u64,
+    binding: u32,
+    store: bool,
+    index: &str,
+) -> String {
+    if !variant.traced {
+        return String::new();
+    }
+    PRELUDE.fill(
+        "record",
+        &[
+            ("log2_bytes", &(unit_bits / 8).trailing_zeros()),
+            ("binding", &binding),
+            ("store", &u32::from(store)),
+            ("index", &index),
         ],
     )
 }
 
 /// The module's entry point `split`: invocation `g` of the dispatch runs
-/// `body` when `g < table.invocations`.
-pub(crate) fn entry_point(body: &str) -> String {
-    PRELUDE.fill("entry_point", &[("body", &body)])
+/// `body` when `g < table.invocations` (in the trace variant, after noting
+/// which invocation it is).
+pub(crate) fn entry_point(variant: &Variant, body: &str) -> String {
+    let trace_start = if variant.traced {
+        PRELUDE.fill("trace_start", &[])
+    } else {
+        String::new()
+    };
+    PRELUDE.fill(
+        "entry_point",
+        &[("trace_start", &trace_start), ("body", &body)],
+    )
 }
 
 /// `let e<j> = ...;` for entries `0..count`, each bound to its slot: a
@@ -200,5 +294,5 @@ pub(crate) fn table_driven(family: &str, template: &Template, variant: &Variant)
         });
         (String::new(), calls)
     };
-    per_slot + &search + &entry_point(&body)
+    per_slot + &search + &entry_point(variant, &body)
 }

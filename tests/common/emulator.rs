@@ -135,6 +135,7 @@ pub fn emulate(plan: &SplitPlan, memory: &mut [Vec<u8>], input: Region, destinat
         }
         assert_eq!(header.invocations, pass.invocations);
         let mut generated = GeneratedPass {
+            unit_bytes: plan.kernel().unit_bits() / 8,
             invocations: header.invocations,
             entries: &entries,
             src: (input.buffer, &b.src),
@@ -172,7 +173,7 @@ pub fn emulate(plan: &SplitPlan, memory: &mut [Vec<u8>], input: Region, destinat
             (Kernel::RowStreams, Some(GeneratedLayout::RowStreams(rs))) => {
                 run_row_streams(rs, &mut generated, memory)
             }
-            (Kernel::RowCopies, Some(GeneratedLayout::RowCopies(rc))) => {
+            (Kernel::RowCopies | Kernel::RowWords, Some(GeneratedLayout::RowCopies(rc))) => {
                 run_row_copies(rc, &mut generated, memory)
             }
             (kernel, layout) => panic!("no emulation of {kernel} with layout {layout:?}"),
@@ -339,6 +340,8 @@ fn run_table_driven(
 /// The one pass of a generated kernel: its table entries and bindings, and
 /// the destination bytes written so far.
 struct GeneratedPass<'a> {
+    /// Bytes per unit of the kernel.
+    unit_bytes: u64,
     invocations: u32,
     entries: &'a [TableEntry],
     /// The source buffer and its binding.
@@ -362,12 +365,12 @@ impl GeneratedPass<'_> {
         }
     }
 
-    /// Where a vec4 kernel's module reads a run that starts at input bit
+    /// Where a generated module reads a run that starts at input bit
     /// `layout_bit` (a constant it compiles in) at this pass's source
     /// binding, the binding's shift added; asserted to be where entry
     /// `e` (shift added too) says the run starts.
     fn compiled_src_bit(&self, e: &TableEntry, layout_bit: u64) -> u64 {
-        let bit = layout_bit + u64::from(self.src_shift_units) * 128;
+        let bit = layout_bit + u64::from(self.src_shift_units) * self.unit_bytes * 8;
         assert_eq!(
             u64::from(e.src_bit),
             bit,
@@ -397,7 +400,7 @@ impl GeneratedPass<'_> {
             .as_ref()
             .expect("an entry writes a spare slot");
         let region = self.destinations[*destination];
-        let byte = range.start + u64::from(e.dst_unit) * 16 + offset;
+        let byte = range.start + u64::from(e.dst_unit) * self.unit_bytes + offset;
         let last = byte + bytes.len() as u64 - 1;
         assert!(last < range.end, "{what} written outside its binding");
         assert!(
@@ -560,18 +563,21 @@ fn run_row_streams(rs: &RowStreams, pass: &mut GeneratedPass<'_>, memory: &mut [
     }
 }
 
-/// The generated row-copy kernel, as its WGSL does it: invocation `g`
-/// copies vec4s `[part * n, part * n + n)` (n the output's `vec4s`, part
-/// `g % per_row`) of row `g / per_row`'s run of every output. Every vec4 of
-/// every output is written exactly once, inside its binding and its
-/// caller's region.
+/// The generated row-copy kernel (vec4s or words), as its WGSL does it:
+/// invocation `g` copies units `[part * n, part * n + n)` (n the output's
+/// `units`, part `g % per_row`) of row `g / per_row`'s run of every output.
+/// Every unit of every output is written exactly once, inside its binding
+/// and its caller's region.
 fn run_row_copies(rc: &RowCopies, pass: &mut GeneratedPass<'_>, memory: &mut [Vec<u8>]) {
     pass.check_entries(rc.outputs.len());
+    let unit = u64::from(rc.unit_bits);
+    let bytes = unit / 8;
+    assert_eq!(bytes, pass.unit_bytes);
     let per_row = u64::from(rc.per_row);
     let invocations = u64::from(pass.invocations);
     assert_eq!(invocations % per_row, 0);
     let rows = invocations / per_row;
-    assert!(rows <= 1 || rc.block_vec4s > 0, "rows need a stride");
+    assert!(rows <= 1 || rc.block_units > 0, "rows need a stride");
     let binding = pass.src_binding(memory).to_vec();
     for (e, out) in pass
         .entries
@@ -579,22 +585,22 @@ fn run_row_copies(rc: &RowCopies, pass: &mut GeneratedPass<'_>, memory: &mut [Ve
         .zip(&rc.outputs)
         .filter(|(e, _)| writes(e))
     {
-        let run = u64::from(out.run_vec4s);
-        let n = u64::from(out.vec4s);
+        let run = u64::from(out.run_units);
+        let n = u64::from(out.units);
         assert!(n * per_row >= run, "the stretches cover the run");
-        assert_eq!((e.first_bit, u64::from(e.len_bits)), (0, rows * run * 128));
-        let src_row0 = pass.compiled_src_bit(e, u64::from(out.src_vec4) * 128) / 128;
+        assert_eq!((e.first_bit, u64::from(e.len_bits)), (0, rows * run * unit));
+        let src_row0 = pass.compiled_src_bit(e, u64::from(out.src_unit) * unit) / unit;
         for g in 0..invocations {
             let (row, part) = (g / per_row, g % per_row);
-            let src = src_row0 + row * u64::from(rc.block_vec4s);
+            let src = src_row0 + row * u64::from(rc.block_units);
             for u in (part * n..part * n + n).filter(|&u| u < run) {
-                let from = ((src + u) * 16) as usize;
+                let from = ((src + u) * bytes) as usize;
                 pass.store(
                     memory,
                     e,
-                    (row * run + u) * 16,
-                    &binding[from..from + 16],
-                    "row copy vec4",
+                    (row * run + u) * bytes,
+                    &binding[from..from + bytes as usize],
+                    "row copy unit",
                 );
             }
         }

@@ -3,10 +3,11 @@
 //! store per 16 bytes inside a run). Table-driven, so it takes outputs in
 //! any number of dispatches.
 
-use super::{ClassRates, Fits, GeneratedLayout, KernelSpec, LONG_UNALIGNED_RUNS, Order};
+use super::{ClassRates, KernelSpec, LONG_UNALIGNED_RUNS, Moves, Order, SampleSplit};
+use crate::element::ElementType;
 use crate::plan::geometry::OutputGeometry;
 use crate::plan::template::Template;
-use crate::plan::wgsl::{VEC4_BITS, Variant, table_driven};
+use crate::plan::wgsl::{VEC4_BITS, table_driven};
 
 const WGSL: Template = Template::new("funnel.wgsl", include_str!("../../../shaders/funnel.wgsl"));
 
@@ -15,18 +16,30 @@ pub(super) const SPEC: KernelSpec = KernelSpec {
     unit_bits: 128,
     order: Order::ByRate,
     whole_outputs: true,
-    fits: Fits::Table(|g| g.vec4_bindings() && g.long_runs_in_vec4s()),
+    template: WGSL,
+    moves: Moves::Table {
+        fits: |g| g.vec4_bindings() && g.long_runs_in_vec4s(),
+        wgsl: |variant| {
+            VEC4_BITS.fill("helpers", &[]) + &table_driven("split_funnel", &WGSL, variant)
+        },
+    },
     moves_alone: OutputGeometry::long_in_vec4s,
-    wgsl,
     probe: LONG_UNALIGNED_RUNS,
+    samples: &[
+        LONG_UNALIGNED_RUNS,
+        // int4 runs at odd nibbles, one of them a single vec4 and a bit.
+        SampleSplit {
+            shape: &[64, 99],
+            axis: 1,
+            lengths: &[33, 66],
+            element_type: ElementType::Int4,
+        },
+    ],
     rates: ClassRates {
         software: 5.7e9,
         discrete: 250e9,
         integrated: 35e9,
         unknown: 15e9,
     },
+    inherits: None,
 };
-
-fn wgsl(variant: &Variant, _: Option<&GeneratedLayout>) -> String {
-    VEC4_BITS.fill("helpers", &[]) + &table_driven("split_funnel", &WGSL, variant)
-}

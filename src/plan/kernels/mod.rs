@@ -1,16 +1,19 @@
 //! The kernels, one module each, behind one table: [`Kernel`] names them and
 //! [`Kernel::spec`] gives everything one kernel is: whether it can move a
-//! plan's outputs and with which layout, its unit, its WGSL, the name its
-//! bandwidth is stored under in a [`crate::plan::CostModel`], its documented
-//! bandwidth per device class and its calibration probe. Kernel choice, the
-//! cost model, the shader modules and calibration iterate the table; adding
-//! a kernel is a file here, its template under `shaders/`, and a line in
-//! [`Kernel`] and [`Kernel::spec`].
+//! plan's outputs and how (its parameter table alone, or WGSL generated per
+//! layout), its unit, the name its bandwidth is stored under in a
+//! [`crate::plan::CostModel`], its documented bandwidth per device class,
+//! its calibration probe and the sample splits every suite (the naga
+//! validation, the Dawn replay, the access trace, the rendered WGSL)
+//! iterates. Kernel choice, the cost model, the shader modules and
+//! calibration read the table; adding a kernel is a file here, its template
+//! under `shaders/`, and a line in the [`kernel_table!`] below.
 
 mod funnel;
 mod row_blocks;
 mod row_copies;
 mod row_streams;
+mod row_words;
 mod vec4;
 mod words;
 
@@ -18,71 +21,78 @@ pub use row_blocks::{MAX_ROW_BLOCK_BITS, Piece, RowBlock, RowOutput};
 pub use row_copies::{COPY_VEC4S, CopyOutput, MAX_COPY_OUTPUTS, MIN_WORKING_PERCENT, RowCopies};
 pub use row_streams::{RowStreams, STREAM_VEC4S, StreamOutput};
 
+use super::gather::Gather;
 use super::geometry::OutputGeometry;
-use super::limits::PlanLimits;
+use super::template::Template;
 use super::wgsl::Variant;
 use crate::element::ElementType;
+use crate::semantics::ResolvedSplit;
 
-/// A kernel: one way of moving gathered outputs in a dispatch.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[non_exhaustive]
-pub enum Kernel {
+/// The table of kernels: one line per kernel (its documentation, its
+/// variant of [`Kernel`] and its module here, whose `SPEC` is everything
+/// it is), in the order ties between equally fast kernels are broken.
+macro_rules! kernel_table {
+    ($( $(#[$doc:meta])* $variant:ident => $module:ident, )*) => {
+        /// A kernel: one way of moving gathered outputs in a dispatch.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[non_exhaustive]
+        pub enum Kernel {
+            $( $(#[$doc])* $variant, )*
+        }
+
+        /// Kernels in the table.
+        const KERNELS: usize = [$(stringify!($variant)),*].len();
+
+        impl Kernel {
+            /// Every kernel, in table order (ties between equally fast
+            /// kernels keep this order).
+            pub const ALL: [Kernel; KERNELS] = [$(Kernel::$variant),*];
+
+            /// Everything this kernel is.
+            pub(crate) const fn spec(self) -> &'static KernelSpec {
+                match self {
+                    $( Kernel::$variant => &$module::SPEC, )*
+                }
+            }
+        }
+    };
+}
+
+kernel_table! {
     /// One `u32` word per unit, assembled from source bits with shifts when
     /// runs do not fall on word boundaries. Moves anything.
-    Words,
-    /// Whole vec4s copied row by row, each invocation a stretch of every
-    /// output's run in one input row, with the row geometry generated per
+    Words => words,
+    /// Whole vec4s copied row by row, with the row geometry generated per
     /// layout ([`RowCopies`]): every run, offset and block is a multiple of
     /// 128 bits. Tried before [`Kernel::Vec4`].
-    RowCopies,
+    RowCopies => row_copies,
+    /// Whole 32-bit words copied row by row, as [`Kernel::RowCopies`] copies
+    /// vec4s: every run, offset and block is a multiple of 32 bits.
+    RowWords => row_words,
     /// One `vec4<u32>` (16 bytes) per unit: every run, offset and block is a
     /// multiple of 128 bits.
-    Vec4,
+    Vec4 => vec4,
     /// Blocks of whole short input rows per invocation, read as vec4s, every
     /// output's share written as whole vec4s, with the shifts and masks
     /// generated per layout ([`RowBlock`]).
-    RowBlocks,
+    RowBlocks => row_blocks,
     /// One `vec4<u32>` per unit, shifted out of two source vec4s, for runs of
     /// at least 128 bits at any bit offset in outputs of whole vec4s.
-    Funnel,
-    /// Like the funnel, but each invocation streams a stretch of every output
-    /// that lies inside one input row, with the row geometry generated per
-    /// layout ([`RowStreams`]): no lane switches runs inside its loop.
-    RowStreams,
+    Funnel => funnel,
+    /// Like the funnel, but with the row geometry generated per layout
+    /// ([`RowStreams`]): no lane switches runs inside its loop.
+    RowStreams => row_streams,
 }
 
 impl Kernel {
-    /// Every kernel, in table order (ties between equally fast kernels keep
-    /// this order).
-    pub const ALL: [Kernel; 6] = [
-        Kernel::Words,
-        Kernel::RowCopies,
-        Kernel::Vec4,
-        Kernel::RowBlocks,
-        Kernel::Funnel,
-        Kernel::RowStreams,
-    ];
-
-    /// Everything this kernel is.
-    pub(crate) const fn spec(self) -> &'static KernelSpec {
-        match self {
-            Kernel::Words => &words::SPEC,
-            Kernel::RowCopies => &row_copies::SPEC,
-            Kernel::Vec4 => &vec4::SPEC,
-            Kernel::RowBlocks => &row_blocks::SPEC,
-            Kernel::Funnel => &funnel::SPEC,
-            Kernel::RowStreams => &row_streams::SPEC,
-        }
-    }
-
     /// Its position in [`Kernel::ALL`] (declaration order).
     pub(crate) const fn index(self) -> usize {
         self as usize
     }
 
-    /// Its name: `words`, `row_copies`, `vec4`, `row_blocks`, `funnel`,
-    /// `row_streams`
-    /// (the key of its bandwidth in a stored cost model).
+    /// Its name: `words`, `row_copies`, `row_words`, `vec4`, `row_blocks`,
+    /// `funnel`, `row_streams` (the key of its bandwidth in a stored cost
+    /// model).
     pub fn name(self) -> &'static str {
         self.spec().name
     }
@@ -101,7 +111,13 @@ impl Kernel {
     /// dispatch holding every output, or, into separate destinations past
     /// one dispatch's slots, one dispatch per group of outputs).
     pub fn is_generated(self) -> bool {
-        matches!(self.spec().fits, Fits::Generated(_))
+        matches!(self.spec().moves, Moves::Generated(_))
+    }
+
+    /// The sample splits its spec lists: splits it plans when forced, in
+    /// both placements, which every suite of modules iterates.
+    pub(crate) fn samples(self) -> impl Iterator<Item = SampleSplit> {
+        self.spec().samples.iter().copied()
     }
 }
 
@@ -123,87 +139,27 @@ pub(crate) enum Order {
     Last,
 }
 
-/// How a kernel that fits moves the outputs.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Fit {
-    /// Driven by the parameter table alone.
-    Table,
-    /// With WGSL generated for this layout.
-    Generated(GeneratedLayout),
-}
-
-/// What a kernel is asked to move: the plan's outputs and how they move.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Gathered<'a> {
-    pub geometry: &'a [OutputGeometry],
-    /// Per output: moved by copy commands instead.
-    pub copied: &'a [bool],
-    pub outer: u64,
-    pub input_bytes: u64,
-    pub limits: &'a PlanLimits,
-    /// Each output in dispatches of its own (a benchmark baseline), which
-    /// the generated kernels, one dispatch for all, cannot do.
-    pub per_output: bool,
-}
-
-impl<'a> Gathered<'a> {
-    /// The non-empty outputs the dispatches move.
-    pub fn outputs(&self) -> impl Iterator<Item = &OutputGeometry> {
-        self.geometry
-            .iter()
-            .zip(self.copied)
-            .filter(|(g, c)| !**c && !g.is_empty())
-            .map(|(g, _)| g)
-    }
-
-    /// True when a generated kernel may move these outputs: not each output
-    /// alone (a benchmark baseline) and bindings on the vec4 boundaries its
-    /// loads and stores need.
-    pub fn generated_may_run(&self) -> bool {
-        !self.per_output && self.vec4_bindings()
-    }
-
-    /// The outputs a generated module of every gathered output lays out:
-    /// the non-empty ones, when none of them is copied and a generated
-    /// kernel may run.
-    pub fn generated_outputs(&self) -> Option<Vec<(usize, &'a OutputGeometry)>> {
-        let live = OutputGeometry::non_empty(self.geometry);
-        let all_gathered = live.iter().all(|(i, _)| !self.copied[*i]);
-        (self.generated_may_run() && all_gathered).then_some(live)
-    }
-
-    /// The outputs `members` (one group's, in a dispatch of its own), when
-    /// a generated kernel may run.
-    pub fn group_outputs(&self, members: &[usize]) -> Option<Vec<(usize, &'a OutputGeometry)>> {
-        self.generated_may_run()
-            .then(|| members.iter().map(|&i| (i, &self.geometry[i])).collect())
-    }
-
-    /// True when bindings may start on any 16-byte boundary the kernels of
-    /// vec4 units need.
-    pub fn vec4_bindings(&self) -> bool {
-        self.limits.alignment_bytes().is_multiple_of(16)
-    }
-
-    /// True when every gathered run is at least 128 bits (a vec4 crosses one
-    /// run end at most) and every output and the input are whole vec4s.
-    pub fn long_runs_in_vec4s(&self) -> bool {
-        self.input_bytes.is_multiple_of(16) && self.outputs().all(OutputGeometry::long_in_vec4s)
-    }
-}
-
-/// A split a calibration times to measure one kernel's bandwidth.
+/// A split named by plain numbers: a kernel's calibration probe or one of
+/// its samples.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Probe {
+pub(crate) struct SampleSplit {
     pub shape: &'static [usize],
     pub axis: usize,
     pub lengths: &'static [usize],
     pub element_type: ElementType,
 }
 
+impl SampleSplit {
+    /// The split it names (the samples are valid splits; a test plans each).
+    pub fn resolve(&self) -> ResolvedSplit {
+        ResolvedSplit::new(self.shape, self.axis, self.lengths.to_vec(), true)
+            .unwrap_or_else(|e| panic!("a kernel's sample split {self:?}: {e}"))
+    }
+}
+
 /// The probe of the kernels for vec4-aligned runs (row copies, vec4): f32
 /// rows of 16 KiB split into four.
-pub(crate) const ALIGNED_RUNS: Probe = Probe {
+pub(crate) const ALIGNED_RUNS: SampleSplit = SampleSplit {
     shape: &[1024, 4096],
     axis: 1,
     lengths: &[1024; 4],
@@ -216,7 +172,7 @@ pub(crate) const ALIGNED_RUNS: Probe = Probe {
 /// 8,195 ranked the funnel first in some calibrations, 6.1 against 4.9
 /// GB/s, where split_bench's case ran row streams 1.25x faster; this probe
 /// ranked row streams first in 7 of 7.)
-pub(crate) const LONG_UNALIGNED_RUNS: Probe = Probe {
+pub(crate) const LONG_UNALIGNED_RUNS: SampleSplit = SampleSplit {
     shape: &[2048, 4097],
     axis: 1,
     lengths: &[2048, 2049],
@@ -224,17 +180,11 @@ pub(crate) const LONG_UNALIGNED_RUNS: Probe = Probe {
 };
 
 /// A kernel's documented bandwidth (bytes read + written per second) on
-/// each class of adapter, for the class cost models.
-///
-/// On the GPU classes nothing has been measured; what the figures encode is
-/// an order: a kernel generated per layout (constants, straight-line code,
-/// no lane crossing a run end inside its stretch) ranks above the
-/// table-driven kernel that moves the same outputs, because divergent lanes
-/// cost a SIMT GPU as they cost lavapipe (both sides execute), and the
-/// plain vec4 kernel above both.
+/// each class of adapter, for the class cost models
+/// ([`crate::docs::device`], "Class models").
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct ClassRates {
-    /// Lavapipe, measured ([`crate::docs::device`]).
+    /// Lavapipe, measured.
     pub software: f64,
     /// A discrete GPU.
     pub discrete: f64,
@@ -247,38 +197,25 @@ pub(crate) struct ClassRates {
 /// A generated kernel's layout of some gathered outputs (non-empty, with
 /// their indices) in a dispatch whose input window starts at the given bit.
 pub(crate) type LayoutOf =
-    fn(&Gathered<'_>, Vec<(usize, &OutputGeometry)>, u64) -> Option<GeneratedLayout>;
+    fn(&Gather<'_>, Vec<(usize, &OutputGeometry)>, u64) -> Option<GeneratedLayout>;
 
-/// How a kernel tells whether it moves a plan's outputs.
+/// How a kernel moves a plan's outputs.
 #[derive(Debug, Clone, Copy)]
-pub(crate) enum Fits {
-    /// Driven by the parameter table: whether it moves these outputs.
-    Table(fn(&Gathered<'_>) -> bool),
+pub(crate) enum Moves {
+    /// Driven by the parameter table, one module for every split: whether
+    /// it moves these outputs, and its WGSL after the prelude for a
+    /// variant (placement, slots, entry skipping, lane order).
+    Table {
+        fits: fn(&Gather<'_>) -> bool,
+        wgsl: fn(&Variant) -> String,
+    },
     /// Generated per layout, one module per dispatch: its layout of every
-    /// gathered output ([`Gathered::generated_outputs`]) from the input's
+    /// gathered output ([`Gather::generated_outputs`]) from the input's
     /// start, in one dispatch; or, into separate destinations past one
-    /// dispatch's slots, of one group's ([`Gathered::group_outputs`]) from
-    /// the group's window, a dispatch per group.
+    /// dispatch's slots, of one group's ([`Gather::group_outputs`]) from
+    /// the group's window, a dispatch per group. The layout generates the
+    /// WGSL ([`Generated`]).
     Generated(LayoutOf),
-}
-
-impl KernelSpec {
-    /// Whether it moves `g`, and how: the table, or the layout of every
-    /// gathered output in one dispatch.
-    pub fn fit(&self, g: &Gathered<'_>) -> Option<Fit> {
-        match self.fits {
-            Fits::Table(moves) => moves(g).then_some(Fit::Table),
-            Fits::Generated(layout) => layout(g, g.generated_outputs()?, 0).map(Fit::Generated),
-        }
-    }
-
-    /// The layout of a generated kernel's groups (`None`: table-driven).
-    pub fn group_layout(&self) -> Option<LayoutOf> {
-        match self.fits {
-            Fits::Table(_) => None,
-            Fits::Generated(layout) => Some(layout),
-        }
-    }
 }
 
 /// Everything one kernel is.
@@ -293,19 +230,46 @@ pub(crate) struct KernelSpec {
     /// Moves whole outputs only (an output cut into chunks past the binding
     /// limit takes another kernel).
     pub whole_outputs: bool,
-    /// Whether it can move these outputs, and how.
-    pub fits: Fits,
+    /// Whether and how it moves a plan's outputs.
+    pub moves: Moves,
+    /// Its template under `shaders/`.
+    pub template: Template,
     /// Whether it would move this one output on its own (the cost model's
     /// estimate of gathering an output; generated kernels need the whole
     /// layout and say no).
     pub moves_alone: fn(&OutputGeometry) -> bool,
-    /// Its WGSL after the prelude, for a variant (placement, slots, entry
-    /// skipping) and the layout of a generated kernel.
-    pub wgsl: fn(&Variant, Option<&GeneratedLayout>) -> String,
     /// The split calibration times for it.
-    pub probe: Probe,
+    pub probe: SampleSplit,
+    /// Splits it plans when forced, in both placements: every suite of
+    /// modules (naga, Dawn, the access trace, the rendered WGSL) iterates
+    /// them, so a kernel in the table is in every suite.
+    pub samples: &'static [SampleSplit],
     /// Its documented bandwidth per device class.
     pub rates: ClassRates,
+    /// The kernel whose rate a stored cost model that lacks this one's
+    /// gives it (a model stored before this kernel existed): the kernel
+    /// that moves what it moves at about its rate. `None`: the class
+    /// model's documented rate.
+    pub inherits: Option<Kernel>,
+}
+
+/// What a generated layout does: the dispatch it needs and the WGSL it
+/// generates. Each layout type is one kernel's.
+pub(crate) trait Generated {
+    /// The kernel it generates.
+    fn kernel(&self) -> Kernel;
+
+    /// Invocations of its dispatch (each of a plan's, where groups of
+    /// outputs take one each) for `outer` rows.
+    fn invocations(&self, outer: u64) -> u64;
+
+    /// The table's entry count of a layout whose module reads each entry
+    /// once, before its first store, one entry per gathered output; `None`
+    /// for a module that reads the table as it goes.
+    fn output_entries(&self) -> Option<usize>;
+
+    /// The module's code after the prelude, for a variant.
+    fn wgsl(&self, variant: &Variant) -> String;
 }
 
 /// The layout a generated kernel is compiled for. It does not depend on the
@@ -318,18 +282,24 @@ pub enum GeneratedLayout {
     RowBlock(RowBlock),
     /// [`Kernel::RowStreams`]: stretches of long runs inside one row.
     RowStreams(RowStreams),
-    /// [`Kernel::RowCopies`]: stretches of vec4-aligned runs inside one row.
+    /// [`Kernel::RowCopies`] and [`Kernel::RowWords`]: stretches of aligned
+    /// runs inside one row.
     RowCopies(RowCopies),
 }
 
 impl GeneratedLayout {
+    /// Its behaviour.
+    pub(crate) fn generated(&self) -> &dyn Generated {
+        match self {
+            GeneratedLayout::RowBlock(layout) => layout,
+            GeneratedLayout::RowStreams(layout) => layout,
+            GeneratedLayout::RowCopies(layout) => layout,
+        }
+    }
+
     /// The kernel this layout generates.
     pub fn kernel(&self) -> Kernel {
-        match self {
-            GeneratedLayout::RowBlock(_) => Kernel::RowBlocks,
-            GeneratedLayout::RowStreams(_) => Kernel::RowStreams,
-            GeneratedLayout::RowCopies(_) => Kernel::RowCopies,
-        }
+        self.generated().kernel()
     }
 
     /// The table's entry count of a layout whose module reads each entry
@@ -337,33 +307,36 @@ impl GeneratedLayout {
     /// copies, row streams); `None` for row blocks, whose table has not
     /// been measured in a uniform buffer.
     pub fn output_entries(&self) -> Option<usize> {
-        match self {
-            GeneratedLayout::RowBlock(_) => None,
-            GeneratedLayout::RowStreams(rs) => Some(rs.outputs.len()),
-            GeneratedLayout::RowCopies(rc) => Some(rc.outputs.len()),
-        }
+        self.generated().output_entries()
     }
 
     /// Invocations of its dispatch (each of a plan's, where groups of
     /// outputs take one each) for `outer` rows.
     pub fn invocations(&self, outer: u64) -> u64 {
-        match self {
-            GeneratedLayout::RowBlock(rb) => rb.blocks(outer),
-            GeneratedLayout::RowStreams(rs) => rs.invocations(outer),
-            GeneratedLayout::RowCopies(rc) => rc.invocations(outer),
-        }
+        self.generated().invocations(outer)
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::Kernel;
+    use super::{Kernel, Moves};
 
     #[test]
     fn every_kernel_has_its_own_spec_in_table_order() {
         for (i, kernel) in Kernel::ALL.into_iter().enumerate() {
             assert_eq!(kernel.index(), i);
             assert_eq!(Kernel::from_name(kernel.name()), Some(kernel));
+            assert!(kernel.samples().count() > 0, "{kernel} lists no samples");
+        }
+    }
+
+    #[test]
+    fn an_inherited_rate_is_a_table_driven_kernels_of_the_same_unit() {
+        for kernel in Kernel::ALL {
+            if let Some(from) = kernel.spec().inherits {
+                assert_eq!(from.unit_bits(), kernel.unit_bits(), "{kernel}");
+                assert!(matches!(from.spec().moves, Moves::Table { .. }), "{kernel}");
+            }
         }
     }
 }

@@ -11,8 +11,11 @@
 //! own module, every group reading whole blocks (f32 into 8 columns: 0.77
 //! of a copy, against 0.24 with the word kernel; `docs/DEVICE.md`).
 
-use super::{ClassRates, Fits, Gathered, GeneratedLayout, KernelSpec, Order, Probe};
+use super::{
+    ClassRates, Generated, GeneratedLayout, Kernel, KernelSpec, Moves, Order, SampleSplit,
+};
 use crate::element::ElementType;
+use crate::plan::gather::Gather;
 use crate::plan::geometry::OutputGeometry;
 use crate::plan::template::Template;
 use crate::plan::wgsl::{Variant, entry_point};
@@ -27,28 +30,45 @@ pub(super) const SPEC: KernelSpec = KernelSpec {
     unit_bits: 128,
     order: Order::ByRate,
     whole_outputs: true,
-    fits: Fits::Generated(layout),
+    template: WGSL,
+    moves: Moves::Generated(layout),
     moves_alone: |_| false,
-    wgsl,
-    probe: Probe {
+    probe: SampleSplit {
         shape: &[1 << 20, 6],
         axis: 1,
         lengths: &[1, 2, 3],
         element_type: ElementType::Float16,
     },
+    samples: &[
+        // split_bench's f16 case, few rows.
+        SampleSplit {
+            shape: &[512, 6],
+            axis: 1,
+            lengths: &[1, 2, 3],
+            element_type: ElementType::Float16,
+        },
+        // Nibbles: 32 rows of 7 make whole vec4s.
+        SampleSplit {
+            shape: &[256, 7],
+            axis: 1,
+            lengths: &[3, 4],
+            element_type: ElementType::Int4,
+        },
+    ],
     rates: ClassRates {
         software: 8.1e9,
         discrete: 260e9,
         integrated: 36e9,
         unknown: 16e9,
     },
+    inherits: None,
 };
 
 /// The layout of `live`: every gathered output, or one group's outputs.
 /// Blocks are read whole from the input's start (each group re-reads the
 /// blocks), so every window starts there: `None` for any other start.
 fn layout(
-    g: &Gathered<'_>,
+    g: &Gather<'_>,
     live: Vec<(usize, &OutputGeometry)>,
     window_start_bits: u64,
 ) -> Option<GeneratedLayout> {
@@ -56,13 +76,6 @@ fn layout(
         return None;
     }
     RowBlock::new(live, g.outer).map(GeneratedLayout::RowBlock)
-}
-
-fn wgsl(variant: &Variant, layout: Option<&GeneratedLayout>) -> String {
-    match layout {
-        Some(GeneratedLayout::RowBlock(rb)) => entry_point(&rb.body(variant)),
-        other => unreachable!("a row-block module of layout {other:?}"),
-    }
 }
 
 /// Largest block the generated kernel holds, in bits: 64 words of source,
@@ -150,11 +163,27 @@ impl RowBlock {
     pub fn blocks(&self, outer: u64) -> u64 {
         outer / u64::from(self.rows)
     }
+}
 
-    /// The body of the entry point for this layout: invocation `g` loads
-    /// block `g` and writes every output's share of it. Table entry `j`
-    /// belongs to gathered output `j`.
-    fn body(&self, variant: &Variant) -> String {
+impl Generated for RowBlock {
+    fn kernel(&self) -> Kernel {
+        Kernel::RowBlocks
+    }
+
+    fn invocations(&self, outer: u64) -> u64 {
+        self.blocks(outer)
+    }
+
+    /// Row blocks read their table as they go (it has not been measured
+    /// in a uniform buffer).
+    fn output_entries(&self) -> Option<usize> {
+        None
+    }
+
+    /// The entry point for this layout: invocation `g` loads block `g` and
+    /// writes every output's share of it. Table entry `j` belongs to
+    /// gathered output `j`.
+    fn wgsl(&self, variant: &Variant) -> String {
         let loads = WGSL.repeat("load", 0..self.src_vec4s, |v| vec![("v", v.to_string())]);
         let outputs: String = self
             .outputs
@@ -184,7 +213,7 @@ impl RowBlock {
                 )
             })
             .collect();
-        WGSL.fill(
+        let body = WGSL.fill(
             "body",
             &[
                 ("rows", &self.rows),
@@ -193,7 +222,8 @@ impl RowBlock {
                 ("loads", &loads),
                 ("outputs", &outputs),
             ],
-        )
+        );
+        entry_point(variant, &body)
     }
 }
 

@@ -20,12 +20,17 @@
 //! see `docs/DEVICE.md` for the variants measured (stretches of 1, 2, 4 and
 //! 8, consecutive lanes on consecutive vec4s).
 
-use super::{ALIGNED_RUNS, ClassRates, Fits, Gathered, GeneratedLayout, KernelSpec, Order};
+use super::{
+    ALIGNED_RUNS, ClassRates, Generated, GeneratedLayout, Kernel, KernelSpec, Moves, Order,
+    SampleSplit,
+};
+use crate::element::ElementType;
+use crate::plan::gather::Gather;
 use crate::plan::geometry::OutputGeometry;
 use crate::plan::template::Template;
 use crate::plan::wgsl::{Variant, entry_point, read_entries};
 
-const WGSL: Template = Template::new(
+pub(super) const WGSL: Template = Template::new(
     "row_copies.wgsl",
     include_str!("../../../shaders/row_copies.wgsl"),
 );
@@ -35,44 +40,53 @@ pub(super) const SPEC: KernelSpec = KernelSpec {
     unit_bits: 128,
     order: Order::First,
     whole_outputs: true,
-    fits: Fits::Generated(layout),
+    template: WGSL,
+    moves: Moves::Generated(|g, live, start| layout(g, live, start, 128)),
     // The vec4 kernel's condition (where this one cannot take the whole
     // layout, the vec4 kernel moves it at about the same rate).
     moves_alone: |g| g.is_aligned_to(128, 2),
-    wgsl,
     probe: ALIGNED_RUNS,
+    samples: &[
+        ALIGNED_RUNS,
+        // Three runs of unequal vec4s, the middle one not a whole stretch.
+        SampleSplit {
+            shape: &[64, 112],
+            axis: 1,
+            lengths: &[32, 56, 24],
+            element_type: ElementType::Float,
+        },
+    ],
     rates: ClassRates {
         software: 8.0e9,
         discrete: 300e9,
         integrated: 40e9,
         unknown: 20e9,
     },
+    inherits: Some(Kernel::Vec4),
 };
 
-/// The layout of `live` from `window_start_bits`: every gathered output
-/// from the input's start, or one group's outputs from the group's window.
-fn layout(
-    g: &Gathered<'_>,
+/// The layout of `live` from `window_start_bits` in units of `unit_bits`
+/// (row copies: 128, row words: 32): every gathered output from the input's
+/// start, or one group's outputs from the group's window.
+pub(super) fn layout(
+    g: &Gather<'_>,
     live: Vec<(usize, &OutputGeometry)>,
     window_start_bits: u64,
+    unit_bits: u32,
 ) -> Option<GeneratedLayout> {
-    RowCopies::new(live, g.outer, window_start_bits).map(GeneratedLayout::RowCopies)
+    RowCopies::new(live, g.outer, window_start_bits, unit_bits).map(GeneratedLayout::RowCopies)
 }
 
-fn wgsl(variant: &Variant, layout: Option<&GeneratedLayout>) -> String {
-    match layout {
-        Some(GeneratedLayout::RowCopies(rc)) => entry_point(&rc.body(variant)),
-        other => unreachable!("a row-copy module of layout {other:?}"),
-    }
-}
+/// Bits of the longest output one invocation copies per row: 256, 32
+/// bytes, a GPU's memory sector (two vec4s, eight words). (On lavapipe two
+/// vec4s beat 1, 4 and 8, and consecutive lanes on consecutive vec4s ran
+/// slower than each lane on its own stretch; `docs/DEVICE.md`.)
+pub const COPY_STRETCH_BITS: u64 = 256;
 
-/// Vec4s of the longest output one invocation copies per row: two, 32
-/// bytes, a GPU's memory sector. (On lavapipe 2 beat 1, 4 and 8, and
-/// consecutive lanes on consecutive vec4s ran slower than each lane on its
-/// own stretch; `docs/DEVICE.md`.)
-pub const COPY_VEC4S: u64 = 2;
+/// Vec4s of the longest output one row-copy invocation copies per row.
+pub const COPY_VEC4S: u64 = COPY_STRETCH_BITS / 128;
 
-/// Least share of a row's steps that copy a vec4, in percent (see
+/// Least share of a row's steps that copy a unit, in percent (see
 /// `RowCopies::new`). Below it the table-driven kernel, which spreads
 /// every output's units evenly, keeps the layout: `f32 [1, 8400, 84]`
 /// split `[4, 80]` (70 %) measured no faster with row copies (0.95 and 0.96
@@ -90,25 +104,29 @@ pub const MAX_COPY_OUTPUTS: usize = 32;
 /// the layout: groups of equal shape share a module.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct CopyOutput {
-    /// Where its run starts in each input row, in vec4s from the start of
-    /// the pass's input window: the table's `src_bit` / 128 (a generated
+    /// Where its run starts in each input row, in units from the start of
+    /// the pass's input window: the table's `src_bit` / unit (a generated
     /// pass binds the input from a fixed start to its end), compiled in
     /// because on lavapipe runtime source bases cost 3-4 %
     /// (`docs/DEVICE.md`).
-    pub src_vec4: u32,
-    /// Vec4s of its run in each input row.
-    pub run_vec4s: u32,
-    /// Vec4s each invocation copies of it per row.
-    pub vec4s: u32,
+    pub src_unit: u32,
+    /// Units of its run in each input row.
+    pub run_units: u32,
+    /// Units each invocation copies of it per row.
+    pub units: u32,
 }
 
-/// A row-copy layout: the input row stride, the invocations per row and
-/// every gathered output's run and where it starts in the pass's input
-/// window. The row count is not part of it.
+/// A row-copy layout: the unit (vec4s for row copies, words for row
+/// words), the input row stride, the invocations per row and every
+/// gathered output's run and where it starts in the pass's input window.
+/// The row count is not part of it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct RowCopies {
-    /// Vec4s per input row (0 with a single row, where it is never used).
-    pub block_vec4s: u32,
+    /// Bits per unit: 128 ([`Kernel::RowCopies`]) or 32
+    /// ([`Kernel::RowWords`]).
+    pub unit_bits: u32,
+    /// Units per input row (0 with a single row, where it is never used).
+    pub block_units: u32,
     /// Invocations per input row.
     pub per_row: u32,
     /// The gathered outputs, in order (empty outputs have none).
@@ -117,37 +135,40 @@ pub struct RowCopies {
 
 impl RowCopies {
     /// The layout of `live` (non-empty outputs, every one gathered) in a
-    /// dispatch whose input window starts at `window_start_bits`: every
-    /// output of the plan from the input's start, or one group of a plan
-    /// whose outputs take several dispatches (separate destinations past
-    /// the slots of one). `None` unless every run, its offset and the row
-    /// stride are whole vec4s; past [`MAX_COPY_OUTPUTS`] outputs; or when
-    /// under [`MIN_WORKING_PERCENT`] of the steps copy a vec4.
+    /// dispatch whose input window starts at `window_start_bits`, in units
+    /// of `unit_bits`: every output of the plan from the input's start, or
+    /// one group of a plan whose outputs take several dispatches (separate
+    /// destinations past the slots of one). `None` unless every run, its
+    /// offset and the row stride are whole units; past
+    /// [`MAX_COPY_OUTPUTS`] outputs; or when under [`MIN_WORKING_PERCENT`]
+    /// of the steps copy a unit.
     pub(crate) fn new(
         live: Vec<(usize, &OutputGeometry)>,
         outer: u64,
         window_start_bits: u64,
+        unit_bits: u32,
     ) -> Option<Self> {
+        let unit = u64::from(unit_bits);
         let block_bits = live.first()?.1.block_bits;
         let fits = |(_, g): &(usize, &OutputGeometry)| {
-            g.is_aligned_to(128, outer) && g.offset_bits >= window_start_bits
+            g.is_aligned_to(unit, outer) && g.offset_bits >= window_start_bits
         };
         if live.len() > MAX_COPY_OUTPUTS
-            || !window_start_bits.is_multiple_of(128)
+            || !window_start_bits.is_multiple_of(unit)
             || !live.iter().all(fits)
         {
             return None;
         }
-        let widest = live.iter().map(|(_, g)| g.run_bits / 128).max()?;
-        let per_row = widest.div_ceil(COPY_VEC4S).max(1);
+        let widest = live.iter().map(|(_, g)| g.run_bits / unit).max()?;
+        let per_row = widest.div_ceil(COPY_STRETCH_BITS / unit).max(1);
         let outputs: Vec<CopyOutput> = live
             .iter()
             .map(|&(_, g)| {
-                let run_vec4s = g.run_bits / 128;
+                let run_units = g.run_bits / unit;
                 Some(CopyOutput {
-                    src_vec4: u32::try_from((g.offset_bits - window_start_bits) / 128).ok()?,
-                    run_vec4s: u32::try_from(run_vec4s).ok()?,
-                    vec4s: u32::try_from(run_vec4s.div_ceil(per_row)).ok()?,
+                    src_unit: u32::try_from((g.offset_bits - window_start_bits) / unit).ok()?,
+                    run_units: u32::try_from(run_units).ok()?,
+                    units: u32::try_from(run_units.div_ceil(per_row)).ok()?,
                 })
             })
             .collect::<Option<_>>()?;
@@ -155,56 +176,31 @@ impl RowCopies {
         // lavapipe under a mask, on a GPU as idle SIMD slots): an output
         // much shorter than the longest (YOLO's 4-of-84 split: 70 % of the
         // steps work) gains nothing over the table-driven kernel.
-        let steps: u64 = outputs.iter().map(|o| u64::from(o.vec4s)).sum();
-        let work: u64 = outputs.iter().map(|o| u64::from(o.run_vec4s)).sum();
+        let steps: u64 = outputs.iter().map(|o| u64::from(o.units)).sum();
+        let work: u64 = outputs.iter().map(|o| u64::from(o.run_units)).sum();
         if work * 100 < steps * per_row * MIN_WORKING_PERCENT {
             return None;
         }
-        let block_vec4s = if outer > 1 { block_bits / 128 } else { 0 };
+        let block_units = if outer > 1 { block_bits / unit } else { 0 };
         Some(RowCopies {
-            block_vec4s: u32::try_from(block_vec4s).ok()?,
+            unit_bits,
+            block_units: u32::try_from(block_units).ok()?,
             per_row: u32::try_from(per_row).ok()?,
             outputs,
         })
-    }
-
-    /// Invocations for `outer` rows.
-    pub fn invocations(&self, outer: u64) -> u64 {
-        outer * u64::from(self.per_row)
-    }
-
-    /// The body of the entry point for this layout. Table entry `j`
-    /// belongs to gathered output `j`.
-    fn body(&self, variant: &Variant) -> String {
-        let entries = read_entries(variant, self.outputs.len());
-        let copies: String = self
-            .outputs
-            .iter()
-            .enumerate()
-            .map(|(j, out)| self.copy(j, variant, out))
-            .collect();
-        WGSL.fill(
-            "body",
-            &[
-                ("per_row", &self.per_row),
-                ("block", &self.block_vec4s),
-                ("entries", &entries),
-                ("copies", &copies),
-            ],
-        )
     }
 
     /// Output `j`'s stretch of a row (written to its slot), each step
     /// guarded unless every stretch of the run is whole.
     fn copy(&self, j: usize, variant: &Variant, out: &CopyOutput) -> String {
         let slot = variant.placement.slot_of_entry(j);
-        let whole = out.run_vec4s == self.per_row * out.vec4s;
-        let stretch: String = (0..out.vec4s)
+        let whole = out.run_units == self.per_row * out.units;
+        let stretch: String = (0..out.units)
             .map(|k| {
                 if whole {
                     WGSL.fill("step", &[("slot", &slot), ("k", &k)])
                 } else {
-                    let run = out.run_vec4s;
+                    let run = out.run_units;
                     WGSL.fill("guarded_step", &[("k", &k), ("run", &run), ("slot", &slot)])
                 }
             })
@@ -214,11 +210,52 @@ impl RowCopies {
             &[
                 ("unless_skipped", &variant.unless_skipped(j)),
                 ("j", &j),
-                ("steps", &out.vec4s),
-                ("src", &out.src_vec4),
-                ("run", &out.run_vec4s),
+                ("steps", &out.units),
+                ("src", &out.src_unit),
+                ("run", &out.run_units),
                 ("stretch", &stretch),
             ],
+        )
+    }
+}
+
+impl Generated for RowCopies {
+    fn kernel(&self) -> Kernel {
+        if self.unit_bits == 128 {
+            Kernel::RowCopies
+        } else {
+            Kernel::RowWords
+        }
+    }
+
+    fn invocations(&self, outer: u64) -> u64 {
+        outer * u64::from(self.per_row)
+    }
+
+    fn output_entries(&self) -> Option<usize> {
+        Some(self.outputs.len())
+    }
+
+    /// Table entry `j` belongs to gathered output `j`.
+    fn wgsl(&self, variant: &Variant) -> String {
+        let entries = read_entries(variant, self.outputs.len());
+        let copies: String = self
+            .outputs
+            .iter()
+            .enumerate()
+            .map(|(j, out)| self.copy(j, variant, out))
+            .collect();
+        entry_point(
+            variant,
+            &WGSL.fill(
+                "body",
+                &[
+                    ("per_row", &self.per_row),
+                    ("block", &self.block_units),
+                    ("entries", &entries),
+                    ("copies", &copies),
+                ],
+            ),
         )
     }
 }

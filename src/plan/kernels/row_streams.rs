@@ -28,7 +28,12 @@
 //! lanes switch runs at different units, measured 0.55 of a plain copy on
 //! `u8 [4096, 4097]`, this kernel about 0.8; see `docs/DEVICE.md`.)
 
-use super::{ClassRates, Fits, Gathered, GeneratedLayout, KernelSpec, LONG_UNALIGNED_RUNS, Order};
+use super::{
+    ClassRates, Generated, GeneratedLayout, Kernel, KernelSpec, LONG_UNALIGNED_RUNS, Moves, Order,
+    SampleSplit,
+};
+use crate::element::ElementType;
+use crate::plan::gather::Gather;
 use crate::plan::geometry::OutputGeometry;
 use crate::plan::template::Template;
 use crate::plan::wgsl::{VEC4_BITS, Variant, entry_point, read_entries};
@@ -43,35 +48,44 @@ pub(super) const SPEC: KernelSpec = KernelSpec {
     unit_bits: 128,
     order: Order::ByRate,
     whole_outputs: true,
-    fits: Fits::Generated(layout),
+    template: WGSL,
+    moves: Moves::Generated(layout),
     moves_alone: OutputGeometry::long_in_vec4s,
-    wgsl,
     probe: LONG_UNALIGNED_RUNS,
+    samples: &[
+        LONG_UNALIGNED_RUNS,
+        // YOLOv5's head: a one-vec4 box, a one-word run gathered, 80 words.
+        SampleSplit {
+            shape: &[96, 85],
+            axis: 1,
+            lengths: &[4, 1, 80],
+            element_type: ElementType::Float,
+        },
+        // int4 rows of odd nibbles into three.
+        SampleSplit {
+            shape: &[64, 4099],
+            axis: 1,
+            lengths: &[1000, 1000, 2099],
+            element_type: ElementType::Int4,
+        },
+    ],
     rates: ClassRates {
         software: 6.3e9,
         discrete: 260e9,
         integrated: 36e9,
         unknown: 16e9,
     },
+    inherits: Some(Kernel::Funnel),
 };
 
 /// The layout of `live` from `window_start_bits`: every gathered output
 /// from the input's start, or one group's outputs from the group's window.
 fn layout(
-    g: &Gathered<'_>,
+    g: &Gather<'_>,
     live: Vec<(usize, &OutputGeometry)>,
     window_start_bits: u64,
 ) -> Option<GeneratedLayout> {
     RowStreams::new(live, g.input_bytes, window_start_bits).map(GeneratedLayout::RowStreams)
-}
-
-fn wgsl(variant: &Variant, layout: Option<&GeneratedLayout>) -> String {
-    match layout {
-        Some(GeneratedLayout::RowStreams(rs)) => {
-            VEC4_BITS.fill("helpers", &[]) + &entry_point(&rs.body(variant))
-        }
-        other => unreachable!("a row-stream module of layout {other:?}"),
-    }
 }
 
 /// Vec4s of the longest output an invocation streams per row: the
@@ -179,11 +193,6 @@ impl RowStreams {
             per_row: u32::try_from(per_row).ok()?,
             outputs,
         })
-    }
-
-    /// Invocations for `outer` rows.
-    pub fn invocations(&self, outer: u64) -> u64 {
-        outer * u64::from(self.per_row)
     }
 
     /// The body of the entry point for this layout. Table entry `j`
@@ -325,5 +334,23 @@ impl RowStreams {
                 ("stores", &stores),
             ],
         )
+    }
+}
+
+impl Generated for RowStreams {
+    fn kernel(&self) -> Kernel {
+        Kernel::RowStreams
+    }
+
+    fn invocations(&self, outer: u64) -> u64 {
+        outer * u64::from(self.per_row)
+    }
+
+    fn output_entries(&self) -> Option<usize> {
+        Some(self.outputs.len())
+    }
+
+    fn wgsl(&self, variant: &Variant) -> String {
+        VEC4_BITS.fill("helpers", &[]) + &entry_point(variant, &self.body(variant))
     }
 }

@@ -2,9 +2,10 @@
 //! block is a multiple of 128 bits: whole vec4s from whole vec4s, tried
 //! first whenever it fits.
 
-use super::{ALIGNED_RUNS, ClassRates, Fits, GeneratedLayout, KernelSpec, Order};
+use super::{ALIGNED_RUNS, ClassRates, KernelSpec, Moves, Order, SampleSplit};
+use crate::element::ElementType;
 use crate::plan::template::Template;
-use crate::plan::wgsl::{Variant, table_driven};
+use crate::plan::wgsl::table_driven;
 
 const WGSL: Template = Template::new("vec4.wgsl", include_str!("../../../shaders/vec4.wgsl"));
 
@@ -13,21 +14,31 @@ pub(super) const SPEC: KernelSpec = KernelSpec {
     unit_bits: 128,
     order: Order::First,
     whole_outputs: false,
+    template: WGSL,
     // Copied outputs do not constrain it: 128 bits divide every gathered
     // run, offset and stride, and bindings start on 16 bytes.
-    fits: Fits::Table(|g| g.vec4_bindings() && g.outputs().all(|o| o.is_aligned_to(128, g.outer))),
+    moves: Moves::Table {
+        fits: |g| g.vec4_bindings() && g.aligned_to(128),
+        wgsl: |variant| table_driven("split_vec4", &WGSL, variant),
+    },
     // An output alone: its block stride counts (two rows or more).
     moves_alone: |g| g.is_aligned_to(128, 2),
-    wgsl,
     probe: ALIGNED_RUNS,
+    samples: &[
+        ALIGNED_RUNS,
+        // YOLO's head: a one-vec4 run beside a twenty-vec4 one.
+        SampleSplit {
+            shape: &[96, 84],
+            axis: 1,
+            lengths: &[4, 80],
+            element_type: ElementType::Float,
+        },
+    ],
     rates: ClassRates {
         software: 5.5e9,
         discrete: 300e9,
         integrated: 40e9,
         unknown: 20e9,
     },
+    inherits: None,
 };
-
-fn wgsl(variant: &Variant, _: Option<&GeneratedLayout>) -> String {
-    table_driven("split_vec4", &WGSL, variant)
-}

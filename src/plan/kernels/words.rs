@@ -2,10 +2,10 @@
 //! end mid-word are assembled from shifted source bits). The fallback every
 //! plan can take.
 
-use super::{ClassRates, Fits, GeneratedLayout, KernelSpec, Order, Probe};
+use super::{ClassRates, KernelSpec, Moves, Order, SampleSplit};
 use crate::element::ElementType;
 use crate::plan::template::Template;
-use crate::plan::wgsl::{Variant, table_driven};
+use crate::plan::wgsl::table_driven;
 
 const WGSL: Template = Template::new("words.wgsl", include_str!("../../../shaders/words.wgsl"));
 
@@ -14,16 +14,31 @@ pub(super) const SPEC: KernelSpec = KernelSpec {
     unit_bits: 32,
     order: Order::Last,
     whole_outputs: false,
-    fits: Fits::Table(|_| true),
-    moves_alone: |_| true,
-    wgsl,
-    // 1023 rows: outputs of partial vec4s, which no vec4 kernel takes.
-    probe: Probe {
-        shape: &[1023, 4096],
-        axis: 1,
-        lengths: &[1023, 1025, 1024, 1024],
-        element_type: ElementType::Float,
+    template: WGSL,
+    moves: Moves::Table {
+        fits: |_| true,
+        wgsl: |variant| WGSL.fill("helpers", &[]) + &table_driven("split_words", &WGSL, variant),
     },
+    moves_alone: |_| true,
+    // 1023 rows: outputs of partial vec4s, which no vec4 kernel takes.
+    probe: PROBE,
+    samples: &[
+        PROBE,
+        // Runs at odd bit offsets of every width: int4 rows of 7 into 3 and 4.
+        SampleSplit {
+            shape: &[33, 7],
+            axis: 1,
+            lengths: &[3, 4],
+            element_type: ElementType::Int4,
+        },
+        // Two-bit elements, runs that end mid-byte.
+        SampleSplit {
+            shape: &[17, 13],
+            axis: 1,
+            lengths: &[5, 1, 7],
+            element_type: ElementType::Int2,
+        },
+    ],
     // Lavapipe: median of three release calibrations (docs/DEVICE.md).
     rates: ClassRates {
         software: 2.2e9,
@@ -31,8 +46,12 @@ pub(super) const SPEC: KernelSpec = KernelSpec {
         integrated: 30e9,
         unknown: 15e9,
     },
+    inherits: None,
 };
 
-fn wgsl(variant: &Variant, _: Option<&GeneratedLayout>) -> String {
-    WGSL.fill("helpers", &[]) + &table_driven("split_words", &WGSL, variant)
-}
+const PROBE: SampleSplit = SampleSplit {
+    shape: &[1023, 4096],
+    axis: 1,
+    lengths: &[1023, 1025, 1024, 1024],
+    element_type: ElementType::Float,
+};

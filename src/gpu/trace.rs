@@ -1,0 +1,258 @@
+//! The access trace: a plan's dispatches run in their modules' trace
+//! variant, so that every load and store of every traced invocation is
+//! recorded ([`crate::plan::coalescing`] counts what a GPU's warps would make
+//! of them). The adapter executes the very WGSL a GPU gets; only its timing
+//! is its own, and a trace has none. A diagnostic: plans never record it.
+
+use std::ops::Range;
+
+use super::dispatch::{bind_group, upload_table};
+use super::error::DeviceError;
+use super::region::{BufferRegion, plain_regions};
+use super::scope::{buffer_with_contents, scoped};
+use super::splitter::GpuSplitter;
+use crate::error::Result;
+use crate::plan::coalescing::{Access, TracedBinding, TracedDispatch};
+use crate::plan::internals::{BoundDispatch, SlotBinding, TableHeader};
+use crate::plan::{Bindings, SplitPlan};
+
+/// Records kept per invocation at first; a dispatch whose invocations made
+/// more runs again with room for them all.
+const FIRST_RECORDS: u32 = 64;
+
+/// Bytes of the trace binding's header (`struct Trace` before `records`).
+const HEADER_BYTES: u64 = 16;
+
+/// A traced run of a plan: what every traced invocation accessed, and what
+/// each destination holds afterwards (to compare with the host path: the
+/// trace variant moves the same bits).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TracedRun {
+    /// Per dispatch, in recording order.
+    pub dispatches: Vec<TracedDispatch>,
+    /// Each destination buffer's bytes after the run.
+    pub destinations: Vec<Vec<u8>>,
+}
+
+/// Runs `plan` on `input` (its packed bytes) into destination buffers of
+/// their own, every dispatch in its module's trace variant, and returns the
+/// accesses of the traced invocations: all of a dispatch's when it has at
+/// most `most` invocations, else three windows of about `most / 3` each
+/// (its start, middle and end), every window whole warps of 64.
+///
+/// # Errors
+///
+/// The plan's [`crate::plan::EncodeError`]s (none for regions of its own
+/// sizes) and [`DeviceError::Gpu`] when the device fails.
+pub fn trace(
+    splitter: &GpuSplitter,
+    plan: &SplitPlan,
+    input: &[u8],
+    most: u64,
+) -> Result<TracedRun> {
+    let device = splitter.device();
+    let usage =
+        wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
+    let input_size = plan.input_binding_bytes().max(16);
+    let input_buffer =
+        buffer_with_contents(device, "wgpu-split traced input", input, input_size, usage)?;
+    let destinations = (0..plan.destination_count())
+        .map(|i| {
+            let size = plan.destination_bytes(i).next_multiple_of(4).max(16);
+            buffer_with_contents(device, "wgpu-split traced destination", &[], size, usage)
+        })
+        .collect::<std::result::Result<Vec<_>, _>>()?;
+    let regions: Vec<BufferRegion<'_>> = destinations.iter().map(BufferRegion::whole).collect();
+    let input_region = BufferRegion::new(&input_buffer, 0, plan.input_bytes());
+    let (plain_input, plain_destinations) = plain_regions(&input_region, &regions);
+    let bound = plan.bind(&plain_input, &plain_destinations)?;
+    let (keys, modules) = bound.shaders(plan);
+    let resources = splitter.resources();
+    let table = upload_table(
+        resources,
+        crate::plan::internals::fingerprint(&bound.table),
+        &bound.table,
+    )?;
+    let mut traced = Vec::with_capacity(bound.dispatches.len());
+    for (d, &module) in bound.dispatches.iter().zip(&modules) {
+        let key = keys[module].clone().traced(true);
+        let header: TableHeader = bytemuck::pod_read_unaligned(
+            &bound.table[d.table_bytes.start as usize..][..TableHeader::SIZE as usize],
+        );
+        let invocations = u64::from(header.invocations);
+        let mut windows = Vec::new();
+        for window in windows_of(invocations, most) {
+            let mut per = FIRST_RECORDS;
+            loop {
+                let run = Dispatch {
+                    splitter,
+                    plan,
+                    key: &key,
+                    table: &table,
+                    dispatch: d,
+                    input: &input_region,
+                    destinations: &regions,
+                };
+                let (records, needed) = run.traced(&window, per)?;
+                if needed <= per {
+                    windows.push((window.start, records));
+                    break;
+                }
+                per = needed;
+            }
+        }
+        traced.push(TracedDispatch {
+            invocations,
+            bindings: bindings_of(d),
+            windows,
+        });
+    }
+    let destinations = destinations
+        .iter()
+        .map(|b| read(splitter, b))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(TracedRun {
+        dispatches: traced,
+        destinations,
+    })
+}
+
+/// The invocation windows traced of a dispatch of `invocations`.
+fn windows_of(invocations: u64, most: u64) -> Vec<Range<u64>> {
+    if invocations <= most {
+        return std::iter::once(0..invocations).collect();
+    }
+    let len = (most / 3).next_multiple_of(64).max(64);
+    let middle = (invocations / 2 - len / 2) / 64 * 64;
+    let last = (invocations - len) / 64 * 64;
+    let mut starts = vec![0, middle, last];
+    starts.dedup();
+    starts
+        .into_iter()
+        .map(|s| s..(s + len).min(invocations))
+        .collect()
+}
+
+/// Where a dispatch's bindings lie: the input in buffer 0, destination `i`
+/// in buffer `i + 1` (spare slots are never accessed).
+fn bindings_of(d: &BoundDispatch) -> Vec<TracedBinding> {
+    let mut bindings = vec![TracedBinding {
+        binding: Bindings::SOURCE,
+        buffer: 0,
+        offset: d.src.start,
+    }];
+    for (slot, bound) in d.dst.iter().enumerate() {
+        if let SlotBinding::Destination { destination, bytes } = bound {
+            bindings.push(TracedBinding {
+                binding: Bindings::destination(slot as u32),
+                buffer: destination + 1,
+                offset: bytes.start,
+            });
+        }
+    }
+    bindings
+}
+
+/// One bound dispatch, ready to run in its trace variant.
+struct Dispatch<'a> {
+    splitter: &'a GpuSplitter,
+    plan: &'a SplitPlan,
+    key: &'a crate::plan::ShaderKey,
+    table: &'a wgpu::Buffer,
+    dispatch: &'a BoundDispatch,
+    input: &'a BufferRegion<'a>,
+    destinations: &'a [BufferRegion<'a>],
+}
+
+impl Dispatch<'_> {
+    /// Runs the dispatch tracing `window`, keeping `per` records per
+    /// invocation: each traced invocation's accesses, and the most records
+    /// any invocation made.
+    fn traced(&self, window: &Range<u64>, per: u32) -> Result<(Vec<Vec<Access>>, u32)> {
+        let count = window.end - window.start;
+        let device = self.splitter.device();
+        let words = [window.start as u32, count as u32, per, 0];
+        let size = HEADER_BYTES + count * u64::from(per) * 8;
+        let trace = buffer_with_contents(
+            device,
+            "wgpu-split trace",
+            bytemuck::cast_slice(&words),
+            size,
+            wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        )?;
+        let resources = self.splitter.resources();
+        let command = scoped(device, "tracing a dispatch", || {
+            let kernel = resources.pipeline(self.key);
+            let group = bind_group(
+                resources,
+                &kernel.layout,
+                self.plan,
+                self.table,
+                self.dispatch,
+                self.input,
+                self.destinations,
+                Some(&trace),
+            );
+            let mut encoder = device.create_command_encoder(&Default::default());
+            {
+                let mut pass = encoder.begin_compute_pass(&Default::default());
+                pass.set_pipeline(&kernel.pipeline);
+                pass.set_bind_group(0, &group, &[]);
+                let [x, y] = self.dispatch.workgroups;
+                pass.dispatch_workgroups(x, y, 1);
+            }
+            encoder.finish()
+        })?;
+        self.splitter.queue().submit([command]);
+        let bytes = read(self.splitter, &trace)?;
+        let words: Vec<u32> = bytemuck::pod_collect_to_vec(&bytes);
+        let needed = words[3];
+        let records = &words[(HEADER_BYTES / 4) as usize..];
+        let accesses = (0..count as usize)
+            .map(|t| {
+                let kept = needed.min(per) as usize;
+                records[t * per as usize * 2..][..kept * 2]
+                    .chunks_exact(2)
+                    .take_while(|r| r[0] != 0)
+                    .map(|r| Access::decode(r[0], r[1]))
+                    .collect()
+            })
+            .collect();
+        Ok((accesses, needed))
+    }
+}
+
+/// A buffer's bytes, read back through a staging buffer (blocking).
+fn read(splitter: &GpuSplitter, buffer: &wgpu::Buffer) -> Result<Vec<u8>> {
+    let device = splitter.device();
+    let staging = scoped(device, "reading a traced buffer", || {
+        let staging = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("wgpu-split trace readback"),
+            size: buffer.size(),
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let mut encoder = device.create_command_encoder(&Default::default());
+        encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, buffer.size());
+        splitter.queue().submit([encoder.finish()]);
+        staging.slice(..).map_async(wgpu::MapMode::Read, |_| {});
+        staging
+    })?;
+    device
+        .poll(wgpu::PollType::Wait {
+            submission_index: None,
+            timeout: Some(super::READBACK_TIMEOUT),
+        })
+        .map_err(|e| DeviceError::Gpu {
+            detail: format!("waiting for a trace: {e}"),
+        })?;
+    let bytes = staging
+        .slice(..)
+        .get_mapped_range()
+        .map_err(|e| DeviceError::Gpu {
+            detail: format!("reading a trace: {e}"),
+        })?
+        .to_vec();
+    staging.unmap();
+    Ok(bytes)
+}

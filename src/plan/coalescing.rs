@@ -1,0 +1,346 @@
+//! How a GPU would serve a plan's memory accesses, from an access trace:
+//! the loads and stores every traced invocation made, in order
+//! ([`TracedDispatch`], recorded on any adapter by `crate::gpu::trace`), are
+//! grouped as a warp of `W` consecutive invocations issues them (one
+//! request per static access site and iteration), and each request is
+//! counted in 32-byte sectors and 128-byte lines against the ideal for the
+//! bytes it moves ([`Coalescing`]). Pure data: tests feed it traces of
+//! their own.
+
+use std::collections::{HashMap, HashSet};
+
+/// One request being gathered: a store (else a load), and each lane's
+/// buffer, byte and width.
+type Request = (bool, Vec<(usize, u64, u32)>);
+
+/// One warp's footprint in one buffer: the sectors and the 4-byte words it
+/// touched.
+type Footprint = (HashSet<u64>, HashSet<u64>);
+
+/// One load or store of an invocation, as its module's trace variant
+/// records it (`shaders/prelude.wgsl`, fragment `record`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Access {
+    /// The access site: its number in the module's source.
+    pub site: u32,
+    /// A store (else a load).
+    pub store: bool,
+    /// The binding accessed.
+    pub binding: u32,
+    /// Bytes accessed (4 or 16).
+    pub bytes: u32,
+    /// The element accessed, in units of `bytes` from the binding's start.
+    pub unit: u32,
+}
+
+impl Access {
+    /// The access a trace record `(code, unit)` describes:
+    /// `code = site << 11 | log2(bytes) << 8 | binding << 1 | store`.
+    pub fn decode(code: u32, unit: u32) -> Access {
+        Access {
+            site: code >> 11,
+            store: code & 1 == 1,
+            binding: (code >> 1) & 0x7f,
+            bytes: 1 << ((code >> 8) & 7),
+            unit,
+        }
+    }
+}
+
+/// Where a dispatch's binding lies: which buffer, from which byte.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TracedBinding {
+    /// The binding number.
+    pub binding: u32,
+    /// The buffer it binds (any numbering that tells buffers apart).
+    pub buffer: usize,
+    /// Its first byte in the buffer.
+    pub offset: u64,
+}
+
+/// The traced invocations of one dispatch.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct TracedDispatch {
+    /// Invocations that do work in the dispatch.
+    pub invocations: u64,
+    /// Its bindings.
+    pub bindings: Vec<TracedBinding>,
+    /// Runs of consecutive traced invocations: the first one's index, and
+    /// each one's accesses in program order.
+    pub windows: Vec<(u64, Vec<Vec<Access>>)>,
+}
+
+/// Warp requests of one kind (loads or stores), summed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct Requests {
+    /// Requests: (warp, site, iteration) with at least one active lane.
+    pub requests: u64,
+    /// 32-byte sectors the requests touched.
+    pub sectors: u64,
+    /// Sectors the same bytes need, contiguous and aligned.
+    pub ideal_sectors: u64,
+    /// 128-byte lines the requests touched.
+    pub lines: u64,
+    /// Lines the same bytes need.
+    pub ideal_lines: u64,
+    /// Distinct bytes the requests moved.
+    pub bytes: u64,
+    /// Row boundaries inside requests (rows a request's lanes touch, less
+    /// one), by the caller's row function ([`analyse_with_rows`]).
+    pub boundaries: u64,
+}
+
+impl Requests {
+    /// Sectors per request.
+    pub fn sectors_per_request(&self) -> f64 {
+        self.sectors as f64 / self.requests.max(1) as f64
+    }
+
+    /// Ideal sectors per request.
+    pub fn ideal_per_request(&self) -> f64 {
+        self.ideal_sectors as f64 / self.requests.max(1) as f64
+    }
+
+    /// Sectors against the ideal (1.0: coalesced).
+    pub fn sector_ratio(&self) -> f64 {
+        self.sectors as f64 / self.ideal_sectors.max(1) as f64
+    }
+
+    /// Lines against the ideal.
+    pub fn line_ratio(&self) -> f64 {
+        self.lines as f64 / self.ideal_lines.max(1) as f64
+    }
+
+    /// True when the requests touch at most `ratio` times the ideal sectors
+    /// and lines, one more of each allowed per row boundary.
+    pub fn within(&self, ratio: f64) -> bool {
+        let allowed = |ideal: u64| ratio * ideal as f64 + self.boundaries as f64;
+        self.sectors as f64 <= allowed(self.ideal_sectors) + 1e-9
+            && self.lines as f64 <= allowed(self.ideal_lines) + 1e-9
+    }
+}
+
+/// How a warp of `warp` lanes would serve a trace.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct Coalescing {
+    /// Lanes per warp.
+    pub warp: u32,
+    /// The loads.
+    pub loads: Requests,
+    /// The stores.
+    pub stores: Requests,
+    /// Distinct sectors each warp touched over its whole work, summed over
+    /// the warps (per buffer and kind): what DRAM moves when a warp's
+    /// sectors stay cached until it is done with them.
+    pub footprint_sectors: u64,
+    /// The sectors the distinct bytes of each warp need, summed.
+    pub footprint_ideal: u64,
+    /// Invocations of the dispatches (working ones), summed.
+    pub invocations: u64,
+    /// Dispatches.
+    pub dispatches: usize,
+}
+
+impl Coalescing {
+    /// Distinct sectors per warp against the ideal (1.0: every sector a
+    /// warp touches is used whole).
+    pub fn footprint(&self) -> f64 {
+        self.footprint_sectors as f64 / self.footprint_ideal.max(1) as f64
+    }
+}
+
+/// [`analyse_with_rows`] with no rows: no boundary is counted.
+pub fn analyse(dispatches: &[TracedDispatch], warp: u32) -> Coalescing {
+    analyse_with_rows(dispatches, warp, &|_, _| 0)
+}
+
+/// What the accesses of `dispatches` cost a GPU whose warps have `warp`
+/// lanes: requests grouped by (warp, site, iteration of the site in each
+/// lane), counted in sectors and lines against the ideal, and each warp's
+/// footprint. `row_of(buffer, byte)` names the row a byte lies in (a
+/// request touching `r` rows spans `r - 1` boundaries).
+pub fn analyse_with_rows(
+    dispatches: &[TracedDispatch],
+    warp: u32,
+    row_of: &dyn Fn(usize, u64) -> u64,
+) -> Coalescing {
+    let mut out = Coalescing {
+        warp,
+        dispatches: dispatches.len(),
+        ..Coalescing::default()
+    };
+    for d in dispatches {
+        out.invocations += d.invocations;
+        let place = |a: &Access| {
+            let b = d
+                .bindings
+                .iter()
+                .find(|b| b.binding == a.binding)
+                .unwrap_or_else(|| panic!("the trace names binding {} unbound", a.binding));
+            (b.buffer, b.offset + u64::from(a.unit) * u64::from(a.bytes))
+        };
+        // (warp, site, iteration) -> (store, [(buffer, byte, bytes)]).
+        let mut requests: HashMap<(u64, u32, u32), Request> = HashMap::new();
+        // (warp, buffer, store) -> (sectors, 4-byte words).
+        let mut footprints: HashMap<(u64, usize, bool), Footprint> = HashMap::new();
+        for (first, invocations) in &d.windows {
+            for (i, accesses) in invocations.iter().enumerate() {
+                let w = (first + i as u64) / u64::from(warp);
+                let mut iteration: HashMap<u32, u32> = HashMap::new();
+                for a in accesses {
+                    let k = iteration.entry(a.site).or_default();
+                    let (buffer, byte) = place(a);
+                    let request = requests.entry((w, a.site, *k)).or_default();
+                    request.0 = a.store;
+                    request.1.push((buffer, byte, a.bytes));
+                    *k += 1;
+                    let (sectors, words) = footprints.entry((w, buffer, a.store)).or_default();
+                    sectors.insert(byte / 32);
+                    words.extend((byte / 4..(byte + u64::from(a.bytes)) / 4).map(|w| w * 4));
+                }
+            }
+        }
+        for (store, lanes) in requests.values() {
+            let kind = if *store {
+                &mut out.stores
+            } else {
+                &mut out.loads
+            };
+            count_request(kind, lanes, row_of);
+        }
+        for (sectors, words) in footprints.values() {
+            out.footprint_sectors += sectors.len() as u64;
+            out.footprint_ideal += (words.len() as u64 * 4).div_ceil(32);
+        }
+    }
+    out
+}
+
+/// Adds one request (its lanes' buffer, byte and width) to `kind`.
+fn count_request(
+    kind: &mut Requests,
+    lanes: &[(usize, u64, u32)],
+    row_of: &dyn Fn(usize, u64) -> u64,
+) {
+    let sectors: HashSet<(usize, u64)> = lanes
+        .iter()
+        .flat_map(|&(buffer, byte, bytes)| {
+            (byte / 32..(byte + u64::from(bytes)).div_ceil(32)).map(move |s| (buffer, s))
+        })
+        .collect();
+    let lines: HashSet<(usize, u64)> = sectors.iter().map(|&(b, s)| (b, s / 4)).collect();
+    let words: HashSet<(usize, u64)> = lanes
+        .iter()
+        .flat_map(|&(buffer, byte, bytes)| {
+            (byte / 4..(byte + u64::from(bytes)) / 4).map(move |w| (buffer, w))
+        })
+        .collect();
+    let rows: HashSet<(usize, u64)> = lanes
+        .iter()
+        .map(|&(b, byte, _)| (b, row_of(b, byte)))
+        .collect();
+    let bytes = words.len() as u64 * 4;
+    kind.requests += 1;
+    kind.sectors += sectors.len() as u64;
+    kind.lines += lines.len() as u64;
+    kind.ideal_sectors += bytes.div_ceil(32);
+    kind.ideal_lines += bytes.div_ceil(128);
+    kind.bytes += bytes;
+    kind.boundaries += rows.len() as u64 - 1;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Access, TracedBinding, TracedDispatch, analyse};
+
+    /// A dispatch whose invocation `g` loads source unit `load(g)` and
+    /// stores destination unit `g`, vec4s.
+    fn copy(invocations: u64, load: impl Fn(u64) -> u32) -> TracedDispatch {
+        let access = |site, store, binding, unit| Access {
+            site,
+            store,
+            binding,
+            bytes: 16,
+            unit,
+        };
+        TracedDispatch {
+            invocations,
+            bindings: vec![
+                TracedBinding {
+                    binding: 1,
+                    buffer: 0,
+                    offset: 0,
+                },
+                TracedBinding {
+                    binding: 2,
+                    buffer: 1,
+                    offset: 0,
+                },
+            ],
+            windows: vec![(
+                0,
+                (0..invocations)
+                    .map(|g| vec![access(0, false, 1, load(g)), access(1, true, 2, g as u32)])
+                    .collect(),
+            )],
+        }
+    }
+
+    #[test]
+    fn consecutive_lanes_on_consecutive_vec4s_touch_the_ideal_sectors() {
+        let c = analyse(&[copy(256, |g| g as u32)], 32);
+        assert_eq!(
+            (c.loads.requests, c.loads.sectors, c.loads.ideal_sectors),
+            (8, 128, 128)
+        );
+        assert_eq!((c.stores.lines, c.stores.ideal_lines), (32, 32));
+        assert_eq!(c.footprint(), 1.0);
+    }
+
+    #[test]
+    fn lanes_two_vec4s_apart_touch_twice_the_sectors() {
+        // Each lane loads every other vec4: 32 sectors for 16 sectors' bytes.
+        let c = analyse(&[copy(64, |g| 2 * g as u32)], 32);
+        assert_eq!(c.loads.requests, 2);
+        assert_eq!(c.loads.sector_ratio(), 2.0);
+        assert_eq!(c.loads.line_ratio(), 2.0);
+        assert_eq!(c.stores.sector_ratio(), 1.0);
+        // At warp 8 the same lanes are still 2x.
+        assert_eq!(
+            analyse(&[copy(64, |g| 2 * g as u32)], 8)
+                .loads
+                .sector_ratio(),
+            2.0
+        );
+    }
+
+    #[test]
+    fn a_site_in_a_loop_is_one_request_per_iteration() {
+        let mut d = copy(32, |g| g as u32);
+        for (_, invocations) in &mut d.windows {
+            for (g, accesses) in invocations.iter_mut().enumerate() {
+                accesses.push(Access {
+                    site: 0,
+                    store: false,
+                    binding: 1,
+                    bytes: 16,
+                    unit: 32 + g as u32,
+                });
+            }
+        }
+        let c = analyse(&[d], 32);
+        assert_eq!((c.loads.requests, c.loads.sectors), (2, 32));
+    }
+
+    #[test]
+    fn records_decode_as_the_prelude_encodes_them() {
+        let code = (9 << 11) | (4 << 8) | (3 << 1) | 1;
+        let a = Access::decode(code, 77);
+        assert_eq!(
+            (a.site, a.store, a.binding, a.bytes, a.unit),
+            (9, true, 3, 16, 77)
+        );
+    }
+}

@@ -1,0 +1,56 @@
+//! The row-word kernel: the row-copy kernel ([`super::row_copies`], the same
+//! layout and template) over 32-bit words, for runs whose lengths, offsets
+//! and row stride are whole words but not whole vec4s: f32 rows of an odd
+//! number of words, YOLOv5's `[4, 1, 80]` head. On a GPU, consecutive lanes
+//! on consecutive words read the input once, in whole sectors, and write
+//! every output in whole sectors (the access trace, `docs/PERFORMANCE.md`),
+//! where the vec4 kernels that shift words into place read a narrow
+//! column's sectors for one output at a time.
+
+use super::row_copies::{WGSL, layout};
+use super::{ClassRates, Kernel, KernelSpec, Moves, Order, SampleSplit};
+use crate::element::ElementType;
+
+pub(super) const SPEC: KernelSpec = KernelSpec {
+    name: "row_words",
+    unit_bits: 32,
+    order: Order::ByRate,
+    whole_outputs: true,
+    template: WGSL,
+    moves: Moves::Generated(|g, live, start| layout(g, live, start, 32)),
+    moves_alone: |g| g.is_aligned_to(32, 2),
+    probe: ODD_WORDS,
+    samples: &[
+        ODD_WORDS,
+        // YOLOv5's head: four words, one word and eighty words per row.
+        SampleSplit {
+            shape: &[96, 85],
+            axis: 1,
+            lengths: &[4, 1, 80],
+            element_type: ElementType::Float,
+        },
+        // f16 runs of even lengths at even offsets.
+        SampleSplit {
+            shape: &[64, 30],
+            axis: 1,
+            lengths: &[2, 8, 20],
+            element_type: ElementType::Float16,
+        },
+    ],
+    rates: ClassRates {
+        software: 2.0e9,
+        discrete: 240e9,
+        integrated: 34e9,
+        unknown: 14e9,
+    },
+    inherits: Some(Kernel::Words),
+};
+
+/// f32 rows of 1,025 words split into 512 and 513: whole words, no vec4
+/// alignment past the first run.
+const ODD_WORDS: SampleSplit = SampleSplit {
+    shape: &[1024, 1025],
+    axis: 1,
+    lengths: &[512, 513],
+    element_type: ElementType::Float,
+};
