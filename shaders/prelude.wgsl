@@ -133,6 +133,17 @@ fn split(
         return;
     }
 {{body}}}
+//#fragment workgroup_entry_point
+// Every invocation of the workgroup runs the body (it shares workgroup
+// memory behind a barrier, so none may return early).
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn split(
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+    @builtin(local_invocation_id) lid: vec3<u32>,
+) {
+    let g = invocation_index(wid, groups, lid);
+{{trace_start}}{{body}}}
 //#fragment trace_start
     trace_g = g;
     trace_n = 0u;

@@ -1,13 +1,18 @@
 // The row-copy kernel for runs of whole units (vec4s for row_copies, words
-// for row_words), generated per layout (plan::kernels::row_copies):
-// invocation g owns stretch `part = g % per_row` of input row
-// `row = g / per_row` and copies, in every output, the units
-// [part * steps, part * steps + steps) of that row's run: one load and one
-// store per unit, straight-line code, the run lengths, the row stride, the
-// lanes per row and where each run starts in a row constants. A stretch is
-// 32 bytes (a GPU's memory sector) for the longest output. Every entry is
-// read once, before the first copy, from a uniform table (arena too: at
-// most MAX_COPY_OUTPUTS entries).
+// for row_words), generated per layout (plan::kernels::row_copies): straight-
+// line code, the run lengths, the row stride, the lanes per row and where
+// each run starts in a row constants, one load and one store per unit.
+// Every entry is read once, before the first copy, from a uniform table
+// (arena too: at most MAX_COPY_OUTPUTS entries). Two lane orders:
+//
+// - blocked (software rasterisers): invocation g owns stretch
+//   `part = g % per_row` of input row `row = g / per_row` and copies, in
+//   every output, the units [part * steps, part * steps + steps) of that
+//   row's run. A stretch is 32 bytes for the longest output.
+// - striped (GPUs): the gathered runs of a row laid end to end, invocation g
+//   copies unit `w = g % per_row` of row `g / per_row` into the output whose
+//   run holds it: consecutive lanes on consecutive units of the input and
+//   of every output, so a warp's request touches the sectors its bytes need.
 
 //#fragment body
     let row = g / {{per_row}}u;
@@ -26,3 +31,17 @@
         if (u0 + {{k}}u < {{run}}u) {
             st_dst_{{slot}}(__site__, dst + {{k}}u, ld_src(__site__, src + {{k}}u));
         }
+//#fragment striped_body
+    let row = g / {{per_row}}u;
+    let w = g % {{per_row}}u;
+{{entries}}    // Where unit w of the row's runs lies in the input row: each run's
+    // start less its place among the runs (wrapping where runs overlap).
+    let shift = {{shift}};
+    let value = ld_src(__site__, source_shift_bits() / UNIT_BITS + row * {{block}}u + w + shift);
+{{stores}}
+//#fragment striped_store
+    {{unless_skipped}}{
+        if (w - {{first}}u < {{run}}u) {
+            st_dst_{{slot}}(__site__, e{{j}}.dst_unit + row * {{run}}u + w - {{first}}u, value);
+        }
+    }

@@ -5,6 +5,12 @@
 // and one store per 16 bytes; vec4_bits.wgsl). Output bit q lies in row
 // q / run, in vec4 q / 128.
 //
+// That is the blocked lane order (software rasterisers). Striped (GPUs):
+// each output's entry owns a range of invocations, and invocation g of it
+// writes the output's vec4 q = g - first: consecutive lanes on consecutive
+// vec4s of the output and, inside a row, of the input (fragment
+// striped_stream).
+//
 // Every invocation runs the same straight-line code: the run and row
 // lengths, the invocations per row and the stretch are constants, so no
 // lane loops longer than another. The stretch is unrolled: on lavapipe the
@@ -40,11 +46,12 @@
     }
 //#fragment gather
     // A short run ({{words}} word(s) per row): this invocation gathers the
-    // output's vec4 g, word by word from the rows it spans.
+    // output's vec4 q, word by word from the rows it spans.
     {{unless_skipped}}{
         let e = e{{j}};
-        if (g < (e.len_bits >> 7u)) {
-            let first = g * 4u;
+        let q = {{q}};
+        if ({{in_range}}) {
+            let first = q * 4u;
             var row = first / {{words}}u;
             var col = first % {{words}}u;
             var v = vec4<u32>();
@@ -56,7 +63,7 @@
                 row = select(row, row + 1u, next_row);
                 col = select(col, 0u, next_row);
             }
-            st_dst_{{slot}}(__site__, e.dst_unit + g, v);
+            st_dst_{{slot}}(__site__, e.dst_unit + q, v);
         }
     }
 //#fragment step
@@ -92,3 +99,26 @@
             if (c == {{c}}u) {
                 st_dst_{{slot}}(__site__, e.dst_unit + dst_shift_{{slot}}(e.window_units) + x, value);
             }
+//#fragment striped_body
+{{entries}}{{streams}}
+//#fragment striped_stream
+    // Output {{j}}: its vec4 q, from bit q * 128 of the output, at any bit
+    // offset of its row's run; a vec4 that crosses the run's end takes the
+    // rest from the next row's run.
+    {{unless_skipped}}{
+        let e = e{{j}};
+        let q = g - e.first_invocation;
+        if (g >= e.first_invocation && q < (e.len_bits >> 7u)) {
+            let p = q * 128u;
+            let row = p / {{run}}u;
+            let col = p % {{run}}u;
+            let s = {{src}}u + source_shift_bits() + row * {{block}}u + col;
+            var v = src_bits_128(s);
+            if (col + 128u > {{run}}u) {
+                let head = {{run}}u - col;
+                let next = src_bits_128(s + head + {{gap}}u);
+                v = low_bits(v, head) | shift_up(next, head);
+            }
+            st_dst_{{slot}}(__site__, e.dst_unit + q, v);
+        }
+    }

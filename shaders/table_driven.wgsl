@@ -1,12 +1,15 @@
 // The entry-point bodies of the table-driven kernels (words, vec4, funnel),
 // whose per-slot functions `<family>_<slot>(e, i)` do invocation `i`'s share
-// of entry `e`: units [i * n, (i + 1) * n) with n = e.units_per_invocation.
+// of entry `e`: units [i * n, (i + 1) * n) with n = e.units_per_invocation
+// (8 with blocked lanes, 1 with striped ones: consecutive invocations on
+// consecutive units).
 //
 // Arena passes: each invocation works on the entry whose invocation range
 // holds it (entries are sorted by first invocation; every entry writes the
-// one arena binding, slot 0). Separate destinations: entry k writes slot k,
-// and every invocation does its share of every entry, so none chooses a
-// destination at run time. (WGSL cannot index a set of bindings, and on
+// one arena binding, slot 0). Separate destinations, blocked: entry k
+// writes slot k, and every invocation does its share of every entry, so
+// none chooses a destination at run time. Separate destinations, striped:
+// entry k owns a range of invocations, as in an arena, and writes slot k. (WGSL cannot index a set of bindings, and on
 // lavapipe a switch on the slot runs every case under masks: 3 slots cost
 // 11 %, 30 slots 58 % of a copy. Each slot's code is instantiated with its
 // binding instead.) A slot the pass does not use, or an entry this
@@ -35,4 +38,13 @@ fn find_entry(g: u32) -> u32 {
 //#fragment slot_call
     if ({{slot}}u < table.entry_count{{written}}) {
         {{family}}_{{slot}}(bound_{{slot}}(table.entries[{{slot}}u]), g);
+    }
+//#fragment slot_range_call
+    if ({{slot}}u < table.entry_count{{written}}) {
+        let e = bound_{{slot}}(table.entries[{{slot}}u]);
+        let i = g - e.first_invocation;
+        let units = (e.first_bit + e.len_bits + UNIT_BITS - 1u) / UNIT_BITS;
+        if (g >= e.first_invocation && i * e.units_per_invocation < units) {
+            {{family}}_{{slot}}(e, i);
+        }
     }

@@ -35,11 +35,13 @@ fn funnel_by(a: vec4<u32>, b: vec4<u32>, shift: Shift) -> vec4<u32> {
     return (x0 >> vec4<u32>(shift.bits)) | (next << vec4<u32>(32u - shift.bits));
 }
 
-// The 128 source bits from bit `bit`. Both vec4s are loaded: the second
-// must lie in the binding unless `bit` starts a vec4.
+// The 128 source bits from bit `bit`. Both vec4s are loaded, the second
+// clamped to the binding (it is used only when `bit` does not start a vec4,
+// and then it lies in the binding).
 fn src_bits_128(bit: u32) -> vec4<u32> {
     let at = bit >> 7u;
-    return funnel_by(ld_src(__site__, at), ld_src(__site__, at + 1u), shift_at(bit));
+    let next = min(at + 1u, arrayLength(&src_vec4) - 1u);
+    return funnel_by(ld_src(__site__, at), ld_src(__site__, next), shift_at(bit));
 }
 
 // The low `n` bits (0..=128) of a 128-bit value, the rest zero.

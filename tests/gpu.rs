@@ -10,7 +10,7 @@ use proptest::prelude::*;
 use wgpu_split::error::PlanError;
 use wgpu_split::gpu::GpuSplitter;
 use wgpu_split::plan::{
-    Kernel, Placement, PlanLimits, PlanOptions, SplitPlan, Strategy as PlanStrategy,
+    CostModel, Kernel, Placement, PlanLimits, PlanOptions, SplitPlan, Strategy as PlanStrategy,
 };
 use wgpu_split::{
     ElementType, Error, HostTensor, OnnxSplit, OnnxSplitToSequence, Operator, ResolvedSplit, host,
@@ -494,10 +494,23 @@ fn two_dimensional_grids_past_the_workgroup_limit() {
         max_compute_workgroups_per_dimension: 10,
         ..*gpu.limits()
     };
-    let plan = SplitPlan::new(&split, ElementType::Uint8, &limits, &gather()).unwrap();
+    // Blocked (lavapipe's: eight words an invocation): one 2-D grid.
+    let blocked = PlanOptions::default()
+        .strategy(PlanStrategy::Auto(CostModel::LAVAPIPE))
+        .in_compute_pass();
+    let plan = SplitPlan::new(&split, ElementType::Uint8, &limits, &blocked).unwrap();
     assert_eq!(plan.dispatch_count(), 1);
     let [x, y] = plan.passes()[0].workgroups;
     assert!(y > 1 && x <= 10 && y <= 10, "grid {x} x {y}");
+    let actual = common::round_trip(gpu).run_plan(&plan, &input).unwrap();
+    assert_outputs_equal(&expected, &actual, "a 2-D grid, blocked");
+    // Striped (a GPU's: a word an invocation): 2-D grids in several passes.
+    let plan = SplitPlan::new(&split, ElementType::Uint8, &limits, &gather()).unwrap();
+    assert!(plan.dispatch_count() > 1);
+    for pass in plan.passes() {
+        let [x, y] = pass.workgroups;
+        assert!(x <= 10 && y <= 10, "grid {x} x {y}");
+    }
     assert!(
         u64::from(x) * u64::from(y) * 256
             < u64::from(plan.passes()[0].invocations) + u64::from(y) * 256

@@ -14,8 +14,8 @@ use wgpu_split::plan::internals::{
     BoundPlan, MAX_GROUP_MODULES, Pass, Region, SlotBinding, WORKGROUP_SIZE,
 };
 use wgpu_split::plan::{
-    CostModel, GeneratedLayout, Kernel, Placement, PlanLimits, PlanOptions, RowCopies, SplitPlan,
-    Strategy, Usages,
+    CostModel, GeneratedLayout, Kernel, LaneOrder, Placement, PlanLimits, PlanOptions, RowCopies,
+    SplitPlan, Strategy, Usages,
 };
 use wgpu_split::{ElementType, HostTensor, OnnxSplitToSequence, ResolvedSplit};
 
@@ -196,12 +196,18 @@ fn the_kernel_is_the_widest_that_divides_everything() {
         kernel(&[1, 36], 1, vec![33, 3], ElementType::Float),
         both(Kernel::Words)
     );
-    // One vec4 beside eight: most row-copy lanes would idle on the short
-    // output, so the table-driven vec4 kernel takes it.
+    // One vec4 beside eight: with blocked lanes most row-copy lanes would
+    // idle on the short output, so the table-driven vec4 kernel takes it
+    // on lavapipe; striped, every lane copies one vec4 of the row's runs,
+    // and row copies take it.
     assert_eq!(
         kernel(&[1, 36], 1, vec![4, 32], ElementType::Float),
-        both(Kernel::Vec4)
+        both(Kernel::RowCopies)
     );
+    let split = ResolvedSplit::new(&[1, 36], 1, vec![4, 32], true).unwrap();
+    let lavapipe = Strategy::Auto(CostModel::LAVAPIPE);
+    let blocked = plans_with(&split, ElementType::Float, &PlanLimits::LAVAPIPE, lavapipe);
+    assert_eq!(blocked.map(|p| p.kernel()), both(Kernel::Vec4));
     // Past 32 outputs the table-driven vec4 kernel takes an arena; separate
     // destinations take row copies in groups, a dispatch each (lavapipe
     // binds 31 destinations per dispatch: two groups, two modules).
@@ -247,11 +253,24 @@ fn runs_of_128_bits_and_more_at_any_offset_take_row_streams_or_the_funnel() {
         funnel(&[8400, 85], vec![5, 80], ElementType::Float),
         both(Kernel::Funnel)
     );
-    // Rows of 84 floats are 21 vec4s: [4, 80] is aligned (the vec4
-    // kernel: 30 % of row copies' steps would idle).
+    // Rows of 84 floats are 21 vec4s: [4, 80] is aligned: striped row
+    // copies, one vec4 a lane; blocked, the vec4 kernel (30 % of row
+    // copies' steps would idle).
     assert_eq!(
         kernel(&[8400, 84], 1, vec![4, 80], ElementType::Float),
-        both(Kernel::Vec4)
+        both(Kernel::RowCopies)
+    );
+    let split = ResolvedSplit::new(&[8400, 84], 1, vec![4, 80], true).unwrap();
+    let lavapipe = Strategy::Auto(CostModel::LAVAPIPE);
+    let blocked = plans_with(
+        &split,
+        ElementType::Float,
+        &PlanLimits::WEBGPU_DEFAULT,
+        lavapipe,
+    );
+    assert_eq!(
+        blocked.map(|p| p.copy_count() == 0 || p.kernel() == Kernel::Vec4),
+        [true, true]
     );
     // A run shorter than 128 bits of whole words: row streams gather it
     // word by word; with outputs of a partial vec4, words.
@@ -373,7 +392,9 @@ fn short_runs_take_row_blocks() {
         assert_eq!((rb.rows, rb.src_vec4s), (8, 6));
         let vec4s: Vec<usize> = rb.outputs.iter().map(|o| o.words.len() / 4).collect();
         assert_eq!(vec4s, [1, 2, 3]);
-        assert_eq!(plan.passes()[0].invocations, 512);
+        // Striped: workgroups of 256 lanes stage 42 blocks of 6 vec4s each.
+        assert_eq!((rb.lanes, rb.tile), (LaneOrder::Striped, 42));
+        assert_eq!(plan.passes()[0].invocations, 512u32.div_ceil(42) * 256);
         assert_eq!(plan.offset_alignment_bytes(), 16);
     }
     // Rows that do not fill whole blocks, blocks past 64 words, a per-output
@@ -454,8 +475,20 @@ fn grids_stay_within_the_workgroup_limit() {
     let split = ResolvedSplit::new(&[400_012], 0, vec![200_001, 200_011], true).unwrap();
     let input = random_tensor(&mut Rng::new(43), ElementType::Uint8, &[400_012]);
     for max in [3, 10, 65535] {
-        for plan in gather_plans(&split, ElementType::Uint8, &tiny(128 << 20, max)) {
+        let limits = tiny(128 << 20, max);
+        // Striped (one word an invocation): passes as the grid allows.
+        for plan in gather_plans(&split, ElementType::Uint8, &limits) {
             check_plan(&plan, &input, &split, &format!("max {max}"));
+            let grids = plan.passes().iter().map(|p| p.workgroups);
+            assert!(grids.clone().all(|[x, y]| x <= max && y <= max));
+            if max == 10 {
+                assert!(grids.clone().any(|[_, y]| y > 1), "a 2-D grid");
+            }
+        }
+        // Blocked (eight words an invocation): one dispatch at 10.
+        let lavapipe = Strategy::Auto(CostModel::LAVAPIPE);
+        for plan in plans_with(&split, ElementType::Uint8, &limits, lavapipe) {
+            check_plan(&plan, &input, &split, &format!("blocked, max {max}"));
             if max == 10 {
                 assert_eq!(plan.dispatch_count(), 1);
                 assert!(plan.passes()[0].workgroups[1] > 1, "a 2-D grid");

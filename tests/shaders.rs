@@ -471,8 +471,10 @@ fn row_streams_skip_only_stretches_that_can_lie_past_a_row() {
         ),
     ] {
         let split = ResolvedSplit::new(&shape, 1, lengths, true).unwrap();
+        // Blocked lanes (lavapipe's): stretches per invocation.
         let options = PlanOptions::default()
-            .strategy(Strategy::Gather)
+            .strategy(Strategy::Auto(CostModel::LAVAPIPE))
+            .in_compute_pass()
             .kernel(Kernel::RowStreams);
         let plan = SplitPlan::new(&split, t, &PlanLimits::WEBGPU_DEFAULT, &options).unwrap();
         let Some(GeneratedLayout::RowStreams(rs)) = plan.generated_layouts().first().copied()

@@ -1,6 +1,7 @@
 //! The command line of `access_trace`: which splits to trace, how.
 
 use wgpu_split::frameworks::{burn, candle, numpy, torch};
+use wgpu_split::plan::Kernel;
 use wgpu_split::{
     ElementType, OnnxSplit, OnnxSplitToSequence, OpenVinoSplit, OpenVinoVariadicSplit, ParamTensor,
     ResolvedSplit,
@@ -18,9 +19,12 @@ pub struct Options {
     pub json: Option<String>,
     /// Only the split_bench case of this name.
     pub case: Option<String>,
+    /// The one kernel to plan with.
+    pub kernel: Option<Kernel>,
 }
 
-pub const USAGE: &str = "usage: access_trace [--rows N] [--most N] [--json PATH] [--case NAME]
+pub const USAGE: &str =
+    "usage: access_trace [--rows N] [--most N] [--json PATH] [--case NAME] [--kernel NAME]
        [--dtype TYPE --shape D,D,.. --axis A --split SPEC]
 SPEC: lengths:L,L,..  onnx18:N  seq  openvino.split:N  openvino.variadic:L,L,..
       torch.chunk:N  torch.split:N  torch.tensor_split:I,I,..  torch.unbind
@@ -93,6 +97,7 @@ pub fn parse() -> Result<Options, String> {
         most: 12_288,
         json: None,
         case: None,
+        kernel: None,
     };
     let (mut dtype, mut shape, mut axis, mut spec) = (None, None, 0i64, None);
     let mut args = std::env::args().skip(1);
@@ -103,6 +108,10 @@ pub fn parse() -> Result<Options, String> {
             "--most" => o.most = value()?.parse().map_err(|e| format!("--most: {e}"))?,
             "--json" => o.json = Some(value()?),
             "--case" => o.case = Some(value()?),
+            "--kernel" => {
+                let name = value()?;
+                o.kernel = Some(Kernel::from_name(&name).ok_or(format!("unknown kernel {name}"))?);
+            }
             "--dtype" => {
                 let name = value()?;
                 let t = ElementType::ALL

@@ -30,7 +30,9 @@ use std::process::ExitCode;
 
 use wgpu_split::gpu::{GpuContext, GpuSplitter, trace::trace};
 use wgpu_split::plan::coalescing::{Coalescing, analyse_with_rows};
-use wgpu_split::plan::{CostModel, Placement, PlanLimits, PlanOptions, SplitPlan, Strategy};
+use wgpu_split::plan::{
+    CostModel, Kernel, Placement, PlanLimits, PlanOptions, SplitPlan, Strategy,
+};
 use wgpu_split::{ElementType, HostTensor, ResolvedSplit, host};
 
 /// The class models, as the table names them.
@@ -152,11 +154,13 @@ fn plan_of(
     model: CostModel,
     t: ElementType,
     split: &ResolvedSplit,
+    kernel: Option<Kernel>,
 ) -> wgpu_split::Result<SplitPlan> {
-    let options = PlanOptions::default()
+    let mut options = PlanOptions::default()
         .strategy(Strategy::Auto(model))
         .placement(Placement::Separate)
         .in_compute_pass();
+    options.kernel = kernel;
     Ok(SplitPlan::new(
         split,
         t,
@@ -192,9 +196,9 @@ fn trace_case(
     split: &ResolvedSplit,
     options: &args::Options,
 ) -> Result<Row, Box<dyn std::error::Error>> {
-    let full = plan_of(model, t, split)?;
+    let full = plan_of(model, t, split, options.kernel)?;
     let small_split = shrunk(split, options.rows)?;
-    let plan = plan_of(model, t, &small_split)?;
+    let plan = plan_of(model, t, &small_split, options.kernel)?;
     if plan.kernel() != full.kernel() || plan.generated_layouts() != full.generated_layouts() {
         return Err(format!("{name}: the shrunk tensor plans another kernel or layout").into());
     }

@@ -13,9 +13,9 @@ use std::collections::{HashMap, HashSet};
 /// buffer, byte and width.
 type Request = (bool, Vec<(usize, u64, u32)>);
 
-/// One warp's footprint in one buffer: the sectors and the 4-byte words it
-/// touched.
-type Footprint = (HashSet<u64>, HashSet<u64>);
+/// One warp's footprint in one buffer: the sectors, the 4-byte words and
+/// the rows it touched.
+type Footprint = (HashSet<u64>, HashSet<u64>, HashSet<u64>);
 
 /// One load or store of an invocation, as its module's trace variant
 /// records it (`shaders/prelude.wgsl`, fragment `record`).
@@ -86,9 +86,12 @@ pub struct Requests {
     pub ideal_lines: u64,
     /// Distinct bytes the requests moved.
     pub bytes: u64,
-    /// Row boundaries inside requests (rows a request's lanes touch, less
-    /// one), by the caller's row function ([`analyse_with_rows`]).
-    pub boundaries: u64,
+    /// Rows the requests touched (per request, the distinct rows of its
+    /// lanes, by the caller's row function, [`analyse_with_rows`]): each
+    /// may cost one sector and one line more than its bytes need, since a
+    /// run at an odd offset cannot start on a sector and a row boundary
+    /// breaks the bytes' contiguity.
+    pub rows: u64,
 }
 
 impl Requests {
@@ -113,9 +116,9 @@ impl Requests {
     }
 
     /// True when the requests touch at most `ratio` times the ideal sectors
-    /// and lines, one more of each allowed per row boundary.
+    /// and lines, one more of each allowed per row a request touches.
     pub fn within(&self, ratio: f64) -> bool {
-        let allowed = |ideal: u64| ratio * ideal as f64 + self.boundaries as f64;
+        let allowed = |ideal: u64| ratio * ideal as f64 + self.rows as f64;
         self.sectors as f64 <= allowed(self.ideal_sectors) + 1e-9
             && self.lines as f64 <= allowed(self.ideal_lines) + 1e-9
     }
@@ -137,6 +140,9 @@ pub struct Coalescing {
     pub footprint_sectors: u64,
     /// The sectors the distinct bytes of each warp need, summed.
     pub footprint_ideal: u64,
+    /// The rows each warp touched in each buffer, summed (each may cost
+    /// one partial sector at either end).
+    pub footprint_rows: u64,
     /// Invocations of the dispatches (working ones), summed.
     pub invocations: u64,
     /// Dispatches.
@@ -149,6 +155,13 @@ impl Coalescing {
     pub fn footprint(&self) -> f64 {
         self.footprint_sectors as f64 / self.footprint_ideal.max(1) as f64
     }
+
+    /// True when the warps' footprint is at most `ratio` times the ideal,
+    /// one more sector allowed per row a warp touches in a buffer.
+    pub fn footprint_within(&self, ratio: f64) -> bool {
+        self.footprint_sectors as f64
+            <= ratio * self.footprint_ideal as f64 + self.footprint_rows as f64 + 1e-9
+    }
 }
 
 /// [`analyse_with_rows`] with no rows: no boundary is counted.
@@ -159,8 +172,7 @@ pub fn analyse(dispatches: &[TracedDispatch], warp: u32) -> Coalescing {
 /// What the accesses of `dispatches` cost a GPU whose warps have `warp`
 /// lanes: requests grouped by (warp, site, iteration of the site in each
 /// lane), counted in sectors and lines against the ideal, and each warp's
-/// footprint. `row_of(buffer, byte)` names the row a byte lies in (a
-/// request touching `r` rows spans `r - 1` boundaries).
+/// footprint. `row_of(buffer, byte)` names the row a byte lies in.
 pub fn analyse_with_rows(
     dispatches: &[TracedDispatch],
     warp: u32,
@@ -183,7 +195,7 @@ pub fn analyse_with_rows(
         };
         // (warp, site, iteration) -> (store, [(buffer, byte, bytes)]).
         let mut requests: HashMap<(u64, u32, u32), Request> = HashMap::new();
-        // (warp, buffer, store) -> (sectors, 4-byte words).
+        // (warp, buffer, store) -> (sectors, 4-byte words, rows).
         let mut footprints: HashMap<(u64, usize, bool), Footprint> = HashMap::new();
         for (first, invocations) in &d.windows {
             for (i, accesses) in invocations.iter().enumerate() {
@@ -196,9 +208,11 @@ pub fn analyse_with_rows(
                     request.0 = a.store;
                     request.1.push((buffer, byte, a.bytes));
                     *k += 1;
-                    let (sectors, words) = footprints.entry((w, buffer, a.store)).or_default();
+                    let (sectors, words, rows) =
+                        footprints.entry((w, buffer, a.store)).or_default();
                     sectors.insert(byte / 32);
                     words.extend((byte / 4..(byte + u64::from(a.bytes)) / 4).map(|w| w * 4));
+                    rows.insert(row_of(buffer, byte));
                 }
             }
         }
@@ -210,9 +224,10 @@ pub fn analyse_with_rows(
             };
             count_request(kind, lanes, row_of);
         }
-        for (sectors, words) in footprints.values() {
+        for (sectors, words, rows) in footprints.values() {
             out.footprint_sectors += sectors.len() as u64;
             out.footprint_ideal += (words.len() as u64 * 4).div_ceil(32);
+            out.footprint_rows += rows.len() as u64;
         }
     }
     out
@@ -248,7 +263,7 @@ fn count_request(
     kind.ideal_sectors += bytes.div_ceil(32);
     kind.ideal_lines += bytes.div_ceil(128);
     kind.bytes += bytes;
-    kind.boundaries += rows.len() as u64 - 1;
+    kind.rows += rows.len() as u64;
 }
 
 #[cfg(test)]

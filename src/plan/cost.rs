@@ -169,7 +169,7 @@ impl CostModel {
         gather_load_factor: 1.5,
         host_copy_seconds: HOST_COPY_SECONDS,
         host_dispatch_seconds: HOST_DISPATCH_SECONDS,
-        lanes: LaneOrder::Blocked,
+        lanes: LaneOrder::Striped,
     };
 
     /// An integrated GPU (shared system memory). Not measured here; the
@@ -186,7 +186,7 @@ impl CostModel {
         gather_load_factor: 1.5,
         host_copy_seconds: HOST_COPY_SECONDS,
         host_dispatch_seconds: HOST_DISPATCH_SECONDS,
-        lanes: LaneOrder::Blocked,
+        lanes: LaneOrder::Striped,
     };
 
     /// An adapter the crate knows nothing of: never thousands of small
@@ -201,7 +201,7 @@ impl CostModel {
         gather_load_factor: 1.5,
         host_copy_seconds: HOST_COPY_SECONDS,
         host_dispatch_seconds: HOST_DISPATCH_SECONDS,
-        lanes: LaneOrder::Blocked,
+        lanes: LaneOrder::Striped,
     };
 
     /// The documented model of an adapter class (software rasterisers get

@@ -19,7 +19,8 @@ impl Serialize for KernelRates {
 
 impl<'de> Deserialize<'de> for KernelRates {
     /// Unknown names are ignored (a model stored by a newer version with a
-    /// kernel this one lacks); a missing kernel inherits ([`inherit`]).
+    /// kernel this one lacks); a missing kernel inherits the rate of the
+    /// kernel its spec names (`inherit`).
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let by_name = BTreeMap::<String, f64>::deserialize(deserializer)?;
         let mut rates = KernelRates::ZERO;

@@ -23,7 +23,6 @@ pub(crate) struct Gather<'a> {
     pub limits: &'a PlanLimits,
     pub placement: Placement,
     /// How the kernels lay invocations over units (the model's).
-    #[allow(dead_code)]
     pub lanes: LaneOrder,
     /// Each output in dispatches of its own (a benchmark baseline), which
     /// the generated kernels, one dispatch for all, cannot do.

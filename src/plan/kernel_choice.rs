@@ -8,7 +8,6 @@ use super::cost::CostModel;
 use super::error::PlanError;
 use super::gather::Gather;
 use super::kernels::{GeneratedLayout, Kernel, Moves};
-use super::limits::PlanLimits;
 use super::passes::{Pass, PassContext, build_passes};
 
 /// The gather's kernel, passes and tables (no passes when nothing is
@@ -82,14 +81,14 @@ fn dispatches_of(g: &Gather<'_>, kernel: Kernel) -> Result<Option<Dispatches>, P
 /// Room for one chunk in bits: its windows, widened to alignments at both
 /// ends, plus the alignment kept free for the caller's offsets, fit one
 /// window.
-fn room_bits(limits: &PlanLimits) -> u64 {
-    (limits.window_bytes() - 3 * limits.alignment_bytes()) * 8
+fn room_bits(g: &Gather<'_>) -> u64 {
+    (g.limits.window_bytes() - 3 * g.limits.alignment_bytes()) * 8
 }
 
 /// The chunks of the gathered outputs, cut for `kernel`'s unit, in output
 /// order.
 fn chunks_of(g: &Gather<'_>, kernel: Kernel) -> Vec<Chunk> {
-    chunks(g.geometry, room_bits(g.limits), kernel.unit_bits())
+    chunks(g.geometry, room_bits(g), kernel.unit_bits())
         .into_iter()
         .filter(|c| !g.copied[c.output])
         .collect()
@@ -148,7 +147,7 @@ fn generated_pass(
     chunks: &[Chunk],
 ) -> Result<Option<(Pass, Vec<u8>)>, PlanError> {
     let whole = whole_outputs(g, chunks);
-    let input_fits = (g.input_bytes - window_start) * 8 <= room_bits(g.limits);
+    let input_fits = (g.input_bytes - window_start) * 8 <= room_bits(g);
     let one_grid = layout.invocations(g.outer) <= g.limits.max_invocations();
     if !whole || !input_fits || !one_grid {
         return Ok(None);
@@ -160,6 +159,15 @@ fn generated_pass(
         return Ok(None);
     }
     let mut pass = passes.remove(0);
+    let invocations = layout.invocations(g.outer);
+    if u64::from(pass.invocations) != invocations {
+        return Err(PlanError::Internal {
+            detail: format!(
+                "a {kernel} layout of {invocations} invocations has a pass of {}",
+                pass.invocations
+            ),
+        });
+    }
     pass.layout = Some(layout.clone());
     Ok(Some((pass, table)))
 }

@@ -1,6 +1,8 @@
 //! [`LaneOrder`]: how a kernel lays its invocations over the units it
 //! moves, chosen per class of adapter.
 
+use super::table::UNITS_PER_INVOCATION;
+
 /// How consecutive invocations (the lanes of a SIMD group) are laid over
 /// the units a kernel moves.
 ///
@@ -36,6 +38,15 @@ pub enum LaneOrder {
 }
 
 impl LaneOrder {
+    /// Units an invocation of a table-driven kernel moves: a stretch of
+    /// [`crate::plan::internals::UNITS_PER_INVOCATION`] (blocked), or one.
+    pub(crate) fn units_per_invocation(self) -> u64 {
+        match self {
+            LaneOrder::Blocked => UNITS_PER_INVOCATION,
+            LaneOrder::Striped => 1,
+        }
+    }
+
     /// A short name, for labels and generated code.
     pub fn name(self) -> &'static str {
         match self {

@@ -116,7 +116,8 @@ impl PlanLimits {
 
     /// The largest window one binding covers, in bytes: the binding limit,
     /// capped so bit offsets fit in u32 and so the words of a window fit one
-    /// grid, rounded down to the offset alignment.
+    /// grid at [`UNITS_PER_INVOCATION`] each, rounded down to the offset
+    /// alignment.
     pub(crate) fn window_bytes(&self) -> u64 {
         let grid_bytes = (self.max_invocations() - 1) * 4 * UNITS_PER_INVOCATION;
         let limit = self

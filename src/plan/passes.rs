@@ -8,10 +8,9 @@ use super::chunks::Chunk;
 use super::error::PlanError;
 use super::gather::Gather;
 use super::kernels::{GeneratedLayout, Kernel};
+use super::lanes::LaneOrder;
 use super::limits::PlanLimits;
-use super::table::{
-    FLAG_ALIGNED, FLAG_PAD, TableEntry, TableHeader, UNITS_PER_INVOCATION, WORKGROUP_SIZE,
-};
+use super::table::{FLAG_ALIGNED, FLAG_PAD, TableEntry, TableHeader, WORKGROUP_SIZE};
 
 /// One destination a pass binds: which destination, and the bytes bound.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -46,8 +45,9 @@ pub(crate) struct PassContext<'a> {
     pub g: &'a Gather<'a>,
     pub kernel: Kernel,
     /// Plans of a generated kernel: the invocations of the one pass (row
-    /// blocks, or rows times invocations per row for row streams).
-    pub generated_invocations: Option<u64>,
+    /// blocks, or rows times invocations per row for row streams), and
+    /// whether its entries own consecutive ranges of them.
+    pub generated: Option<(u64, bool)>,
     /// Generated kernels read whole input rows (row blocks load whole
     /// blocks; row streams locate every run from the row start): their pass
     /// binds these bytes of the input (from 0, or from a group's first run
@@ -68,7 +68,7 @@ impl<'a> PassContext<'a> {
         PassContext {
             g,
             kernel,
-            generated_invocations: layout.map(|l| l.invocations(g.outer)),
+            generated: layout.map(|l| (l.invocations(g.outer), l.generated().entry_ranges())),
             input_window,
         }
     }
@@ -109,9 +109,41 @@ impl PassContext<'_> {
         (self.dst_bit(c) % unit + c.len_bits()).div_ceil(unit)
     }
 
-    /// Invocations a chunk needs at `UNITS_PER_INVOCATION` units each.
+    /// Units an invocation of a table-driven kernel moves of a chunk: a
+    /// stretch of [`crate::plan::internals::UNITS_PER_INVOCATION`]
+    /// (blocked), or one (striped: consecutive invocations on consecutive
+    /// units), more where the grid cannot hold an invocation per unit
+    /// (only under limits far below any device's).
+    fn units_per_invocation(&self, c: &Chunk) -> u64 {
+        let fit = self.units(c).div_ceil(self.g.limits.max_invocations());
+        self.g.lanes.units_per_invocation().max(fit)
+    }
+
+    /// Invocations a chunk needs.
     fn invocations(&self, c: &Chunk) -> u64 {
-        self.units(c).div_ceil(UNITS_PER_INVOCATION)
+        self.units(c).div_ceil(self.units_per_invocation(c))
+    }
+
+    /// True when a pass's entries take consecutive invocation ranges: arena
+    /// chunks (the shader finds an invocation's entry by search), and the
+    /// entries of striped table-driven kernels and striped generated layouts
+    /// that own ranges (one unit per invocation, each lane in one entry).
+    /// Else, with separate destinations, every invocation serves every
+    /// slot.
+    fn entries_take_ranges(&self) -> bool {
+        match self.generated {
+            Some((_, ranges)) => ranges,
+            None => self.g.placement.chunks_share_a_slot() || self.g.lanes == LaneOrder::Striped,
+        }
+    }
+
+    /// A pass's invocations once a chunk of `work` invocations joins.
+    fn pass_invocations(&self, pass: u64, work: u64) -> u64 {
+        if self.entries_take_ranges() {
+            pass + work
+        } else {
+            pass.max(work)
+        }
     }
 
     /// Source and destination byte ranges a chunk touches (destination
@@ -192,7 +224,7 @@ impl PassContext<'_> {
         s.bytes = self.widen(&union(&s.bytes, dst));
         s.last_end = dst.end;
         group.members.push((*c, slot));
-        group.invocations = self.g.placement.pass_invocations(group.invocations, work);
+        group.invocations = self.pass_invocations(group.invocations, work);
         true
     }
 
@@ -346,27 +378,26 @@ impl PassContext<'_> {
         let mut invocations: u64 = 0;
         for (c, slot) in &group.members {
             // Generated kernels: every invocation writes its share of every
-            // entry, as the kernel's constants say (0 units in the table).
-            // Arena entries take consecutive invocation ranges of
-            // UNITS_PER_INVOCATION units. Separate destinations' entries (one
-            // per slot, in slot order) all start at invocation 0 and spread
-            // their units over the pass's invocations.
-            let (first, per) = match self.generated_invocations {
-                Some(_) => (0, 0),
-                None if self.g.placement.chunks_share_a_slot() => {
-                    (invocations, UNITS_PER_INVOCATION)
-                }
+            // entry, as the kernel's constants say (0 units in the table),
+            // or each entry owns a range of invocations, one unit each.
+            // Table-driven entries take consecutive invocation ranges (arena,
+            // striped) of `units_per_invocation` units each; blocked entries
+            // of separate destinations (one per slot, in slot order) all
+            // start at invocation 0 and spread their units over the pass's
+            // invocations.
+            let (first, per) = match self.generated {
+                Some((_, false)) => (0, 0),
+                Some((_, true)) => (invocations, 1),
+                None if self.entries_take_ranges() => (invocations, self.units_per_invocation(c)),
                 None => (0, self.units(c).div_ceil(group.invocations).max(1)),
             };
             entries.push(self.entry(c, *slot, group, first, per)?);
-            invocations = match self.generated_invocations {
-                Some(n) => n,
-                None => self
-                    .g
-                    .placement
-                    .pass_invocations(invocations, self.units(c).div_ceil(per)),
+            invocations = match self.generated {
+                Some((n, false)) => n,
+                _ => self.pass_invocations(invocations, self.units(c).div_ceil(per)),
             };
         }
+
         let header = TableHeader {
             invocations: to_u32(invocations, "invocations")?,
             entry_count: to_u32(entries.len() as u64, "entry count")?,

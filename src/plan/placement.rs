@@ -76,18 +76,6 @@ impl Placement {
         self == Placement::Arena
     }
 
-    /// A pass's invocations once a chunk of `work` invocations joins: arena
-    /// chunks take consecutive invocation ranges (the shader finds an
-    /// invocation's entry by search); with separate destinations every
-    /// invocation serves every slot, so the pass needs the most any chunk
-    /// needs.
-    pub(crate) fn pass_invocations(self, pass: u64, work: u64) -> u64 {
-        match self {
-            Placement::Arena => pass + work,
-            Placement::Separate => pass.max(work),
-        }
-    }
-
     /// The table binding of the table-driven kernels: a read-only storage
     /// buffer of any length (arena), or a uniform buffer of exactly one
     /// entry per slot (separate destinations), which frees a storage

@@ -245,15 +245,22 @@ fn record_line(
 /// `body` when `g < table.invocations` (in the trace variant, after noting
 /// which invocation it is).
 pub(crate) fn entry_point(variant: &Variant, body: &str) -> String {
+    entry_point_of("entry_point", variant, body)
+}
+
+/// The module's entry point `split` for a body every invocation of the
+/// workgroup runs (it shares workgroup memory behind a barrier).
+pub(crate) fn workgroup_entry_point(variant: &Variant, body: &str) -> String {
+    entry_point_of("workgroup_entry_point", variant, body)
+}
+
+fn entry_point_of(fragment: &str, variant: &Variant, body: &str) -> String {
     let trace_start = if variant.traced {
         PRELUDE.fill("trace_start", &[])
     } else {
         String::new()
     };
-    PRELUDE.fill(
-        "entry_point",
-        &[("trace_start", &trace_start), ("body", &body)],
-    )
+    PRELUDE.fill(fragment, &[("trace_start", &trace_start), ("body", &body)])
 }
 
 /// `let e<j> = ...;` for entries `0..count`, each bound to its slot: a
@@ -280,7 +287,11 @@ pub(crate) fn table_driven(family: &str, template: &Template, variant: &Variant)
             TABLE_DRIVEN.fill("arena_body", &[("family", &family)]),
         )
     } else {
-        let calls = TABLE_DRIVEN.repeat("slot_call", 0..slots, |&slot| {
+        let call = match variant.lanes {
+            LaneOrder::Blocked => "slot_call",
+            LaneOrder::Striped => "slot_range_call",
+        };
+        let calls = TABLE_DRIVEN.repeat(call, 0..slots, |&slot| {
             let written = if variant.skips {
                 format!(" && writes({slot}u)")
             } else {

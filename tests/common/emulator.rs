@@ -14,7 +14,7 @@ use wgpu_split::plan::internals::{
     BoundDispatch, FLAG_PAD, FLAG_SKIP, SlotBinding, TableEntry, TableHeader, UNITS_PER_INVOCATION,
 };
 use wgpu_split::plan::{
-    GeneratedLayout, Kernel, RowBlock, RowCopies, RowStreams, SplitPlan, Usages,
+    GeneratedLayout, Kernel, LaneOrder, RowBlock, RowCopies, RowStreams, SplitPlan, Usages,
 };
 use wgpu_split::{HostTensor, ResolvedSplit, host};
 
@@ -158,7 +158,7 @@ pub fn emulate(plan: &SplitPlan, memory: &mut [Vec<u8>], input: Region, destinat
                     check_funnel_entries(&entries, &b.src);
                 }
                 run_table_driven(
-                    plan,
+                    (plan, b.pass),
                     &entries,
                     &header,
                     (&b.src, &dst),
@@ -284,7 +284,7 @@ fn check_funnel_entries(entries: &[TableEntry], src: &std::ops::Range<u64>) {
 /// bits, moved as the table says, with the invocation ranges and the
 /// one-writer-per-unit rule checked.
 fn run_table_driven(
-    plan: &SplitPlan,
+    (plan, pass): (&SplitPlan, usize),
     entries: &[TableEntry],
     header: &TableHeader,
     (src, dst): (&std::ops::Range<u64>, &[SlotTarget]),
@@ -293,6 +293,7 @@ fn run_table_driven(
     memory: &mut [Vec<u8>],
 ) {
     let unit = plan.kernel().unit_bits();
+    let lanes = plan.pass_shader(pass).lanes();
     let mut owned = HashSet::new();
     let mut next_invocation = 0;
     for (k, e) in entries.iter().enumerate() {
@@ -300,13 +301,25 @@ fn run_table_driven(
         let per = u64::from(e.units_per_invocation);
         assert!((1..=UNITS_PER_INVOCATION).contains(&per));
         let invocations = units.div_ceil(per) as u32;
-        if plan.placement().is_shared() {
-            // Arena: consecutive invocation ranges, found by search.
-            assert_eq!(per, UNITS_PER_INVOCATION);
+        if plan.placement().is_shared() || lanes == LaneOrder::Striped {
+            // Arena, or striped: consecutive invocation ranges (found by
+            // search in an arena), one unit each when striped.
+            // Striped: one unit an invocation, more only where the grid
+            // cannot hold an invocation per unit.
+            match lanes {
+                LaneOrder::Blocked => assert_eq!(per, UNITS_PER_INVOCATION),
+                LaneOrder::Striped => {
+                    let groups = u64::from(plan.limits().max_compute_workgroups_per_dimension);
+                    assert!(per == 1 || units > groups * groups * 256);
+                }
+            }
             assert_eq!(
                 e.first_invocation, next_invocation,
                 "entries sorted and dense"
             );
+            if !plan.placement().is_shared() {
+                assert_eq!(e.dst_slot, k as u32, "entry k writes slot k");
+            }
             next_invocation += invocations;
         } else {
             // Separate: entry k is slot k's, and every invocation runs it.
@@ -422,7 +435,23 @@ impl GeneratedPass<'_> {
 /// layout's pieces, at its entry's destination unit.
 fn run_row_blocks(rb: &RowBlock, pass: &mut GeneratedPass<'_>, memory: &mut [Vec<u8>]) {
     pass.check_entries(rb.outputs.len());
-    let blocks = pass.invocations;
+    // Blocked: an invocation per block. Striped: a workgroup per tile of
+    // blocks, staged, each lane then writing one output vec4; the bits
+    // written are the same.
+    let out0_bits = rb.outputs[0].words.len() as u32 * 32;
+    let blocks = match rb.lanes {
+        LaneOrder::Blocked => pass.invocations,
+        LaneOrder::Striped => {
+            let blocks = pass.entries[0].len_bits / out0_bits;
+            assert_eq!(
+                pass.invocations,
+                blocks.div_ceil(rb.tile) * 256,
+                "a workgroup per tile"
+            );
+            assert!(rb.tile * rb.src_vec4s <= 256, "a tile fits the workgroup");
+            blocks
+        }
+    };
     for (e, out) in pass.entries.iter().zip(&rb.outputs) {
         let per_block = out.words.len() as u64 / 4;
         assert_eq!(e.units_per_invocation, 0, "the layout says the units");
@@ -494,6 +523,9 @@ fn read_128(binding: &[u8], at: u64) -> u128 {
 /// binding and its caller's region.
 fn run_row_streams(rs: &RowStreams, pass: &mut GeneratedPass<'_>, memory: &mut [Vec<u8>]) {
     pass.check_entries(rs.outputs.len());
+    if rs.lanes == LaneOrder::Striped {
+        return run_striped_row_streams(rs, pass, memory);
+    }
     let per_row = u64::from(rs.per_row);
     let invocations = u64::from(pass.invocations);
     assert_eq!(invocations % per_row, 0);
@@ -563,11 +595,57 @@ fn run_row_streams(rs: &RowStreams, pass: &mut GeneratedPass<'_>, memory: &mut [
     }
 }
 
-/// The generated row-copy kernel (vec4s or words), as its WGSL does it:
-/// invocation `g` copies units `[part * n, part * n + n)` (n the output's
-/// `units`, part `g % per_row`) of row `g / per_row`'s run of every output.
-/// Every unit of every output is written exactly once, inside its binding
-/// and its caller's region.
+/// The striped row-stream kernel, as its WGSL does it: each entry owns the
+/// consecutive invocations from its `first_invocation`, invocation
+/// `first + q` writing the output's vec4 `q` (bits `[128 q, 128 q + 128)`,
+/// from its row's run, the rest from the next row's where it crosses the
+/// run's end; a short run's vec4 gathered word by word).
+fn run_striped_row_streams(rs: &RowStreams, pass: &mut GeneratedPass<'_>, memory: &mut [Vec<u8>]) {
+    let binding = pass.src_binding(memory).to_vec();
+    let block = u64::from(rs.block_bits);
+    let mut next = 0;
+    for (e, out) in pass.entries.to_vec().iter().zip(&rs.outputs) {
+        let run = u64::from(out.run_bits);
+        let vec4s = u64::from(e.len_bits) / 128;
+        assert_eq!((e.first_bit, u64::from(e.len_bits) % 128), (0, 0));
+        assert_eq!(
+            u64::from(e.first_invocation),
+            next,
+            "entries own consecutive ranges"
+        );
+        next += vec4s;
+        if !writes(e) {
+            continue;
+        }
+        let src_bit = pass.compiled_src_bit(e, u64::from(out.src_bit));
+        let bit_at = |p: u64| src_bit + (p / run) * block + p % run;
+        for q in 0..vec4s {
+            // Bit by bit: each of the vec4's 128 output bits from where its
+            // row and column put it (a short run's four words included).
+            let mut value = 0u128;
+            for b in 0..128 {
+                let at = bit_at(q * 128 + b);
+                let bit = (binding[(at / 8) as usize] >> (at % 8)) & 1;
+                value |= u128::from(bit) << b;
+            }
+            pass.store(
+                memory,
+                e,
+                q * 16,
+                &value.to_le_bytes(),
+                "striped row stream vec4",
+            );
+        }
+    }
+    assert_eq!(next, u64::from(pass.invocations), "a lane per vec4");
+}
+
+/// The generated row-copy kernel (vec4s or words), as its WGSL does it.
+/// Blocked: invocation `g` copies units `[part * n, part * n + n)` (n the
+/// output's `units`, part `g % per_row`) of row `g / per_row`'s run of
+/// every output. Striped: the row's runs laid end to end, invocation `g`
+/// copies unit `g % per_row` of them. Every unit of every output is
+/// written exactly once, inside its binding and its caller's region.
 fn run_row_copies(rc: &RowCopies, pass: &mut GeneratedPass<'_>, memory: &mut [Vec<u8>]) {
     pass.check_entries(rc.outputs.len());
     let unit = u64::from(rc.unit_bits);
@@ -579,32 +657,55 @@ fn run_row_copies(rc: &RowCopies, pass: &mut GeneratedPass<'_>, memory: &mut [Ve
     let rows = invocations / per_row;
     assert!(rows <= 1 || rc.block_units > 0, "rows need a stride");
     let binding = pass.src_binding(memory).to_vec();
-    for (e, out) in pass
-        .entries
-        .iter()
-        .zip(&rc.outputs)
-        .filter(|(e, _)| writes(e))
-    {
+    // Per output: its entry, its run, its place among the row's runs.
+    let mut first = 0;
+    let mut runs = Vec::new();
+    for (e, out) in pass.entries.iter().zip(&rc.outputs) {
         let run = u64::from(out.run_units);
-        let n = u64::from(out.units);
-        assert!(n * per_row >= run, "the stretches cover the run");
         assert_eq!((e.first_bit, u64::from(e.len_bits)), (0, rows * run * unit));
         let src_row0 = pass.compiled_src_bit(e, u64::from(out.src_unit) * unit) / unit;
-        for g in 0..invocations {
-            let (row, part) = (g / per_row, g % per_row);
-            let src = src_row0 + row * u64::from(rc.block_units);
-            for u in (part * n..part * n + n).filter(|&u| u < run) {
-                let from = ((src + u) * bytes) as usize;
-                pass.store(
-                    memory,
-                    e,
-                    (row * run + u) * bytes,
-                    &binding[from..from + bytes as usize],
-                    "row copy unit",
-                );
+        runs.push((*e, run, first, src_row0, u64::from(out.units)));
+        first += run;
+    }
+    // Every (invocation, unit of a run) the module's lanes copy.
+    let mut copies = Vec::new();
+    for g in 0..invocations {
+        let (row, lane) = (g / per_row, g % per_row);
+        for (k, &(e, run, first, _, n)) in runs.iter().enumerate() {
+            let units: Vec<u64> = match rc.lanes {
+                LaneOrder::Blocked => {
+                    assert!(n * per_row >= run, "the stretches cover the run");
+                    (lane * n..lane * n + n).filter(|&u| u < run).collect()
+                }
+                LaneOrder::Striped => {
+                    assert_eq!(per_row, first_end(&runs), "a lane per unit");
+                    (lane >= first && lane < first + run)
+                        .then(|| lane - first)
+                        .into_iter()
+                        .collect()
+                }
+            };
+            if writes(&e) {
+                copies.extend(units.into_iter().map(|u| (k, row, u)));
             }
         }
     }
+    for (k, row, u) in copies {
+        let (e, run, _, src_row0, _) = runs[k];
+        let from = ((src_row0 + row * u64::from(rc.block_units) + u) * bytes) as usize;
+        pass.store(
+            memory,
+            &e,
+            (row * run + u) * bytes,
+            &binding[from..from + bytes as usize],
+            "row copy unit",
+        );
+    }
+}
+
+/// The units of every run of a row, laid end to end.
+fn first_end(runs: &[(TableEntry, u64, u64, u64, u64)]) -> u64 {
+    runs.iter().map(|r| r.1).sum()
 }
 
 /// One entry's bits, and for the last chunk of an output the zero bits up to

@@ -270,6 +270,13 @@ pub(crate) trait Generated {
 
     /// The module's code after the prelude, for a variant.
     fn wgsl(&self, variant: &Variant) -> String;
+
+    /// True when each table entry owns a range of consecutive invocations
+    /// (its `first_invocation`, one unit each), in output order; else
+    /// every invocation serves every entry, as the layout's constants say.
+    fn entry_ranges(&self) -> bool {
+        false
+    }
 }
 
 /// The layout a generated kernel is compiled for. It does not depend on the

@@ -17,8 +17,10 @@ use super::{
 use crate::element::ElementType;
 use crate::plan::gather::Gather;
 use crate::plan::geometry::OutputGeometry;
+use crate::plan::lanes::LaneOrder;
+use crate::plan::table::WORKGROUP_SIZE;
 use crate::plan::template::Template;
-use crate::plan::wgsl::{Variant, entry_point};
+use crate::plan::wgsl::{Variant, entry_point, workgroup_entry_point};
 
 const WGSL: Template = Template::new(
     "row_blocks.wgsl",
@@ -75,7 +77,7 @@ fn layout(
     if window_start_bits != 0 {
         return None;
     }
-    RowBlock::new(live, g.outer).map(GeneratedLayout::RowBlock)
+    RowBlock::new(live, g.outer, g.lanes).map(GeneratedLayout::RowBlock)
 }
 
 /// Largest block the generated kernel holds, in bits: 64 words of source,
@@ -109,10 +111,17 @@ pub struct RowOutput {
     pub words: Vec<Vec<Piece>>,
 }
 
-/// A row-block layout: rows per block, the block's source vec4s and every
-/// gathered output's pieces.
+/// A row-block layout: the lane order, rows per block, the block's source
+/// vec4s and every gathered output's pieces.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct RowBlock {
+    /// Blocked: each invocation loads its block and writes every output's
+    /// share of it; striped: each workgroup stages `tile` blocks in
+    /// workgroup memory (consecutive lanes on consecutive vec4s), then each
+    /// lane writes one output vec4 of them.
+    pub lanes: LaneOrder,
+    /// Blocks a workgroup stages (striped; 1 blocked).
+    pub tile: u32,
     /// Input rows per block (per invocation).
     pub rows: u32,
     /// Source vec4s per block.
@@ -135,7 +144,11 @@ impl RowBlock {
     /// `outer` rows when the rows divide into blocks whose input and output
     /// shares are whole vec4s, and a block is at most
     /// [`MAX_ROW_BLOCK_BITS`]; `None` otherwise.
-    pub(crate) fn new(live: Vec<(usize, &OutputGeometry)>, outer: u64) -> Option<Self> {
+    pub(crate) fn new(
+        live: Vec<(usize, &OutputGeometry)>,
+        outer: u64,
+        lanes: LaneOrder,
+    ) -> Option<Self> {
         let block_bits = live.first()?.1.block_bits;
         let rows = live.iter().fold(rows_for_vec4s(block_bits), |r, (_, g)| {
             let need = rows_for_vec4s(g.run_bits);
@@ -144,7 +157,7 @@ impl RowBlock {
         if !outer.is_multiple_of(rows) || rows * block_bits > MAX_ROW_BLOCK_BITS {
             return None;
         }
-        let outputs = live
+        let outputs: Vec<RowOutput> = live
             .iter()
             .map(|&(output, g)| RowOutput {
                 output,
@@ -152,9 +165,17 @@ impl RowBlock {
                 words: pieces(g, rows),
             })
             .collect();
+        let src_vec4s = rows * block_bits / 128;
+        let out_vec4s: u64 = outputs.iter().map(|o| o.words.len() as u64 / 4).sum();
+        let tile = match lanes {
+            LaneOrder::Blocked => 1,
+            LaneOrder::Striped => u64::from(WORKGROUP_SIZE) / src_vec4s.max(out_vec4s),
+        };
         Some(RowBlock {
+            lanes,
+            tile: tile as u32,
             rows: rows as u32,
-            src_vec4s: (rows * block_bits / 128) as u32,
+            src_vec4s: src_vec4s as u32,
             outputs,
         })
     }
@@ -170,8 +191,15 @@ impl Generated for RowBlock {
         Kernel::RowBlocks
     }
 
+    /// Blocked: one per block; striped: every lane of a workgroup per
+    /// `tile` blocks.
     fn invocations(&self, outer: u64) -> u64 {
-        self.blocks(outer)
+        match self.lanes {
+            LaneOrder::Blocked => self.blocks(outer),
+            LaneOrder::Striped => {
+                self.blocks(outer).div_ceil(u64::from(self.tile)) * u64::from(WORKGROUP_SIZE)
+            }
+        }
     }
 
     /// Row blocks read their table as they go (it has not been measured
@@ -184,6 +212,9 @@ impl Generated for RowBlock {
     /// writes every output's share of it. Table entry `j` belongs to
     /// gathered output `j`.
     fn wgsl(&self, variant: &Variant) -> String {
+        if self.lanes == LaneOrder::Striped {
+            return self.staged(variant);
+        }
         let loads = WGSL.repeat("load", 0..self.src_vec4s, |v| vec![("v", v.to_string())]);
         let outputs: String = self
             .outputs
@@ -192,7 +223,7 @@ impl Generated for RowBlock {
             .map(|(j, out)| {
                 let slot = variant.placement.slot_of_entry(j);
                 let stores = WGSL.repeat("store", out.words.chunks(4).enumerate(), |(v, four)| {
-                    let words: Vec<String> = four.iter().map(|w| word_expr(w)).collect();
+                    let words: Vec<String> = four.iter().map(|w| word_expr(w, &src_word)).collect();
                     vec![
                         ("slot", slot.to_string()),
                         ("j", j.to_string()),
@@ -225,6 +256,75 @@ impl Generated for RowBlock {
         );
         entry_point(variant, &body)
     }
+}
+
+impl RowBlock {
+    /// The striped (staged) module: the tile's blocks loaded by
+    /// consecutive lanes into workgroup memory, then lane `l` writes output
+    /// vec4 `l` of the tile (the outputs' shares laid end to end), each
+    /// word from constant pieces of its block.
+    fn staged(&self, variant: &Variant) -> String {
+        let tile = self.tile;
+        let mut first = 0u32;
+        let outputs: String = self
+            .outputs
+            .iter()
+            .enumerate()
+            .map(|(j, out)| {
+                let vec4s = out.words.len() as u32 / 4;
+                let cases = WGSL.repeat(
+                    "staged_case",
+                    out.words.chunks(4).enumerate(),
+                    |(v, four)| {
+                        let words: Vec<String> = four
+                            .iter()
+                            .map(|w| word_expr(w, &|s| tile_word(s)))
+                            .collect();
+                        vec![("v", v.to_string()), ("words", words.join(", "))]
+                    },
+                );
+                let text = WGSL.fill(
+                    "staged_output",
+                    &[
+                        ("unless_skipped", &variant.unless_skipped(j)),
+                        ("first", &first),
+                        ("vec4s", &vec4s),
+                        ("count", &(tile * vec4s)),
+                        ("src_vec4s", &self.src_vec4s),
+                        ("cases", &cases),
+                        ("j", &j),
+                        ("slot", &variant.placement.slot_of_entry(j)),
+                    ],
+                );
+                first += tile * vec4s;
+                text
+            })
+            .collect();
+        let out0_block_bits = self.outputs[0].words.len() * 32;
+        let body = WGSL.fill(
+            "staged_body",
+            &[
+                ("tile", &tile),
+                ("rows", &self.rows),
+                ("src_vec4s", &self.src_vec4s),
+                ("out0_block_bits", &out0_block_bits),
+                ("offset", &self.outputs[0].offset_bits),
+                ("tile_vec4s", &(tile * self.src_vec4s)),
+                ("outputs", &outputs),
+            ],
+        );
+        WGSL.fill("tile", &[("size", &WORKGROUP_SIZE)]) + &workgroup_entry_point(variant, &body)
+    }
+}
+
+/// Source word `w` of a staged block: component `w % 4` of the tile's vec4
+/// `t + w / 4` (`t`, the block's first vec4 in the tile).
+fn tile_word(w: u32) -> String {
+    format!(
+        "tile[t + {}u].{}",
+        w / 4,
+        ["x", "y", "z", "w"][(w % 4) as usize]
+    )
 }
 
 /// The pieces of each word of output `g`'s share of a block of `rows` rows:
@@ -260,12 +360,12 @@ fn src_word(w: u32) -> String {
 }
 
 /// One output word as a WGSL expression, with the shifts and masks that
-/// do nothing left out.
-fn word_expr(pieces: &[Piece]) -> String {
+/// do nothing left out; `source(w)` names source word `w` of the block.
+fn word_expr(pieces: &[Piece], source: &dyn Fn(u32) -> String) -> String {
     let terms: Vec<String> = pieces
         .iter()
         .map(|p| {
-            let mut t = src_word(p.src_word);
+            let mut t = source(p.src_word);
             if p.shift > 0 {
                 t = format!("({t} >> {}u)", p.shift);
             }

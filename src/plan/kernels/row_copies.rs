@@ -27,6 +27,7 @@ use super::{
 use crate::element::ElementType;
 use crate::plan::gather::Gather;
 use crate::plan::geometry::OutputGeometry;
+use crate::plan::lanes::LaneOrder;
 use crate::plan::template::Template;
 use crate::plan::wgsl::{Variant, entry_point, read_entries};
 
@@ -74,7 +75,8 @@ pub(super) fn layout(
     window_start_bits: u64,
     unit_bits: u32,
 ) -> Option<GeneratedLayout> {
-    RowCopies::new(live, g.outer, window_start_bits, unit_bits).map(GeneratedLayout::RowCopies)
+    RowCopies::new(live, g.outer, window_start_bits, unit_bits, g.lanes)
+        .map(GeneratedLayout::RowCopies)
 }
 
 /// Bits of the longest output one invocation copies per row: 256, 32
@@ -117,17 +119,20 @@ pub struct CopyOutput {
 }
 
 /// A row-copy layout: the unit (vec4s for row copies, words for row
-/// words), the input row stride, the invocations per row and every
-/// gathered output's run and where it starts in the pass's input window.
-/// The row count is not part of it.
+/// words), the lane order, the input row stride, the invocations per row
+/// and every gathered output's run and where it starts in the pass's input
+/// window. The row count is not part of it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct RowCopies {
     /// Bits per unit: 128 ([`Kernel::RowCopies`]) or 32
     /// ([`Kernel::RowWords`]).
     pub unit_bits: u32,
+    /// Blocked: each invocation a stretch of every output's run in its row;
+    /// striped: each invocation one unit of the row's runs laid end to end.
+    pub lanes: LaneOrder,
     /// Units per input row (0 with a single row, where it is never used).
     pub block_units: u32,
-    /// Invocations per input row.
+    /// Invocations per input row (striped: the units of every run).
     pub per_row: u32,
     /// The gathered outputs, in order (empty outputs have none).
     pub outputs: Vec<CopyOutput>,
@@ -140,13 +145,15 @@ impl RowCopies {
     /// one group of a plan whose outputs take several dispatches (separate
     /// destinations past the slots of one). `None` unless every run, its
     /// offset and the row stride are whole units; past
-    /// [`MAX_COPY_OUTPUTS`] outputs; or when under [`MIN_WORKING_PERCENT`]
-    /// of the steps copy a unit.
+    /// [`MAX_COPY_OUTPUTS`] outputs; or, blocked, when under
+    /// [`MIN_WORKING_PERCENT`] of the steps copy a unit (striped, every
+    /// lane copies one unit).
     pub(crate) fn new(
         live: Vec<(usize, &OutputGeometry)>,
         outer: u64,
         window_start_bits: u64,
         unit_bits: u32,
+        lanes: LaneOrder,
     ) -> Option<Self> {
         let unit = u64::from(unit_bits);
         let block_bits = live.first()?.1.block_bits;
@@ -160,7 +167,10 @@ impl RowCopies {
             return None;
         }
         let widest = live.iter().map(|(_, g)| g.run_bits / unit).max()?;
-        let per_row = widest.div_ceil(COPY_STRETCH_BITS / unit).max(1);
+        let per_row = match lanes {
+            LaneOrder::Blocked => widest.div_ceil(COPY_STRETCH_BITS / unit).max(1),
+            LaneOrder::Striped => live.iter().map(|(_, g)| g.run_bits / unit).sum(),
+        };
         let outputs: Vec<CopyOutput> = live
             .iter()
             .map(|&(_, g)| {
@@ -178,12 +188,13 @@ impl RowCopies {
         // steps work) gains nothing over the table-driven kernel.
         let steps: u64 = outputs.iter().map(|o| u64::from(o.units)).sum();
         let work: u64 = outputs.iter().map(|o| u64::from(o.run_units)).sum();
-        if work * 100 < steps * per_row * MIN_WORKING_PERCENT {
+        if lanes == LaneOrder::Blocked && work * 100 < steps * per_row * MIN_WORKING_PERCENT {
             return None;
         }
         let block_units = if outer > 1 { block_bits / unit } else { 0 };
         Some(RowCopies {
             unit_bits,
+            lanes,
             block_units: u32::try_from(block_units).ok()?,
             per_row: u32::try_from(per_row).ok()?,
             outputs,
@@ -219,6 +230,48 @@ impl RowCopies {
     }
 }
 
+impl RowCopies {
+    /// The striped body: unit `w` of the row's runs laid end to end, loaded
+    /// from where its run lies in the input row and stored into its
+    /// output.
+    fn striped(&self, variant: &Variant) -> String {
+        let mut first = 0u32;
+        let mut shift = String::new();
+        let mut stores = String::new();
+        for (j, out) in self.outputs.iter().enumerate() {
+            // Unit w of run j is input unit src_unit + w - first (u32
+            // arithmetic wraps where a run starts before its place).
+            let delta = format!("{}u", out.src_unit.wrapping_sub(first));
+            shift = if j == 0 {
+                delta
+            } else {
+                format!("select({shift}, {delta}, w >= {first}u)")
+            };
+            stores += &WGSL.fill(
+                "striped_store",
+                &[
+                    ("unless_skipped", &variant.unless_skipped(j)),
+                    ("first", &first),
+                    ("run", &out.run_units),
+                    ("slot", &variant.placement.slot_of_entry(j)),
+                    ("j", &j),
+                ],
+            );
+            first += out.run_units;
+        }
+        WGSL.fill(
+            "striped_body",
+            &[
+                ("per_row", &self.per_row),
+                ("entries", &read_entries(variant, self.outputs.len())),
+                ("shift", &shift),
+                ("block", &self.block_units),
+                ("stores", &stores),
+            ],
+        )
+    }
+}
+
 impl Generated for RowCopies {
     fn kernel(&self) -> Kernel {
         if self.unit_bits == 128 {
@@ -238,6 +291,9 @@ impl Generated for RowCopies {
 
     /// Table entry `j` belongs to gathered output `j`.
     fn wgsl(&self, variant: &Variant) -> String {
+        if self.lanes == LaneOrder::Striped {
+            return entry_point(variant, &self.striped(variant));
+        }
         let entries = read_entries(variant, self.outputs.len());
         let copies: String = self
             .outputs

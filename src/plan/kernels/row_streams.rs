@@ -35,6 +35,7 @@ use super::{
 use crate::element::ElementType;
 use crate::plan::gather::Gather;
 use crate::plan::geometry::OutputGeometry;
+use crate::plan::lanes::LaneOrder;
 use crate::plan::template::Template;
 use crate::plan::wgsl::{VEC4_BITS, Variant, entry_point, read_entries};
 
@@ -85,7 +86,8 @@ fn layout(
     live: Vec<(usize, &OutputGeometry)>,
     window_start_bits: u64,
 ) -> Option<GeneratedLayout> {
-    RowStreams::new(live, g.input_bytes, window_start_bits).map(GeneratedLayout::RowStreams)
+    RowStreams::new(live, g.input_bytes, window_start_bits, g.lanes)
+        .map(GeneratedLayout::RowStreams)
 }
 
 /// Vec4s of the longest output an invocation streams per row: the
@@ -129,14 +131,18 @@ impl StreamOutput {
     }
 }
 
-/// A row-stream layout: the input row length, how many invocations share
-/// a row, and every gathered output's run, where it starts and its
-/// stretch. The row count is not part of it.
+/// A row-stream layout: the lane order, the input row length, how many
+/// invocations share a row (blocked), and every gathered output's run,
+/// where it starts and its stretch. The row count is not part of it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct RowStreams {
+    /// Blocked: each invocation a stretch of every output in its row;
+    /// striped: each output's entry owns a range of invocations, one of the
+    /// output's vec4s each.
+    pub lanes: LaneOrder,
     /// Bits per input row.
     pub block_bits: u32,
-    /// Invocations per input row.
+    /// Invocations per input row (blocked; 0 striped).
     pub per_row: u32,
     /// The gathered outputs, in order (empty outputs have none).
     pub outputs: Vec<StreamOutput>,
@@ -153,6 +159,7 @@ impl RowStreams {
         live: Vec<(usize, &OutputGeometry)>,
         input_bytes: u64,
         window_start_bits: u64,
+        lanes: LaneOrder,
     ) -> Option<Self> {
         let block_bits = live.first()?.1.block_bits;
         let in_words = |g: &OutputGeometry| {
@@ -173,14 +180,17 @@ impl RowStreams {
         }
         // A run of r bits holds at most r / 128 whole vec4s in any row.
         let widest = live.iter().map(|(_, g)| g.run_bits / 128).max()?;
-        let per_row = widest.div_ceil(STREAM_VEC4S).max(1);
+        let per_row = match lanes {
+            LaneOrder::Blocked => widest.div_ceil(STREAM_VEC4S).max(1),
+            LaneOrder::Striped => 0,
+        };
         let outputs = live
             .iter()
             .map(|&(_, g)| {
                 Some(StreamOutput {
                     src_bit: u32::try_from(g.offset_bits - window_start_bits).ok()?,
                     run_bits: u32::try_from(g.run_bits).ok()?,
-                    vec4s: if g.run_bits < 128 {
+                    vec4s: if g.run_bits < 128 || per_row == 0 {
                         0
                     } else {
                         u32::try_from((g.run_bits / 128).div_ceil(per_row).max(1)).ok()?
@@ -189,6 +199,7 @@ impl RowStreams {
             })
             .collect::<Option<_>>()?;
         Some(RowStreams {
+            lanes,
             block_bits: u32::try_from(block_bits).ok()?,
             per_row: u32::try_from(per_row).ok()?,
             outputs,
@@ -271,11 +282,20 @@ impl RowStreams {
     /// the rows by selects (no division past the first word).
     fn gather(&self, j: usize, variant: &Variant, out: &StreamOutput) -> String {
         let slot = variant.placement.slot_of_entry(j);
+        let (q, in_range) = match self.lanes {
+            LaneOrder::Blocked => ("g", "g < (e.len_bits >> 7u)"),
+            LaneOrder::Striped => (
+                "g - e.first_invocation",
+                "g >= e.first_invocation && q < (e.len_bits >> 7u)",
+            ),
+        };
         WGSL.fill(
             "gather",
             &[
                 ("unless_skipped", &variant.unless_skipped(j)),
                 ("j", &j),
+                ("q", &q),
+                ("in_range", &in_range),
                 ("slot", &slot),
                 ("src", &out.src_bit),
                 ("words", &(out.run_bits / 32)),
@@ -343,7 +363,15 @@ impl Generated for RowStreams {
     }
 
     fn invocations(&self, outer: u64) -> u64 {
-        outer * u64::from(self.per_row)
+        match self.lanes {
+            LaneOrder::Blocked => outer * u64::from(self.per_row),
+            // Every output is whole vec4s (`RowStreams::new`).
+            LaneOrder::Striped => self
+                .outputs
+                .iter()
+                .map(|o| outer * u64::from(o.run_bits) / 128)
+                .sum(),
+        }
     }
 
     fn output_entries(&self) -> Option<usize> {
@@ -351,6 +379,50 @@ impl Generated for RowStreams {
     }
 
     fn wgsl(&self, variant: &Variant) -> String {
-        VEC4_BITS.fill("helpers", &[]) + &entry_point(variant, &self.body(variant))
+        let body = match self.lanes {
+            LaneOrder::Blocked => self.body(variant),
+            LaneOrder::Striped => self.striped(variant),
+        };
+        VEC4_BITS.fill("helpers", &[]) + &entry_point(variant, &body)
+    }
+
+    fn entry_ranges(&self) -> bool {
+        self.lanes == LaneOrder::Striped
+    }
+}
+
+impl RowStreams {
+    /// The striped body: each output's invocations on its consecutive
+    /// vec4s (gathered word by word for a short run).
+    fn striped(&self, variant: &Variant) -> String {
+        let streams: String = self
+            .outputs
+            .iter()
+            .enumerate()
+            .map(|(j, out)| {
+                if out.is_short() {
+                    return self.gather(j, variant, out);
+                }
+                WGSL.fill(
+                    "striped_stream",
+                    &[
+                        ("unless_skipped", &variant.unless_skipped(j)),
+                        ("j", &j),
+                        ("run", &out.run_bits),
+                        ("src", &out.src_bit),
+                        ("block", &self.block_bits),
+                        ("gap", &(self.block_bits - out.run_bits)),
+                        ("slot", &variant.placement.slot_of_entry(j)),
+                    ],
+                )
+            })
+            .collect();
+        WGSL.fill(
+            "striped_body",
+            &[
+                ("entries", &read_entries(variant, self.outputs.len())),
+                ("streams", &streams),
+            ],
+        )
     }
 }
