@@ -44,7 +44,10 @@ fn main() -> ExitCode {
                 let Some(binding) = args.next() else {
                     return usage("--dim needs NAME=N");
                 };
-                match binding.rsplit_once('=').map(|(n, v)| (n, v.parse::<usize>())) {
+                match binding
+                    .rsplit_once('=')
+                    .map(|(n, v)| (n, v.parse::<usize>()))
+                {
                     Some((name, Ok(value))) => dims.insert(name.to_string(), value),
                     _ => return usage(&format!("--dim {binding:?} is not NAME=N")),
                 };
@@ -84,7 +87,9 @@ fn print_header(path: &std::path::Path, model: &OnnxModel, dims: &HashMap<String
     let mut counts = BTreeMap::new();
     for node in model.split_nodes() {
         let opset = node.opset.map_or("?".into(), |v| v.to_string());
-        *counts.entry(format!("{}-{opset}", node.op_type)).or_insert(0) += 1;
+        *counts
+            .entry(format!("{}-{opset}", node.op_type))
+            .or_insert(0) += 1;
     }
     let counts: Vec<String> = counts.iter().map(|(k, n)| format!("{n} {k}")).collect();
     println!("{}", path.display());
@@ -105,7 +110,10 @@ fn print_header(path: &std::path::Path, model: &OnnxModel, dims: &HashMap<String
 fn print_node(i: usize, node: &SplitNode, dims: &HashMap<String, usize>) {
     println!("\n[{i}] {}", node.path);
     let element_type = node.element_type;
-    let declared = node.input_shape.as_deref().map_or("not declared".into(), shape_text);
+    let declared = node
+        .input_shape
+        .as_deref()
+        .map_or("not declared".into(), shape_text);
     let type_name = element_type.map_or("?".into(), |t| t.to_string());
     println!("    input {:?}: {type_name} {declared}", node.input);
     let operator = match &node.operator {
@@ -127,7 +135,11 @@ fn print_node(i: usize, node: &SplitNode, dims: &HashMap<String, usize>) {
             return;
         }
     };
-    let outputs: Vec<String> = split.output_shapes().iter().map(|s| format!("{s:?}")).collect();
+    let outputs: Vec<String> = split
+        .output_shapes()
+        .iter()
+        .map(|s| format!("{s:?}"))
+        .collect();
     println!(
         "    {:?} along axis {}, lengths {:?} -> {}",
         split.input_shape(),

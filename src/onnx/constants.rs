@@ -34,9 +34,11 @@ pub(crate) enum Value {
 pub(crate) fn value_of(scope: &Scope, name: &str, dir: Option<&Path>) -> Result<Value> {
     let mut name = name;
     for _ in 0..MAX_IDENTITY_CHAIN {
-        let definition = scope.define(name).ok_or_else(|| OnnxError::UndefinedValue {
-            name: name.to_string(),
-        })?;
+        let definition = scope
+            .define(name)
+            .ok_or_else(|| OnnxError::UndefinedValue {
+                name: name.to_string(),
+            })?;
         let node = match definition {
             Definition::Initializer(t) => return Ok(Value::Constant(tensor_at(t, dir)?)),
             Definition::Input { main: true } => {

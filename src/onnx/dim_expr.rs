@@ -221,11 +221,17 @@ mod tests {
         let hw = [("height", 320), ("width", 640)];
         assert_eq!(eval("floor(floor(height/2 - 1/2)/2) + 1", &hw), Some(80));
         assert_eq!(
-            eval("(floor(height/2 - 1/2) + 1)*(floor(width/2 - 1/2) + 1)", &hw),
+            eval(
+                "(floor(height/2 - 1/2) + 1)*(floor(width/2 - 1/2) + 1)",
+                &hw
+            ),
             Some(160 * 320)
         );
         assert_eq!(eval("2*seq + 1", &[("seq", 7)]), Some(15));
-        assert_eq!(eval("DynamicDimension.0", &[("DynamicDimension.0", 3)]), Some(3));
+        assert_eq!(
+            eval("DynamicDimension.0", &[("DynamicDimension.0", 3)]),
+            Some(3)
+        );
         assert_eq!(eval("max(a, 4) - min(a, 4)", &[("a", 9)]), Some(5));
         assert_eq!(eval("ceil(a/4) + a//4", &[("a", 9)]), Some(5));
         assert_eq!(eval("7", &[]), Some(7));
@@ -243,7 +249,11 @@ mod tests {
         let deep = format!("{}1{}", "(".repeat(200), ")".repeat(200));
         assert_eq!(eval(&deep, &[]), None, "nesting past the limit");
         let minus = format!("{}1", "-".repeat(100_000));
-        assert_eq!(eval(&minus, &[]), Some(1), "100 000 signs, no deep recursion");
+        assert_eq!(
+            eval(&minus, &[]),
+            Some(1),
+            "100 000 signs, no deep recursion"
+        );
         let huge = format!("{}*{}", i64::MAX, i64::MAX);
         assert_eq!(eval(&format!("{huge}*{huge}"), &[]), None, "overflow");
     }

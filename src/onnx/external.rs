@@ -47,9 +47,11 @@ pub(crate) fn tensor_at(t: &TensorProto, dir: Option<&Path>) -> Result<HostTenso
     let number = |key: &str| -> Result<Option<u64>> {
         match entry(key) {
             None => Ok(None),
-            Some(v) => Ok(Some(v.parse().map_err(|_| {
-                fail(format!("{key} {v:?} is not a byte count"))
-            })?)),
+            Some(v) => {
+                Ok(Some(v.parse().map_err(|_| {
+                    fail(format!("{key} {v:?} is not a byte count"))
+                })?))
+            }
         }
     };
     let location = entry("location").ok_or_else(|| fail("no location is given".into()))?;
@@ -79,7 +81,8 @@ pub(crate) fn tensor_at(t: &TensorProto, dir: Option<&Path>) -> Result<HostTenso
         }
     }
     let path = dir.join(relative);
-    let mut file = std::fs::File::open(&path).map_err(|e| fail(format!("{}: {e}", path.display())))?;
+    let mut file =
+        std::fs::File::open(&path).map_err(|e| fail(format!("{}: {e}", path.display())))?;
     let size = file
         .metadata()
         .map_err(|e| fail(format!("{}: {e}", path.display())))?

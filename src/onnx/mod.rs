@@ -216,7 +216,11 @@ fn constants_and_split(
     let count = split.len();
     <[NodeProto; 1]>::try_from(split)
         .map(|[node]| node)
-        .map_err(|_| malformed_model(format!("the graph holds {count} split nodes; exactly one is expected")))
+        .map_err(|_| {
+            malformed_model(format!(
+                "the graph holds {count} split nodes; exactly one is expected"
+            ))
+        })
 }
 
 /// A node's attributes by name, with kind checks.

@@ -61,7 +61,9 @@ impl OnnxModel {
     /// [`OnnxError::Io`] and the errors of [`OnnxModel::from_bytes_in`].
     pub fn load(path: &Path) -> Result<Self> {
         let bytes = std::fs::read(path).map_err(|e| OnnxError::io(path, &e))?;
-        let dir = path.parent().map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+        let dir = path
+            .parent()
+            .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
         Self::from_bytes_in(&bytes, Some(&dir))
     }
 

@@ -58,8 +58,5 @@ pub(crate) fn lengths_input(node: &NodeProto) -> Option<&str> {
 /// Whether `node` is a default-domain `Split` or `SplitToSequence`.
 pub(crate) fn is_split_node(node: &NodeProto) -> bool {
     matches!(node.domain.as_deref(), None | Some("" | "ai.onnx"))
-        && matches!(
-            node.op_type.as_deref(),
-            Some("Split" | "SplitToSequence")
-        )
+        && matches!(node.op_type.as_deref(), Some("Split" | "SplitToSequence"))
 }

@@ -31,12 +31,21 @@ pub(crate) struct Scope<'a> {
 impl<'a> Scope<'a> {
     pub(crate) fn new(graph: &'a GraphProto, parent: Option<&'a Scope<'a>>) -> Self {
         let name = |n: &'a Option<String>| n.as_deref().unwrap_or_default();
-        let initializers = graph.initializer.iter().map(|t| (name(&t.name), t)).collect();
+        let initializers = graph
+            .initializer
+            .iter()
+            .map(|t| (name(&t.name), t))
+            .collect();
         let inputs = graph.input.iter().map(|v| name(&v.name)).collect();
         let producers = graph
             .node
             .iter()
-            .flat_map(|n| n.output.iter().filter(|o| !o.is_empty()).map(move |o| (o.as_str(), n)))
+            .flat_map(|n| {
+                n.output
+                    .iter()
+                    .filter(|o| !o.is_empty())
+                    .map(move |o| (o.as_str(), n))
+            })
             .collect();
         let infos = graph
             .input

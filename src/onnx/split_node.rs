@@ -146,16 +146,16 @@ impl SplitNode {
             node: self.path.to_string(),
             detail,
         };
-        let shape = self.input_shape.as_ref().ok_or_else(|| {
-            unknown(format!("the model declares no shape for {:?}", self.input))
-        })?;
+        let shape = self
+            .input_shape
+            .as_ref()
+            .ok_or_else(|| unknown(format!("the model declares no shape for {:?}", self.input)))?;
         Ok(shape
             .iter()
             .enumerate()
             .map(|(i, d)| {
-                d.value(dims).ok_or_else(|| {
-                    unknown(format!("dimension {i} of {:?} is {d}", self.input))
-                })
+                d.value(dims)
+                    .ok_or_else(|| unknown(format!("dimension {i} of {:?} is {d}", self.input)))
             })
             .collect::<std::result::Result<Vec<_>, _>>()?)
     }
@@ -221,9 +221,11 @@ fn operator_of(
     if input.is_empty() {
         return Err(malformed("the split node has no data input"));
     }
-    scope.define(input).ok_or_else(|| OnnxError::UndefinedValue {
-        name: input.to_string(),
-    })?;
+    scope
+        .define(input)
+        .ok_or_else(|| OnnxError::UndefinedValue {
+            name: input.to_string(),
+        })?;
     let lengths = match lengths_input(node) {
         None => None,
         Some(name) => Some(value_of(scope, name, dir)?),
