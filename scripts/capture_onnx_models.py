@@ -14,7 +14,7 @@ For each model (see MODELS) the script
      branches and, as scan outputs, Loop bodies), runs the whole model in
      onnxruntime on a plausible input (an image or audio from a pinned
      package, or the onnx wheel's own test inputs) and keeps the values;
-  4. writes tests/data/onnx-models/<model>_<node>/: model.onnx holding the
+  4. writes tests/data/onnx-models/nodes/<model>_<node>/: model.onnx holding the
      node with the Constant / Identity nodes and initializers that feed it
      (the model's opset imports kept, other domains included), and
      test_data_set_N/ with the captured input(s) and, as expected outputs,
@@ -244,7 +244,9 @@ def path_label(model, path, node_index, node) -> str:
     g = model.graph
     for step in path:
         owner = g.node[step[0]]
-        parts.append(f"{owner.name or owner.op_type + str(step[0])}.{step[1]}")
+        a = next(a for a in owner.attribute if a.name == step[1])
+        listed = f"[{step[2]}]" if a.type == onnx.AttributeProto.GRAPHS else ""
+        parts.append(f"{owner.name or owner.op_type + str(step[0])}.{step[1]}{listed}")
         g = subgraph(owner, step)
     parts.append(node.name or f"#{node_index}")
     return "/".join(parts)
@@ -524,7 +526,7 @@ def capture(work: pathlib.Path, spec: dict, manifest: list):
         nm = node_model(model, node, feeders, inits, runtime, sets)
         onnx.checker.check_model(nm)
         session = ort.InferenceSession(nm.SerializeToString(), providers=["CPUExecutionProvider"])
-        target = OUT / f"{spec['name']}_{safe(node.name or str(index))}"
+        target = OUT / "nodes" / f"{spec['name']}_{safe(node.name or str(index))}"
         if target.exists():
             shutil.rmtree(target)
         target.mkdir(parents=True)

@@ -27,7 +27,7 @@ fn manifest() -> Vec<serde_json::Value> {
 
 /// Every captured node-test directory, in name order.
 fn captured_dirs() -> Vec<PathBuf> {
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(root())
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(root().join("nodes"))
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.join("model.onnx").exists())
@@ -95,7 +95,7 @@ fn what_the_reader_resolves_matches_the_captured_outputs() {
             .iter()
             .zip(entry["nodes"].as_array().unwrap())
         {
-            let dir = root().join(listed["dir"].as_str().unwrap());
+            let dir = root().join("nodes").join(listed["dir"].as_str().unwrap());
             let test = NodeTest::load(&dir).unwrap();
             for set in test.data_sets() {
                 let data = &set.inputs[0];
