@@ -118,10 +118,10 @@ fn what_the_reader_resolves_matches_the_captured_outputs() {
                 if let Some(declared) = &node.input_shape {
                     let mut dims = HashMap::new();
                     for (d, &size) in declared.iter().zip(data.shape()) {
-                        if let wgpu_split::onnx::Dim::Symbolic(s) = d {
-                            if !s.contains(['(', '+', '/', '*']) {
-                                dims.insert(s.clone(), size);
-                            }
+                        if let wgpu_split::onnx::Dim::Symbolic(s) = d
+                            && !s.contains(['(', '+', '/', '*'])
+                        {
+                            dims.insert(s.clone(), size);
                         }
                     }
                     if name == "nudenet_320n" {

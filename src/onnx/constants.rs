@@ -6,9 +6,9 @@ use std::path::Path;
 
 use super::error::OnnxError;
 use super::external::tensor_at;
+use super::lengths_source::LengthsSource;
 use super::proto::{AttributeProto, NodeProto};
 use super::scope::{Definition, Scope};
-use super::split_node::LengthsSource;
 use crate::error::Result;
 use crate::tensor::HostTensor;
 

@@ -60,7 +60,7 @@ pub enum OnnxError {
         /// The node's path.
         node: String,
         /// Where the lengths come from.
-        from: crate::onnx::LengthsSource,
+        from: super::lengths_source::LengthsSource,
     },
     /// A split node whose input shape the model does not give, or gives
     /// with a dimension that is neither a number nor a name given a value.

@@ -72,13 +72,13 @@ pub(crate) fn tensor_at(t: &TensorProto, dir: Option<&Path>) -> Result<HostTenso
     })?;
     let expected = expected_bytes(t)?;
     let offset = number("offset")?.unwrap_or(0);
-    if let Some(length) = number("length")? {
-        if length != expected {
-            return Err(fail(format!(
-                "length {length} differs from the {expected} bytes its dimensions need"
-            ))
-            .into());
-        }
+    if let Some(length) = number("length")?
+        && length != expected
+    {
+        return Err(fail(format!(
+            "length {length} differs from the {expected} bytes its dimensions need"
+        ))
+        .into());
     }
     let path = dir.join(relative);
     let mut file =

@@ -8,6 +8,7 @@ mod constants;
 mod dim_expr;
 pub(crate) mod error;
 mod external;
+mod lengths_source;
 mod model;
 #[doc(hidden)]
 pub mod node_test;
@@ -30,11 +31,12 @@ use crate::error::{Error, Result};
 use crate::semantics::Operator;
 use crate::tensor::HostTensor;
 pub use error::OnnxError;
+pub use lengths_source::LengthsSource;
 pub use model::OnnxModel;
 use operator::{is_split_node, lengths_input, split_operator};
 use proto::{AttributeProto, NodeProto, attribute_type};
 pub use shapes::Dim;
-pub use split_node::{LengthsSource, NodePath, RuntimeLengths, SplitNode, SplitOperator};
+pub use split_node::{NodePath, RuntimeLengths, SplitNode, SplitOperator};
 pub use tensor_proto::{read_sequence, read_tensor, tensor_from_proto, tensor_to_proto};
 
 fn decode<M: Message + Default>(bytes: &[u8], message: &'static str) -> Result<M> {
