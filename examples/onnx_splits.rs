@@ -127,7 +127,10 @@ fn print_node(i: usize, node: &SplitNode, dims: &HashMap<String, usize>) {
             return;
         }
     };
-    println!("    rule: {}", rule(operator));
+    match &node.lengths_input {
+        Some(name) => println!("    rule: {} {name:?}", rule(operator)),
+        None => println!("    rule: {}", rule(operator)),
+    }
     let split = match node.resolve(dims) {
         Ok(split) => split,
         Err(e) => {

@@ -365,6 +365,39 @@ fn a_node_that_cannot_be_read_is_its_own_error_never_the_models() {
 }
 
 #[test]
+fn identity_cycles_initializer_inputs_and_float_constants() {
+    let nodes = vec![
+        node("Identity", &["loop_b"], &["loop_a"], vec![]),
+        node("Identity", &["loop_a"], &["loop_b"], vec![]),
+        node("Split", &["x", "loop_a"], &["a0", "a1"], vec![]),
+        node("Split", &["x", "both"], &["b0", "b1"], vec![]),
+        node(
+            "Constant",
+            &[],
+            &["floats"],
+            vec![AttributeProto {
+                floats: vec![3.0, 1.0],
+                r#type: Some(6),
+                ..attr("value_floats")
+            }],
+        ),
+        node("Split", &["x", "floats"], &["c0", "c1"], vec![]),
+    ];
+    // "both" is a graph input with an initializer: the initializer counts.
+    let mut g = graph("g", nodes, vec![info("x", &["4"]), info("both", &["2"])]);
+    g.initializer.push(lengths("both", &[1, 3]));
+    // Split-1 takes lengths of the data's float type.
+    let m = OnnxModel::from_bytes(&model(g, Some(1))).unwrap();
+    let nodes = m.split_nodes();
+    assert!(matches!(
+        &nodes[0].operator,
+        Err(Error::Onnx(OnnxError::MalformedModel { .. }))
+    ));
+    assert!(matches!(&nodes[1].operator, Ok(SplitOperator::Static(_))));
+    assert_eq!(static_lengths(&nodes[2].operator, &[4]), [3, 1]);
+}
+
+#[test]
 fn malformed_models_are_typed_errors() {
     assert!(matches!(
         OnnxModel::from_bytes(&[0x0A, 0xFF]),

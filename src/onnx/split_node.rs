@@ -92,6 +92,8 @@ pub struct SplitNode {
     pub opset: Option<i64>,
     /// The name of the tensor the node splits.
     pub input: String,
+    /// The name of the node's lengths input (`split`), when it has one.
+    pub lengths_input: Option<String>,
     /// Its element type, when the model declares it.
     pub element_type: Option<ElementType>,
     /// Its shape, when the model declares it.
@@ -165,6 +167,7 @@ pub(crate) fn read_split_node(
         opset,
         operator: operator_of(node, &input, scope, opset, dir),
         input,
+        lengths_input: lengths_input(node).map(str::to_string),
         element_type,
         input_shape,
     }
