@@ -1,4 +1,6 @@
-//! Runs ONNX backend node-test directories and compares every output bit-exactly.
+//! Runs ONNX backend node-test directories (one split node, possibly fed by
+//! `Constant` and `Identity` nodes; every `test_data_set_*`) and compares
+//! every output bit-exactly.
 //!
 //! ```text
 //! cargo run --release --example onnx_node_test -- [--device cpu|gpu|auto] DIR...

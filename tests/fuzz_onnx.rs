@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use common::Rng;
 use proptest::prelude::*;
-use wgpu_split::onnx::{SplitModel, read_sequence, read_tensor};
+use wgpu_split::onnx::{OnnxModel, SplitModel, read_sequence, read_tensor};
 
 /// Tracks the largest single allocation while armed.
 struct Counting;
@@ -43,6 +43,12 @@ fn read_all(bytes: &[u8]) -> usize {
     if let Ok(model) = SplitModel::from_bytes(bytes) {
         let _ = model.bind(&[]);
     }
+    if let Ok(model) = OnnxModel::from_bytes(bytes) {
+        let dims = std::collections::HashMap::from([("N".to_string(), 3)]);
+        for node in model.split_nodes() {
+            let _ = node.resolve(&dims);
+        }
+    }
     LARGEST.load(Ordering::Relaxed)
 }
 
@@ -57,6 +63,16 @@ fn seeds() -> Vec<Vec<u8>> {
                 files.push(std::fs::read(f.unwrap().path()).unwrap());
             }
         }
+    }
+    // The split nodes of real models, with their Constant feeders.
+    for dir in std::fs::read_dir(root.join("onnx-models/nodes")).unwrap() {
+        let model = dir.unwrap().path().join("model.onnx");
+        if model.exists() {
+            files.push(std::fs::read(model).unwrap());
+        }
+    }
+    for model in std::fs::read_dir(root.join("onnx-models/whole")).unwrap() {
+        files.push(std::fs::read(model.unwrap().path()).unwrap());
     }
     files
 }

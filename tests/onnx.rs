@@ -293,11 +293,13 @@ fn model(
                 .iter()
                 .map(|n| ValueInfoProto {
                     name: Some(n.to_string()),
+                    ..ValueInfoProto::default()
                 })
                 .collect(),
             output: (0..outputs)
                 .map(|i| ValueInfoProto {
                     name: Some(format!("y{i}")),
+                    ..ValueInfoProto::default()
                 })
                 .collect(),
             ..GraphProto::default()

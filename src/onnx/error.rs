@@ -38,6 +38,39 @@ pub enum OnnxError {
         /// The node's operator type.
         op_type: String,
     },
+    /// A node input that no initializer, graph input or node of the model
+    /// (or of a graph enclosing the node's) defines.
+    #[error("value {name:?} is defined nowhere in the model")]
+    UndefinedValue {
+        /// The value's name.
+        name: String,
+    },
+    /// A tensor stored as external data that cannot be read.
+    #[error("external data of tensor {tensor:?}: {detail}")]
+    ExternalData {
+        /// The tensor's name.
+        tensor: String,
+        /// What is wrong (the file, the range, the path).
+        detail: String,
+    },
+    /// A split whose lengths only exist at run time, asked for its plan
+    /// without them (complete it with [`crate::onnx::RuntimeLengths::complete`]).
+    #[error("the lengths of {node} are known at run time only ({from})")]
+    LengthsAtRunTime {
+        /// The node's path.
+        node: String,
+        /// Where the lengths come from.
+        from: super::lengths_source::LengthsSource,
+    },
+    /// A split node whose input shape the model does not give, or gives
+    /// with a dimension that is neither a number nor a name given a value.
+    #[error("the input shape of {node} is not known: {detail}")]
+    ShapeUnknown {
+        /// The node's path.
+        node: String,
+        /// The input and the dimension missing.
+        detail: String,
+    },
     /// A `TensorProto` that cannot be turned into a tensor.
     #[error("tensor {name:?}: {detail}")]
     MalformedTensor {

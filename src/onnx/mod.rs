@@ -1,15 +1,25 @@
-//! The ONNX edge: reads models holding one `Split` or `SplitToSequence` node
-//! and their `TensorProto` / `SequenceProto` data, and turns them into
-//! [`Operator`]s and [`HostTensor`]s. Only [`crate::semantics`] and the tensor
-//! types are fed from here; nothing else depends on this module.
+//! The ONNX edge: reads whole models for their `Split` and
+//! `SplitToSequence` nodes ([`OnnxModel`]), models holding one such node
+//! ([`SplitModel`]) and their `TensorProto` / `SequenceProto` data, and turns
+//! them into [`Operator`]s and [`HostTensor`]s. Only [`crate::semantics`] and
+//! the tensor types are fed from here; nothing else depends on this module.
 
+mod constants;
+mod dim_expr;
 pub(crate) mod error;
+mod external;
+mod lengths_source;
+mod model;
 #[doc(hidden)]
 pub mod node_test;
+mod operator;
 /// The protobuf messages the reader decodes (a subset of `onnx.proto`),
 /// public for tests that build models; not part of the supported API.
 #[doc(hidden)]
 pub mod proto;
+mod scope;
+mod shapes;
+mod split_node;
 mod tensor_proto;
 
 use std::collections::HashMap;
@@ -18,10 +28,15 @@ use std::path::Path;
 use prost::Message;
 
 use crate::error::{Error, Result};
-use crate::semantics::{OnnxSplit, OnnxSplitToSequence, Operator, SequenceShapes};
+use crate::semantics::Operator;
 use crate::tensor::HostTensor;
 pub use error::OnnxError;
+pub use lengths_source::LengthsSource;
+pub use model::OnnxModel;
+use operator::{is_split_node, lengths_input, split_operator};
 use proto::{AttributeProto, NodeProto, attribute_type};
+pub use shapes::Dim;
+pub use split_node::{NodePath, RuntimeLengths, SplitNode, SplitOperator};
 pub use tensor_proto::{read_sequence, read_tensor, tensor_from_proto, tensor_to_proto};
 
 fn decode<M: Message + Default>(bytes: &[u8], message: &'static str) -> Result<M> {
@@ -41,7 +56,9 @@ fn malformed_model(detail: impl Into<String>) -> Error {
     .into()
 }
 
-/// A model whose graph is one `Split` or `SplitToSequence` node.
+/// A model whose graph is one `Split` or `SplitToSequence` node, possibly
+/// among nodes that only feed it constants (`Constant`, `Identity` of an
+/// initializer or of a constant).
 #[derive(Debug, Clone, PartialEq)]
 pub struct SplitModel {
     node: NodeProto,
@@ -67,9 +84,9 @@ impl SplitModel {
     /// # Errors
     ///
     /// [`OnnxError::ProtobufDecode`]; [`OnnxError::MalformedModel`] when the graph is
-    /// missing, holds other than one node or lacks a default-domain opset;
-    /// [`OnnxError::UnsupportedOperator`]; the errors of [`tensor_from_proto`]
-    /// for initializers.
+    /// missing, holds other than one split node or lacks a default-domain opset;
+    /// [`OnnxError::UnsupportedOperator`] for any other node; the errors of
+    /// [`tensor_from_proto`] for initializers and constants.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
         let model = decode::<proto::ModelProto>(bytes, "ModelProto")?;
         let graph = model
@@ -81,23 +98,12 @@ impl SplitModel {
             .find(|o| matches!(o.domain.as_deref(), None | Some("") | Some("ai.onnx")))
             .and_then(|o| o.version)
             .ok_or_else(|| malformed_model("the model imports no default-domain opset"))?;
-        let [node] = <[NodeProto; 1]>::try_from(graph.node).map_err(|nodes| {
-            malformed_model(format!(
-                "the graph holds {} nodes; exactly one split node is expected",
-                nodes.len()
-            ))
-        })?;
-        let domain = node.domain.clone().unwrap_or_default();
-        let op_type = node.op_type.clone().unwrap_or_default();
-        let known_domain = domain.is_empty() || domain == "ai.onnx";
-        if !known_domain || !matches!(op_type.as_str(), "Split" | "SplitToSequence") {
-            return Err(OnnxError::UnsupportedOperator { domain, op_type }.into());
-        }
-        let initializers = graph
+        let mut initializers = graph
             .initializer
             .iter()
             .map(|t| Ok((t.name.clone().unwrap_or_default(), tensor_from_proto(t)?)))
             .collect::<Result<HashMap<_, _>>>()?;
+        let node = constants_and_split(graph.node, &mut initializers)?;
         let graph_inputs = graph
             .input
             .iter()
@@ -167,39 +173,56 @@ impl SplitModel {
             .filter(|n| !n.is_empty())
             .ok_or_else(|| malformed_model("the split node has no data input"))?;
         let data = value(data_name)?;
-        let split = match self.node.input.get(1).filter(|n| !n.is_empty()) {
+        let split = match lengths_input(&self.node) {
             Some(name) => Some(value(name)?.to_param()?),
             None => None,
         };
-        if self.node.input.len() > 2 {
-            return Err(malformed_model(format!(
-                "the split node has {} inputs; at most 2 are allowed",
-                self.node.input.len()
-            )));
-        }
-        let attrs = Attributes::new(&self.node.attribute)?;
-        let operator = if self.op_type() == "Split" {
-            attrs.only(&["axis", "split", "num_outputs"])?;
-            Operator::OnnxSplit(OnnxSplit {
-                opset: self.opset,
-                axis: attrs.int("axis")?.unwrap_or(0),
-                split_attribute: attrs.ints("split")?,
-                split_input: split,
-                num_outputs: attrs.int("num_outputs")?,
-                outputs: self.node.output.len(),
-            })
-        } else {
-            attrs.only(&["axis", "keepdims"])?;
-            Operator::OnnxSplitToSequence(OnnxSplitToSequence {
-                opset: self.opset,
-                axis: attrs.int("axis")?.unwrap_or(0),
-                keepdims: attrs.int("keepdims")?.unwrap_or(1),
-                split,
-                shapes: SequenceShapes::Spec,
-            })
-        };
-        Ok((operator, data))
+        Ok((split_operator(&self.node, self.opset, split)?, data))
     }
+}
+
+/// The one split node of `nodes`, after evaluating the `Constant` and
+/// `Identity` nodes that feed it into `values`.
+fn constants_and_split(
+    nodes: Vec<NodeProto>,
+    values: &mut HashMap<String, HostTensor>,
+) -> Result<NodeProto> {
+    let mut split = Vec::new();
+    for node in nodes {
+        let default_domain = matches!(node.domain.as_deref(), None | Some("" | "ai.onnx"));
+        let output = node.output.first().cloned().unwrap_or_default();
+        match node.op_type.as_deref().unwrap_or_default() {
+            _ if is_split_node(&node) => split.push(node),
+            "Constant" if default_domain => {
+                let value = constants::constant_node_value(&node, None)?;
+                values.insert(output, value);
+            }
+            "Identity" if default_domain => {
+                let input = node.input.first().map(String::as_str).unwrap_or_default();
+                let value = values.get(input).cloned().ok_or_else(|| {
+                    malformed_model(format!(
+                        "Identity of {input:?}, which is no initializer or constant before it"
+                    ))
+                })?;
+                values.insert(output, value);
+            }
+            op_type => {
+                return Err(OnnxError::UnsupportedOperator {
+                    domain: node.domain.clone().unwrap_or_default(),
+                    op_type: op_type.to_string(),
+                }
+                .into());
+            }
+        }
+    }
+    let count = split.len();
+    <[NodeProto; 1]>::try_from(split)
+        .map(|[node]| node)
+        .map_err(|_| {
+            malformed_model(format!(
+                "the graph holds {count} split nodes; exactly one is expected"
+            ))
+        })
 }
 
 /// A node's attributes by name, with kind checks.

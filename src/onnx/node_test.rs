@@ -1,5 +1,6 @@
 //! Runs ONNX backend node-test directories: `model.onnx` with one split node
-//! and `test_data_set_*/{input,output}_N.pb`. Used by the conformance tests
+//! (possibly among `Constant` and `Identity` nodes feeding it constants) and
+//! any number of `test_data_set_*/{input,output}_N.pb`. Used by the conformance tests
 //! and the `onnx_node_test` example; the executor is a parameter, so the same
 //! runner checks the host path and the GPU path.
 

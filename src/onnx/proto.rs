@@ -37,13 +37,58 @@ pub struct GraphProto {
     pub input: Vec<ValueInfoProto>,
     #[prost(message, repeated, tag = "12")]
     pub output: Vec<ValueInfoProto>,
+    #[prost(message, repeated, tag = "13")]
+    pub value_info: Vec<ValueInfoProto>,
 }
 
-/// `ValueInfoProto` (name only).
+/// `ValueInfoProto` (name and type).
 #[derive(Clone, PartialEq, prost::Message)]
 pub struct ValueInfoProto {
     #[prost(string, optional, tag = "1")]
     pub name: Option<String>,
+    #[prost(message, optional, tag = "2")]
+    pub r#type: Option<TypeProto>,
+}
+
+/// `TypeProto` (tensors and sequences of them; the other kinds are skipped).
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct TypeProto {
+    #[prost(message, optional, tag = "1")]
+    pub tensor_type: Option<TypeProtoTensor>,
+    #[prost(message, optional, boxed, tag = "4")]
+    pub sequence_type: Option<Box<TypeProtoSequence>>,
+}
+
+/// `TypeProto.Tensor`.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct TypeProtoTensor {
+    #[prost(int32, optional, tag = "1")]
+    pub elem_type: Option<i32>,
+    #[prost(message, optional, tag = "2")]
+    pub shape: Option<TensorShapeProto>,
+}
+
+/// `TypeProto.Sequence`.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct TypeProtoSequence {
+    #[prost(message, optional, tag = "1")]
+    pub elem_type: Option<TypeProto>,
+}
+
+/// `TensorShapeProto`.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct TensorShapeProto {
+    #[prost(message, repeated, tag = "1")]
+    pub dim: Vec<Dimension>,
+}
+
+/// `TensorShapeProto.Dimension` (`dim_value` or `dim_param`).
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct Dimension {
+    #[prost(int64, optional, tag = "1")]
+    pub dim_value: Option<i64>,
+    #[prost(string, optional, tag = "2")]
+    pub dim_param: Option<String>,
 }
 
 /// `NodeProto`.
@@ -76,19 +121,26 @@ pub struct AttributeProto {
     pub s: Option<Vec<u8>>,
     #[prost(message, optional, tag = "5")]
     pub t: Option<TensorProto>,
+    #[prost(message, optional, tag = "6")]
+    pub g: Option<GraphProto>,
     #[prost(float, repeated, packed = "false", tag = "7")]
     pub floats: Vec<f32>,
     #[prost(int64, repeated, packed = "false", tag = "8")]
     pub ints: Vec<i64>,
     #[prost(bytes = "vec", repeated, tag = "9")]
     pub strings: Vec<Vec<u8>>,
+    #[prost(message, repeated, tag = "11")]
+    pub graphs: Vec<GraphProto>,
     #[prost(int32, optional, tag = "20")]
     pub r#type: Option<i32>,
 }
 
 /// `AttributeProto.AttributeType` values this crate reads.
 pub mod attribute_type {
+    pub const FLOAT: i32 = 1;
     pub const INT: i32 = 2;
+    pub const TENSOR: i32 = 4;
+    pub const FLOATS: i32 = 6;
     pub const INTS: i32 = 7;
 }
 
