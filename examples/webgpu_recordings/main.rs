@@ -17,7 +17,8 @@
 //! ```
 //!
 //! `OUT.json` names its bytes, `OUT.bin`, written beside it. With
-//! `--timing`, it writes the browser timing's cases instead (`timing.rs`).
+//! `--timing`, it writes the browser timing's cases instead (`timing.rs`;
+//! `--quick`: split_bench's `--quick` sizes).
 //!
 //! Needs no GPU: plans, bindings and the host path are plain data and CPU.
 
@@ -275,8 +276,11 @@ fn write(path: &str, bytes: &[u8]) -> Result<(), String> {
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.as_slice() {
-        [flag, path] if flag == "--timing" => timing::write_timing(path),
+        [flag, path] if flag == "--timing" => timing::write_timing(path, false),
+        [flag, quick, path] if flag == "--timing" && quick == "--quick" => {
+            timing::write_timing(path, true)
+        }
         [path] if !path.starts_with("--") => write_suite(path),
-        _ => Err("usage: webgpu_recordings [--timing] OUT.json".into()),
+        _ => Err("usage: webgpu_recordings [--timing [--quick]] OUT.json".into()),
     }
 }

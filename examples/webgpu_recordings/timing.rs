@@ -74,7 +74,7 @@ fn timing_case(
         "name": case.name,
         "shape": shape,
         "element_type": case.element_type.to_string(),
-        "kernel": plan.kernel().name(),
+        "kernel": if plan.dispatch_count() == 0 { "copies" } else { plan.kernel().name() },
         "moved": moved.max(plan.input_bytes()),
         "buffers": recording.buffers,
         "modules": recording.modules,
@@ -85,11 +85,11 @@ fn timing_case(
     }))
 }
 
-/// Writes the timing's cases: `path` (JSON) and its bytes (the tables)
-/// beside it.
-pub fn write_timing(path: &str) -> Result<(), Box<dyn std::error::Error>> {
+/// Writes the timing's cases (`quick`: split_bench's `--quick` sizes):
+/// `path` (JSON) and its bytes (the tables) beside it.
+pub fn write_timing(path: &str, quick: bool) -> Result<(), Box<dyn std::error::Error>> {
     let mut blobs = Blobs::default();
-    let cases = suite(false)
+    let cases = suite(quick)
         .iter()
         .enumerate()
         .map(|(i, c)| timing_case(i, c, &mut blobs))
@@ -97,6 +97,7 @@ pub fn write_timing(path: &str) -> Result<(), Box<dyn std::error::Error>> {
     let blob_name = blob_path(path);
     let doc = json!({
         "format": "wgpu-split timing 1",
+        "sizes": if quick { "split_bench --quick" } else { "split_bench" },
         "limits": "WebGPU default",
         "blob": std::path::Path::new(&blob_name).file_name().and_then(|n| n.to_str()),
         "cases": cases,

@@ -1,7 +1,9 @@
 // Headless Chromium driven over the DevTools protocol: launches Debian's
 // `chromium` with a fresh profile, connects to its browser endpoint with
-// Node's WebSocket (Node 20: `--experimental-websocket`), opens a page and
-// evaluates expressions in it. No npm dependency.
+// Node's WebSocket (Node 20: `--experimental-websocket`; Node 22 has it
+// built in), opens a page and evaluates expressions in it. A Node without
+// WebSocket (Debian 12's own Node 18) speaks the same protocol over
+// `--remote-debugging-pipe` instead. No npm dependency.
 
 import { spawn, execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -22,7 +24,6 @@ const FLAGS = [
   '--disable-component-update',
   '--disable-sync',
   '--disable-extensions',
-  '--remote-debugging-port=0',
 ];
 
 /// The browser's path: `$CHROMIUM`, else `chromium` on the PATH. Throws
@@ -39,30 +40,26 @@ export function chromiumPath() {
 
 /// A launched browser: its process, its DevTools connection, its profile.
 export class Browser {
-  static async launch(path, { timeoutMs = 30000 } = {}) {
+  static async launch(path, { timeoutMs = 30000, flags = [] } = {}) {
     const profile = mkdtempSync(join(tmpdir(), 'wgpu-split-chromium-'));
-    const child = spawn(path, [...FLAGS, `--user-data-dir=${profile}`, 'about:blank'], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    const ws = typeof WebSocket !== 'undefined';
+    const args = [...FLAGS, ...flags, ws ? '--remote-debugging-port=0' : '--remote-debugging-pipe', `--user-data-dir=${profile}`, 'about:blank'];
+    // With a pipe the browser reads commands on fd 3 and answers on fd 4.
+    const child = spawn(path, args, { stdio: ['ignore', 'ignore', 'pipe', ...(ws ? [] : ['pipe', 'pipe'])] });
     const log = [];
-    const endpoint = await new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`chromium printed no DevTools endpoint in ${timeoutMs} ms:\n${log.join('')}`)), timeoutMs);
-      child.on('exit', (code, signal) => {
-        clearTimeout(timer);
-        reject(new Error(`chromium exited (${code ?? signal}) before its DevTools endpoint:\n${log.join('')}`));
-      });
-      child.stderr.setEncoding('utf8');
-      child.stderr.on('data', (chunk) => {
-        log.push(chunk);
-        const m = /DevTools listening on (ws:\/\/\S+)/.exec(log.join(''));
-        if (m) {
-          clearTimeout(timer);
-          resolve(m[1]);
-        }
-      });
-    });
-    const cdp = await Cdp.connect(endpoint);
-    return new Browser(child, cdp, profile, log);
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (chunk) => log.push(chunk));
+    try {
+      const transport = ws ? await webSocket(await endpoint(child, log, timeoutMs)) : pipe(child);
+      const browser = new Browser(child, new Cdp(transport), profile, log);
+      await within(browser.cdp.send('Browser.getVersion'), timeoutMs, 'the DevTools connection');
+      return browser;
+    } catch (e) {
+      // Never leave a browser behind.
+      await stop(child);
+      rmSync(profile, { recursive: true, force: true });
+      throw e;
+    }
   }
 
   constructor(child, cdp, profile, log) {
@@ -93,41 +90,97 @@ export class Browser {
       // Already gone.
     }
     this.cdp.close();
-    await new Promise((resolve) => {
-      if (this.child.exitCode !== null || this.child.signalCode !== null) resolve();
-      else {
-        const timer = setTimeout(() => this.child.kill('SIGKILL'), 5000);
-        this.child.on('exit', () => {
-          clearTimeout(timer);
-          resolve();
-        });
-      }
-    });
+    await stop(this.child, 5000);
     rmSync(this.profile, { recursive: true, force: true });
   }
 }
 
+/// Ends `child` (the browser this driver started): SIGTERM, SIGKILL after
+/// `graceMs`; resolves once it has exited.
+function stop(child, graceMs = 0) {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      resolve();
+      return;
+    }
+    child.on('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs + 5000);
+    if (graceMs === 0) child.kill('SIGTERM');
+    else setTimeout(() => child.kill('SIGTERM'), graceMs);
+  });
+}
+
+/// The browser's DevTools endpoint, once `child` prints it.
+function endpoint(child, log, timeoutMs) {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`chromium printed no DevTools endpoint in ${timeoutMs} ms:\n${log.join('')}`)), timeoutMs);
+    child.on('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`chromium exited (${code ?? signal}) before its DevTools endpoint:\n${log.join('')}`));
+    });
+    child.stderr.on('data', () => {
+      const m = /DevTools listening on (ws:\/\/\S+)/.exec(log.join(''));
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    });
+  });
+}
+
+/// `promise`, or a rejection after `ms`.
+export function within(promise, ms, what) {
+  let timer;
+  const timeout = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: no answer in ${ms / 1000} s`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/// A transport over Node's WebSocket: `send(text)`, and `onmessage(text)`
+/// and `onclose()` to set.
+function webSocket(url) {
+  const ws = new WebSocket(url);
+  return new Promise((resolve, reject) => {
+    ws.onerror = (e) => reject(new Error(`DevTools connection failed: ${e.message ?? e}`));
+    ws.onopen = () => {
+      const t = { send: (text) => ws.send(text), close: () => ws.close(), onmessage: null, onclose: null };
+      ws.onmessage = (event) => t.onmessage(event.data);
+      ws.onclose = () => t.onclose();
+      resolve(t);
+    };
+  });
+}
+
+/// A transport over `--remote-debugging-pipe`: messages end with a NUL.
+function pipe(child) {
+  const [, , , writer, reader] = child.stdio;
+  const t = { send: (text) => writer.write(`${text}\0`), close: () => writer.end(), onmessage: null, onclose: null };
+  let pending = '';
+  reader.setEncoding('utf8');
+  reader.on('data', (chunk) => {
+    const parts = (pending + chunk).split('\0');
+    pending = parts.pop();
+    for (const text of parts) t.onmessage(text);
+  });
+  reader.on('close', () => t.onclose());
+  writer.on('error', () => {});
+  return t;
+}
+
 /// One DevTools connection: numbered commands, events to listeners.
 class Cdp {
-  static connect(url) {
-    if (typeof WebSocket === 'undefined') {
-      throw new Error('no WebSocket in this Node: run node with --experimental-websocket (Node 20) or use Node 22+');
-    }
-    const ws = new WebSocket(url);
-    return new Promise((resolve, reject) => {
-      ws.onopen = () => resolve(new Cdp(ws));
-      ws.onerror = (e) => reject(new Error(`DevTools connection failed: ${e.message ?? e}`));
-    });
-  }
-
-  constructor(ws) {
-    this.ws = ws;
+  constructor(transport) {
+    this.transport = transport;
     this.next = 1;
     this.pending = new Map();
     this.listeners = [];
     this.closed = false;
-    ws.onmessage = (event) => {
-      const message = JSON.parse(event.data);
+    transport.onmessage = (text) => {
+      const message = JSON.parse(text);
       if (message.id !== undefined) {
         const p = this.pending.get(message.id);
         if (!p) return;
@@ -138,7 +191,7 @@ class Cdp {
         for (const l of this.listeners) l(message);
       }
     };
-    ws.onclose = () => {
+    transport.onclose = () => {
       this.closed = true;
       for (const p of this.pending.values()) p.reject(new Error(`${p.method}: the DevTools connection closed`));
       this.pending.clear();
@@ -152,7 +205,7 @@ class Cdp {
     if (sessionId) message.sessionId = sessionId;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject, method });
-      this.ws.send(JSON.stringify(message));
+      this.transport.send(JSON.stringify(message));
     });
   }
 
@@ -164,7 +217,7 @@ class Cdp {
   }
 
   close() {
-    if (!this.closed) this.ws.close();
+    if (!this.closed) this.transport.close();
   }
 }
 

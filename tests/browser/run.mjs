@@ -17,10 +17,14 @@ import { createServer } from 'node:http';
 import { readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Browser, chromiumPath } from './chromium.mjs';
+import { Browser, chromiumPath, within } from './chromium.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const PAGE_FILES = { '/index.html': 'text/html', '/suite.mjs': 'text/javascript', '/timing.mjs': 'text/javascript' };
+
+/// The timing's extra flag: WebGPU's developer features, without which
+/// Chrome quantizes timestamps (to 100 µs).
+const TIMING_FLAGS = ['--enable-webgpu-developer-features'];
 
 function parseArgs(argv) {
   const args = { batch: 100, rounds: 15, verbose: false, timing: false, path: null };
@@ -62,21 +66,18 @@ async function serve(dataPath) {
   return { server, origin: `http://127.0.0.1:${server.address().port}`, dataUrl: `/data/${basename(data)}`, doc };
 }
 
-/// `promise`, or a rejection after `ms`.
-function within(promise, ms, what) {
-  let timer;
-  const timeout = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what}: no answer in ${ms / 1000} s`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
 async function main() {
   const args = parseArgs(process.argv.slice(2));
   const started = Date.now();
   const { path, version } = chromiumPath();
   const { server, origin, dataUrl } = await serve(args.path);
-  const browser = await Browser.launch(path);
+  const browser = await Browser.launch(path, { flags: args.timing ? TIMING_FLAGS : [] });
+  for (const signal of ['SIGINT', 'SIGTERM']) {
+    process.on(signal, () => {
+      browser.child.kill('SIGKILL');
+      process.exit(1);
+    });
+  }
   const pageLog = [];
   let code = 1;
   try {

@@ -119,12 +119,14 @@ async function compile(indices) {
   await Promise.all(pending);
 }
 
-/// Where byte `at` of buffer `b` lies, by the recording's regions.
+/// Where byte `at` of buffer `b` lies, by the recording's regions (the
+/// caller's buffers come first, then the table and the spare buffer).
 function whereIs(rec, b, at) {
+  if (b >= rec.buffers.length - 2) return `${rec.buffers[b].label}, byte ${at}`;
   for (const r of rec.regions) {
     if (r.buffer === b && at >= r.offset && at < r.offset + r.size) return `${r.what}, byte ${at - r.offset}`;
   }
-  return 'outside every region (a guard byte)';
+  return 'outside every region: a guard byte';
 }
 
 const hex = (x) => `0x${x.toString(16).padStart(2, '0')}`;
@@ -182,9 +184,13 @@ async function execute(rec) {
     offsets.push(total);
     total += b.size;
   }
-  const readback = device.createBuffer({ label: 'readback', size: total, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
-  buffers.forEach((b, k) => encoder.copyBufferToBuffer(b, 0, readback, offsets[k], b.size));
   device.queue.submit([encoder.finish()]);
+  // Read back in a submit of its own: an invalid recording leaves the
+  // buffers as they were, and the comparison says so.
+  const readback = device.createBuffer({ label: 'readback', size: total, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+  const reader = device.createCommandEncoder();
+  buffers.forEach((b, k) => reader.copyBufferToBuffer(b, 0, readback, offsets[k], b.size));
+  device.queue.submit([reader.finish()]);
   for (const scope of ['validation', 'out-of-memory', 'internal']) {
     const e = await device.popErrorScope();
     if (e) failures.push(`${scope} error: ${e.message}`);
