@@ -14,7 +14,7 @@ let doc = null;
 let blob = null;
 let device = null;
 let adapterInfo = null;
-/// Per module index: { module, layout, pipeline, errors } on this device.
+/// Per module index, on this device: { errors, warnings, layout, pipeline }.
 let compiled = new Map();
 /// Errors no scope caught (uncapturederror, device loss), to the recording
 /// that was running.
@@ -131,17 +131,13 @@ function whereIs(rec, b, at) {
 
 const hex = (x) => `0x${x.toString(16).padStart(2, '0')}`;
 
-/// Executes one recording; returns its counts and failures.
-async function execute(rec) {
+/// The recording's buffers, each filled with its bytes before the split
+/// (its usages, plus `COPY_SRC` to read it back).
+function createBuffers(rec) {
   const usage = USAGE();
-  const failures = [];
-  stray = [];
-  device.pushErrorScope('internal');
-  device.pushErrorScope('out-of-memory');
-  device.pushErrorScope('validation');
-  const buffers = rec.buffers.map((b, k) => {
+  return rec.buffers.map((b, k) => {
     const buffer = device.createBuffer({
-      label: `${b.label}`,
+      label: b.label,
       size: align4(b.size),
       usage: b.usages.reduce((u, name) => u | usage[name], 0) | usage.COPY_SRC,
       mappedAtCreation: true,
@@ -150,24 +146,29 @@ async function execute(rec) {
     buffer.unmap();
     return buffer;
   });
-  // Compiled for the batch already, unless a lost device took them.
-  await compile(rec.modules);
-  const modules = rec.modules.map((m) => compiled.get(m));
-  for (const c of modules) failures.push(...c.errors);
+}
+
+/// Records the recording's commands as an encode does: its copies, then
+/// its dispatches in one compute pass.
+function encode(rec, buffers, modules) {
   const encoder = device.createCommandEncoder();
-  const dispatches = rec.commands.filter((c) => c.command === 'dispatch');
-  const copies = rec.commands.filter((c) => c.command === 'copy');
-  for (const c of copies) encoder.copyBufferToBuffer(buffers[c.src], c.src_offset, buffers[c.dst], c.dst_offset, c.size);
+  for (const c of rec.commands.filter((x) => x.command === 'copy')) {
+    encoder.copyBufferToBuffer(buffers[c.src], c.src_offset, buffers[c.dst], c.dst_offset, c.size);
+  }
+  const dispatches = rec.commands.filter((x) => x.command === 'dispatch');
   if (dispatches.length > 0) {
     const pass = encoder.beginComputePass();
     let bound = -1;
     for (const d of dispatches) {
+      const m = modules[d.module];
       if (d.module !== bound) {
-        if (modules[d.module].pipeline) pass.setPipeline(modules[d.module].pipeline);
+        // A module that failed to compile has no pipeline: the pass is
+        // invalid, which the validation scope reports.
+        if (m.pipeline) pass.setPipeline(m.pipeline);
         bound = d.module;
       }
       pass.setBindGroup(0, device.createBindGroup({
-        layout: modules[d.module].layout,
+        layout: m.layout,
         entries: d.bindings.map((b) => ({
           binding: b.binding,
           resource: { buffer: buffers[b.buffer], offset: b.offset, size: b.size },
@@ -177,20 +178,60 @@ async function execute(rec) {
     }
     pass.end();
   }
-  // Every buffer back, each at its own offset of one readable buffer.
+  return encoder.finish();
+}
+
+/// Copies every buffer into one readable buffer, in a submit of its own
+/// (an invalid recording leaves the buffers as they were, and the
+/// comparison says so); returns it and each buffer's offset in it.
+function readBack(buffers) {
   const offsets = [];
   let total = 0;
   for (const b of buffers) {
     offsets.push(total);
     total += b.size;
   }
-  device.queue.submit([encoder.finish()]);
-  // Read back in a submit of its own: an invalid recording leaves the
-  // buffers as they were, and the comparison says so.
   const readback = device.createBuffer({ label: 'readback', size: total, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
-  const reader = device.createCommandEncoder();
-  buffers.forEach((b, k) => reader.copyBufferToBuffer(b, 0, readback, offsets[k], b.size));
-  device.queue.submit([reader.finish()]);
+  const encoder = device.createCommandEncoder();
+  buffers.forEach((b, k) => encoder.copyBufferToBuffer(b, 0, readback, offsets[k], b.size));
+  device.queue.submit([encoder.finish()]);
+  return { readback, offsets };
+}
+
+/// Compares buffer `k`'s bytes (`actual`) with what it must hold after the
+/// split; returns the failure, or null.
+function compare(rec, k, actual) {
+  const expected = new Uint8Array(actual.length);
+  fill(expected, rec.contents[k].after);
+  let first = -1;
+  let differing = 0;
+  for (let i = 0; i < expected.length; i++) {
+    if (actual[i] !== expected[i]) {
+      if (first < 0) first = i;
+      differing++;
+    }
+  }
+  if (first < 0) return null;
+  return (
+    `buffer ${k} (${rec.buffers[k].label}): byte ${first} (${whereIs(rec, k, first)}) is ${hex(actual[first])}, ` +
+    `expected ${hex(expected[first])}; ${differing} of ${expected.length} bytes differ`
+  );
+}
+
+/// Executes one recording; returns its counts and failures.
+async function execute(rec) {
+  const failures = [];
+  stray = [];
+  device.pushErrorScope('internal');
+  device.pushErrorScope('out-of-memory');
+  device.pushErrorScope('validation');
+  const buffers = createBuffers(rec);
+  // Compiled for the batch already, unless a lost device took them.
+  await compile(rec.modules);
+  const modules = rec.modules.map((m) => compiled.get(m));
+  for (const c of modules) failures.push(...c.errors);
+  device.queue.submit([encode(rec, buffers, modules)]);
+  const { readback, offsets } = readBack(buffers);
   for (const scope of ['validation', 'out-of-memory', 'internal']) {
     const e = await device.popErrorScope();
     if (e) failures.push(`${scope} error: ${e.message}`);
@@ -200,38 +241,23 @@ async function execute(rec) {
     await readback.mapAsync(GPUMapMode.READ);
     const got = new Uint8Array(readback.getMappedRange());
     buffers.forEach((b, k) => {
-      const expected = new Uint8Array(b.size);
-      fill(expected, rec.contents[k].after);
-      const actual = got.subarray(offsets[k], offsets[k] + b.size);
-      let first = -1;
-      let differing = 0;
-      for (let i = 0; i < expected.length; i++) {
-        if (actual[i] !== expected[i]) {
-          if (first < 0) first = i;
-          differing++;
-        }
-      }
-      compared += expected.length;
-      if (first >= 0) {
-        failures.push(
-          `buffer ${k} (${rec.buffers[k].label}): byte ${first} (${whereIs(rec, k, first)}) is ${hex(actual[first])}, expected ${hex(expected[first])}; ${differing} of ${expected.length} bytes differ`,
-        );
-      }
+      const failure = compare(rec, k, got.subarray(offsets[k], offsets[k] + b.size));
+      compared += b.size;
+      if (failure) failures.push(failure);
     });
     readback.unmap();
   } catch (e) {
     failures.push(`reading the buffers back failed: ${e.message}`);
   }
-  for (const b of buffers) b.destroy();
-  readback.destroy();
+  for (const b of [...buffers, readback]) b.destroy();
   // An uncaptured error or a loss surfaces by now at the latest.
   failures.push(...stray);
-  if (stray.some((s) => s.startsWith('device lost'))) await newDevice();
+  if (stray.some((x) => x.startsWith('device lost'))) await newDevice();
   return {
     failures,
     warnings: modules.flatMap((m) => m.warnings),
-    dispatches: dispatches.length,
-    copies: copies.length,
+    dispatches: rec.commands.filter((x) => x.command === 'dispatch').length,
+    copies: rec.commands.filter((x) => x.command === 'copy').length,
     compared,
   };
 }
