@@ -69,12 +69,15 @@ export class Browser {
     this.log = log;
   }
 
-  /// Opens `url` in a new page; resolves once it has loaded. Returns a
+  /// Opens `url` in a new page, `onEvent(method, params)` hearing its
+  /// events from before it loads; resolves once it has loaded. Returns a
   /// `Page`.
-  async open(url) {
+  async open(url, onEvent = () => {}) {
     const { targetId } = await this.cdp.send('Target.createTarget', { url: 'about:blank' });
     const { sessionId } = await this.cdp.send('Target.attachToTarget', { targetId, flatten: true });
     const page = new Page(this.cdp, sessionId);
+    page.on(onEvent);
+    await page.send('Inspector.enable');
     await page.send('Runtime.enable');
     await page.send('Page.enable');
     const loaded = page.once('Page.loadEventFired');

@@ -23,7 +23,8 @@ const here = dirname(fileURLToPath(import.meta.url));
 const PAGE_FILES = { '/index.html': 'text/html', '/suite.mjs': 'text/javascript', '/timing.mjs': 'text/javascript' };
 
 /// The timing's extra flag: WebGPU's developer features, without which
-/// Chrome quantizes timestamps (to 100 µs).
+/// Chrome may quantize timestamps (not seen with --enable-unsafe-webgpu;
+/// the page reports the resolution either way).
 const TIMING_FLAGS = ['--enable-webgpu-developer-features'];
 
 function parseArgs(argv) {
@@ -81,8 +82,8 @@ async function main() {
   const pageLog = [];
   let code = 1;
   try {
-    const page = await browser.open(`${origin}/index.html`);
-    page.on((method, params) => {
+    // Anything the page throws or logs as an error or warning fails.
+    const page = await browser.open(`${origin}/index.html`, (method, params) => {
       if (method === 'Runtime.exceptionThrown') pageLog.push(`page exception: ${params.exceptionDetails.exception?.description ?? params.exceptionDetails.text}`);
       else if (method === 'Runtime.consoleAPICalled' && ['error', 'warning', 'assert'].includes(params.type)) {
         pageLog.push(`console.${params.type}: ${params.args.map((a) => a.value ?? a.description).join(' ')}`);
