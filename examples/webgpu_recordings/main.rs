@@ -135,6 +135,27 @@ fn plans() -> (Vec<Case>, Vec<Planned>) {
     (all_cases, planned)
 }
 
+/// Fails unless every kernel runs in both placements somewhere in `plans`
+/// (a kernel added to [`Kernel::ALL`] joins the suite through the forced
+/// variants; this says when no case gives it work).
+fn check_coverage(plans: &[Planned]) -> Result<(), String> {
+    let missing: Vec<String> = Kernel::ALL
+        .into_iter()
+        .flat_map(|k| [Placement::Separate, Placement::Arena].map(|p| (k, p)))
+        .filter(|&(k, p)| {
+            !plans.iter().any(|x| {
+                x.plan.kernel() == k && x.plan.placement() == p && x.plan.dispatch_count() > 0
+            })
+        })
+        .map(|(k, p)| format!("{k:?} {}", p.name()))
+        .collect();
+    if missing.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("no recorded plan runs {}", missing.join(", ")))
+    }
+}
+
 /// A case's input (pseudo-random bytes, seeded by its index) and the host
 /// path's outputs.
 fn case_data(index: usize, case: &Case) -> Result<(Vec<u8>, Vec<Vec<u8>>), wgpu_split::Error> {
@@ -185,6 +206,7 @@ fn record(plans: &[Planned]) -> Result<Vec<Recorded<'_>>, String> {
 /// Writes the suite: `path` (JSON) and its bytes beside it.
 fn write_suite(path: &str) -> Result<(), Box<dyn std::error::Error>> {
     let (cases, plans) = plans();
+    check_coverage(&plans)?;
     let recordings = record(&plans)?;
     let mut blobs = Blobs::default();
     let max_buffer = recordings
