@@ -1,9 +1,10 @@
 //! What an encode records, as plain data: the buffers it touches, its shader
 //! modules with their bind group layouts, and its commands (copies, then
-//! dispatches with every binding as buffer, offset and size). Built from the
-//! same [`BoundPlan`] the GPU path records from, so a WebGPU implementation
-//! can replay it and validate exactly what the splitter would record (the
-//! Dawn replay of `tests/dawn/`).
+//! dispatches with every binding as buffer, offset and size) and the table's
+//! bytes. Built from the same [`BoundPlan`] the GPU path records from, so a
+//! WebGPU implementation can replay it and validate exactly what the
+//! splitter would record (the Dawn replay of `tests/dawn/`), or execute it
+//! (the browser suite of `tests/browser/`).
 
 use std::ops::Range;
 
@@ -101,6 +102,10 @@ pub struct Recording {
     pub modules: Vec<RecordedModule>,
     /// Copies first, then the dispatches, as an encode records them.
     pub commands: Vec<RecordedCommand>,
+    /// The bytes an encode uploads to the table buffer (its first bytes;
+    /// the rest is zero): the plan's parameter tables, with the skipping
+    /// copies of split passes appended where destinations would alias.
+    pub table: Vec<u8>,
 }
 
 /// The usages as wgpu names them.
@@ -179,6 +184,7 @@ impl SplitPlan {
                 })
                 .collect(),
             commands,
+            table: bound.table.into_owned(),
         })
     }
 

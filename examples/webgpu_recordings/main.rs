@@ -1,0 +1,308 @@
+//! Writes what encodes record, with everything needed to execute them and
+//! check the result, for the Dawn replay (`tests/dawn/replay.mjs`, which
+//! validates) and the browser suite (`tests/browser/run.mjs`, which executes
+//! in headless Chromium): every kernel in both placements, split_bench's
+//! cases scaled down, every element width, the frameworks' windows (empty,
+//! overlapping, gapped), 1 to 100 outputs, each into buffers of their own,
+//! into one page packed at 4- and 16-byte steps and (plans without copies)
+//! into the input's page after the input, all planned for WebGPU's default
+//! limits. Beside each recording: the input (pseudo-random bytes), and every
+//! buffer's bytes before the split (guard bytes around every region) and
+//! after it (the host path's outputs, every other byte unchanged).
+//!
+//! ```text
+//! cargo run --example webgpu_recordings -- OUT.json
+//! node tests/dawn/replay.mjs OUT.json
+//! node --experimental-websocket tests/browser/run.mjs OUT.json
+//! ```
+//!
+//! `OUT.json` names its bytes, `OUT.bin`, written beside it. With
+//! `--timing`, it writes the browser timing's cases instead (`timing.rs`;
+//! `--quick`: split_bench's `--quick` sizes).
+//!
+//! Needs no GPU: plans, bindings and the host path are plain data and CPU.
+
+/// split_bench's cases, for the timing.
+#[path = "../split_bench/cases.rs"]
+mod bench_cases;
+mod cases;
+mod contents;
+mod layout;
+mod timing;
+
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+
+use cases::{Case, bench_cases, count_cases, kernel_cases, width_cases, window_cases};
+use contents::{Blobs, Data, Guard, Rng, contents};
+use layout::{Layout, regions};
+use serde_json::json;
+use wgpu_split::plan::internals::{RecordedModule, Recording, Region};
+use wgpu_split::plan::{
+    CostModel, Kernel, Placement, PlanLimits, PlanOptions, SplitPlan, Strategy,
+};
+use wgpu_split::{HostTensor, host};
+
+/// A plan to record, its case (an index into the cases) and its name.
+struct Planned {
+    name: String,
+    case: usize,
+    plan: SplitPlan,
+}
+
+/// Every plan of the suite, each once (a strategy or kernel that plans the
+/// same as an earlier one adds nothing), and the cases they split.
+fn plans() -> (Vec<Case>, Vec<Planned>) {
+    let limits = PlanLimits::WEBGPU_DEFAULT;
+    let mut all_cases = Vec::new();
+    let mut planned = Vec::new();
+    let mut seen = HashSet::new();
+    let mut add = |cases: &mut Vec<Case>, name: String, c: usize, options: PlanOptions| {
+        let case = &cases[c];
+        if let Ok(plan) = SplitPlan::new(&case.split, case.element_type, &limits, &options)
+            && seen.insert(plan.clone())
+        {
+            planned.push(Planned {
+                name,
+                case: c,
+                plan,
+            });
+        }
+    };
+    let placements = [Placement::Separate, Placement::Arena];
+    for (kernel, c) in kernel_cases() {
+        all_cases.push(c);
+        let i = all_cases.len() - 1;
+        for placement in placements {
+            let options = PlanOptions::default()
+                .strategy(Strategy::Gather)
+                .kernel(kernel)
+                .placement(placement);
+            let name = format!("{} {}", all_cases[i].name, placement.name());
+            add(&mut all_cases, name, i, options);
+        }
+    }
+    let strategies = [
+        ("lavapipe", Strategy::Auto(CostModel::LAVAPIPE)),
+        ("discrete", Strategy::Auto(CostModel::DISCRETE_GPU)),
+        ("gather", Strategy::Gather),
+        ("per_output", Strategy::GatherPerOutput),
+        ("copy", Strategy::Copy),
+    ];
+    // Every kernel that can move the split, forced, for the widths and
+    // windows (split_bench's cases take the strategies' kernels: forcing
+    // each there compiled 90 more modules for little more coverage).
+    let varied = [
+        (bench_cases(), false),
+        (width_cases(), true),
+        (window_cases(), true),
+    ];
+    for (c, forced) in varied
+        .into_iter()
+        .flat_map(|(cases, forced)| cases.into_iter().map(move |c| (c, forced)))
+    {
+        all_cases.push(c);
+        let i = all_cases.len() - 1;
+        for placement in placements {
+            for (s, strategy) in strategies {
+                let options = PlanOptions::default()
+                    .strategy(strategy)
+                    .placement(placement);
+                let name = format!("{} {} {s}", all_cases[i].name, placement.name());
+                add(&mut all_cases, name, i, options);
+            }
+            for kernel in Kernel::ALL.into_iter().filter(|_| forced) {
+                let options = PlanOptions::default()
+                    .strategy(Strategy::Gather)
+                    .kernel(kernel)
+                    .placement(placement);
+                let name = format!("{} {} {kernel:?}", all_cases[i].name, placement.name());
+                add(&mut all_cases, name, i, options);
+            }
+        }
+    }
+    for c in count_cases() {
+        all_cases.push(c);
+        let i = all_cases.len() - 1;
+        for placement in placements {
+            let options = PlanOptions::default()
+                .strategy(Strategy::Gather)
+                .placement(placement);
+            let name = format!("{} {}", all_cases[i].name, placement.name());
+            add(&mut all_cases, name, i, options);
+        }
+    }
+    (all_cases, planned)
+}
+
+/// Fails unless every kernel runs in both placements somewhere in `plans`
+/// (a kernel added to [`Kernel::ALL`] joins the suite through the forced
+/// variants; this says when no case gives it work).
+fn check_coverage(plans: &[Planned]) -> Result<(), String> {
+    let missing: Vec<String> = Kernel::ALL
+        .into_iter()
+        .flat_map(|k| [Placement::Separate, Placement::Arena].map(|p| (k, p)))
+        .filter(|&(k, p)| {
+            !plans.iter().any(|x| {
+                x.plan.kernel() == k && x.plan.placement() == p && x.plan.dispatch_count() > 0
+            })
+        })
+        .map(|(k, p)| format!("{k:?} {}", p.name()))
+        .collect();
+    if missing.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("no recorded plan runs {}", missing.join(", ")))
+    }
+}
+
+/// A case's input (pseudo-random bytes, seeded by its index) and the host
+/// path's outputs.
+fn case_data(index: usize, case: &Case) -> Result<(Vec<u8>, Vec<Vec<u8>>), wgpu_split::Error> {
+    let t = case.element_type;
+    let count = case.split.input_shape().iter().product();
+    let len = t.byte_len(count).expect("a fixed-width type");
+    let bytes = Rng::new(index as u32 + 1).bytes(len);
+    let input = HostTensor::from_raw(t, case.split.input_shape(), bytes.clone())?;
+    let outputs = host::split(&input, &case.split)?
+        .iter()
+        .map(|o| o.as_bytes().map(<[u8]>::to_vec))
+        .collect::<Result<_, _>>()?;
+    Ok((bytes, outputs))
+}
+
+/// One recording of the suite: its plan, the regions it was bound to and
+/// what it records.
+struct Recorded<'p> {
+    name: String,
+    planned: &'p Planned,
+    input: Region,
+    destinations: Vec<Region>,
+    recording: Recording,
+}
+
+/// Every plan in every layout it accepts.
+fn record(plans: &[Planned]) -> Result<Vec<Recorded<'_>>, String> {
+    let mut recorded = Vec::new();
+    for p in plans {
+        for (l, layout) in Layout::all(&p.plan) {
+            let (input, destinations) = regions(&p.plan, layout);
+            let recording = p
+                .plan
+                .recording(&input, &destinations)
+                .map_err(|e| format!("{}, {l}: {e}", p.name))?;
+            recorded.push(Recorded {
+                name: format!("{}, {l}", p.name),
+                planned: p,
+                input,
+                destinations,
+                recording,
+            });
+        }
+    }
+    Ok(recorded)
+}
+
+/// Writes the suite: `path` (JSON) and its bytes beside it.
+fn write_suite(path: &str) -> Result<(), Box<dyn std::error::Error>> {
+    let (cases, plans) = plans();
+    check_coverage(&plans)?;
+    let recordings = record(&plans)?;
+    let mut blobs = Blobs::default();
+    let max_buffer = recordings
+        .iter()
+        .flat_map(|r| r.recording.buffers.iter().map(|b| b.size))
+        .max()
+        .unwrap_or(0);
+    let guard = Guard::new(&mut blobs, max_buffer);
+    let data: Vec<_> = cases
+        .iter()
+        .enumerate()
+        .map(|(i, c)| case_data(i, c))
+        .collect::<Result<_, _>>()?;
+    // Modules are shared by many recordings: each is written once.
+    let mut modules: Vec<&RecordedModule> = Vec::new();
+    let mut index: HashMap<&str, usize> = HashMap::new();
+    let mut entries = Vec::new();
+    for (n, r) in recordings.iter().enumerate() {
+        let (input, outputs) = &data[r.planned.case];
+        let data = Data {
+            plan: &r.planned.plan,
+            input,
+            outputs: outputs.iter().map(Vec::as_slice).collect(),
+            input_region: &r.input,
+            destinations: &r.destinations,
+        };
+        let c = contents(&mut blobs, &guard, n, &r.recording, &data);
+        let used: Vec<usize> = r
+            .recording
+            .modules
+            .iter()
+            .map(|m| {
+                *index.entry(m.wgsl.as_str()).or_insert_with(|| {
+                    modules.push(m);
+                    modules.len() - 1
+                })
+            })
+            .collect();
+        entries.push(json!({
+            "name": r.name,
+            "buffers": r.recording.buffers,
+            "modules": used,
+            "commands": r.recording.commands,
+            "input": c.input,
+            "regions": c.regions,
+            "contents": c.buffers,
+        }));
+    }
+    let blob_name = blob_path(path);
+    let doc = json!({
+        "format": "wgpu-split recordings 2",
+        "limits": "WebGPU default",
+        "blob": Path::new(&blob_name).file_name().and_then(|n| n.to_str()),
+        "modules": modules,
+        "recordings": entries,
+    });
+    let bytes = blobs.into_bytes();
+    write(&blob_name, &bytes)?;
+    write(path, serde_json::to_string(&doc)?.as_bytes())?;
+    println!(
+        "{} recordings of {} plans of {} cases, {} modules, {} bytes of data: {path}",
+        recordings.len(),
+        plans.len(),
+        cases.len(),
+        modules.len(),
+        bytes.len(),
+    );
+    Ok(())
+}
+
+/// `OUT.json`'s bytes: `OUT.bin`.
+fn blob_path(path: &str) -> String {
+    let p = Path::new(path);
+    p.with_extension("bin").to_string_lossy().into_owned()
+}
+
+/// Writes `bytes` to `path`, creating its directory; errors name the path.
+fn write(path: &str, bytes: &[u8]) -> Result<(), String> {
+    if let Some(dir) = Path::new(path)
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+    {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    }
+    std::fs::write(path, bytes).map_err(|e| format!("cannot write {path}: {e}"))
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.as_slice() {
+        [flag, path] if flag == "--timing" => timing::write_timing(path, false),
+        [flag, quick, path] if flag == "--timing" && quick == "--quick" => {
+            timing::write_timing(path, true)
+        }
+        [path] if !path.starts_with("--") => write_suite(path),
+        _ => Err("usage: webgpu_recordings [--timing [--quick]] OUT.json".into()),
+    }
+}

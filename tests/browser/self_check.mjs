@@ -1,0 +1,100 @@
+// Proves the browser suite can fail: plants four faults into a few
+// recordings of a suite (an expected output byte, an expected guard byte, a
+// WGSL module that does not parse, one whose entry point returns at once),
+// runs `run.mjs` on them beside untouched ones, and checks that exactly the
+// planted recordings fail, each with its kind of message. Exits 1 otherwise.
+//
+//   node --experimental-websocket tests/browser/self_check.mjs OUT.json
+
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const [path] = process.argv.slice(2);
+if (!path) {
+  console.error('usage: node --experimental-websocket tests/browser/self_check.mjs OUT.json');
+  process.exit(2);
+}
+const doc = JSON.parse(readFileSync(path, 'utf8'));
+const blob = readFileSync(join(dirname(path), doc.blob));
+const added = [];
+let blobEnd = blob.length;
+/// Appends `bytes` to the blob file; returns their offset.
+const addBlob = (bytes) => {
+  added.push(bytes);
+  blobEnd += bytes.length;
+  return blobEnd - bytes.length;
+};
+
+const recs = doc.recordings;
+const taken = new Set();
+const disjoint = (r, modules) => r.modules.every((m) => !modules.has(m));
+/// The first recording not taken yet that `test` accepts.
+function pick(test, what) {
+  const r = recs.find((x) => !taken.has(x) && test(x));
+  if (!r) throw new Error(`the suite has no recording for ${what}`);
+  taken.add(r);
+  return r;
+}
+const outputSegment = (r, b) => r.contents[b].after.find(([at]) => r.regions.some((g) => g.what.startsWith('output') && g.buffer === b && g.offset === at && g.size > 0));
+
+// 1. An expected output byte: byte 0 of the first output in a page.
+const r1 = pick((r) => r.name.endsWith('page at 4') && outputSegment(r, 1), 'an output in a page');
+const s1 = outputSegment(r1, 1);
+const flipped = Buffer.from(blob.subarray(s1[1], s1[1] + s1[2]));
+flipped[0] ^= 0x01;
+s1[1] = addBlob(flipped);
+// 2. An expected guard byte: byte 3 of a page, before its first region.
+const r2 = pick((r) => r.name.endsWith('page at 16') && r.modules.length > 0, 'a page with dispatches');
+const guard = r2.contents[1].after[0];
+r2.contents[1].after.push([3, addBlob(Buffer.from([blob[guard[1] + 3] ^ 0x80])), 1]);
+// 3 and 4. Two modules no other planted or clean recording runs.
+const used = new Set([...r1.modules, ...r2.modules]);
+const r3 = pick((r) => r.modules.length === 1 && disjoint(r, used), 'a third module');
+used.add(r3.modules[0]);
+const r4 = pick((r) => r.modules.length === 1 && disjoint(r, used), 'a fourth module');
+used.add(r4.modules[0]);
+const m3 = doc.modules[r3.modules[0]];
+m3.wgsl = m3.wgsl.replace(/fn\s+\w+\s*\(/, (f) => `${f};`);
+const m4 = doc.modules[r4.modules[0]];
+const entry = new RegExp(`fn\\s+${m4.entry_point}\\s*\\([^{]*\\{`);
+if (!entry.test(m4.wgsl)) throw new Error(`no entry point ${m4.entry_point} in module ${r4.modules[0]}`);
+m4.wgsl = m4.wgsl.replace(entry, (f) => `${f}\n    return;`);
+const clean = [0, 1, 2].map(() => pick((r) => disjoint(r, used), 'an untouched recording'));
+const expected = new Map([
+  [r1.name, /\(output \d+, byte \d+\)/],
+  [r2.name, /guard byte/],
+  [r3.name, /compilation error/],
+  [r4.name, /\(output \d+, byte \d+\)/],
+]);
+doc.recordings = [r1, r2, r3, r4, ...clean];
+
+const dir = mkdtempSync(join(tmpdir(), 'wgpu-split-self-check-'));
+let ok = false;
+try {
+  doc.blob = 'planted.bin';
+  writeFileSync(join(dir, 'planted.bin'), Buffer.concat([blob, ...added]));
+  writeFileSync(join(dir, 'planted.json'), JSON.stringify(doc));
+  const run = spawnSync(process.execPath, [...process.execArgv, join(here, 'run.mjs'), join(dir, 'planted.json')], { encoding: 'utf8' });
+  const out = run.stdout;
+  const failed = [...out.matchAll(/^FAIL (.*)$/gm)].map((m) => m[1]);
+  const problems = [];
+  if (run.status !== 1) problems.push(`run.mjs exited ${run.status}, not 1`);
+  for (const [name, message] of expected) {
+    const block = out.split(/^FAIL /m).find((b) => b.startsWith(`${name}\n`));
+    if (!block) problems.push(`planted fault not reported: ${name}`);
+    else if (!message.test(block)) problems.push(`${name}: reported without ${message}:\n${block}`);
+  }
+  for (const name of failed) if (!expected.has(name)) problems.push(`an untouched recording failed: ${name}`);
+  if (!/4 failed/.test(out)) problems.push('the summary does not count 4 failures');
+  ok = problems.length === 0;
+  // What the driver said of the planted faults.
+  for (const line of out.split('\n')) if (/^(FAIL|    |Chromium WebGPU)/.test(line)) console.log(`  ${line}`);
+  console.log(ok ? `self-check: the 4 planted faults fail their recordings (${[...expected.keys()].join('; ')}), the ${clean.length} untouched pass` : `self-check FAILED:\n${problems.join('\n')}\n--- run.mjs said:\n${out}${run.stderr}`);
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
+process.exit(ok ? 0 : 1);
