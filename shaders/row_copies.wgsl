@@ -13,6 +13,7 @@
 //   copies unit `w = g % per_row` of row `g / per_row` into the output whose
 //   run holds it: consecutive lanes on consecutive units of the input and
 //   of every output, so a warp's request touches the sectors its bytes need.
+//   The runs' starts come from the table (every entry is read at the top).
 
 //#fragment body
     let row = g / {{per_row}}u;
@@ -35,9 +36,11 @@
     let row = g / {{per_row}}u;
     let w = g % {{per_row}}u;
 {{entries}}    // Where unit w of the row's runs lies in the input row: each run's
-    // start less its place among the runs (wrapping where runs overlap).
+    // start (from the table, so that groups of one shape share a module
+    // wherever their windows start) less its place among the runs
+    // (wrapping where runs overlap).
     let shift = {{shift}};
-    let value = ld_src(__site__, source_shift_bits() / UNIT_BITS + row * {{block}}u + w + shift);
+    let value = ld_src(__site__, row * {{block}}u + w + shift);
 {{stores}}
 //#fragment striped_store
     {{unless_skipped}}{

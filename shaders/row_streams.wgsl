@@ -56,7 +56,7 @@
             var col = first % {{words}}u;
             var v = vec4<u32>();
             for (var i = 0u; i < 4u; i++) {
-                let w = (({{src}}u + source_shift_bits()) >> 5u) + row * {{block_words}}u + col;
+                let w = (({{src_bits}}) >> 5u) + row * {{block_words}}u + col;
                 v[i] = ld_src_word(__site__, w);
                 col += 1u;
                 let next_row = col == {{words}}u;
@@ -103,8 +103,10 @@
 {{entries}}{{streams}}
 //#fragment striped_stream
     // Output {{j}}: its vec4 q, from bit q * 128 of the output, at any bit
-    // offset of its row's run; a vec4 that crosses the run's end takes the
-    // rest from the next row's run.
+    // offset of its row's run (the run's start from the table, so that
+    // groups of one shape share a module wherever their windows start); a
+    // vec4 that crosses the run's end takes the rest from the next row's
+    // run.
     {{unless_skipped}}{
         let e = e{{j}};
         let q = g - e.first_invocation;
@@ -112,7 +114,7 @@
             let p = q * 128u;
             let row = p / {{run}}u;
             let col = p % {{run}}u;
-            let s = {{src}}u + source_shift_bits() + row * {{block}}u + col;
+            let s = e.src_bit + row * {{block}}u + col;
             var v = src_bits_128(s);
             if (col + 128u > {{run}}u) {
                 let head = {{run}}u - col;

@@ -571,14 +571,24 @@ fn row_copies_of(pass: &Pass) -> &RowCopies {
 fn separate_destinations_past_one_dispatch_take_row_copies_in_groups() {
     let mut rng = Rng::new(53);
     let webgpu = &PlanLimits::WEBGPU_DEFAULT;
+    // Blocked lanes (lavapipe's), whose modules compile the run starts in.
+    let blocked = PlanOptions::default()
+        .strategy(Strategy::Auto(CostModel::LAVAPIPE))
+        .in_compute_pass();
     let plan_of = |split: &ResolvedSplit, placement| {
         SplitPlan::new(
             split,
             ElementType::Float,
             webgpu,
-            &options(Strategy::Gather, placement),
+            &blocked.placement(placement),
         )
         .unwrap()
+    };
+    // Striped lanes (a GPU's) read run starts from the table: groups of one
+    // shape share a module wherever their windows start.
+    let striped_of = |split: &ResolvedSplit, t| {
+        let options = options(Strategy::Gather, Placement::Separate);
+        SplitPlan::new(split, t, webgpu, &options).unwrap()
     };
     // Eight attention heads: a group of 7 and one of 1, two modules. The
     // second pass binds the input from its head's start (7 x 2 KiB, a
@@ -625,6 +635,16 @@ fn separate_destinations_past_one_dispatch_take_row_copies_in_groups() {
     assert_eq!(plan.shaders().len(), 3);
     let input = random_tensor(&mut rng, ElementType::Float, &[8, 2048]);
     check_plan(&plan, &input, &columns, "64 columns");
+    let striped = striped_of(&columns, ElementType::Float);
+    assert_eq!(
+        (
+            striped.kernel(),
+            striped.dispatch_count(),
+            striped.shaders().len()
+        ),
+        (Kernel::RowCopies, 10, 2)
+    );
+    check_plan(&striped, &input, &columns, "64 columns, striped");
     // SplitToSequence into 100 rows of 256 bytes: 15 dispatches, 2 modules.
     let rows = OnnxSplitToSequence::new(11).resolve(&[100, 64]).unwrap();
     let plan = plan_of(&rows, Placement::Separate);
@@ -651,17 +671,18 @@ fn separate_destinations_past_one_dispatch_take_row_copies_in_groups() {
     // (the 8th run starts at byte 3,185 of a row; its window at 3,072).
     let bytes =
         ResolvedSplit::new(&[16, 4097], 1, [vec![455; 8], vec![457]].concat(), true).unwrap();
-    let plan = SplitPlan::new(
-        &bytes,
-        ElementType::Uint8,
-        webgpu,
-        &options(Strategy::Gather, Placement::Separate),
-    )
-    .unwrap();
+    let plan = SplitPlan::new(&bytes, ElementType::Uint8, webgpu, &blocked).unwrap();
     assert_eq!(
         (plan.kernel(), plan.dispatch_count()),
         (Kernel::RowStreams, 2)
     );
+    let striped = striped_of(&bytes, ElementType::Uint8);
+    assert_eq!(
+        (striped.kernel(), striped.dispatch_count()),
+        (Kernel::RowStreams, 2)
+    );
+    let input = random_tensor(&mut rng, ElementType::Uint8, &[16, 4097]);
+    check_plan(&striped, &input, &bytes, "9 runs at byte offsets, striped");
     let Some(GeneratedLayout::RowStreams(second)) = &plan.passes()[1].layout else {
         panic!("a row-stream pass")
     };

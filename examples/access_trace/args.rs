@@ -21,10 +21,12 @@ pub struct Options {
     pub case: Option<String>,
     /// The one kernel to plan with.
     pub kernel: Option<Kernel>,
+    /// The sweep of shapes beyond split_bench's, instead of its cases.
+    pub sweep: bool,
 }
 
 pub const USAGE: &str =
-    "usage: access_trace [--rows N] [--most N] [--json PATH] [--case NAME] [--kernel NAME]
+    "usage: access_trace [--rows N] [--most N] [--json PATH] [--case NAME] [--kernel NAME] [--sweep]
        [--dtype TYPE --shape D,D,.. --axis A --split SPEC]
 SPEC: lengths:L,L,..  onnx18:N  seq  openvino.split:N  openvino.variadic:L,L,..
       torch.chunk:N  torch.split:N  torch.tensor_split:I,I,..  torch.unbind
@@ -98,6 +100,7 @@ pub fn parse() -> Result<Options, String> {
         json: None,
         case: None,
         kernel: None,
+        sweep: false,
     };
     let (mut dtype, mut shape, mut axis, mut spec) = (None, None, 0i64, None);
     let mut args = std::env::args().skip(1);
@@ -108,6 +111,7 @@ pub fn parse() -> Result<Options, String> {
             "--most" => o.most = value()?.parse().map_err(|e| format!("--most: {e}"))?,
             "--json" => o.json = Some(value()?),
             "--case" => o.case = Some(value()?),
+            "--sweep" => o.sweep = true,
             "--kernel" => {
                 let name = value()?;
                 o.kernel = Some(Kernel::from_name(&name).ok_or(format!("unknown kernel {name}"))?);

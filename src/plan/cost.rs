@@ -114,7 +114,26 @@ pub struct CostModel {
     pub host_dispatch_seconds: f64,
     /// How the kernels lay their invocations over units on this device.
     pub lanes: LaneOrder,
+    /// Invocations the device keeps in flight at once (its cores times the
+    /// threads each holds); a dispatch of fewer runs at that fraction of
+    /// its kernel's bandwidth. 0: not modeled (every dispatch at full
+    /// bandwidth).
+    pub resident_invocations: f64,
 }
+
+/// What a plain vec4 kernel copies on [`CostModel::DISCRETE_GPU`], bytes
+/// read + written per second: 0.8 of the 360-384 GB/s peak of an RTX 3060
+/// or RX 6700 XT ([`crate::docs::device`], "Class models").
+pub const DISCRETE_GPU_BYTES_PER_SECOND: f64 = 300e9;
+
+/// What a plain vec4 kernel copies on [`CostModel::INTEGRATED_GPU`]: 0.8
+/// of the 68-100 GB/s of the LPDDR4X and LPDDR5 systems of Apple M1-M3,
+/// Intel Iris Xe and Radeon 680M.
+pub const INTEGRATED_GPU_BYTES_PER_SECOND: f64 = 60e9;
+
+/// What a plain vec4 kernel is assumed to copy on an adapter nothing is
+/// known of ([`CostModel::CONSERVATIVE`]).
+pub const UNKNOWN_GPU_BYTES_PER_SECOND: f64 = 20e9;
 
 /// Host seconds wgpu 30 takes to record, finish and submit one
 /// `copy_buffer_to_buffer`: 0.7 µs, measured on this crate's CI machine
@@ -143,55 +162,68 @@ impl CostModel {
         host_copy_seconds: HOST_COPY_SECONDS,
         host_dispatch_seconds: HOST_DISPATCH_SECONDS,
         lanes: LaneOrder::Blocked,
+        resident_invocations: 0.0,
     };
 
-    /// A discrete GPU. Not measured here (no GPU on the machines this crate
-    /// is built on); each figure rests on a published fact
-    /// ([`crate::docs::device`], "Class models"):
+    /// A discrete GPU: a mainstream card (RTX 3060, RX 6700 XT class).
+    /// Not measured here (no GPU on the machines this crate is built on);
+    /// each figure rests on a published one ([`crate::docs::device`],
+    /// "Class models", with its sources):
     ///
-    /// - copies run at 0.7 of the vec4 kernel's rate: NVIDIA's copy path is
-    ///   slower than a kernel copy (H20: 2 against 3.3 TB/s; H100 local
-    ///   copies 2.6-3.0 TB/s of a 3.35 TB/s peak), and Mesa's RADV runs
-    ///   every copy of 4 KiB or more as an internal compute dispatch;
-    /// - a copy command costs what a dispatch does (10 µs): wgpu 30 records
-    ///   a barrier before every `copy_buffer_to_buffer` into a buffer
-    ///   (`COPY_DST` is not among the ordered usages), so copies into one
-    ///   arena serialise, and on RADV each is a dispatch with its flushes;
+    /// - a plain vec4 kernel copies at [`DISCRETE_GPU_BYTES_PER_SECOND`],
+    ///   0.8 of a 360-384 GB/s memory's peak, counting bytes read and
+    ///   written; each kernel at the share of it its access pattern allows
+    ///   (`KernelRates`, ranked by the access trace);
+    /// - copy commands run at 0.7 of that: NVIDIA's copy path is slower
+    ///   than a kernel copy (H20: 2 against 3.3 TB/s; H100 local copies
+    ///   2.6-3.0 TB/s of a 3.35 TB/s peak), and Mesa's RADV runs every copy
+    ///   of 4 KiB or more as an internal compute dispatch;
+    /// - a dispatch costs 5 µs and so does a copy command (a null CUDA
+    ///   kernel's 3 µs, a 2.5 µs small device-to-device copy, and the
+    ///   barrier wgpu 30 records between dispatches that write storage; an
+    ///   estimate: calibrate on the device);
+    /// - the device holds 65,536 invocations in flight (28-40 SMs or CUs of
+    ///   1,536-2,048 threads); lanes are striped (warps of 32);
     /// - recording costs the host 0.7 µs per copy and 2 µs per dispatch.
-    ///
-    /// Calibrate on the device for measured figures.
     pub const DISCRETE_GPU: CostModel = CostModel {
-        copy_bytes_per_second: 0.7 * 300e9,
-        copy_command_seconds: 10e-6,
+        copy_bytes_per_second: 0.7 * DISCRETE_GPU_BYTES_PER_SECOND,
+        copy_command_seconds: 5e-6,
         gather_bytes_per_second: KernelRates::of_class(DeviceClass::DiscreteGpu),
+        dispatch_seconds: 5e-6,
+        copy_load_factor: 1.5,
+        gather_load_factor: 1.5,
+        host_copy_seconds: HOST_COPY_SECONDS,
+        host_dispatch_seconds: HOST_DISPATCH_SECONDS,
+        lanes: LaneOrder::Striped,
+        resident_invocations: 65_536.0,
+    };
+
+    /// An integrated GPU (shared system memory: Apple M1, Intel Iris Xe,
+    /// Radeon 680M class). Not measured here; the same kinds of facts as
+    /// [`CostModel::DISCRETE_GPU`]: a vec4 kernel copies at
+    /// [`INTEGRATED_GPU_BYTES_PER_SECOND`] (0.8 of 68-100 GB/s), copies at
+    /// 0.9 of that (on shared memory both are bound by the same bus, and
+    /// the copy engines of integrated parts are the shader cores: RADV's
+    /// compute copies, Intel's blitter-less render path), 10 µs per
+    /// dispatch and per copy command (slower host CPUs, Metal's encoder
+    /// switches; an estimate), 12,288 invocations in flight.
+    pub const INTEGRATED_GPU: CostModel = CostModel {
+        copy_bytes_per_second: 0.9 * INTEGRATED_GPU_BYTES_PER_SECOND,
+        copy_command_seconds: 10e-6,
+        gather_bytes_per_second: KernelRates::of_class(DeviceClass::IntegratedGpu),
         dispatch_seconds: 10e-6,
         copy_load_factor: 1.5,
         gather_load_factor: 1.5,
         host_copy_seconds: HOST_COPY_SECONDS,
         host_dispatch_seconds: HOST_DISPATCH_SECONDS,
         lanes: LaneOrder::Striped,
-    };
-
-    /// An integrated GPU (shared system memory). Not measured here; the
-    /// same facts as [`CostModel::DISCRETE_GPU`], with copies at 0.9 of the
-    /// vec4 kernel's rate (on shared memory both are bound by the same
-    /// bus, and the copy engines of integrated parts are the shader cores:
-    /// RADV's compute copies, Intel's blitter-less render path).
-    pub const INTEGRATED_GPU: CostModel = CostModel {
-        copy_bytes_per_second: 0.9 * 40e9,
-        copy_command_seconds: 10e-6,
-        gather_bytes_per_second: KernelRates::of_class(DeviceClass::IntegratedGpu),
-        dispatch_seconds: 15e-6,
-        copy_load_factor: 1.5,
-        gather_load_factor: 1.5,
-        host_copy_seconds: HOST_COPY_SECONDS,
-        host_dispatch_seconds: HOST_DISPATCH_SECONDS,
-        lanes: LaneOrder::Striped,
+        resident_invocations: 12_288.0,
     };
 
     /// An adapter the crate knows nothing of: never thousands of small
     /// copies where one dispatch does the job (a copy command is assumed to
-    /// cost 20 µs, the gather a third of the copy bandwidth).
+    /// cost 20 µs), GPU lanes, and kernels at the shares of
+    /// [`UNKNOWN_GPU_BYTES_PER_SECOND`] their access patterns allow.
     pub const CONSERVATIVE: CostModel = CostModel {
         copy_bytes_per_second: 50e9,
         copy_command_seconds: 20e-6,
@@ -202,6 +234,7 @@ impl CostModel {
         host_copy_seconds: HOST_COPY_SECONDS,
         host_dispatch_seconds: HOST_DISPATCH_SECONDS,
         lanes: LaneOrder::Striped,
+        resident_invocations: 0.0,
     };
 
     /// The documented model of an adapter class (software rasterisers get
@@ -269,10 +302,26 @@ impl CostModel {
             + 2.0 * (count * size_bytes) as f64 / self.copy_bytes_per_second
     }
 
-    /// Modeled seconds to gather one output with this geometry, at the
-    /// bandwidth of the first kernel (in [`CostModel::order`]) that would
-    /// move it on its own.
-    pub(crate) fn gather_seconds(&self, g: &OutputGeometry) -> f64 {
+    /// The share of its kernel's bandwidth a dispatch of `invocations`
+    /// reaches: all of it from [`CostModel::resident_invocations`] up.
+    pub fn fill(&self, invocations: u64) -> f64 {
+        if self.resident_invocations <= 0.0 {
+            return 1.0;
+        }
+        (invocations as f64 / self.resident_invocations).clamp(1e-3, 1.0)
+    }
+
+    /// Invocations a dispatch of `bits` launches on this device: one per
+    /// vec4, or per stretch of vec4s with blocked lanes.
+    pub(crate) fn invocations_for(&self, bits: u64) -> u64 {
+        bits.div_ceil(128)
+            .div_ceil(self.lanes.units_per_invocation())
+    }
+
+    /// Modeled seconds to gather one output with this geometry in a
+    /// dispatch of `invocations`, at the bandwidth of the first kernel (in
+    /// [`CostModel::order`]) that would move it on its own.
+    pub(crate) fn gather_seconds(&self, g: &OutputGeometry, invocations: u64) -> f64 {
         let alone = Kernel::ALL
             .into_iter()
             .filter(|k| (k.spec().moves_alone)(g));
@@ -280,7 +329,7 @@ impl CostModel {
             .order(alone)
             .first()
             .map_or(0.0, |&k| self.gather_bytes_per_second.get(k));
-        2.0 * g.total_bits.div_ceil(8) as f64 / bandwidth
+        2.0 * g.total_bits.div_ceil(8) as f64 / (bandwidth * self.fill(invocations))
     }
 
     /// [`CostModel::copy_seconds`] weighed for load, plus the host's time
@@ -291,8 +340,8 @@ impl CostModel {
     }
 
     /// [`CostModel::gather_seconds`] weighed for load.
-    pub(crate) fn gather_robust_seconds(&self, g: &OutputGeometry) -> f64 {
-        Self::robust_seconds(self.gather_seconds(g), self.gather_load_factor)
+    pub(crate) fn gather_robust_seconds(&self, g: &OutputGeometry, invocations: u64) -> f64 {
+        Self::robust_seconds(self.gather_seconds(g, invocations), self.gather_load_factor)
     }
 }
 

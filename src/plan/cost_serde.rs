@@ -68,6 +68,9 @@ struct Stored {
     // were measured with.
     #[serde(default)]
     lanes: LaneOrder,
+    // Models stored before the grid was modeled: not modeled.
+    #[serde(default)]
+    resident_invocations: f64,
     // The earlier form, read only.
     #[serde(default, skip_serializing)]
     gather_vec4_bytes_per_second: Option<f64>,
@@ -93,6 +96,7 @@ impl Serialize for CostModel {
             host_copy_seconds: Some(self.host_copy_seconds),
             host_dispatch_seconds: Some(self.host_dispatch_seconds),
             lanes: self.lanes,
+            resident_invocations: self.resident_invocations,
             gather_vec4_bytes_per_second: None,
             gather_word_bytes_per_second: None,
             gather_funnel_bytes_per_second: None,
@@ -138,6 +142,7 @@ impl<'de> Deserialize<'de> for CostModel {
                 .host_dispatch_seconds
                 .unwrap_or(CostModel::CONSERVATIVE.host_dispatch_seconds),
             lanes: s.lanes,
+            resident_invocations: s.resident_invocations,
         })
     }
 }

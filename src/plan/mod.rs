@@ -27,6 +27,7 @@ mod cost;
 #[cfg(feature = "serde")]
 mod cost_serde;
 pub(crate) mod error;
+mod estimate;
 mod gather;
 mod geometry;
 mod kernel_choice;
@@ -49,8 +50,12 @@ mod template;
 mod usages;
 mod wgsl;
 
-pub use cost::{CostModel, DeviceClass, KernelRates};
+pub use cost::{
+    CostModel, DISCRETE_GPU_BYTES_PER_SECOND, DeviceClass, INTEGRATED_GPU_BYTES_PER_SECOND,
+    KernelRates, UNKNOWN_GPU_BYTES_PER_SECOND,
+};
 pub use error::{EncodeError, PlanError, PlanMismatch};
+pub use estimate::PlanCost;
 pub use kernels::{GeneratedLayout, Kernel, RowBlock, RowCopies, RowStreams};
 pub use lanes::LaneOrder;
 pub use limits::{MAX_DESTINATIONS_PER_DISPATCH, PlanLimits};

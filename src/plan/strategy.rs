@@ -106,11 +106,14 @@ fn cheapest(
         let (count, size) = copy_shape(g, outer);
         model.copy_robust_seconds(count, size)
     };
-    let gather_cost = |g: &OutputGeometry| model.gather_robust_seconds(g);
     let candidate: Vec<bool> = geometry
         .iter()
         .map(|g| !g.is_empty() && copyable(g))
         .collect();
+    // The dispatch that would gather every output: its invocations set the
+    // share of the device it fills.
+    let invocations = model.invocations_for(geometry.iter().map(|g| g.total_bits).sum());
+    let gather_cost = |g: &OutputGeometry| model.gather_robust_seconds(g, invocations);
     let mut copied: Vec<bool> = geometry
         .iter()
         .zip(&candidate)

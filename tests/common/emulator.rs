@@ -617,7 +617,9 @@ fn run_striped_row_streams(rs: &RowStreams, pass: &mut GeneratedPass<'_>, memory
         if !writes(e) {
             continue;
         }
-        let src_bit = pass.compiled_src_bit(e, u64::from(out.src_bit));
+        // Striped modules read the run's start from the (bound) table.
+        assert_eq!(out.src_bit, 0, "not compiled in");
+        let src_bit = u64::from(e.src_bit);
         let bit_at = |p: u64| src_bit + (p / run) * block + p % run;
         for q in 0..vec4s {
             // Bit by bit: each of the vec4's 128 output bits from where its
@@ -663,7 +665,14 @@ fn run_row_copies(rc: &RowCopies, pass: &mut GeneratedPass<'_>, memory: &mut [Ve
     for (e, out) in pass.entries.iter().zip(&rc.outputs) {
         let run = u64::from(out.run_units);
         assert_eq!((e.first_bit, u64::from(e.len_bits)), (0, rows * run * unit));
-        let src_row0 = pass.compiled_src_bit(e, u64::from(out.src_unit) * unit) / unit;
+        let src_row0 = match rc.lanes {
+            LaneOrder::Blocked => pass.compiled_src_bit(e, u64::from(out.src_unit) * unit) / unit,
+            LaneOrder::Striped => {
+                // Read from the (bound) table, not compiled in.
+                assert_eq!(out.src_unit, 0, "not compiled in");
+                u64::from(e.src_bit) / unit
+            }
+        };
         runs.push((*e, run, first, src_row0, u64::from(out.units)));
         first += run;
     }

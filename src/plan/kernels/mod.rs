@@ -21,6 +21,9 @@ pub use row_blocks::{MAX_ROW_BLOCK_BITS, Piece, RowBlock, RowOutput};
 pub use row_copies::{COPY_VEC4S, CopyOutput, MAX_COPY_OUTPUTS, MIN_WORKING_PERCENT, RowCopies};
 pub use row_streams::{RowStreams, STREAM_VEC4S, StreamOutput};
 
+use super::cost::{
+    DISCRETE_GPU_BYTES_PER_SECOND, INTEGRATED_GPU_BYTES_PER_SECOND, UNKNOWN_GPU_BYTES_PER_SECOND,
+};
 use super::gather::Gather;
 use super::geometry::OutputGeometry;
 use super::template::Template;
@@ -181,7 +184,9 @@ pub(crate) const LONG_UNALIGNED_RUNS: SampleSplit = SampleSplit {
 
 /// A kernel's documented bandwidth (bytes read + written per second) on
 /// each class of adapter, for the class cost models
-/// ([`crate::docs::device`], "Class models").
+/// ([`crate::docs::device`], "Class models"): measured on lavapipe; on the
+/// GPU classes, the class's vec4-copy bandwidth times the share of it the
+/// kernel's striped access pattern allows ([`ClassRates::on_gpus`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct ClassRates {
     /// Lavapipe, measured.
@@ -192,6 +197,22 @@ pub(crate) struct ClassRates {
     pub integrated: f64,
     /// An adapter nothing is known of.
     pub unknown: f64,
+}
+
+impl ClassRates {
+    /// Lavapipe's measured `software` rate, and on every GPU class the
+    /// class's vec4-copy bandwidth times `share`: the kernel's efficiency
+    /// by its access trace (sectors per request against the ideal over its
+    /// samples and the sweep, `tests/coalescing.rs` checks the order) and
+    /// its access width (4-byte lanes issue four times the requests).
+    pub const fn on_gpus(software: f64, share: f64) -> ClassRates {
+        ClassRates {
+            software,
+            discrete: DISCRETE_GPU_BYTES_PER_SECOND * share,
+            integrated: INTEGRATED_GPU_BYTES_PER_SECOND * share,
+            unknown: UNKNOWN_GPU_BYTES_PER_SECOND * share,
+        }
+    }
 }
 
 /// A generated kernel's layout of some gathered outputs (non-empty, with

@@ -57,12 +57,8 @@ pub(super) const SPEC: KernelSpec = KernelSpec {
             element_type: ElementType::Float,
         },
     ],
-    rates: ClassRates {
-        software: 8.0e9,
-        discrete: 300e9,
-        integrated: 40e9,
-        unknown: 20e9,
-    },
+    // GPUs: trace: 1.00 loads and stores, every case.
+    rates: ClassRates::on_gpus(8.0e9, 1.0),
     inherits: Some(Kernel::Vec4),
 };
 
@@ -109,8 +105,9 @@ pub struct CopyOutput {
     /// Where its run starts in each input row, in units from the start of
     /// the pass's input window: the table's `src_bit` / unit (a generated
     /// pass binds the input from a fixed start to its end), compiled in
-    /// because on lavapipe runtime source bases cost 3-4 %
-    /// (`docs/DEVICE.md`).
+    /// with blocked lanes because on lavapipe runtime source bases cost
+    /// 3-4 % (`docs/DEVICE.md`); 0 with striped lanes, whose modules read
+    /// it from the table.
     pub src_unit: u32,
     /// Units of its run in each input row.
     pub run_units: u32,
@@ -175,8 +172,14 @@ impl RowCopies {
             .iter()
             .map(|&(_, g)| {
                 let run_units = g.run_bits / unit;
+                // Striped modules read run starts from the table: groups of
+                // one shape share a module wherever their windows start.
+                let src_unit = match lanes {
+                    LaneOrder::Blocked => (g.offset_bits - window_start_bits) / unit,
+                    LaneOrder::Striped => 0,
+                };
                 Some(CopyOutput {
-                    src_unit: u32::try_from((g.offset_bits - window_start_bits) / unit).ok()?,
+                    src_unit: u32::try_from(src_unit).ok()?,
                     run_units: u32::try_from(run_units).ok()?,
                     units: u32::try_from(run_units.div_ceil(per_row)).ok()?,
                 })
@@ -239,9 +242,9 @@ impl RowCopies {
         let mut shift = String::new();
         let mut stores = String::new();
         for (j, out) in self.outputs.iter().enumerate() {
-            // Unit w of run j is input unit src_unit + w - first (u32
-            // arithmetic wraps where a run starts before its place).
-            let delta = format!("{}u", out.src_unit.wrapping_sub(first));
+            // Unit w of run j is input unit e_j.src_bit / unit + w - first
+            // (u32 arithmetic wraps where a run starts before its place).
+            let delta = format!("e{j}.src_bit / UNIT_BITS - {first}u");
             shift = if j == 0 {
                 delta
             } else {

@@ -70,12 +70,8 @@ pub(super) const SPEC: KernelSpec = KernelSpec {
             element_type: ElementType::Int4,
         },
     ],
-    rates: ClassRates {
-        software: 6.3e9,
-        discrete: 260e9,
-        integrated: 36e9,
-        unknown: 16e9,
-    },
+    // GPUs: trace: 1.03-1.27 loads, two vec4 loads per vec4 stored.
+    rates: ClassRates::on_gpus(6.3e9, 0.9),
     inherits: Some(Kernel::Funnel),
 };
 
@@ -104,7 +100,8 @@ pub struct StreamOutput {
     /// Where its run starts in each input row, in bits from the start of
     /// the pass's input window: the table's `src_bit` (a generated pass
     /// binds the input from a fixed start to its end), compiled in as the
-    /// row-copy kernel's run starts are.
+    /// row-copy kernel's run starts are (blocked lanes); 0 with striped
+    /// lanes, whose modules read it from the table.
     pub src_bit: u32,
     /// Bits of its run in each input row: at least 128, or a short run of
     /// whole words ([`StreamOutput::is_short`]).
@@ -187,8 +184,14 @@ impl RowStreams {
         let outputs = live
             .iter()
             .map(|&(_, g)| {
+                // Striped modules read run starts from the table: groups of
+                // one shape share a module wherever their windows start.
+                let src_bit = match lanes {
+                    LaneOrder::Blocked => g.offset_bits - window_start_bits,
+                    LaneOrder::Striped => 0,
+                };
                 Some(StreamOutput {
-                    src_bit: u32::try_from(g.offset_bits - window_start_bits).ok()?,
+                    src_bit: u32::try_from(src_bit).ok()?,
                     run_bits: u32::try_from(g.run_bits).ok()?,
                     vec4s: if g.run_bits < 128 || per_row == 0 {
                         0
@@ -282,11 +285,16 @@ impl RowStreams {
     /// the rows by selects (no division past the first word).
     fn gather(&self, j: usize, variant: &Variant, out: &StreamOutput) -> String {
         let slot = variant.placement.slot_of_entry(j);
-        let (q, in_range) = match self.lanes {
-            LaneOrder::Blocked => ("g", "g < (e.len_bits >> 7u)"),
+        let (q, in_range, src_bits) = match self.lanes {
+            LaneOrder::Blocked => (
+                "g",
+                "g < (e.len_bits >> 7u)",
+                format!("{}u + source_shift_bits()", out.src_bit),
+            ),
             LaneOrder::Striped => (
                 "g - e.first_invocation",
                 "g >= e.first_invocation && q < (e.len_bits >> 7u)",
+                "e.src_bit".to_string(),
             ),
         };
         WGSL.fill(
@@ -297,7 +305,7 @@ impl RowStreams {
                 ("q", &q),
                 ("in_range", &in_range),
                 ("slot", &slot),
-                ("src", &out.src_bit),
+                ("src_bits", &src_bits),
                 ("words", &(out.run_bits / 32)),
                 ("block_words", &(self.block_bits / 32)),
             ],
@@ -409,7 +417,6 @@ impl RowStreams {
                         ("unless_skipped", &variant.unless_skipped(j)),
                         ("j", &j),
                         ("run", &out.run_bits),
-                        ("src", &out.src_bit),
                         ("block", &self.block_bits),
                         ("gap", &(self.block_bits - out.run_bits)),
                         ("slot", &variant.placement.slot_of_entry(j)),

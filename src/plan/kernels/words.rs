@@ -40,12 +40,8 @@ pub(super) const SPEC: KernelSpec = KernelSpec {
         },
     ],
     // Lavapipe: median of three release calibrations (docs/DEVICE.md).
-    rates: ClassRates {
-        software: 2.2e9,
-        discrete: 200e9,
-        integrated: 30e9,
-        unknown: 15e9,
-    },
+    // GPUs: trace: 1-3x loads on short odd rows; segment loops per word.
+    rates: ClassRates::on_gpus(2.2e9, 0.6),
     inherits: None,
 };
 

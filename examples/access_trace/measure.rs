@@ -1,0 +1,298 @@
+//! Tracing one split under one class model: the plan, a shrunk tensor
+//! of its layout, the traced run checked against the host path, and the
+//! coalescing figures at every warp width (shared by `access_trace`,
+//! `tests/coalescing.rs` and `gpu_report`).
+
+use wgpu_split::gpu::GpuSplitter;
+use wgpu_split::gpu::trace::trace;
+use wgpu_split::plan::coalescing::{Coalescing, analyse_with_rows};
+use wgpu_split::plan::{
+    CostModel, Kernel, Placement, PlanLimits, PlanOptions, SplitPlan, Strategy,
+};
+use wgpu_split::{ElementType, HostTensor, ResolvedSplit, host};
+
+/// Warp widths: lavapipe's SIMD, Intel's, NVIDIA's and RDNA's, GCN's.
+pub const WARPS: [u32; 4] = [8, 16, 32, 64];
+
+/// How to trace: at most `rows` rows, `most` invocations a dispatch, and
+/// the kernel to force.
+#[derive(Debug, Clone, Copy)]
+pub struct TraceOptions {
+    pub rows: usize,
+    pub most: u64,
+    pub kernel: Option<Kernel>,
+}
+
+/// One case under one class model.
+#[derive(Debug, serde::Serialize)]
+pub struct Row {
+    pub case: String,
+    pub class: &'static str,
+    pub kernel: String,
+    pub lanes: String,
+    pub dispatches: usize,
+    /// Working invocations of the full plan's dispatches.
+    pub invocations: u64,
+    /// Invocations of a vec4 copy of the bytes the split moves.
+    pub copy_invocations: u64,
+    /// Rows of the traced tensor (the full tensor's when not shrunk).
+    pub traced_rows: usize,
+    /// Every output byte of the traced run equals the host path's.
+    pub exact: bool,
+    pub by_warp: Vec<Coalescing>,
+}
+
+/// The plan of a class model for a compute pass (dispatches only, the
+/// kernel the model ranks first), under WebGPU's default limits.
+pub fn plan_of(
+    model: CostModel,
+    t: ElementType,
+    split: &ResolvedSplit,
+    kernel: Option<Kernel>,
+) -> wgpu_split::Result<SplitPlan> {
+    let mut options = PlanOptions::default()
+        .strategy(Strategy::Auto(model))
+        .placement(Placement::Separate)
+        .in_compute_pass();
+    options.kernel = kernel;
+    Ok(SplitPlan::new(
+        split,
+        t,
+        &PlanLimits::WEBGPU_DEFAULT,
+        &options,
+    )?)
+}
+
+/// `split` with at most `rows` rows before its axis (the axis and what
+/// follows it unchanged): the same layouts, fewer invocations to trace.
+pub fn shrunk(split: &ResolvedSplit, rows: usize) -> wgpu_split::Result<ResolvedSplit> {
+    let shape = split.input_shape();
+    let outer: usize = shape[..split.axis()].iter().product();
+    if outer <= rows {
+        return Ok(split.clone());
+    }
+    let mut small = vec![rows];
+    small.extend_from_slice(&shape[split.axis()..]);
+    Ok(ResolvedSplit::from_windows(
+        &small,
+        1,
+        split.windows().collect(),
+        split.keep_axis(),
+    )?)
+}
+
+pub fn trace_case(
+    splitter: &GpuSplitter,
+    name: &str,
+    class: &'static str,
+    model: CostModel,
+    t: ElementType,
+    split: &ResolvedSplit,
+    options: TraceOptions,
+) -> Result<Row, Box<dyn std::error::Error>> {
+    let full = plan_of(model, t, split, options.kernel)?;
+    let small_split = shrunk(split, options.rows)?;
+    let plan = plan_of(model, t, &small_split, options.kernel)?;
+    if plan.kernel() != full.kernel() || plan.generated_layouts() != full.generated_layouts() {
+        return Err(format!("{name}: the shrunk tensor plans another kernel or layout").into());
+    }
+    let bits = t.bit_width().ok_or("strings are not traced")? as u64;
+    let moved: u64 = split
+        .output_shapes()
+        .iter()
+        .map(|s| (s.iter().product::<usize>() as u64 * bits).div_ceil(8))
+        .sum();
+    let input = random_tensor(&small_split, t)?;
+    let expected = host::split(&input, &small_split)?;
+    let run = trace(splitter, &plan, input.as_bytes()?, options.most)?;
+    let exact = expected.iter().enumerate().all(|(i, e)| {
+        let bytes = e.as_bytes().unwrap_or_default();
+        let at = plan.outputs()[i].arena_offset_bytes as usize;
+        let dst = &run.destinations[plan.placement().destination_of(i)];
+        e.is_empty() || dst[at..at + bytes.len()] == *bytes
+    });
+    let row_of = rows_of(&small_split, bits);
+    let by_warp = if plan.dispatch_count() == 0 {
+        Vec::new()
+    } else {
+        WARPS
+            .iter()
+            .map(|&w| analyse_with_rows(&run.dispatches, w, &row_of))
+            .collect()
+    };
+    Ok(Row {
+        case: name.to_string(),
+        class,
+        kernel: full.kernel().to_string(),
+        lanes: full
+            .shaders()
+            .first()
+            .map_or("-".to_string(), |k| k.lanes().name().to_string()),
+        dispatches: full.dispatch_count(),
+        invocations: full.passes().iter().map(|p| u64::from(p.invocations)).sum(),
+        copy_invocations: moved.div_ceil(16),
+        traced_rows: small_split.input_shape()[..small_split.axis()]
+            .iter()
+            .product(),
+        exact,
+        by_warp,
+    })
+}
+
+/// The row a byte of a traced buffer lies in: input rows in buffer 0,
+/// output `i`'s rows (runs) in buffer `i + 1`.
+pub fn rows_of(split: &ResolvedSplit, bits: u64) -> impl Fn(usize, u64) -> u64 {
+    let shape = split.input_shape();
+    let inner: u64 = shape[split.axis() + 1..]
+        .iter()
+        .map(|&d| d as u64)
+        .product();
+    let block_bits = shape[split.axis()] as u64 * inner * bits;
+    let runs: Vec<u64> = split
+        .lengths()
+        .iter()
+        .map(|&l| (l as u64 * inner * bits).max(1))
+        .collect();
+    move |buffer, byte| match buffer {
+        0 => byte * 8 / block_bits.max(1),
+        b => byte * 8 / runs[b - 1],
+    }
+}
+
+/// A tensor of `split`'s input shape with pseudo-random bits.
+pub fn random_tensor(
+    split: &ResolvedSplit,
+    t: ElementType,
+) -> Result<HostTensor, Box<dyn std::error::Error>> {
+    let count: usize = split.input_shape().iter().product();
+    let len = t.byte_len(count).ok_or("no packed length")?;
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let bytes: Vec<u8> = (0..len)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state as u8
+        })
+        .collect();
+    Ok(HostTensor::from_raw(t, split.input_shape(), bytes)?)
+}
+
+/// The targets of a GPU-class plan at W = 32 and 64 that `row` misses
+/// (`docs/PERFORMANCE.md`, "Access patterns"): load and store sectors and
+/// lines at most 1.15x the ideal (one more per row a request touches), the
+/// warps' footprint at most 1.05x (one more sector per row a warp touches
+/// in a buffer), and, where the split moves 1 MiB or more, at least half
+/// the invocations of a vec4 copy. Empty: every target met.
+pub fn missed(row: &Row) -> Vec<String> {
+    let mut missed = Vec::new();
+    for c in row.by_warp.iter().filter(|c| c.warp >= 32) {
+        let w = c.warp;
+        if !c.loads.within(1.15) {
+            missed.push(format!("loads@{w}"));
+        }
+        if !c.stores.within(1.15) {
+            missed.push(format!("stores@{w}"));
+        }
+        if !c.footprint_within(1.05) {
+            missed.push(format!("footprint@{w}"));
+        }
+    }
+    if row.copy_invocations * 16 >= 1 << 20 && row.invocations * 2 < row.copy_invocations {
+        missed.push("invocations".to_string());
+    }
+    missed
+}
+
+/// The sweep of shapes beyond split_bench's (`tests/coalescing.rs` holds
+/// every GPU-class plan of it to the targets): every element width on an
+/// odd short row, word runs at odd offsets, 1 to 100 outputs, rows shorter
+/// than a warp, outputs of one element.
+pub fn sweep() -> Vec<(String, ElementType, ResolvedSplit)> {
+    use wgpu_split::frameworks::{numpy, torch};
+    use wgpu_split::{OnnxSplit, OnnxSplitToSequence};
+    let mut splits = Vec::new();
+    let mut add =
+        |name: String, t: ElementType, split: ResolvedSplit| splits.push((name, t, split));
+    let lengths = |shape: &[usize], lengths: &[usize]| {
+        ResolvedSplit::new(shape, 1, lengths.to_vec(), true).expect("a sweep split")
+    };
+    // Every width on rows of 37 elements split [5, 32], and on rows of
+    // whole vec4s for the wide ones.
+    for t in [
+        ElementType::Int2,
+        ElementType::Int4,
+        ElementType::Uint8,
+        ElementType::Float16,
+        ElementType::Float,
+        ElementType::Double,
+        ElementType::Complex128,
+    ] {
+        add(
+            format!("{t} [512, 37] [5, 32]"),
+            t,
+            lengths(&[512, 37], &[5, 32]),
+        );
+        add(
+            format!("{t} [256, 1024] [300, 724]"),
+            t,
+            lengths(&[256, 1024], &[300, 724]),
+        );
+    }
+    // Word runs at odd offsets: rows of 7 words, and of 4,097.
+    let f32 = ElementType::Float;
+    add(
+        "f32 [512, 7] [3, 4]".into(),
+        f32,
+        lengths(&[512, 7], &[3, 4]),
+    );
+    add(
+        "f32 [64, 4097] [1, 2047, 2049]".into(),
+        f32,
+        lengths(&[64, 4097], &[1, 2047, 2049]),
+    );
+    // 1 to 100 outputs.
+    for n in [1, 2, 7, 8, 100] {
+        let seq = OnnxSplitToSequence::new(11)
+            .resolve(&[n, 1024])
+            .expect("a sequence");
+        add(format!("f32 [{n}, 1024] seq"), f32, seq);
+    }
+    let chunks = torch::chunk(&[64, 700], 100, 1).expect("torch.chunk");
+    add("f32 [64, 700] torch.chunk(100)".into(), f32, chunks);
+    let qkv = OnnxSplit::new(18, 3)
+        .num_outputs(3)
+        .axis(-1)
+        .resolve(&[2, 64, 2304]);
+    add(
+        "f16 [2, 64, 2304] qkv".into(),
+        ElementType::Float16,
+        qkv.expect("qkv"),
+    );
+    // Rows shorter than a warp's bytes.
+    add(
+        "f32 [4096, 20] [4, 16]".into(),
+        f32,
+        lengths(&[4096, 20], &[4, 16]),
+    );
+    add(
+        "u8 [4096, 6] [1, 2, 3]".into(),
+        ElementType::Uint8,
+        lengths(&[4096, 6], &[1, 2, 3]),
+    );
+    let bools = numpy::array_split(&[300, 77], 5, 1).expect("numpy.array_split");
+    add(
+        "bool [300, 77] array_split(5)".into(),
+        ElementType::Bool,
+        bools,
+    );
+    // Outputs of one element.
+    let unbind = torch::unbind(&[1, 100], 1).expect("torch.unbind");
+    add("f32 [1, 100] unbind".into(), f32, unbind);
+    add(
+        "f16 [3, 5] [1; 5]".into(),
+        ElementType::Float16,
+        lengths(&[3, 5], &[1; 5]),
+    );
+    splits
+}
