@@ -89,8 +89,9 @@ pub use op::{OpId, OpKind};
 pub use plan::{BufferRole, Run, RunLayout};
 pub use semantics::frameworks;
 pub use semantics::{
-    MAX_OUTPUTS, OnnxSplit, OnnxSplitToSequence, OpenVinoSplit, OpenVinoVariadicSplit, Operator,
-    ParamTensor, ParamValues, ResolveError, ResolvedSplit, SequenceShapes,
+    ConcatError, ConcatOperator, MAX_OUTPUTS, OnnxConcat, OnnxConcatFromSequence, OnnxSplit,
+    OnnxSplitToSequence, OpenVinoConcat, OpenVinoSplit, OpenVinoVariadicSplit, Operator,
+    ParamTensor, ParamValues, ResolveError, ResolvedConcat, ResolvedSplit, SequenceShapes,
 };
 pub use tensor::{HostTensor, NativeElement, TensorError};
 
