@@ -166,16 +166,18 @@ pub enum ConcatError {
         actual: Vec<usize>,
     },
     /// Inputs of different element types (type promotion is not a copy:
-    /// every input must have the first input's type).
+    /// every input that takes part must have the first one's type).
     #[error(
-        "input {index} has element type {element_type}, but input 0 has {expected}; all inputs must have the same element type"
+        "input {index} has element type {element_type}, but input {reference} has {expected}; all inputs must have the same element type"
     )]
     ElementTypeMismatch {
         /// The offending input's position.
         index: usize,
         /// Its element type.
         element_type: ElementType,
-        /// Input 0's element type.
+        /// The position of the first input that takes part.
+        reference: usize,
+        /// That input's element type.
         expected: ElementType,
     },
 }
