@@ -3,6 +3,7 @@
 
 #![allow(dead_code)]
 
+pub mod concat;
 pub mod emulator;
 
 use wgpu_split::{ElementType, HostTensor, ResolvedSplit};

@@ -1,0 +1,102 @@
+//! A deliberately naive per-element concat oracle: for every output
+//! element, the input and the input element it comes from, computed from
+//! the shapes alone (no runs, no mirror split).
+
+use super::{read_element, strides, write_element};
+use wgpu_split::{ElementType, HostTensor};
+
+/// How the oracle joins its inputs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Join {
+    /// Along an existing axis.
+    Cat(usize),
+    /// On a new axis.
+    Stack(usize),
+    /// Every input flattened, one after the other.
+    Flatten,
+}
+
+/// The oracle's output shape.
+fn output_shape(inputs: &[&HostTensor], join: Join) -> Vec<usize> {
+    match join {
+        Join::Cat(axis) => {
+            let mut shape = inputs[0].shape().to_vec();
+            shape[axis] = inputs.iter().map(|t| t.shape()[axis]).sum();
+            shape
+        }
+        Join::Stack(axis) => {
+            let mut shape = inputs[0].shape().to_vec();
+            shape.insert(axis, inputs.len());
+            shape
+        }
+        Join::Flatten => vec![inputs.iter().map(|t| t.len()).sum()],
+    }
+}
+
+/// Input index and the element's index in that input, for output element `flat`.
+fn source(inputs: &[&HostTensor], join: Join, out_shape: &[usize], flat: usize) -> (usize, usize) {
+    let out_strides = strides(out_shape);
+    let mut coords: Vec<usize> = (0..out_shape.len())
+        .map(|d| flat / out_strides[d] % out_shape[d])
+        .collect();
+    let input = match join {
+        Join::Flatten => {
+            let mut rest = flat;
+            let input = inputs.iter().position(|t| {
+                let inside = rest < t.len();
+                if !inside {
+                    rest -= t.len();
+                }
+                inside
+            });
+            return (input.unwrap(), rest);
+        }
+        Join::Cat(axis) => {
+            let mut c = coords[axis];
+            let input = inputs
+                .iter()
+                .position(|t| {
+                    let inside = c < t.shape()[axis];
+                    if !inside {
+                        c -= t.shape()[axis];
+                    }
+                    inside
+                })
+                .unwrap();
+            coords[axis] = c;
+            input
+        }
+        Join::Stack(axis) => coords.remove(axis),
+    };
+    let in_strides = strides(inputs[input].shape());
+    let index = coords.iter().zip(&in_strides).map(|(c, s)| c * s).sum();
+    (input, index)
+}
+
+/// The concatenation of `inputs` (all of one element type) as `join` says.
+pub fn naive_concat(inputs: &[&HostTensor], join: Join) -> HostTensor {
+    let element_type: ElementType = inputs[0].element_type();
+    let shape = output_shape(inputs, join);
+    let count: usize = shape.iter().product();
+    match element_type.bit_width() {
+        Some(bits) => {
+            let bits = bits as usize;
+            let mut out = vec![0u8; (count * bits).div_ceil(8)];
+            for flat in 0..count {
+                let (input, index) = source(inputs, join, &shape, flat);
+                let value = read_element(inputs[input].as_bytes().unwrap(), bits, index);
+                write_element(&mut out, bits, flat, &value);
+            }
+            HostTensor::from_raw(element_type, &shape, out).unwrap()
+        }
+        None => {
+            let out = (0..count)
+                .map(|flat| {
+                    let (input, index) = source(inputs, join, &shape, flat);
+                    inputs[input].byte_strings().unwrap()[index].clone()
+                })
+                .collect();
+            HostTensor::from_byte_strings(&shape, out).unwrap()
+        }
+    }
+}
