@@ -2,8 +2,8 @@
 //! element, the input and the input element it comes from, computed from
 //! the shapes alone (no runs, no mirror split).
 
-use super::{read_element, strides, write_element};
-use wgpu_split::{ElementType, HostTensor};
+use super::{assert_outputs_equal, naive_split, read_element, strides, write_element};
+use wgpu_split::{ElementType, HostTensor, ResolvedConcat, host};
 
 /// How the oracle joins its inputs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -97,6 +97,45 @@ pub fn naive_concat(inputs: &[&HostTensor], join: Join) -> HostTensor {
                 })
                 .collect();
             HostTensor::from_byte_strings(&shape, out).unwrap()
+        }
+    }
+}
+
+/// `tensor` with the unused high bits of a sub-byte tensor's last byte
+/// cleared, as every output of the crate has them.
+pub fn canonical(tensor: &HostTensor) -> HostTensor {
+    let (Some(bits), Ok(bytes)) = (tensor.element_type().bit_width(), tensor.as_bytes()) else {
+        return tensor.clone();
+    };
+    let mut bytes = bytes.to_vec();
+    let used = tensor.len() * bits as usize % 8;
+    if used != 0 {
+        let last = bytes.len() - 1;
+        bytes[last] &= (1u8 << used) - 1;
+    }
+    HostTensor::from_raw(tensor.element_type(), tensor.shape(), bytes).unwrap()
+}
+
+/// Concatenates on the host and checks the result against the oracle, and
+/// that the mirror split of the result gives the inputs back.
+pub fn check_concat(inputs: &[HostTensor], concat: &ResolvedConcat, join: Join, context: &str) {
+    let refs: Vec<&HostTensor> = inputs.iter().collect();
+    let actual = host::concat(&refs, concat).unwrap();
+    let taking: Vec<&HostTensor> = (0..inputs.len())
+        .filter(|&i| concat.mirror_output(i).is_some())
+        .map(|i| &inputs[i])
+        .collect();
+    let expected = naive_concat(&taking, join);
+    assert_outputs_equal(&[expected], std::slice::from_ref(&actual), context);
+    // split(mirror, concat(xs)) == xs, through the host path and the naive split.
+    let parts = host::split(&actual, concat.mirror()).unwrap();
+    assert_outputs_equal(&naive_split(&actual, concat.mirror()), &parts, context);
+    for (input, part) in taking.iter().zip(&parts) {
+        assert_eq!(input.element_type(), part.element_type());
+        assert_eq!(input.len(), part.len(), "{context}");
+        match (canonical(input).as_bytes(), part.as_bytes()) {
+            (Ok(a), Ok(b)) => assert_eq!(a, b, "{context}"),
+            _ => assert_eq!(input.byte_strings(), part.byte_strings(), "{context}"),
         }
     }
 }
