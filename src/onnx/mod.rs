@@ -1,8 +1,10 @@
 //! The ONNX edge: reads models holding one `Split` or `SplitToSequence` node
-//! and their `TensorProto` / `SequenceProto` data, and turns them into
-//! [`Operator`]s and [`HostTensor`]s. Only [`crate::semantics`] and the tensor
+//! (or one `Concat` or `ConcatFromSequence` node) and their `TensorProto` /
+//! `SequenceProto` data, and turns them into [`Operator`]s (or
+//! [`crate::ConcatOperator`]s) and [`HostTensor`]s. Only [`crate::semantics`] and the tensor
 //! types are fed from here; nothing else depends on this module.
 
+mod concat_node;
 pub(crate) mod error;
 #[doc(hidden)]
 pub mod node_test;
@@ -90,7 +92,8 @@ impl SplitModel {
         let domain = node.domain.clone().unwrap_or_default();
         let op_type = node.op_type.clone().unwrap_or_default();
         let known_domain = domain.is_empty() || domain == "ai.onnx";
-        if !known_domain || !matches!(op_type.as_str(), "Split" | "SplitToSequence") {
+        let known_op = matches!(op_type.as_str(), "Split" | "SplitToSequence");
+        if !known_domain || !(known_op || concat_node::is_concat(&op_type)) {
             return Err(OnnxError::UnsupportedOperator { domain, op_type }.into());
         }
         let initializers = graph
@@ -128,7 +131,8 @@ impl SplitModel {
         self.opset
     }
 
-    /// The node's operator type, `Split` or `SplitToSequence`.
+    /// The node's operator type, `Split`, `SplitToSequence`, `Concat` or
+    /// `ConcatFromSequence`.
     pub fn op_type(&self) -> &str {
         self.node.op_type.as_deref().unwrap_or_default()
     }
@@ -144,6 +148,9 @@ impl SplitModel {
     /// inputs, a node input with no value, or attributes of the wrong name or
     /// kind; [`crate::ResolveError::NonNumericParam`] for a `split` of a non-numeric type.
     pub fn bind<'a>(&'a self, feeds: &'a [HostTensor]) -> Result<(Operator, &'a HostTensor)> {
+        if self.is_concat() {
+            return Err(malformed_model("a concat node: bind it with bind_concat"));
+        }
         if feeds.len() != self.graph_inputs.len() {
             return Err(malformed_model(format!(
                 "{} inputs fed, but the graph has {} ({:?})",
