@@ -85,7 +85,7 @@ pub mod tensor;
 
 pub use element::ElementType;
 pub use error::{Error, Result};
-pub use op::{OpId, OpKind};
+pub use op::{FrameworkCall, OpId, OpKind};
 pub use plan::{BufferRole, Run, RunLayout};
 pub use semantics::frameworks;
 pub use semantics::{

@@ -26,9 +26,49 @@ pub enum OpKind {
     OpenVinoConcat,
     /// A concat given directly as a [`crate::ResolvedConcat`] by a caller.
     DirectConcat,
-    /// A framework's call, named as the framework spells it (`torch.cat`,
-    /// `numpy.concatenate`, `candle stack`).
-    Call(&'static str),
+    /// A framework's concat call.
+    Call(FrameworkCall),
+}
+
+/// A framework's concat call, named as the framework spells it (its split
+/// calls name themselves in [`crate::FrameworkError`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum FrameworkCall {
+    /// `torch.cat`.
+    TorchCat,
+    /// `torch.concat`.
+    TorchConcat,
+    /// `torch.stack`.
+    TorchStack,
+    /// `numpy.concatenate`.
+    NumpyConcatenate,
+    /// `numpy.stack`.
+    NumpyStack,
+    /// candle's `Tensor::cat`.
+    CandleCat,
+    /// candle's `Tensor::stack`.
+    CandleStack,
+    /// burn's `Tensor::cat`.
+    BurnCat,
+    /// burn's `Tensor::stack`.
+    BurnStack,
+}
+
+impl fmt::Display for FrameworkCall {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            FrameworkCall::TorchCat => "torch.cat",
+            FrameworkCall::TorchConcat => "torch.concat",
+            FrameworkCall::TorchStack => "torch.stack",
+            FrameworkCall::NumpyConcatenate => "numpy.concatenate",
+            FrameworkCall::NumpyStack => "numpy.stack",
+            FrameworkCall::CandleCat => "candle cat",
+            FrameworkCall::CandleStack => "candle stack",
+            FrameworkCall::BurnCat => "burn cat",
+            FrameworkCall::BurnStack => "burn stack",
+        })
+    }
 }
 
 impl fmt::Display for OpKind {
@@ -43,7 +83,7 @@ impl fmt::Display for OpKind {
             OpKind::OnnxConcatFromSequence => "ONNX ConcatFromSequence",
             OpKind::OpenVinoConcat => "OpenVINO Concat",
             OpKind::DirectConcat => "direct concat",
-            OpKind::Call(name) => name,
+            OpKind::Call(call) => return call.fmt(f),
         })
     }
 }
@@ -74,10 +114,10 @@ impl OpId {
         version: 0,
     };
 
-    /// The identity of a framework call (version 0), e.g. `OpId::call("torch.cat")`.
-    pub const fn call(name: &'static str) -> OpId {
+    /// The identity of a framework call (version 0).
+    pub const fn call(call: FrameworkCall) -> OpId {
         OpId {
-            kind: OpKind::Call(name),
+            kind: OpKind::Call(call),
             version: 0,
         }
     }

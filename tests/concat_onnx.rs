@@ -147,6 +147,9 @@ fn attr_int(name: &str, value: i64) -> AttributeProto {
     }
 }
 
+// The struct update keeps this building when ValueInfoProto grows fields
+// (the whole-model reader adds its type).
+#[allow(clippy::needless_update)]
 fn value_info(name: &str) -> ValueInfoProto {
     ValueInfoProto {
         name: Some(name.into()),

@@ -4,8 +4,8 @@
 
 use wgpu_split::frameworks::{burn, candle, numpy, torch};
 use wgpu_split::{
-    ConcatError, ConcatOperator, MAX_OUTPUTS, OnnxConcat, OnnxConcatFromSequence, OpId, OpKind,
-    OpenVinoConcat, ResolvedConcat,
+    ConcatError, ConcatOperator, FrameworkCall, MAX_OUTPUTS, OnnxConcat, OnnxConcatFromSequence,
+    OpId, OpKind, OpenVinoConcat, ResolvedConcat,
 };
 
 type Resolve = Box<dyn Fn(&[Vec<usize>], i64) -> Result<ResolvedConcat, ConcatError>>;
@@ -38,14 +38,14 @@ fn cat_ops() -> Vec<(&'static str, Resolve)> {
             "OpenVINO",
             Box::new(|s, a| OpenVinoConcat::new(a).resolve(s)),
         ),
-        ("torch.cat", Box::new(|s, a| torch::cat(s, a))),
-        ("torch.concat", Box::new(|s, a| torch::concat(s, a))),
+        ("torch.cat", Box::new(torch::cat)),
+        ("torch.concat", Box::new(torch::concat)),
         (
             "numpy.concatenate",
             Box::new(|s, a| numpy::concatenate(s, Some(a))),
         ),
-        ("candle cat", Box::new(|s, a| candle::cat(s, a))),
-        ("burn cat", Box::new(|s, a| burn::cat(s, a))),
+        ("candle cat", Box::new(candle::cat)),
+        ("burn cat", Box::new(burn::cat)),
     ]
 }
 
@@ -61,10 +61,10 @@ fn stack_ops() -> Vec<(&'static str, Resolve)> {
                     .resolve(s)
             }),
         ),
-        ("torch.stack", Box::new(|s, a| torch::stack(s, a))),
-        ("numpy.stack", Box::new(|s, a| numpy::stack(s, a))),
-        ("candle stack", Box::new(|s, a| candle::stack(s, a))),
-        ("burn stack", Box::new(|s, a| burn::stack(s, a))),
+        ("torch.stack", Box::new(torch::stack)),
+        ("numpy.stack", Box::new(numpy::stack)),
+        ("candle stack", Box::new(candle::stack)),
+        ("burn stack", Box::new(burn::stack)),
     ]
 }
 
@@ -89,8 +89,8 @@ fn cat_is_the_split_of_the_output_into_the_inputs_lengths() {
             assert_eq!(mirror.starts(), &[0, 3, 4], "{name}");
             assert!(mirror.keep_axis() && mirror.is_contiguous(), "{name}");
             assert_eq!(concat.mirror_outputs(), &[Some(0), Some(1), Some(2)]);
-            for i in 0..3 {
-                assert_eq!(mirror.output_shape(i), inputs[i], "{name} input {i}");
+            for (i, input) in inputs.iter().enumerate() {
+                assert_eq!(&mirror.output_shape(i), input, "{name} input {i}");
                 assert_eq!(concat.mirror_output(i), Some(i));
             }
             assert_eq!(concat.mirror_output(3), None);
@@ -701,7 +701,7 @@ fn torch_names_the_position_of_a_scalar_and_the_call() {
         assert_eq!(
             e,
             ConcatError::ScalarInput {
-                op: OpId::call("torch.cat"),
+                op: OpId::call(FrameworkCall::TorchCat),
                 index
             }
         );

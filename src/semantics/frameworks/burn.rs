@@ -3,7 +3,7 @@
 //! `impl AsIndex`, which wraps negative dimensions.
 
 use super::{FrameworkError, check_count, pieces_of, resolved};
-use crate::op::OpId;
+use crate::op::{FrameworkCall, OpId};
 use crate::semantics::concat::rules as concat_rules;
 use crate::semantics::concat::{ConcatError, ResolvedConcat};
 use crate::semantics::resolved::ResolvedSplit;
@@ -78,7 +78,7 @@ pub fn chunk(shape: &[usize], chunks: usize, dim: usize) -> Result<ResolvedSplit
 /// assert_eq!(burn::cat(&[[2, 4], [2, 3]], 1).unwrap().output_shape(), &[2, 7]);
 /// ```
 pub fn cat<S: AsRef<[usize]>>(tensors: &[S], dim: i64) -> Result<ResolvedConcat, ConcatError> {
-    concat_rules::cat(OpId::call("burn cat"), tensors, dim)
+    concat_rules::cat(OpId::call(FrameworkCall::BurnCat), tensors, dim)
 }
 
 /// `Tensor::stack(tensors, dim)` (0.22): equal shapes stacked on a new
@@ -91,5 +91,5 @@ pub fn cat<S: AsRef<[usize]>>(tensors: &[S], dim: i64) -> Result<ResolvedConcat,
 /// stack tensors with different shapes"). burn panics where these are
 /// returned.
 pub fn stack<S: AsRef<[usize]>>(tensors: &[S], dim: i64) -> Result<ResolvedConcat, ConcatError> {
-    concat_rules::stack(OpId::call("burn stack"), tensors, dim)
+    concat_rules::stack(OpId::call(FrameworkCall::BurnStack), tensors, dim)
 }

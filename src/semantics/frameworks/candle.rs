@@ -3,7 +3,7 @@
 //! candle's `Dim`: an index, or from the end (`D::Minus1` is -1 here).
 
 use super::{FrameworkError, check_count, dim_index, even_sections, resolved};
-use crate::op::OpId;
+use crate::op::{FrameworkCall, OpId};
 use crate::semantics::concat::rules as concat_rules;
 use crate::semantics::concat::{ConcatError, ResolvedConcat};
 use crate::semantics::resolved::ResolvedSplit;
@@ -65,7 +65,7 @@ pub fn chunk(shape: &[usize], chunks: usize, dim: i64) -> Result<ResolvedSplit, 
 /// assert_eq!(candle::cat(&[[2, 3]], 7).unwrap().output_shape(), &[2, 3]);
 /// ```
 pub fn cat<S: AsRef<[usize]>>(args: &[S], dim: i64) -> Result<ResolvedConcat, ConcatError> {
-    let op = OpId::call("candle cat");
+    let op = OpId::call(FrameworkCall::CandleCat);
     match args {
         [only] => concat_rules::unchanged(op, only.as_ref()),
         _ => concat_rules::cat(op, args, dim),
@@ -82,5 +82,5 @@ pub fn cat<S: AsRef<[usize]>>(args: &[S], dim: i64) -> Result<ResolvedConcat, Co
 /// [`ConcatError::UnequalShapes`] (candle's `ShapeMismatchCat` or
 /// `UnexpectedNumberOfDims` after unsqueezing).
 pub fn stack<S: AsRef<[usize]>>(args: &[S], dim: i64) -> Result<ResolvedConcat, ConcatError> {
-    concat_rules::stack(OpId::call("candle stack"), args, dim)
+    concat_rules::stack(OpId::call(FrameworkCall::CandleStack), args, dim)
 }

@@ -3,7 +3,7 @@
 //! `-ndim`; indices wrap and clamp as Python slices do.
 
 use super::{FrameworkError, Sections, sections_split};
-use crate::op::OpId;
+use crate::op::{FrameworkCall, OpId};
 use crate::semantics::concat::rules as concat_rules;
 use crate::semantics::concat::{ConcatError, ResolvedConcat};
 use crate::semantics::resolved::ResolvedSplit;
@@ -69,7 +69,7 @@ pub fn concatenate<S: AsRef<[usize]>>(
     arrays: &[S],
     axis: Option<i64>,
 ) -> Result<ResolvedConcat, ConcatError> {
-    let op = OpId::call("numpy.concatenate");
+    let op = OpId::call(FrameworkCall::NumpyConcatenate);
     match axis {
         Some(axis) => concat_rules::cat(op, arrays, axis),
         None => concat_rules::flatten(op, arrays),
@@ -85,5 +85,5 @@ pub fn concatenate<S: AsRef<[usize]>>(
 /// [`ConcatError::AxisOutOfRange`]; [`ConcatError::UnequalShapes`] ("all
 /// input arrays must have the same shape").
 pub fn stack<S: AsRef<[usize]>>(arrays: &[S], axis: i64) -> Result<ResolvedConcat, ConcatError> {
-    concat_rules::stack(OpId::call("numpy.stack"), arrays, axis)
+    concat_rules::stack(OpId::call(FrameworkCall::NumpyStack), arrays, axis)
 }

@@ -6,7 +6,7 @@ use super::{
     FrameworkError, Sections, check_count, contiguous, dim_index, pieces_of, resolved,
     sections_split, slice_bound,
 };
-use crate::op::OpId;
+use crate::op::{FrameworkCall, OpId};
 use crate::semantics::concat::rules as concat_rules;
 use crate::semantics::concat::{ConcatError, ResolvedConcat};
 use crate::semantics::resolved::ResolvedSplit;
@@ -223,7 +223,7 @@ pub fn narrow(
 /// assert_eq!(concat.mirror_outputs(), &[None, Some(0), Some(1)]);
 /// ```
 pub fn cat<S: AsRef<[usize]>>(tensors: &[S], dim: i64) -> Result<ResolvedConcat, ConcatError> {
-    legacy_cat("torch.cat", tensors, dim)
+    legacy_cat(FrameworkCall::TorchCat, tensors, dim)
 }
 
 /// `torch.concat(tensors, dim)`, an alias of [`cat`] (as is
@@ -233,7 +233,7 @@ pub fn cat<S: AsRef<[usize]>>(tensors: &[S], dim: i64) -> Result<ResolvedConcat,
 ///
 /// As [`cat`].
 pub fn concat<S: AsRef<[usize]>>(tensors: &[S], dim: i64) -> Result<ResolvedConcat, ConcatError> {
-    legacy_cat("torch.concat", tensors, dim)
+    legacy_cat(FrameworkCall::TorchConcat, tensors, dim)
 }
 
 /// `torch.stack(tensors, dim)`: equal shapes stacked on a new dimension
@@ -245,12 +245,12 @@ pub fn concat<S: AsRef<[usize]>>(tensors: &[S], dim: i64) -> Result<ResolvedConc
 /// [`ConcatError::AxisOutOfRange`]; [`ConcatError::UnequalShapes`] ("stack
 /// expects each tensor to be equal size").
 pub fn stack<S: AsRef<[usize]>>(tensors: &[S], dim: i64) -> Result<ResolvedConcat, ConcatError> {
-    concat_rules::stack(OpId::call("torch.stack"), tensors, dim)
+    concat_rules::stack(OpId::call(FrameworkCall::TorchStack), tensors, dim)
 }
 
 /// torch's `cat` rules under the name `call`.
 fn legacy_cat<S: AsRef<[usize]>>(
-    call: &'static str,
+    call: FrameworkCall,
     tensors: &[S],
     dim: i64,
 ) -> Result<ResolvedConcat, ConcatError> {
