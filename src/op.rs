@@ -31,7 +31,7 @@ pub enum OpKind {
 }
 
 /// A framework's concat call, named as the framework spells it (its split
-/// calls name themselves in [`crate::FrameworkError`]).
+/// calls name themselves in [`crate::error::FrameworkError`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum FrameworkCall {

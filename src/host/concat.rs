@@ -13,7 +13,7 @@ use crate::tensor::{HostTensor, TensorError};
 ///
 /// # Errors
 ///
-/// The operator's [`ConcatError`]; see [`concat`].
+/// The operator's [`ConcatError`]; see [`concat()`].
 ///
 /// # Examples
 ///
@@ -61,7 +61,7 @@ pub fn concat(inputs: &[&HostTensor], concat: &ResolvedConcat) -> Result<HostTen
 ///
 /// # Errors
 ///
-/// As [`concat`]; [`TensorError::NoPackedBytes`] for strings;
+/// As [`concat()`]; [`TensorError::NoPackedBytes`] for strings;
 /// [`TensorError::DataLength`] when `output` has the wrong length.
 ///
 /// # Examples
@@ -194,7 +194,7 @@ fn concat_sub_byte(layout: &RunLayout, parts: &[&[u8]], bits: usize, output: &mu
     }
 }
 
-/// The string case of [`concat`]: the same runs over byte strings, row by
+/// The string case of [`concat()`]: the same runs over byte strings, row by
 /// row and window by window, which is the output's order.
 fn concat_strings(inputs: &[&HostTensor], concat: &ResolvedConcat) -> Result<HostTensor> {
     let layout = RunLayout::new(concat.mirror());
