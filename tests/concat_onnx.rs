@@ -2,39 +2,29 @@
 //! 46 generated) on the host path, node tests that must fail when a concat
 //! is wrong or has no executor, and models the reader must refuse.
 
-use std::path::{Path, PathBuf};
+mod common;
 
+use std::path::PathBuf;
+
+use common::{data_dirs, run_on_host};
 use prost::Message;
 use wgpu_split::onnx::SplitModel;
-use wgpu_split::onnx::node_test::{
-    Failure, NodeTest, Summary, run_directories, run_directories_with,
-};
+use wgpu_split::onnx::node_test::{Failure, NodeTest, Summary, run_directories};
 use wgpu_split::onnx::proto::{
     AttributeProto, GraphProto, ModelProto, NodeProto, OperatorSetIdProto, ValueInfoProto,
 };
 use wgpu_split::onnx::tensor_to_proto;
 use wgpu_split::{ConcatOperator, Error, HostTensor, OnnxConcat, OnnxConcatFromSequence, host};
 
+/// The directories of `set` whose names start with one of `prefixes`.
 fn concat_dirs(set: &str, prefixes: &[&str]) -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data")
-        .join(set);
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(root)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| {
-            let name = p.file_name().unwrap().to_string_lossy().into_owned();
-            p.is_dir() && prefixes.iter().any(|prefix| name.starts_with(prefix))
+    data_dirs(set)
+        .into_iter()
+        .filter(|d| {
+            let name = d.file_name().unwrap().to_string_lossy().into_owned();
+            prefixes.iter().any(|prefix| name.starts_with(prefix))
         })
-        .collect();
-    dirs.sort();
-    dirs
-}
-
-fn run_on_host(dirs: &[PathBuf]) -> (Summary, String) {
-    let mut out = Vec::new();
-    let summary = run_directories_with(dirs, host::split_op, host::concat_op, &mut out).unwrap();
-    (summary, String::from_utf8(out).unwrap())
+        .collect()
 }
 
 #[test]

@@ -7,10 +7,10 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{Rng, random_tensor};
+use common::{Rng, data_dirs, random_tensor, run_on_host as run};
 use prost::Message;
 use wgpu_split::error::{OnnxError, TensorError};
-use wgpu_split::onnx::node_test::{Failure, NodeTest, Summary, run_directories_with};
+use wgpu_split::onnx::node_test::{Failure, NodeTest, Summary};
 use wgpu_split::onnx::proto::{
     AttributeProto, GraphProto, ModelProto, NodeProto, OperatorSetIdProto, SequenceProto,
     StringStringEntryProto, TensorProto, ValueInfoProto,
@@ -19,25 +19,6 @@ use wgpu_split::onnx::{
     SplitModel, read_sequence, read_tensor, tensor_from_proto, tensor_to_proto,
 };
 use wgpu_split::{ElementType, Error, HostTensor, Operator, host};
-
-fn data_dirs(name: &str) -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data")
-        .join(name);
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(root)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.is_dir())
-        .collect();
-    dirs.sort();
-    dirs
-}
-
-fn run(dirs: &[PathBuf]) -> (Summary, String) {
-    let mut out = Vec::new();
-    let summary = run_directories_with(dirs, host::split_op, host::concat_op, &mut out).unwrap();
-    (summary, String::from_utf8(out).unwrap())
-}
 
 #[test]
 fn the_31_upstream_node_tests_pass_on_the_host() {
