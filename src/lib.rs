@@ -44,15 +44,18 @@
 //! The crate is built in layers with one-way dependencies:
 //!
 //! - [`semantics`]: operators and opsets resolve against an input shape into a
-//!   [`ResolvedSplit`] or a typed [`ResolveError`] (rules: [`docs::semantics`]);
+//!   [`ResolvedSplit`] or a typed [`ResolveError`]; concat operators and calls
+//!   against their inputs' shapes into a [`ResolvedConcat`], whose
+//!   [`mirror`](ResolvedConcat::mirror) is the split of the output they
+//!   undo, or a typed [`ConcatError`] (rules: [`docs::semantics`]);
 //! - [`plan`]: pure data derived from a resolved split: runs, offsets, the
 //!   output layout, the kernel and its WGSL, the dispatches, and the checks
 //!   of the caller's regions;
 //! - [`gpu`]: the compiled kernels, parameter upload and recording into the
 //!   caller's command encoder or compute pass, plus a blocking/async
 //!   convenience path and calibration;
-//! - [`host`]: the CPU path, the test oracle and the fallback (and the path
-//!   for strings);
+//! - [`host`]: the CPU path for splits and concats, the test oracle and the
+//!   fallback (and the path for strings);
 //! - [`onnx`]: an edge module that reads ONNX models and tensors and feeds
 //!   [`semantics`].
 //!
