@@ -895,3 +895,57 @@ fn messages_name_the_operator_the_input_the_axis_and_the_dims() {
         "direct concat: input 1 has shape [3], but input 0 has shape [2]; stacked inputs must have equal shapes"
     );
 }
+
+#[test]
+fn inputs_that_take_part_share_one_element_type() {
+    use wgpu_split::ElementType::{Float, Int64, Uint8};
+    let concat = torch::cat(&shapes(&[&[0], &[2, 3], &[2, 1]]), 1).unwrap();
+    // The skipped input's type does not count; the output's is input 1's.
+    assert_eq!(
+        concat.check_element_types(&[Int64, Float, Float]),
+        Ok(Float)
+    );
+    assert_eq!(
+        concat.check_element_types(&[Float, Float, Uint8]),
+        Err(ConcatError::ElementTypeMismatch {
+            index: 2,
+            element_type: Uint8,
+            reference: 1,
+            expected: Float
+        })
+    );
+    assert_eq!(
+        concat.check_element_types(&[Float]),
+        Err(ConcatError::InputCountMismatch {
+            expected: 3,
+            actual: 1
+        })
+    );
+    let skipped = torch::cat(&shapes(&[&[0], &[0]]), 0).unwrap();
+    assert_eq!(skipped.check_element_types(&[Int64, Float]), Ok(Int64));
+}
+
+#[test]
+fn the_mirror_splits_the_output_or_its_1d_view() {
+    let inputs = shapes(&[&[2, 3], &[2, 3]]);
+    let mut all: Vec<ResolvedConcat> = cat_ops()
+        .iter()
+        .chain(&stack_ops())
+        .map(|(_, resolve)| resolve(&inputs, 1).unwrap())
+        .collect();
+    all.push(numpy::concatenate(&inputs, None).unwrap());
+    all.push(candle::cat(&inputs[..1], 0).unwrap());
+    for concat in all {
+        let count: usize = concat.output_shape().iter().product();
+        let view = concat.mirror().input_shape();
+        assert!(
+            view == concat.output_shape() || view == [count],
+            "{concat:?}"
+        );
+        for (i, shape) in concat.input_shapes().iter().enumerate() {
+            let w = concat.mirror_output(i).unwrap();
+            let part: usize = concat.mirror().output_shape(w).iter().product();
+            assert_eq!(part, shape.iter().product::<usize>(), "{concat:?}");
+        }
+    }
+}

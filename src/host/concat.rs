@@ -100,31 +100,15 @@ pub fn concat_into(
 }
 
 /// The shapes are the resolved ones and the inputs that take part share one
-/// element type, which is returned (the first input's when none takes part).
+/// element type, which is returned.
 fn check_inputs(
     inputs: &[&HostTensor],
     concat: &ResolvedConcat,
 ) -> Result<ElementType, ConcatError> {
     let shapes: Vec<&[usize]> = inputs.iter().map(|t| t.shape()).collect();
     concat.check_input_shapes(&shapes)?;
-    let mut taking = (0..inputs.len()).filter(|&i| concat.mirror_output(i).is_some());
-    let reference = taking.clone().next().unwrap_or(0);
-    let Some(first) = inputs.get(reference) else {
-        return Err(ConcatError::InputCountMismatch {
-            expected: concat.input_count(),
-            actual: 0,
-        });
-    };
-    let expected = first.element_type();
-    match taking.find(|&i| inputs[i].element_type() != expected) {
-        Some(index) => Err(ConcatError::ElementTypeMismatch {
-            index,
-            element_type: inputs[index].element_type(),
-            reference,
-            expected,
-        }),
-        None => Ok(expected),
-    }
+    let types: Vec<ElementType> = inputs.iter().map(|t| t.element_type()).collect();
+    concat.check_element_types(&types)
 }
 
 /// The inputs that take part, in mirror-output order.

@@ -4,6 +4,7 @@
 //! host paths) works from that split.
 
 use super::error::ConcatError;
+use crate::element::ElementType;
 use crate::op::OpId;
 use crate::semantics::resolved::ResolvedSplit;
 
@@ -13,11 +14,14 @@ use crate::semantics::resolved::ResolvedSplit;
 ///
 /// Input `i` corresponds to mirror output
 /// [`mirror_output(i)`](ResolvedConcat::mirror_output) and holds exactly its
-/// bytes, in the same row-major order. The mirror output's shape is the
-/// input's shape, except for a flattening concat (numpy's `axis=None`),
-/// whose mirror splits the 1-D view `[output elements]` and whose outputs are
-/// the inputs flattened. An input that takes no part (torch's legacy skip of
-/// 1-D empty tensors) has no mirror output: nothing is read from it.
+/// bytes, in the same row-major order. The mirror splits the output itself
+/// (`mirror().input_shape() == output_shape()`), and each mirror output's
+/// shape is its input's, except for a flattening concat (numpy's
+/// `axis=None`, candle's one-tensor `cat`): its mirror splits the output's
+/// 1-D view `[output elements]`, and its outputs are the inputs flattened.
+/// Either way the element counts, and so the bytes, are the same. An input
+/// that takes no part (torch's legacy skip of 1-D empty tensors) has no
+/// mirror output: nothing is read from it.
 ///
 /// The mirror's windows are contiguous and cover its axis, in input order:
 /// every output element is written exactly once.
@@ -105,6 +109,38 @@ impl ResolvedConcat {
     /// The axis of the mirror (for a stack, the new axis of the output).
     pub fn axis(&self) -> usize {
         self.mirror.axis()
+    }
+
+    /// The output's element type for inputs of `element_types`: the type of
+    /// the first input that takes part (of the first input when none does),
+    /// which every input that takes part must share.
+    ///
+    /// # Errors
+    ///
+    /// [`ConcatError::InputCountMismatch`]; [`ConcatError::ElementTypeMismatch`]
+    /// naming the first input of another type.
+    pub fn check_element_types(
+        &self,
+        element_types: &[ElementType],
+    ) -> Result<ElementType, ConcatError> {
+        if element_types.len() != self.input_count() || element_types.is_empty() {
+            return Err(ConcatError::InputCountMismatch {
+                expected: self.input_count(),
+                actual: element_types.len(),
+            });
+        }
+        let mut taking = (0..element_types.len()).filter(|&i| self.mirror_output(i).is_some());
+        let reference = taking.clone().next().unwrap_or(0);
+        let expected = element_types[reference];
+        match taking.find(|&i| element_types[i] != expected) {
+            Some(index) => Err(ConcatError::ElementTypeMismatch {
+                index,
+                element_type: element_types[index],
+                reference,
+                expected,
+            }),
+            None => Ok(expected),
+        }
     }
 
     /// Checks that tensors of `shapes` are the inputs this concat was
