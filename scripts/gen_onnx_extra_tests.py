@@ -1,15 +1,21 @@
 #!/usr/bin/env python3
 """Generates extra ONNX node-test directories in tests/data/onnx-extra/ that the
-19 upstream tests do not cover: opsets 1, 2 and 11, negative axes, every element
-type, lengths from an attribute, a graph input or an initializer, Split-18
-uneven num_outputs and fewer declared outputs, SplitToSequence scalar splits
-and empty sequences, and tensors stored in the typed *_data fields rather than
-raw_data.
+upstream tests do not cover. Split: opsets 1, 2 and 11, negative axes, every
+element type, lengths from an attribute, a graph input or an initializer,
+Split-18 uneven num_outputs and fewer declared outputs, SplitToSequence scalar
+splits and empty sequences. Concat: opsets 1 (the default axis), 4, 11 and 13,
+negative axes, every element type, inputs from initializers, zero-length and
+zero-size inputs, more inputs than a shader stage binds; ConcatFromSequence
+concatenating and stacking (sequence inputs stored as SequenceProto in
+input_0.pb, as SplitToSequence's outputs are). Tensors are stored in raw_data
+or in the typed *_data fields.
 
 Expected outputs come from onnx.reference (ReferenceEvaluator) where it has
 the operator version, and from numpy slicing otherwise (it has no Split-1 and
-returns extra outputs where a Split-18 node declares fewer than num_outputs);
-both are independent of this crate.
+returns extra outputs where a Split-18 node declares fewer than num_outputs;
+it refuses Concat-1 without an axis, whose default is 1); reference results
+are cross-checked against numpy (slicing, concatenate, stack). Both are
+independent of this crate.
 
     pip install onnx==1.22.0
     python3 scripts/gen_onnx_extra_tests.py
@@ -79,10 +85,13 @@ def slices(array, axis, lengths):
     return out
 
 
-def write(name, model, inputs, outputs, sequence=False):
+def write(name, model, inputs, outputs, sequence=False, sequence_input=False):
     d = ROOT / name
     (d / "test_data_set_0").mkdir(parents=True)
     onnx.save(model, d / "model.onnx")
+    if sequence_input:
+        seq = helper.make_sequence("seq", SequenceProto.TENSOR, inputs)
+        inputs = [seq]
     for i, t in enumerate(inputs):
         (d / "test_data_set_0" / f"input_{i}.pb").write_bytes(t.SerializeToString())
     if sequence:
@@ -164,6 +173,97 @@ def sequence_case(name, opset, dtype, shape, *, axis=0, keepdims=None, split=Non
           sequence=True)
 
 
+
+def same(a, b):
+    return a.shape == b.shape and a.dtype == b.dtype and a.tobytes() == b.tobytes()
+
+
+def concat_case(name, opset, dtype, shapes, *, axis=None, typed=False, use_reference=True,
+                initializers=()):
+    """A Concat node of len(shapes) inputs; those whose index is in
+    `initializers` are initializers, the others graph inputs."""
+    arrays = [random_array(dtype, s) for s in shapes]
+    names = [f"x{i}" for i in range(len(shapes))]
+    attrs = {} if axis is None else {"axis": axis}
+    node = helper.make_node("Concat", names, ["y"], **attrs)
+    graph_inputs = [helper.make_tensor_value_info(n, dtype, s)
+                    for i, (n, s) in enumerate(zip(names, shapes)) if i not in initializers]
+    inits = [tensor_proto(names[i], arrays[i], dtype, typed) for i in initializers]
+    graph = helper.make_graph([node], name, graph_inputs, [helper.make_tensor_value_info("y", dtype, None)],
+                              initializer=inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    model.ir_version = 8
+    expected = np.concatenate(arrays, axis=1 if axis is None else axis)
+    if use_reference:
+        feeds = {n: a for i, (n, a) in enumerate(zip(names, arrays)) if i not in initializers}
+        (result,) = ReferenceEvaluator(model).run(None, feeds)
+        assert same(result, expected), name
+    feeds = [tensor_proto(n, a, dtype, typed) for i, (n, a) in enumerate(zip(names, arrays))
+             if i not in initializers]
+    write(name, model, feeds, [tensor_proto("y", expected, dtype, typed)])
+
+
+def sequence_concat_case(name, dtype, shapes, *, axis, new_axis=None, typed=False):
+    arrays = [random_array(dtype, s) for s in shapes]
+    attrs = {"axis": axis}
+    if new_axis is not None:
+        attrs["new_axis"] = new_axis
+    node = helper.make_node("ConcatFromSequence", ["seq"], ["y"], **attrs)
+    graph = helper.make_graph([node], name, [helper.make_tensor_sequence_value_info("seq", dtype, None)],
+                              [helper.make_tensor_value_info("y", dtype, None)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 11)])
+    model.ir_version = 8
+    (result,) = ReferenceEvaluator(model).run(None, {"seq": arrays})
+    stacked = new_axis == 1
+    expected = np.stack(arrays, axis=axis) if stacked else np.concatenate(arrays, axis=axis)
+    assert same(result, expected), name
+    feeds = [tensor_proto(f"seq_{i}", a, dtype, typed) for i, a in enumerate(arrays)]
+    write(name, model, feeds, [tensor_proto("y", result, dtype, typed)], sequence_input=True)
+
+
+ALL_TYPES = [
+    (T.FLOAT, "float"), (T.UINT8, "uint8"), (T.INT8, "int8"), (T.UINT16, "uint16"), (T.INT16, "int16"),
+    (T.INT32, "int32"), (T.INT64, "int64"), (T.STRING, "string"), (T.BOOL, "bool"), (T.FLOAT16, "float16"),
+    (T.DOUBLE, "double"), (T.UINT32, "uint32"), (T.UINT64, "uint64"), (T.COMPLEX64, "complex64"),
+    (T.COMPLEX128, "complex128"), (T.BFLOAT16, "bfloat16"), (T.FLOAT8E4M3FN, "float8e4m3fn"),
+    (T.FLOAT8E4M3FNUZ, "float8e4m3fnuz"), (T.FLOAT8E5M2, "float8e5m2"), (T.FLOAT8E5M2FNUZ, "float8e5m2fnuz"),
+    (T.UINT4, "uint4"), (T.INT4, "int4"), (T.FLOAT4E2M1, "float4e2m1"), (T.FLOAT8E8M0, "float8e8m0"),
+    (T.UINT2, "uint2"), (T.INT2, "int2"),
+]
+
+
+def concat_cases():
+    # Opset 1: the default axis 1 (numpy is the oracle), an explicit and a negative axis.
+    concat_case("concat1_default_axis_float", 1, T.FLOAT, [[2, 3], [2, 1], [2, 2]], use_reference=False)
+    concat_case("concat1_axis0_float16", 1, T.FLOAT16, [[1, 3], [2, 3]], axis=0, typed=True)
+    concat_case("concat1_negative_axis_double", 1, T.DOUBLE, [[2, 2, 1], [2, 2, 3]], axis=-1)
+    # Opset 4: axis required; negative axes accepted (decision).
+    concat_case("concat4_int64", 4, T.INT64, [[3, 1], [3, 4]], axis=1, typed=True)
+    concat_case("concat4_negative_axis_uint8", 4, T.UINT8, [[2, 5], [3, 5]], axis=-2)
+    concat_case("concat11_negative_axis_int16_rank4", 11, T.INT16, [[2, 1, 3, 2], [2, 4, 3, 2]], axis=-3,
+                typed=True)
+    # Opset 13: every element type, on an inner axis with odd lengths.
+    for dtype, tag in ALL_TYPES:
+        concat_case(f"concat13_{tag}", 13, dtype, [[3, 3], [3, 0], [3, 2]], axis=1, typed=True)
+    concat_case("concat13_initializer_input_int4", 13, T.INT4, [[1, 5], [2, 5], [3, 5]], axis=0,
+                initializers=(1,))
+    concat_case("concat13_zero_size_output", 13, T.FLOAT, [[0, 2], [0, 3]], axis=1)
+    concat_case("concat13_single_input_uint2", 13, T.UINT2, [[2, 7]], axis=1)
+    concat_case("concat13_nine_inputs_float16", 13, T.FLOAT16, [[2, i, 3] for i in range(1, 10)], axis=1)
+    concat_case("concat13_axis0_rank5_bool", 13, T.BOOL, [[1, 2, 1, 2, 3], [2, 2, 1, 2, 3]], axis=0)
+    concat_case("concat13_last_axis_complex128", 13, T.COMPLEX128, [[2, 2, 1], [2, 2, 2]], axis=2,
+                typed=True)
+    # ConcatFromSequence: concatenating (new_axis absent and 0) and stacking (new_axis 1).
+    sequence_concat_case("cfs11_concat_axis1_float", T.FLOAT, [[2, 3], [2, 1], [2, 0]], axis=1)
+    sequence_concat_case("cfs11_concat_new_axis0_int4", T.INT4, [[3, 3], [1, 3]], axis=-2, new_axis=0,
+                         typed=True)
+    sequence_concat_case("cfs11_stack_axis0_int32", T.INT32, [[2, 3]] * 3, axis=0, new_axis=1, typed=True)
+    sequence_concat_case("cfs11_stack_last_axis_uint4", T.UINT4, [[3, 1]] * 3, axis=-1, new_axis=1)
+    sequence_concat_case("cfs11_stack_middle_axis_string", T.STRING, [[2, 2]] * 2, axis=1, new_axis=1)
+    sequence_concat_case("cfs11_stack_scalars_double", T.DOUBLE, [[]] * 4, axis=0, new_axis=1)
+    sequence_concat_case("cfs11_single_tensor_bool", T.BOOL, [[2, 3]], axis=1, new_axis=1)
+    sequence_concat_case("cfs11_stack_empty_float16", T.FLOAT16, [[0, 3]] * 2, axis=1, new_axis=1)
+
 def main():
     if onnx.__version__ != "1.22.0":
         raise SystemExit(f"need onnx==1.22.0, found {onnx.__version__}")
@@ -225,6 +325,7 @@ def main():
     sequence_case("sts11_empty_sequence", 11, T.FLOAT, [0, 3])
     sequence_case("sts24_bfloat16", 24, T.BFLOAT16, [6], split=[2, 4])
     sequence_case("sts11_keepdims0_ignored_with_split", 11, T.INT64, [4, 2], keepdims=0, split=2)
+    concat_cases()
 
 
 if __name__ == "__main__":

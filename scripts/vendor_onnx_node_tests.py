@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Copies the 19 ONNX backend node tests for Split and SplitToSequence from the
-onnx 1.22.0 wheel into tests/data/onnx-node/.
+"""Copies the ONNX backend node tests for Split and SplitToSequence (19) and
+Concat (12) from the onnx 1.22.0 wheel into tests/data/onnx-node/.
 
     pip install onnx==1.22.0
     python3 scripts/vendor_onnx_node_tests.py
@@ -13,7 +13,9 @@ import shutil
 import onnx
 
 EXPECTED_VERSION = "1.22.0"
-EXPECTED_COUNT = 19
+# test_split_* and test_split_to_sequence_*; not test_string_split_* (StringSplit).
+# test_concat_*; not test_string_concat_* (StringConcat).
+EXPECTED_COUNTS = {"test_split": 19, "test_concat_": 12}
 
 
 def main() -> None:
@@ -21,10 +23,12 @@ def main() -> None:
         raise SystemExit(f"need onnx=={EXPECTED_VERSION}, found {onnx.__version__}")
     source = pathlib.Path(onnx.__file__).parent / "backend" / "test" / "data" / "node"
     target = pathlib.Path(__file__).resolve().parent.parent / "tests" / "data" / "onnx-node"
-    # test_split_* and test_split_to_sequence_*; not test_string_split_* (StringSplit).
-    dirs = sorted(p for p in source.iterdir() if p.is_dir() and p.name.startswith("test_split"))
-    if len(dirs) != EXPECTED_COUNT:
-        raise SystemExit(f"expected {EXPECTED_COUNT} directories, found {len(dirs)}")
+    dirs = []
+    for prefix, count in EXPECTED_COUNTS.items():
+        found = sorted(p for p in source.iterdir() if p.is_dir() and p.name.startswith(prefix))
+        if len(found) != count:
+            raise SystemExit(f"expected {count} {prefix}* directories, found {len(found)}")
+        dirs += found
     if target.exists():
         shutil.rmtree(target)
     target.mkdir(parents=True)

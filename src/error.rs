@@ -9,6 +9,7 @@
 pub use crate::gpu::error::DeviceError;
 pub use crate::onnx::error::OnnxError;
 pub use crate::plan::error::{EncodeError, PlanError, PlanMismatch};
+pub use crate::semantics::concat::error::ConcatError;
 pub use crate::semantics::error::ResolveError;
 pub use crate::semantics::frameworks::error::FrameworkError;
 pub use crate::tensor::error::TensorError;
@@ -23,6 +24,10 @@ pub enum Error {
     /// An operator node that does not resolve against its input shape.
     #[error(transparent)]
     Resolve(#[from] ResolveError),
+    /// A concat that does not resolve against its inputs' shapes, or
+    /// tensors that do not fit the concat they are given to.
+    #[error(transparent)]
+    Concat(#[from] ConcatError),
     /// A framework split call whose arguments its framework refuses.
     #[error(transparent)]
     Framework(#[from] FrameworkError),

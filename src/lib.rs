@@ -44,15 +44,18 @@
 //! The crate is built in layers with one-way dependencies:
 //!
 //! - [`semantics`]: operators and opsets resolve against an input shape into a
-//!   [`ResolvedSplit`] or a typed [`ResolveError`] (rules: [`docs::semantics`]);
+//!   [`ResolvedSplit`] or a typed [`ResolveError`]; concat operators and calls
+//!   against their inputs' shapes into a [`ResolvedConcat`], whose
+//!   [`mirror`](ResolvedConcat::mirror) is the split of the output they
+//!   undo, or a typed [`ConcatError`] (rules: [`docs::semantics`]);
 //! - [`plan`]: pure data derived from a resolved split: runs, offsets, the
 //!   output layout, the kernel and its WGSL, the dispatches, and the checks
 //!   of the caller's regions;
 //! - [`gpu`]: the compiled kernels, parameter upload and recording into the
 //!   caller's command encoder or compute pass, plus a blocking/async
 //!   convenience path and calibration;
-//! - [`host`]: the CPU path, the test oracle and the fallback (and the path
-//!   for strings);
+//! - [`host`]: the CPU path for splits and concats, the test oracle and the
+//!   fallback (and the path for strings);
 //! - [`onnx`]: an edge module that reads ONNX models and tensors and feeds
 //!   [`semantics`].
 //!
@@ -85,12 +88,13 @@ pub mod tensor;
 
 pub use element::ElementType;
 pub use error::{Error, Result};
-pub use op::{OpId, OpKind};
+pub use op::{FrameworkCall, OpId, OpKind};
 pub use plan::{BufferRole, Run, RunLayout};
 pub use semantics::frameworks;
 pub use semantics::{
-    MAX_OUTPUTS, OnnxSplit, OnnxSplitToSequence, OpenVinoSplit, OpenVinoVariadicSplit, Operator,
-    ParamTensor, ParamValues, ResolveError, ResolvedSplit, SequenceShapes,
+    ConcatError, ConcatOperator, MAX_OUTPUTS, OnnxConcat, OnnxConcatFromSequence, OnnxSplit,
+    OnnxSplitToSequence, OpenVinoConcat, OpenVinoSplit, OpenVinoVariadicSplit, Operator,
+    ParamTensor, ParamValues, ResolveError, ResolvedConcat, ResolvedSplit, SequenceShapes,
 };
 pub use tensor::{HostTensor, NativeElement, TensorError};
 

@@ -42,6 +42,9 @@ fn read_all(bytes: &[u8]) -> usize {
     let _ = read_sequence(bytes);
     if let Ok(model) = SplitModel::from_bytes(bytes) {
         let _ = model.bind(&[]);
+        if let Ok((op, inputs)) = model.bind_concat(&[]) {
+            let _ = wgpu_split::host::concat_op(&op, &inputs);
+        }
     }
     if let Ok(model) = OnnxModel::from_bytes(bytes) {
         let dims = std::collections::HashMap::from([("N".to_string(), 3)]);

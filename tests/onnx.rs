@@ -1,15 +1,16 @@
-//! The ONNX edge: the 19 upstream backend node tests, the generated extra
-//! tests (every type, opsets 1/2/11, typed storage fields), and malformed
-//! directories, which must fail with a reason and never panic.
+//! The ONNX edge: the 31 upstream backend node tests (Split,
+//! SplitToSequence, Concat), the generated extra tests (every type, opsets
+//! 1/2/11, typed storage fields; Concat and ConcatFromSequence), and
+//! malformed directories, which must fail with a reason and never panic.
 
 mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{Rng, random_tensor};
+use common::{Rng, data_dirs, random_tensor, run_on_host as run};
 use prost::Message;
 use wgpu_split::error::{OnnxError, TensorError};
-use wgpu_split::onnx::node_test::{Failure, NodeTest, Summary, run_directories};
+use wgpu_split::onnx::node_test::{Failure, NodeTest, Summary};
 use wgpu_split::onnx::proto::{
     AttributeProto, GraphProto, ModelProto, NodeProto, OperatorSetIdProto, SequenceProto,
     StringStringEntryProto, TensorProto, ValueInfoProto,
@@ -19,45 +20,26 @@ use wgpu_split::onnx::{
 };
 use wgpu_split::{ElementType, Error, HostTensor, Operator, host};
 
-fn data_dirs(name: &str) -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data")
-        .join(name);
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(root)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.is_dir())
-        .collect();
-    dirs.sort();
-    dirs
-}
-
-fn run(dirs: &[PathBuf]) -> (Summary, String) {
-    let mut out = Vec::new();
-    let summary = run_directories(dirs, host::split_op, &mut out).unwrap();
-    (summary, String::from_utf8(out).unwrap())
-}
-
 #[test]
-fn the_19_upstream_node_tests_pass_on_the_host() {
+fn the_31_upstream_node_tests_pass_on_the_host() {
     let dirs = data_dirs("onnx-node");
-    assert_eq!(dirs.len(), 19);
+    assert_eq!(dirs.len(), 31);
     let (summary, text) = run(&dirs);
     assert_eq!(
         summary,
         Summary {
-            passed: 19,
+            passed: 31,
             failed: 0
         },
         "{text}"
     );
-    assert!(text.ends_with("19 passed, 0 failed\n"));
+    assert!(text.ends_with("31 passed, 0 failed\n"));
 }
 
 #[test]
 fn the_generated_extra_node_tests_pass_on_the_host() {
     let dirs = data_dirs("onnx-extra");
-    assert_eq!(dirs.len(), 33);
+    assert_eq!(dirs.len(), 79);
     let (summary, text) = run(&dirs);
     assert_eq!(summary.failed, 0, "{text}");
 }
@@ -65,7 +47,10 @@ fn the_generated_extra_node_tests_pass_on_the_host() {
 #[test]
 fn node_tests_check_what_they_claim() {
     // A runner that returns nothing, or the wrong bytes, must fail.
-    let dir = &data_dirs("onnx-node")[0];
+    let dir = &data_dirs("onnx-node")
+        .into_iter()
+        .find(|d| d.ends_with("test_split_equal_parts_1d_opset13"))
+        .unwrap();
     let test = NodeTest::load(dir).unwrap();
     assert!(matches!(
         test.run(|_, _| Ok(vec![])),
@@ -345,7 +330,7 @@ fn malformed_models_are_typed_errors() {
     let cases: Vec<(&str, ModelProto)> = vec![
         (
             "unsupported operator",
-            model("Concat", 13, &["x"], 1, vec![]),
+            model("Gather", 13, &["x"], 1, vec![]),
         ),
         (
             "axis given as INTS",
@@ -490,7 +475,7 @@ fn corrupt_directories_are_fail_lines_with_reasons() {
     });
     make("unsupported_operator", "unsupported operator", &|d| {
         let mut m = ModelProto::decode(&*std::fs::read(d.join("model.onnx")).unwrap()).unwrap();
-        m.graph.as_mut().unwrap().node[0].op_type = Some("Concat".into());
+        m.graph.as_mut().unwrap().node[0].op_type = Some("Gather".into());
         std::fs::write(d.join("model.onnx"), m.encode_to_vec()).unwrap();
     });
     make("wrong_expected", "differ", &|d| {

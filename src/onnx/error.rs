@@ -30,8 +30,10 @@ pub enum OnnxError {
         /// What is wrong.
         detail: String,
     },
-    /// The model's node is not one of the supported split operators.
-    #[error("unsupported operator {domain}::{op_type} (supported: Split, SplitToSequence)")]
+    /// The model's node is not one of the supported split or concat operators.
+    #[error(
+        "unsupported operator {domain}::{op_type} (supported: Split, SplitToSequence, Concat, ConcatFromSequence)"
+    )]
     UnsupportedOperator {
         /// The node's domain (empty for the default ONNX domain).
         domain: String,

@@ -1,9 +1,12 @@
 //! The ONNX edge: reads whole models for their `Split` and
-//! `SplitToSequence` nodes ([`OnnxModel`]), models holding one such node
-//! ([`SplitModel`]) and their `TensorProto` / `SequenceProto` data, and turns
-//! them into [`Operator`]s and [`HostTensor`]s. Only [`crate::semantics`] and
-//! the tensor types are fed from here; nothing else depends on this module.
+//! `SplitToSequence` nodes ([`OnnxModel`]), models holding one such node, or
+//! one `Concat` or `ConcatFromSequence` node ([`SplitModel`]), and their
+//! `TensorProto` / `SequenceProto` data, and turns them into [`Operator`]s
+//! (or [`crate::ConcatOperator`]s) and [`HostTensor`]s. Only
+//! [`crate::semantics`] and the tensor types are fed from here; nothing else
+//! depends on this module.
 
+mod concat_node;
 mod constants;
 mod dim_expr;
 pub(crate) mod error;
@@ -134,7 +137,8 @@ impl SplitModel {
         self.opset
     }
 
-    /// The node's operator type, `Split` or `SplitToSequence`.
+    /// The node's operator type, `Split`, `SplitToSequence`, `Concat` or
+    /// `ConcatFromSequence`.
     pub fn op_type(&self) -> &str {
         self.node.op_type.as_deref().unwrap_or_default()
     }
@@ -150,6 +154,9 @@ impl SplitModel {
     /// inputs, a node input with no value, or attributes of the wrong name or
     /// kind; [`crate::ResolveError::NonNumericParam`] for a `split` of a non-numeric type.
     pub fn bind<'a>(&'a self, feeds: &'a [HostTensor]) -> Result<(Operator, &'a HostTensor)> {
+        if self.is_concat() {
+            return Err(malformed_model("a concat node: bind it with bind_concat"));
+        }
         if feeds.len() != self.graph_inputs.len() {
             return Err(malformed_model(format!(
                 "{} inputs fed, but the graph has {} ({:?})",
@@ -181,8 +188,8 @@ impl SplitModel {
     }
 }
 
-/// The one split node of `nodes`, after evaluating the `Constant` and
-/// `Identity` nodes that feed it into `values`.
+/// The one split (or concat) node of `nodes`, after evaluating the
+/// `Constant` and `Identity` nodes that feed it into `values`.
 fn constants_and_split(
     nodes: Vec<NodeProto>,
     values: &mut HashMap<String, HostTensor>,
@@ -193,6 +200,7 @@ fn constants_and_split(
         let output = node.output.first().cloned().unwrap_or_default();
         match node.op_type.as_deref().unwrap_or_default() {
             _ if is_split_node(&node) => split.push(node),
+            op_type if default_domain && concat_node::is_concat(op_type) => split.push(node),
             "Constant" if default_domain => {
                 let value = constants::constant_node_value(&node, None)?;
                 values.insert(output, value);

@@ -1,15 +1,16 @@
-//! Runs ONNX backend node-test directories: `model.onnx` with one split node
-//! (possibly among `Constant` and `Identity` nodes feeding it constants) and
-//! any number of `test_data_set_*/{input,output}_N.pb`. Used by the conformance tests
-//! and the `onnx_node_test` example; the executor is a parameter, so the same
-//! runner checks the host path and the GPU path.
+//! Runs ONNX backend node-test directories: `model.onnx` with one split or
+//! concat node (possibly among `Constant` and `Identity` nodes feeding it
+//! constants) and any number of `test_data_set_*/{input,output}_N.pb`. Used
+//! by the conformance tests and the `onnx_node_test` example; the executors
+//! (one for splits, one for concats) are parameters, so the same runner
+//! checks the host path and the GPU path.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::{OnnxError, SplitModel, malformed_model, read_sequence, read_tensor};
 use crate::error::{Error, Result};
-use crate::semantics::Operator;
+use crate::semantics::{ConcatOperator, Operator};
 use crate::tensor::HostTensor;
 
 /// Why a node test failed.
@@ -19,6 +20,12 @@ pub enum Failure {
     /// Loading, binding or executing failed.
     #[error(transparent)]
     Error(#[from] Error),
+    /// A concat node, and no concat executor was given.
+    #[error("a {op_type} node needs a concat executor (run it with run_with)")]
+    NoConcatExecutor {
+        /// The node's operator type.
+        op_type: String,
+    },
     /// An output differs from the expected one.
     #[error("data set {data_set}, output {output}: {detail}")]
     OutputMismatch {
@@ -32,7 +39,8 @@ pub enum Failure {
 }
 
 /// One `test_data_set_*` directory: the feeds and the expected outputs
-/// (a sequence output is flattened into its tensors).
+/// (a sequence output, or the sequence input of `ConcatFromSequence`, is
+/// flattened into its tensors).
 #[derive(Debug, Clone, PartialEq)]
 pub struct DataSet {
     /// The directory name, e.g. `test_data_set_0`.
@@ -107,22 +115,59 @@ impl NodeTest {
     ///
     /// # Errors
     ///
-    /// The first error `execute` or binding returns, or
-    /// [`Failure::OutputMismatch`] for the first output that differs.
+    /// The first error `execute` or binding returns,
+    /// [`Failure::NoConcatExecutor`] for a concat node (see
+    /// [`NodeTest::run_with`]), or [`Failure::OutputMismatch`] for the first
+    /// output that differs.
     pub fn run<F>(&self, mut execute: F) -> Result<usize, Failure>
     where
         F: FnMut(&Operator, &HostTensor) -> Result<Vec<HostTensor>>,
     {
+        self.run_sets(&mut execute, None)
+    }
+
+    /// [`NodeTest::run`] with a concat executor too (operator, inputs ->
+    /// output) for `Concat` and `ConcatFromSequence` nodes.
+    ///
+    /// # Errors
+    ///
+    /// As [`NodeTest::run`].
+    pub fn run_with<F, C>(&self, mut split: F, mut concat: C) -> Result<usize, Failure>
+    where
+        F: FnMut(&Operator, &HostTensor) -> Result<Vec<HostTensor>>,
+        C: FnMut(&ConcatOperator, &[&HostTensor]) -> Result<HostTensor>,
+    {
+        self.run_sets(&mut split, Some(&mut concat))
+    }
+
+    fn run_sets(
+        &self,
+        split: &mut dyn FnMut(&Operator, &HostTensor) -> Result<Vec<HostTensor>>,
+        mut concat: Option<&mut ConcatExecutor<'_>>,
+    ) -> Result<usize, Failure> {
         let mut checked = 0;
         for set in &self.data_sets {
-            let (operator, data) = self.model.bind(&set.inputs)?;
-            let actual = execute(&operator, data)?;
+            let actual = if self.model.is_concat() {
+                let Some(concat) = concat.as_mut() else {
+                    return Err(Failure::NoConcatExecutor {
+                        op_type: self.model.op_type().to_string(),
+                    });
+                };
+                let (operator, inputs) = self.model.bind_concat(&set.inputs)?;
+                vec![concat(&operator, &inputs)?]
+            } else {
+                let (operator, data) = self.model.bind(&set.inputs)?;
+                split(&operator, data)?
+            };
             compare_outputs(&set.name, &set.expected, &actual)?;
             checked += actual.len();
         }
         Ok(checked)
     }
 }
+
+/// A concat executor: operator and inputs to the output.
+type ConcatExecutor<'a> = dyn FnMut(&ConcatOperator, &[&HostTensor]) -> Result<HostTensor> + 'a;
 
 /// Pass and fail counts of [`run_directories`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -137,6 +182,8 @@ pub struct Summary {
 /// per directory and a closing `N passed, M failed` line to `out`.
 ///
 /// A malformed directory is a `FAIL` line with its reason; nothing panics.
+/// Concat directories fail with [`Failure::NoConcatExecutor`]: run them
+/// with [`run_directories_with`].
 ///
 /// # Errors
 ///
@@ -149,11 +196,39 @@ pub fn run_directories<F>(
 where
     F: FnMut(&Operator, &HostTensor) -> Result<Vec<HostTensor>>,
 {
+    run_all(dirs, &mut execute, None, out)
+}
+
+/// [`run_directories`] with a concat executor for `Concat` and
+/// `ConcatFromSequence` directories.
+///
+/// # Errors
+///
+/// Only errors writing to `out`.
+pub fn run_directories_with<F, C>(
+    dirs: &[PathBuf],
+    mut split: F,
+    mut concat: C,
+    out: &mut dyn Write,
+) -> std::io::Result<Summary>
+where
+    F: FnMut(&Operator, &HostTensor) -> Result<Vec<HostTensor>>,
+    C: FnMut(&ConcatOperator, &[&HostTensor]) -> Result<HostTensor>,
+{
+    run_all(dirs, &mut split, Some(&mut concat), out)
+}
+
+fn run_all(
+    dirs: &[PathBuf],
+    split: &mut dyn FnMut(&Operator, &HostTensor) -> Result<Vec<HostTensor>>,
+    mut concat: Option<&mut ConcatExecutor<'_>>,
+    out: &mut dyn Write,
+) -> std::io::Result<Summary> {
     let mut summary = Summary::default();
     for dir in dirs {
         match NodeTest::load(dir)
             .map_err(Failure::from)
-            .and_then(|test| test.run(&mut execute))
+            .and_then(|test| test.run_sets(split, concat.as_deref_mut()))
         {
             Ok(_) => {
                 summary.passed += 1;
@@ -174,9 +249,13 @@ fn load_data_set(model: &SplitModel, dir: &Path, name: String) -> Result<DataSet
         let path = dir.join(file);
         std::fs::read(&path).map_err(|e| Error::from(OnnxError::io(&path, &e)))
     };
-    let inputs = (0..model.graph_inputs().len())
-        .map(|i| read_tensor(&read(format!("input_{i}.pb"))?))
-        .collect::<Result<Vec<_>>>()?;
+    let inputs = if model.op_type() == "ConcatFromSequence" {
+        read_sequence(&read("input_0.pb".to_string())?)?
+    } else {
+        (0..model.graph_inputs().len())
+            .map(|i| read_tensor(&read(format!("input_{i}.pb"))?))
+            .collect::<Result<Vec<_>>>()?
+    };
     let expected = if model.op_type() == "SplitToSequence" {
         read_sequence(&read("output_0.pb".to_string())?)?
     } else {

@@ -2,6 +2,7 @@
 //! device, chosen per adapter class, measured at run time by
 //! [`crate::gpu::calibrate`], and stored as plain data.
 
+use super::classes::{DISCRETE_GPU_BYTES_PER_SECOND, INTEGRATED_GPU_BYTES_PER_SECOND};
 use super::geometry::OutputGeometry;
 use super::kernels::{Kernel, Order};
 use super::lanes::LaneOrder;
@@ -121,20 +122,6 @@ pub struct CostModel {
     pub resident_invocations: f64,
 }
 
-/// What a plain vec4 kernel copies on [`CostModel::DISCRETE_GPU`], bytes
-/// read + written per second: 0.8 of the 360-384 GB/s peak of an RTX 3060
-/// or RX 6700 XT ([`crate::docs::device`], "Class models").
-pub const DISCRETE_GPU_BYTES_PER_SECOND: f64 = 300e9;
-
-/// What a plain vec4 kernel copies on [`CostModel::INTEGRATED_GPU`]: 0.8
-/// of the 68-100 GB/s of the LPDDR4X and LPDDR5 systems of Apple M1-M3,
-/// Intel Iris Xe and Radeon 680M.
-pub const INTEGRATED_GPU_BYTES_PER_SECOND: f64 = 60e9;
-
-/// What a plain vec4 kernel is assumed to copy on an adapter nothing is
-/// known of ([`CostModel::CONSERVATIVE`]).
-pub const UNKNOWN_GPU_BYTES_PER_SECOND: f64 = 20e9;
-
 /// Host seconds wgpu 30 takes to record, finish and submit one
 /// `copy_buffer_to_buffer`: 0.7 µs, measured on this crate's CI machine
 /// (`split_bench`'s `record ms`: 16,384 copies 10.8-12.8 ms from the
@@ -223,7 +210,7 @@ impl CostModel {
     /// An adapter the crate knows nothing of: never thousands of small
     /// copies where one dispatch does the job (a copy command is assumed to
     /// cost 20 µs), GPU lanes, and kernels at the shares of
-    /// [`UNKNOWN_GPU_BYTES_PER_SECOND`] their access patterns allow.
+    /// [`crate::plan::UNKNOWN_GPU_BYTES_PER_SECOND`] their access patterns allow.
     pub const CONSERVATIVE: CostModel = CostModel {
         copy_bytes_per_second: 50e9,
         copy_command_seconds: 20e-6,

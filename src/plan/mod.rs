@@ -22,6 +22,7 @@
 pub(crate) mod align;
 mod binding;
 mod chunks;
+mod classes;
 pub mod coalescing;
 mod cost;
 #[cfg(feature = "serde")]
@@ -50,10 +51,10 @@ mod template;
 mod usages;
 mod wgsl;
 
-pub use cost::{
-    CostModel, DISCRETE_GPU_BYTES_PER_SECOND, DeviceClass, INTEGRATED_GPU_BYTES_PER_SECOND,
-    KernelRates, UNKNOWN_GPU_BYTES_PER_SECOND,
+pub use classes::{
+    DISCRETE_GPU_BYTES_PER_SECOND, INTEGRATED_GPU_BYTES_PER_SECOND, UNKNOWN_GPU_BYTES_PER_SECOND,
 };
+pub use cost::{CostModel, DeviceClass, KernelRates};
 pub use error::{EncodeError, PlanError, PlanMismatch};
 pub use estimate::PlanCost;
 pub use kernels::{GeneratedLayout, Kernel, RowBlock, RowCopies, RowStreams};

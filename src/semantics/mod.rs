@@ -4,7 +4,13 @@
 //! kept) or a typed [`ResolveError`]. The rules, and what this crate decided
 //! where public implementations disagree, are in [`crate::docs::semantics`]. This
 //! module does no I/O and knows nothing of GPUs.
+//!
+//! Concat, split's mirror, lives beside them: the concat operators and calls
+//! resolve against their inputs' shapes into a [`ResolvedConcat`], whose
+//! [`mirror`](ResolvedConcat::mirror) is the split of the output they undo,
+//! or a typed [`ConcatError`].
 
+pub mod concat;
 pub(crate) mod error;
 pub mod frameworks;
 mod onnx_split;
@@ -14,6 +20,9 @@ pub(crate) mod resolved;
 pub(crate) mod rules;
 mod split_to_sequence;
 
+pub use concat::{
+    ConcatError, ConcatOperator, OnnxConcat, OnnxConcatFromSequence, OpenVinoConcat, ResolvedConcat,
+};
 pub use error::ResolveError;
 pub use onnx_split::OnnxSplit;
 pub use openvino::{OpenVinoSplit, OpenVinoVariadicSplit};

@@ -3,6 +3,7 @@
 
 #![allow(dead_code)]
 
+pub mod concat;
 pub mod emulator;
 
 use wgpu_split::{ElementType, HostTensor, ResolvedSplit};
@@ -143,6 +144,34 @@ pub fn naive_split(input: &HostTensor, split: &ResolvedSplit) -> Vec<HostTensor>
         outputs.push(tensor);
     }
     outputs
+}
+
+/// The node-test directories of `tests/data/<set>`, sorted.
+pub fn data_dirs(set: &str) -> Vec<std::path::PathBuf> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(set);
+    let mut dirs: Vec<std::path::PathBuf> = std::fs::read_dir(root)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .collect();
+    dirs.sort();
+    dirs
+}
+
+/// Runs node-test directories on the host path (splits and concats) and
+/// returns the summary with the printed lines.
+pub fn run_on_host(dirs: &[std::path::PathBuf]) -> (wgpu_split::onnx::node_test::Summary, String) {
+    let mut out = Vec::new();
+    let summary = wgpu_split::onnx::node_test::run_directories_with(
+        dirs,
+        wgpu_split::host::split_op,
+        wgpu_split::host::concat_op,
+        &mut out,
+    )
+    .unwrap();
+    (summary, String::from_utf8(out).unwrap())
 }
 
 /// Asserts two output lists are equal bit for bit, naming the first difference.

@@ -21,7 +21,7 @@ pub use row_blocks::{MAX_ROW_BLOCK_BITS, Piece, RowBlock, RowOutput};
 pub use row_copies::{COPY_VEC4S, CopyOutput, MAX_COPY_OUTPUTS, MIN_WORKING_PERCENT, RowCopies};
 pub use row_streams::{RowStreams, STREAM_VEC4S, StreamOutput};
 
-use super::cost::{
+use super::classes::{
     DISCRETE_GPU_BYTES_PER_SECOND, INTEGRATED_GPU_BYTES_PER_SECOND, UNKNOWN_GPU_BYTES_PER_SECOND,
 };
 use super::gather::Gather;

@@ -1,7 +1,11 @@
-//! burn's split calls (`burn-tensor/src/tensor/api/base.rs`, 0.22).
-//! Dimensions are indices (`usize`): burn does not wrap negative ones.
+//! burn's split and concat calls (`burn-tensor/src/tensor/api/base.rs`,
+//! 0.22). `chunk` takes an index (`usize`); `cat` and `stack` take burn's
+//! `impl AsIndex`, which wraps negative dimensions.
 
 use super::{FrameworkError, check_count, pieces_of, resolved};
+use crate::op::{FrameworkCall, OpId};
+use crate::semantics::concat::rules as concat_rules;
+use crate::semantics::concat::{ConcatError, ResolvedConcat};
 use crate::semantics::resolved::ResolvedSplit;
 use crate::semantics::rules::element_count;
 
@@ -49,4 +53,43 @@ pub fn chunk(shape: &[usize], chunks: usize, dim: usize) -> Result<ResolvedSplit
     let size = n.div_ceil(chunks.min(n));
     check_count(n.div_ceil(size) as u128)?;
     resolved(shape, dim, pieces_of(n, size), true)
+}
+
+/// `Tensor::cat(tensors, dim)` (0.22): concatenation along `dim`, which
+/// wraps from `-rank` (`impl AsIndex`); burn filters out tensors empty on
+/// `dim` after checking them, which writes what their zero-length windows
+/// write: nothing. burn's tensors have their rank in their type, so a rank
+/// mismatch cannot be written there; here it is an error.
+///
+/// # Errors
+///
+/// [`ConcatError::NoInputs`] ("Can't concatenate an empty list of
+/// tensors"); [`ConcatError::ScalarInput`] and
+/// [`ConcatError::AxisOutOfRange`] (burn panics on the index);
+/// [`ConcatError::RankMismatch`]; [`ConcatError::DimMismatch`] ("Can't
+/// concatenate tensors with different shapes, except for the provided
+/// dimension"). burn panics where these are returned.
+///
+/// # Examples
+///
+/// ```
+/// use wgpu_split::frameworks::burn;
+///
+/// assert_eq!(burn::cat(&[[2, 4], [2, 3]], 1).unwrap().output_shape(), &[2, 7]);
+/// ```
+pub fn cat<S: AsRef<[usize]>>(tensors: &[S], dim: i64) -> Result<ResolvedConcat, ConcatError> {
+    concat_rules::cat(OpId::call(FrameworkCall::BurnCat), tensors, dim)
+}
+
+/// `Tensor::stack(tensors, dim)` (0.22): equal shapes stacked on a new
+/// dimension in `[-rank-1, rank]`.
+///
+/// # Errors
+///
+/// [`ConcatError::NoInputs`] ("Can't stack an empty list of tensors");
+/// [`ConcatError::AxisOutOfRange`]; [`ConcatError::UnequalShapes`] ("Can't
+/// stack tensors with different shapes"). burn panics where these are
+/// returned.
+pub fn stack<S: AsRef<[usize]>>(tensors: &[S], dim: i64) -> Result<ResolvedConcat, ConcatError> {
+    concat_rules::stack(OpId::call(FrameworkCall::BurnStack), tensors, dim)
 }

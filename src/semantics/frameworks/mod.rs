@@ -10,6 +10,10 @@
 //! itself panics or divides by zero, the result or the error is stated on
 //! the function.
 //!
+//! Their concat calls (`torch::cat`, `numpy::concatenate`, `candle::stack`,
+//! ...) take the inputs' shapes and return the [`crate::ResolvedConcat`] the
+//! framework would produce, or a [`crate::ConcatError`] naming the call.
+//!
 //! # Examples
 //!
 //! ```

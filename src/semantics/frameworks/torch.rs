@@ -1,4 +1,4 @@
-//! PyTorch's split calls, as ATen defines them
+//! PyTorch's split and concat calls, as ATen defines them
 //! (`aten/src/ATen/native/TensorShape.cpp`). Dimensions wrap from
 //! `-rank`; indices wrap and clamp as Python slices do.
 
@@ -6,6 +6,9 @@ use super::{
     FrameworkError, Sections, check_count, contiguous, dim_index, pieces_of, resolved,
     sections_split, slice_bound,
 };
+use crate::op::{FrameworkCall, OpId};
+use crate::semantics::concat::rules as concat_rules;
+use crate::semantics::concat::{ConcatError, ResolvedConcat};
 use crate::semantics::resolved::ResolvedSplit;
 
 /// `torch.chunk(x, chunks, dim)`: pieces of `ceil(n / chunks)` (the last
@@ -190,4 +193,70 @@ pub fn narrow(
         });
     }
     resolved(shape, axis, vec![(start, length as usize)], true)
+}
+
+/// `torch.cat(tensors, dim)` (ATen's `cat`): concatenation along `dim`,
+/// with torch's legacy rule that a 1-D empty tensor (shape `[0]`) takes no
+/// part whatever the others' rank. `dim` wraps against the rank of the first
+/// tensor that takes part; when none does, the result is `[0]` whatever
+/// `dim` is. Tensors must share one element type here (torch promotes
+/// types; a promotion is not a copy, so it is out of this crate's scope).
+///
+/// # Errors
+///
+/// [`ConcatError::NoInputs`] ("expected a non-empty list of Tensors");
+/// [`ConcatError::ScalarInput`] for a rank-0 tensor at any position
+/// ("zero-dimensional tensor (at position i) cannot be concatenated");
+/// [`ConcatError::AxisOutOfRange`] ("Dimension out of range");
+/// [`ConcatError::RankMismatch`] ("Tensors must have same number of
+/// dimensions"); [`ConcatError::DimMismatch`] ("Sizes of tensors must
+/// match except in dimension d").
+///
+/// # Examples
+///
+/// ```
+/// use wgpu_split::frameworks::torch;
+///
+/// // The [0] tensor is skipped: it has no window in the mirror.
+/// let concat = torch::cat(&[vec![0], vec![2, 3], vec![2, 1]], 1).unwrap();
+/// assert_eq!(concat.output_shape(), &[2, 4]);
+/// assert_eq!(concat.mirror_outputs(), &[None, Some(0), Some(1)]);
+/// ```
+pub fn cat<S: AsRef<[usize]>>(tensors: &[S], dim: i64) -> Result<ResolvedConcat, ConcatError> {
+    legacy_cat(FrameworkCall::TorchCat, tensors, dim)
+}
+
+/// `torch.concat(tensors, dim)`, an alias of [`cat`] (as is
+/// `torch.concatenate`).
+///
+/// # Errors
+///
+/// As [`cat`].
+pub fn concat<S: AsRef<[usize]>>(tensors: &[S], dim: i64) -> Result<ResolvedConcat, ConcatError> {
+    legacy_cat(FrameworkCall::TorchConcat, tensors, dim)
+}
+
+/// `torch.stack(tensors, dim)`: equal shapes stacked on a new dimension
+/// `dim` in `[-rank-1, rank]`; scalars stack into a 1-D tensor.
+///
+/// # Errors
+///
+/// [`ConcatError::NoInputs`] ("stack expects a non-empty TensorList");
+/// [`ConcatError::AxisOutOfRange`]; [`ConcatError::UnequalShapes`] ("stack
+/// expects each tensor to be equal size").
+pub fn stack<S: AsRef<[usize]>>(tensors: &[S], dim: i64) -> Result<ResolvedConcat, ConcatError> {
+    concat_rules::stack(OpId::call(FrameworkCall::TorchStack), tensors, dim)
+}
+
+/// torch's `cat` rules under the name `call`.
+fn legacy_cat<S: AsRef<[usize]>>(
+    call: FrameworkCall,
+    tensors: &[S],
+    dim: i64,
+) -> Result<ResolvedConcat, ConcatError> {
+    let op = OpId::call(call);
+    if let Some(index) = tensors.iter().position(|t| t.as_ref().is_empty()) {
+        return Err(ConcatError::ScalarInput { op, index });
+    }
+    concat_rules::cat_where(op, tensors, dim, |shape| shape != [0])
 }

@@ -1,9 +1,10 @@
-//! The host path: executes a resolved split on a [`HostTensor`] on the CPU.
-//! It is the test oracle for the GPU path and its fallback (strings).
+//! The host split: one tensor into parts, run by run.
 
+use super::output_bytes;
+use super::runs::{copy_bits, fill_from, fill_in_parallel, run_ranges};
 use crate::element::ElementType;
 use crate::error::Result;
-use crate::plan::{Run, RunLayout};
+use crate::plan::RunLayout;
 use crate::semantics::{Operator, ResolvedSplit};
 use crate::tensor::{HostTensor, TensorError};
 
@@ -71,16 +72,6 @@ fn split_strings(input: &HostTensor, split: &ResolvedSplit) -> Result<Vec<HostTe
             Ok(HostTensor::from_byte_strings(&shape, out)?)
         })
         .collect()
-}
-
-/// Below this many bytes a split runs on the calling thread only.
-const PARALLEL_MIN_BYTES: usize = 1 << 20;
-
-fn output_bytes(element_type: ElementType, shape: &[usize]) -> usize {
-    // Output shapes come from a checked input shape, so this cannot overflow.
-    element_type
-        .byte_len(shape.iter().product())
-        .unwrap_or_default()
 }
 
 /// Splits a fixed-width `input` into caller-provided buffers, one per output,
@@ -177,83 +168,15 @@ fn split_sub_byte(layout: &RunLayout, bytes: &[u8], bits: usize, outputs: &mut [
 /// at element boundaries, whatever the rows look like (an axis-0 split is
 /// one long row per output).
 fn split_whole_bytes(layout: &RunLayout, bytes: &[u8], width: usize, outputs: &mut [&mut [u8]]) {
-    let threads = if bytes.len() >= PARALLEL_MIN_BYTES {
-        std::thread::available_parallelism().map_or(1, |n| n.get().min(8))
-    } else {
-        1
-    };
-    let mut tasks: Vec<Vec<(Run, usize, &mut [u8])>> = (0..threads).map(|_| Vec::new()).collect();
-    for (run, out) in layout.runs().iter().zip(outputs.iter_mut()) {
-        let share = out.len().div_ceil(threads).div_ceil(width).max(1) * width;
-        for (t, piece) in out.chunks_mut(share).enumerate() {
-            tasks[t].push((*run, t * share, piece));
-        }
-    }
     let block = layout.block() * width;
-    let copy_pieces = |task: Vec<(Run, usize, &mut [u8])>| {
-        for (run, start, piece) in task {
-            let (row_bytes, offset) = (run.len * width, run.offset * width);
-            let mut done = 0;
-            while done < piece.len() {
-                let position = start + done;
-                let (row, column) = (position / row_bytes, position % row_bytes);
-                let n = (row_bytes - column).min(piece.len() - done);
-                let from = row * block + offset + column;
-                piece[done..done + n].copy_from_slice(&bytes[from..from + n]);
-                done += n;
-            }
-        }
-    };
-    if threads == 1 {
-        tasks.into_iter().for_each(copy_pieces);
-    } else {
-        std::thread::scope(|scope| {
-            for task in tasks {
-                scope.spawn(move || copy_pieces(task));
-            }
+    fill_in_parallel(outputs, width, bytes.len(), |index, start, piece| {
+        let run = layout.runs()[index];
+        let (row_bytes, offset) = (run.len * width, run.offset * width);
+        // Output position p is column p % row_bytes of row p / row_bytes.
+        fill_from(piece, start, |position| {
+            let (row, column) = (position / row_bytes, position % row_bytes);
+            let from = row * block + offset + column;
+            &bytes[from..from + row_bytes - column]
         });
-    }
-}
-
-/// The element range of `run` in every outer block, in order.
-fn run_ranges(
-    layout: &RunLayout,
-    run: &Run,
-) -> impl Iterator<Item = std::ops::Range<usize>> + use<> {
-    let (block, run) = (layout.block(), *run);
-    // An empty run has nothing in any block: yield nothing rather than
-    // `outer` empty ranges (a zero-size tensor such as [2^33, 0] would
-    // otherwise loop billions of times).
-    let rows = if run.len == 0 { 0 } else { layout.outer() };
-    (0..rows).map(move |o| {
-        let start = o * block + run.offset;
-        start..start + run.len
-    })
-}
-
-/// ORs `len` bits of `src` starting at bit `from` into zeroed `dst` at bit `to`.
-/// `unit` is the element width (2 or 4), which divides 8, so no element
-/// straddles a byte.
-fn copy_bits(src: &[u8], from: usize, dst: &mut [u8], to: usize, len: usize, unit: usize) {
-    let (mut from, mut to, mut len) = (from, to, len);
-    if from % 8 == to % 8 {
-        // Same phase: elements up to the next byte boundary, then whole bytes.
-        while len > 0 && from % 8 != 0 {
-            copy_unit(src, from, dst, to, unit);
-            (from, to, len) = (from + unit, to + unit, len - unit);
-        }
-        let whole = len / 8;
-        dst[to / 8..to / 8 + whole].copy_from_slice(&src[from / 8..from / 8 + whole]);
-        (from, to, len) = (from + whole * 8, to + whole * 8, len - whole * 8);
-    }
-    while len > 0 {
-        copy_unit(src, from, dst, to, unit);
-        (from, to, len) = (from + unit, to + unit, len - unit);
-    }
-}
-
-fn copy_unit(src: &[u8], from: usize, dst: &mut [u8], to: usize, unit: usize) {
-    let mask = (1u8 << unit) - 1;
-    let value = (src[from / 8] >> (from % 8)) & mask;
-    dst[to / 8] |= value << (to % 8);
+    });
 }

@@ -1,0 +1,21 @@
+//! The host path: executes a resolved split or concat on [`HostTensor`](crate::HostTensor)s on
+//! the CPU. It is the test oracle for the GPU path and its fallback
+//! (strings). Split and concat copy the same runs, in opposite directions,
+//! through one core.
+
+mod concat;
+mod runs;
+mod split;
+
+pub use concat::{concat, concat_into, concat_op};
+pub use split::{split, split_into, split_op};
+
+use crate::element::ElementType;
+
+/// The packed byte length of a tensor of `shape` (shapes here come from a
+/// resolved split or concat, whose element counts are checked).
+fn output_bytes(element_type: ElementType, shape: &[usize]) -> usize {
+    element_type
+        .byte_len(shape.iter().product())
+        .unwrap_or_default()
+}
