@@ -91,6 +91,18 @@ fn options(strategy: Strategy, outputs: Placement) -> PlanOptions {
     PlanOptions::default().strategy(strategy).placement(outputs)
 }
 
+/// The kernels lavapipe's model (blocked lanes) plans for a compute pass,
+/// in both placements.
+fn blocked_kernels(split: &ResolvedSplit, t: ElementType, limits: &PlanLimits) -> [Kernel; 2] {
+    [Placement::Separate, Placement::Arena].map(|placement| {
+        let options = PlanOptions::default()
+            .strategy(Strategy::Auto(CostModel::LAVAPIPE))
+            .in_compute_pass()
+            .placement(placement);
+        SplitPlan::new(split, t, limits, &options).unwrap().kernel()
+    })
+}
+
 /// The pure-gather plan, in both placements.
 fn gather_plans(split: &ResolvedSplit, t: ElementType, limits: &PlanLimits) -> [SplitPlan; 2] {
     plans_with(split, t, limits, Strategy::Gather)
@@ -179,10 +191,15 @@ fn the_kernel_is_the_widest_that_divides_everything() {
         kernel(&[8, 6], 1, vec![4, 2], ElementType::Float),
         both(Kernel::RowBlocks)
     );
+    // Rows of 6 words cut 4 and 2 in 7 rows: no whole vec4s; on GPUs row
+    // words (a word a lane), on lavapipe the word kernel.
     assert_eq!(
         kernel(&[7, 6], 1, vec![4, 2], ElementType::Float),
-        both(Kernel::Words)
+        both(Kernel::RowWords)
     );
+    let split = ResolvedSplit::new(&[7, 6], 1, vec![4, 2], true).unwrap();
+    let blocked = blocked_kernels(&split, ElementType::Float, &PlanLimits::LAVAPIPE);
+    assert_eq!(blocked, both(Kernel::Words));
     assert_eq!(
         kernel(&[8, 32], 1, vec![16, 16], ElementType::Uint8),
         both(Kernel::RowCopies)
@@ -191,11 +208,15 @@ fn the_kernel_is_the_widest_that_divides_everything() {
         kernel(&[8, 33], 1, vec![16, 17], ElementType::Uint8),
         both(Kernel::Words)
     );
-    // One row (outer = 1): only the runs and offsets matter.
+    // One row (outer = 1): only the runs and offsets matter (whole words:
+    // row words on GPUs, words on lavapipe).
     assert_eq!(
         kernel(&[1, 36], 1, vec![33, 3], ElementType::Float),
-        both(Kernel::Words)
+        both(Kernel::RowWords)
     );
+    let split = ResolvedSplit::new(&[1, 36], 1, vec![33, 3], true).unwrap();
+    let blocked = blocked_kernels(&split, ElementType::Float, &PlanLimits::LAVAPIPE);
+    assert_eq!(blocked, both(Kernel::Words));
     // One vec4 beside eight: with blocked lanes most row-copy lanes would
     // idle on the short output, so the table-driven vec4 kernel takes it
     // on lavapipe; striped, every lane copies one vec4 of the row's runs,
@@ -205,9 +226,8 @@ fn the_kernel_is_the_widest_that_divides_everything() {
         both(Kernel::RowCopies)
     );
     let split = ResolvedSplit::new(&[1, 36], 1, vec![4, 32], true).unwrap();
-    let lavapipe = Strategy::Auto(CostModel::LAVAPIPE);
-    let blocked = plans_with(&split, ElementType::Float, &PlanLimits::LAVAPIPE, lavapipe);
-    assert_eq!(blocked.map(|p| p.kernel()), both(Kernel::Vec4));
+    let blocked = blocked_kernels(&split, ElementType::Float, &PlanLimits::LAVAPIPE);
+    assert_eq!(blocked, both(Kernel::Vec4));
     // Past 32 outputs the table-driven vec4 kernel takes an arena; separate
     // destinations take row copies in groups, a dispatch each (lavapipe
     // binds 31 destinations per dispatch: two groups, two modules).
@@ -236,10 +256,15 @@ fn runs_of_128_bits_and_more_at_any_offset_take_row_streams_or_the_funnel() {
         kernel(&[4096, 4099], 1, vec![1000, 1000, 2099], ElementType::Int4),
         both(Kernel::RowStreams)
     );
+    // Whole words: on GPUs row words (a word a lane, every sector whole),
+    // on lavapipe row streams.
     assert_eq!(
         kernel(&[8400, 85], 1, vec![5, 80], ElementType::Float),
-        both(Kernel::RowStreams)
+        both(Kernel::RowWords)
     );
+    let split = ResolvedSplit::new(&[8400, 85], 1, vec![5, 80], true).unwrap();
+    let blocked = blocked_kernels(&split, ElementType::Float, &PlanLimits::WEBGPU_DEFAULT);
+    assert_eq!(blocked, both(Kernel::RowStreams));
     let funnel = |shape: &[usize], lengths: Vec<usize>, t| {
         let split = ResolvedSplit::new(shape, 1, lengths, true).unwrap();
         let strategy = Strategy::Auto(common::funnel_first());
@@ -261,34 +286,27 @@ fn runs_of_128_bits_and_more_at_any_offset_take_row_streams_or_the_funnel() {
         both(Kernel::RowCopies)
     );
     let split = ResolvedSplit::new(&[8400, 84], 1, vec![4, 80], true).unwrap();
-    let lavapipe = Strategy::Auto(CostModel::LAVAPIPE);
-    let blocked = plans_with(
-        &split,
-        ElementType::Float,
-        &PlanLimits::WEBGPU_DEFAULT,
-        lavapipe,
-    );
-    assert_eq!(
-        blocked.map(|p| p.copy_count() == 0 || p.kernel() == Kernel::Vec4),
-        [true, true]
-    );
-    // A run shorter than 128 bits of whole words: row streams gather it
-    // word by word; with outputs of a partial vec4, words.
-    assert_eq!(
-        kernel(&[8400, 84], 1, vec![3, 81], ElementType::Float),
-        both(Kernel::RowStreams)
-    );
-    assert_eq!(
-        kernel(&[8401, 84], 1, vec![3, 81], ElementType::Float),
-        both(Kernel::Words)
-    );
-    assert_eq!(
-        kernel(&[3, 41], 1, vec![20, 21], ElementType::Float),
-        both(Kernel::Words)
-    );
+    let blocked = blocked_kernels(&split, ElementType::Float, &PlanLimits::WEBGPU_DEFAULT);
+    assert_eq!(blocked, both(Kernel::Vec4));
+    // A run shorter than 128 bits of whole words: on GPUs row words; on
+    // lavapipe row streams gather it word by word, and with outputs of a
+    // partial vec4, words.
+    for (shape, lengths, on_lavapipe) in [
+        ([8400, 84], vec![3, 81], Kernel::RowStreams),
+        ([8401, 84], vec![3, 81], Kernel::Words),
+        ([3, 41], vec![20, 21], Kernel::Words),
+    ] {
+        assert_eq!(
+            kernel(&shape, 1, lengths.clone(), ElementType::Float),
+            both(Kernel::RowWords)
+        );
+        let split = ResolvedSplit::new(&shape, 1, lengths, true).unwrap();
+        let blocked = blocked_kernels(&split, ElementType::Float, &PlanLimits::WEBGPU_DEFAULT);
+        assert_eq!(blocked, both(on_lavapipe), "{shape:?}");
+    }
     assert_eq!(
         kernel(&[2, 41], 1, vec![8, 33], ElementType::Float),
-        both(Kernel::Words)
+        both(Kernel::RowWords)
     );
     // Funnel plans move 16-byte units: offsets are multiples of 16.
     let split = ResolvedSplit::new(&[4096, 4097], 1, vec![2048, 2049], true).unwrap();

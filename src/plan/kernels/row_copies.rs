@@ -57,7 +57,7 @@ pub(super) const SPEC: KernelSpec = KernelSpec {
             element_type: ElementType::Float,
         },
     ],
-    // GPUs: trace: 1.00 loads and stores, every case.
+    // GPUs: 0.997 of the ideal sectors at W = 32 over the corpus of tests/coalescing.rs.
     rates: ClassRates::on_gpus(8.0e9, 1.0),
     inherits: Some(Kernel::Vec4),
 };

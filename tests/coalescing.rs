@@ -1,0 +1,272 @@
+//! Coalesced by construction, checked on the adapter at hand: every module
+//! a GPU-class plan records (split_bench's cases and a sweep of shapes, under
+//! WebGPU's default limits) runs in its trace variant, every output byte is
+//! checked against the host path, and every warp request at W = 32 and 64
+//! must touch at most 1.15x the sectors and lines its bytes need (one more
+//! per row it touches), each warp at most 1.05x its bytes' sectors (one more
+//! per row), and a split of 1 MiB or more must launch at least half the
+//! invocations of a vec4 copy (`access_trace`'s targets,
+//! `docs/PERFORMANCE.md`). Lavapipe's own plans (blocked lanes) are pinned,
+//! so that a change to them shows; and the GPU classes rank the kernels as
+//! their traces do.
+
+#[path = "../examples/split_bench/cases.rs"]
+#[allow(dead_code)]
+mod cases;
+mod common;
+#[path = "../examples/access_trace/measure.rs"]
+#[allow(dead_code)]
+mod measure;
+
+use measure::{Row, TraceOptions, missed, sweep, trace_case};
+use wgpu_split::plan::{CostModel, Kernel};
+use wgpu_split::{ElementType, ResolvedSplit};
+
+/// The GPU classes, whose plans run striped lanes.
+const GPU_CLASSES: [(&str, CostModel); 2] = [
+    ("discrete", CostModel::DISCRETE_GPU),
+    ("integrated", CostModel::INTEGRATED_GPU),
+];
+
+/// Traced tensors: at most 128 rows, 4,096 invocations a dispatch.
+const TRACE: TraceOptions = TraceOptions {
+    rows: 128,
+    most: 4096,
+    kernel: None,
+};
+
+/// split_bench's cases, resolved.
+fn bench_splits() -> Vec<(String, ElementType, ResolvedSplit)> {
+    cases::suite(false)
+        .into_iter()
+        .map(|c| {
+            let split = c.op.resolve(&c.shape).expect("a bench case");
+            (c.name.to_string(), c.element_type, split)
+        })
+        .collect()
+}
+
+/// Traces `splits` under `model`, asserting every output exact.
+fn traced(
+    class: &'static str,
+    model: CostModel,
+    splits: &[(String, ElementType, ResolvedSplit)],
+    options: TraceOptions,
+) -> Vec<Row> {
+    let gpu = common::gpu("coalescing").expect("an adapter");
+    splits
+        .iter()
+        .map(|(name, t, split)| {
+            let row = trace_case(gpu, name, class, model, *t, split, options)
+                .unwrap_or_else(|e| panic!("{name} under {class}: {e}"));
+            assert!(
+                row.exact,
+                "{name} under {class}: an output differs from the host path"
+            );
+            row
+        })
+        .collect()
+}
+
+/// One line of figures per row, for failure messages.
+fn table(rows: &[Row]) -> String {
+    rows.iter()
+        .map(|r| {
+            let w32 = r.by_warp.iter().find(|c| c.warp == 32);
+            let figures = w32.map_or(String::from("no dispatch"), |c| {
+                format!(
+                    "ld {:.2} st {:.2} lines {:.2}/{:.2} fp {:.2}",
+                    c.loads.sector_ratio(),
+                    c.stores.sector_ratio(),
+                    c.loads.line_ratio(),
+                    c.stores.line_ratio(),
+                    c.footprint()
+                )
+            });
+            format!(
+                "{} {} {}/{}: {figures}\n",
+                r.case, r.class, r.kernel, r.lanes
+            )
+        })
+        .collect()
+}
+
+fn assert_targets(rows: &[Row]) {
+    let failed: Vec<String> = rows
+        .iter()
+        .filter(|r| !missed(r).is_empty())
+        .map(|r| format!("{} {}: {:?}", r.case, r.class, missed(r)))
+        .collect();
+    assert!(failed.is_empty(), "{failed:#?}\n{}", table(rows));
+    for r in rows {
+        assert_eq!(r.lanes, "striped", "{} under {}", r.case, r.class);
+    }
+}
+
+#[test]
+fn gpu_class_plans_of_split_bench_are_coalesced() {
+    for (class, model) in GPU_CLASSES {
+        assert_targets(&traced(class, model, &bench_splits(), TRACE));
+    }
+}
+
+#[test]
+fn gpu_class_plans_of_the_sweep_are_coalesced() {
+    for (class, model) in GPU_CLASSES {
+        assert_targets(&traced(class, model, &sweep(), TRACE));
+    }
+}
+
+/// Lavapipe's plans of split_bench (blocked lanes, the model's kernel for
+/// a compute pass): (case, kernel, load and store sectors per ideal at
+/// W = 32, in hundredths). Blocked stretches touch twice the sectors a
+/// warp needs on a GPU, which lavapipe's 8-lane SIMD rewards.
+const SOFTWARE_PINS: [(&str, &str, u32, u32); 14] = [
+    ("f32_4096x4096_axis0_4", "row_copies", 200, 200),
+    ("f32_64x1024x256_axis1_4", "row_copies", 200, 200),
+    ("f32_4096x4096_axis1_4", "row_copies", 200, 200),
+    ("f16_1048576x6_axis1_123", "row_blocks", 200, 183),
+    ("u8_4096x4097_axis1_2", "row_streams", 200, 200),
+    ("i4_4096x4099_axis1_3", "row_streams", 196, 196),
+    ("f32_1000x4096_seq", "row_copies", 200, 200),
+    ("f16_8x512x2304_qkv", "row_copies", 200, 200),
+    ("f32_1x84x8400_yolo", "vec4", 196, 196),
+    ("f32_1x8400x84_yolo_t", "vec4", 200, 195),
+    ("f32_1x3x640x640_ch", "row_copies", 200, 200),
+    ("f32_4096x4097_odd_words", "row_streams", 199, 200),
+    ("f32_1x8400x85_yolov5", "row_streams", 205, 193),
+    ("f32_4096x1024_tensor_split", "row_copies", 200, 200),
+];
+
+#[test]
+fn lavapipes_own_plans_keep_their_blocked_stretches() {
+    let rows = traced("software", CostModel::LAVAPIPE, &bench_splits(), TRACE);
+    let hundredths = |x: f64| (x * 100.0).round() as u32;
+    let actual: Vec<(String, String, u32, u32)> = rows
+        .iter()
+        .map(|r| {
+            let w32 = r.by_warp.iter().find(|c| c.warp == 32).expect("dispatches");
+            (
+                r.case.clone(),
+                r.kernel.clone(),
+                hundredths(w32.loads.sector_ratio()),
+                hundredths(w32.stores.sector_ratio()),
+            )
+        })
+        .collect();
+    let pinned: Vec<(String, String, u32, u32)> = SOFTWARE_PINS
+        .iter()
+        .map(|&(c, k, l, s)| (c.to_string(), k.to_string(), l, s))
+        .collect();
+    assert_eq!(actual, pinned, "\n{}", table(&rows));
+    assert!(rows.iter().all(|r| r.lanes == "blocked"));
+}
+
+/// Every split the suites know: each kernel's samples, split_bench's
+/// cases and the sweep.
+fn corpus() -> Vec<(String, ElementType, ResolvedSplit)> {
+    let mut splits: Vec<(String, ElementType, ResolvedSplit)> = Kernel::ALL
+        .into_iter()
+        .flat_map(wgpu_split::plan::internals::samples)
+        .map(|(split, t)| (format!("{t} {:?}", split.input_shape()), t, split))
+        .collect();
+    splits.extend(bench_splits());
+    splits.extend(sweep());
+    splits
+}
+
+/// `kernel` forced, striped, on each split of the corpus (by name): its
+/// loads' and stores' ideal sectors against those touched at W = 32, for
+/// the splits it moves.
+fn trace_efficiency(kernel: Kernel) -> Vec<(String, f64)> {
+    let gpu = common::gpu("coalescing").expect("an adapter");
+    let options = TraceOptions {
+        rows: 64,
+        most: 2048,
+        kernel: Some(kernel),
+    };
+    // Tensors past 8 MiB (after the rows are shrunk) only repeat patterns
+    // the others show, at a cost in time.
+    let small = |t: ElementType, split: &ResolvedSplit| {
+        let rows: usize = split.input_shape()[..split.axis()].iter().product();
+        let inner: usize = split.input_shape()[split.axis()..].iter().product();
+        t.byte_len(rows.min(64) * inner)
+            .is_some_and(|b| b <= 8 << 20)
+    };
+    let mut efficiencies = Vec::new();
+    for (name, t, split) in corpus().into_iter().filter(|(_, t, s)| small(*t, s)) {
+        let model = CostModel::DISCRETE_GPU;
+        let Ok(row) = trace_case(gpu, &name, "discrete", model, t, &split, options) else {
+            continue; // the kernel does not move this split
+        };
+        assert!(row.exact, "{name}, {kernel} forced: an output differs");
+        for c in row.by_warp.iter().filter(|c| c.warp == 32) {
+            let sectors = c.loads.sectors + c.stores.sectors;
+            let ideal = c.loads.ideal_sectors + c.stores.ideal_sectors;
+            efficiencies.push((name.clone(), ideal as f64 / sectors as f64));
+        }
+    }
+    efficiencies
+}
+
+/// The mean efficiency of `a` and of `b` over the splits both move.
+fn on_common_splits(a: &[(String, f64)], b: &[(String, f64)]) -> Option<(f64, f64, usize)> {
+    let common: Vec<(f64, f64)> = a
+        .iter()
+        .filter_map(|(name, ea)| b.iter().find(|(n, _)| n == name).map(|(_, eb)| (*ea, *eb)))
+        .collect();
+    let n = common.len();
+    (n > 0).then(|| {
+        let mean = |f: fn(&(f64, f64)) -> f64| common.iter().map(f).sum::<f64>() / n as f64;
+        (mean(|c| c.0), mean(|c| c.1), n)
+    })
+}
+
+#[test]
+fn gpu_classes_rank_the_kernels_as_their_traces_do() {
+    // Kernels ranked by rate (the first ones are tried whenever they fit,
+    // the word kernel last), compared pair by pair on the splits both move
+    // (striped, W = 32): one whose modules touch clearly fewer sectors per
+    // byte there ranks at least as high on every GPU class.
+    let ranked = [
+        Kernel::RowWords,
+        Kernel::RowBlocks,
+        Kernel::RowStreams,
+        Kernel::Funnel,
+        Kernel::Words,
+    ];
+    let traces: Vec<(Kernel, Vec<(String, f64)>)> =
+        ranked.iter().map(|&k| (k, trace_efficiency(k))).collect();
+    for (a, ta) in &traces {
+        for (b, tb) in &traces {
+            let Some((ea, eb, n)) = on_common_splits(ta, tb) else {
+                continue;
+            };
+            if ea > eb + 0.02 {
+                for (class, model) in GPU_CLASSES {
+                    let rate = |k: Kernel| model.gather_bytes_per_second.get(k);
+                    assert!(
+                        rate(*a) >= rate(*b),
+                        "{class}: {a} ({ea:.3} of the ideal sectors on {n} splits) ranks below {b} ({eb:.3})"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+#[ignore = "prints the kernels' trace efficiencies, pair by pair"]
+fn print_trace_efficiencies() {
+    let traces: Vec<(Kernel, Vec<(String, f64)>)> = Kernel::ALL
+        .iter()
+        .map(|&k| (k, trace_efficiency(k)))
+        .collect();
+    for (a, ta) in &traces {
+        for (b, tb) in &traces {
+            if let Some((ea, eb, n)) = on_common_splits(ta, tb) {
+                println!("{a} {ea:.3} against {b} {eb:.3} on {n} splits");
+            }
+        }
+    }
+}
