@@ -69,19 +69,20 @@ fn check_entry_point(module: &naga::Module, what: &str) {
     assert_eq!(entry.workgroup_size, [WORKGROUP_SIZE, 1, 1], "{what}");
 }
 
-/// A plan with `options` of `t` `shape` split on axis 1, checked to take
-/// `kernel`, validated in both placements.
-fn check_generated(
-    kernel: Kernel,
-    t: ElementType,
-    shape: &[usize],
-    lengths: Vec<usize>,
-    strategy: Strategy,
-) {
+/// The plans of `t` `shape` split on axis 1 with `kernel` forced, in both
+/// placements and both lane orders (blocked by lavapipe's model, striped
+/// by a GPU's), each module validated in every variant.
+fn check_generated(kernel: Kernel, t: ElementType, shape: &[usize], lengths: Vec<usize>) {
     let split = ResolvedSplit::new(shape, 1, lengths, true).unwrap();
-    for placement in [Placement::Separate, Placement::Arena] {
+    let models = [CostModel::LAVAPIPE, CostModel::DISCRETE_GPU];
+    for (placement, model) in [Placement::Separate, Placement::Arena]
+        .into_iter()
+        .flat_map(|p| models.map(|m| (p, m)))
+    {
         let options = PlanOptions::default()
-            .strategy(strategy)
+            .strategy(Strategy::Auto(model))
+            .in_compute_pass()
+            .kernel(kernel)
             .placement(placement);
         let plan = SplitPlan::new(&split, t, &PlanLimits::WEBGPU_DEFAULT, &options).unwrap();
         assert_eq!(plan.kernel(), kernel, "{t} {shape:?}");
@@ -127,7 +128,7 @@ fn generated_row_block_kernels_validate() {
         (ElementType::Float, vec![64, 16], vec![1, 14, 1]),
         (ElementType::Double, vec![8, 5], vec![2, 3]),
     ] {
-        check_generated(Kernel::RowBlocks, t, &shape, lengths, Strategy::Gather);
+        check_generated(Kernel::RowBlocks, t, &shape, lengths);
     }
 }
 
@@ -140,7 +141,7 @@ fn generated_row_copy_kernels_validate() {
         (ElementType::Float16, vec![16, 2304], vec![768; 3]),
         (ElementType::Float, vec![1, 4096], vec![1024; 4]),
     ] {
-        check_generated(Kernel::RowCopies, t, &shape, lengths, Strategy::Gather);
+        check_generated(Kernel::RowCopies, t, &shape, lengths);
     }
 }
 
@@ -148,20 +149,19 @@ fn generated_row_copy_kernels_validate() {
 fn generated_row_stream_kernels_validate() {
     // Long unaligned runs of several widths, in both placements: one, three
     // and five straddling outputs, more straddles than invocations per row.
-    let lavapipe = Strategy::Auto(CostModel::LAVAPIPE);
     for (t, shape, lengths) in [
         (ElementType::Uint8, vec![16, 4097], vec![2048, 2049]),
         (ElementType::Int4, vec![32, 4099], vec![1000, 1000, 2099]),
         (ElementType::Uint8, vec![16, 90], vec![17, 17, 17, 17, 22]),
     ] {
-        check_generated(Kernel::RowStreams, t, &shape, lengths, lavapipe);
+        check_generated(Kernel::RowStreams, t, &shape, lengths);
     }
     // Short runs of whole words beside long ones (YOLOv5's head).
     for (t, shape, lengths) in [
         (ElementType::Float, vec![16, 85], vec![4, 1, 80]),
         (ElementType::Int4, vec![32, 520], vec![8, 512]),
     ] {
-        check_generated(Kernel::RowStreams, t, &shape, lengths, Strategy::Gather);
+        check_generated(Kernel::RowStreams, t, &shape, lengths);
     }
 }
 
@@ -492,5 +492,45 @@ fn row_streams_skip_only_stretches_that_can_lie_past_a_row() {
         let guarded = empty.iter().filter(|&&e| e).count();
         assert_eq!(source.matches("if (u0 < end) {").count(), guarded);
         assert_eq!(source.matches("if (true) {").count(), streamed - guarded);
+    }
+}
+
+#[test]
+fn every_kernels_sample_modules_validate_in_both_lane_orders() {
+    // A kernel in the table is in this suite: its spec's samples, forced, in
+    // both placements and both lane orders, each module in every variant
+    // (skipping, writable source, shifts, traced) validated with naga.
+    let models = [CostModel::LAVAPIPE, CostModel::DISCRETE_GPU];
+    for kernel in Kernel::ALL {
+        for (split, t) in wgpu_split::plan::internals::samples(kernel) {
+            for placement in [Placement::Separate, Placement::Arena] {
+                for model in models {
+                    let options = PlanOptions::default()
+                        .strategy(Strategy::Auto(model))
+                        .in_compute_pass()
+                        .kernel(kernel)
+                        .placement(placement);
+                    let plan = SplitPlan::new(&split, t, &PlanLimits::WEBGPU_DEFAULT, &options)
+                        .unwrap_or_else(|e| {
+                            panic!("{kernel} sample {t} {:?}: {e}", split.input_shape())
+                        });
+                    assert_eq!(plan.shaders()[0].lanes(), model.lanes);
+                    for key in plan.shaders() {
+                        for key in [
+                            key.clone(),
+                            key.clone()
+                                .skipping(true)
+                                .with_writable_source(true)
+                                .with_shifts(true),
+                            key.traced(true),
+                        ] {
+                            let module = validated(&key.source());
+                            check_entry_point(&module, &format!("{key:?}"));
+                            check_bindings(&module, &key);
+                        }
+                    }
+                }
+            }
+        }
     }
 }

@@ -31,7 +31,7 @@ use std::process::ExitCode;
 
 use measure::{Row, TraceOptions, trace_case};
 use wgpu_split::gpu::GpuContext;
-use wgpu_split::plan::CostModel;
+use wgpu_split::plan::{CostModel, Placement, PlanLimits, PlanOptions, SplitPlan, Strategy};
 use wgpu_split::{ElementType, ResolvedSplit};
 
 /// The class models, as the table names them.
@@ -100,7 +100,54 @@ fn run(options: &args::Options) -> Result<Vec<Row>, Box<dyn std::error::Error>> 
         std::fs::write(path, serde_json::to_string_pretty(&rows)?)?;
         eprintln!("wrote {path}");
     }
+    print_alternatives(&splits)?;
     Ok(rows)
+}
+
+/// What each GPU class's plan (into buffers of its own, the runtime's
+/// tensors) costs by the class model, against an arena, copies only and
+/// views of the input: why the plan is what it is (`CostModel::plan_cost`;
+/// device and host microseconds).
+fn print_alternatives(
+    splits: &[(String, ElementType, ResolvedSplit)],
+) -> Result<(), Box<dyn std::error::Error>> {
+    println!(
+        "\nmodeled us (device + host) | {:<28} {:<10} {:>16} {:>16} {:>16} {:>6}",
+        "case", "class", "plan (disp)", "arena (disp)", "copies (count)", "views"
+    );
+    for (name, t, split) in splits {
+        for (class, model) in CLASSES.into_iter().filter(|(c, _)| *c != "software") {
+            let plan = |placement, strategy| {
+                let options = PlanOptions::default()
+                    .strategy(strategy)
+                    .placement(placement);
+                SplitPlan::new(split, *t, &PlanLimits::WEBGPU_DEFAULT, &options)
+            };
+            let cell = |p: &SplitPlan, n: u64| {
+                let cost = model.plan_cost(p);
+                format!("{:.0} ({n})", cost.total_seconds() * 1e6)
+            };
+            let own = plan(Placement::Separate, Strategy::Auto(model))?;
+            let arena = plan(Placement::Arena, Strategy::Auto(model))?;
+            let copies = plan(Placement::Separate, Strategy::Copy)
+                .map_or("-".to_string(), |p| cell(&p, p.copy_count()));
+            let views = if own.input_views().is_some() {
+                "0"
+            } else {
+                "-"
+            };
+            println!(
+                "                            | {:<28} {:<10} {:>16} {:>16} {:>16} {:>6}",
+                name,
+                class,
+                cell(&own, own.dispatch_count() as u64),
+                cell(&arena, arena.dispatch_count() as u64),
+                copies,
+                views
+            );
+        }
+    }
+    Ok(())
 }
 
 fn print_row(r: &Row) {

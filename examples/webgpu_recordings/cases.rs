@@ -52,7 +52,23 @@ fn window_case(
 /// One split per kernel that the kernel can move.
 pub fn kernel_cases() -> Vec<(Kernel, Case)> {
     use ElementType::{Float, Float16, Uint8};
-    vec![
+    // Every kernel's sample splits (its spec's), at most 32 rows: a kernel
+    // in the table is in the suite.
+    let samples = Kernel::ALL.into_iter().flat_map(|kernel| {
+        wgpu_split::plan::internals::samples(kernel)
+            .into_iter()
+            .enumerate()
+            .map(move |(i, (split, t))| {
+                let shape = split.input_shape();
+                let mut small = shape.to_vec();
+                small[0] = small[0].min(32);
+                let lengths = split.lengths().to_vec();
+                let name = format!("{}_sample{i}", kernel.name());
+                (kernel, case(name, t, &small, split.axis(), lengths))
+            })
+    });
+    let mut cases: Vec<(Kernel, Case)> = samples.collect();
+    cases.extend([
         (Kernel::Words, case("words", Uint8, &[6, 10], 1, vec![3, 7])),
         (Kernel::Vec4, case("vec4", Float, &[4, 16], 1, vec![8, 8])),
         (
@@ -90,7 +106,8 @@ pub fn kernel_cases() -> Vec<(Kernel, Case)> {
             Kernel::RowStreams,
             case("row_streams", Uint8, &[16, 4097], 1, vec![2048, 2049]),
         ),
-    ]
+    ]);
+    cases
 }
 
 /// The split_bench cases (`examples/split_bench/cases.rs`), scaled down to

@@ -39,7 +39,7 @@ use layout::{Layout, regions};
 use serde_json::json;
 use wgpu_split::plan::internals::{RecordedModule, Recording, Region};
 use wgpu_split::plan::{
-    CostModel, Kernel, Placement, PlanLimits, PlanOptions, SplitPlan, Strategy,
+    CostModel, Kernel, LaneOrder, Placement, PlanLimits, PlanOptions, SplitPlan, Strategy,
 };
 use wgpu_split::{HostTensor, host};
 
@@ -70,16 +70,25 @@ fn plans() -> (Vec<Case>, Vec<Planned>) {
         }
     };
     let placements = [Placement::Separate, Placement::Arena];
+    // Each kernel's cases in both placements and both lane orders: blocked
+    // (lavapipe's model) and striped (a GPU's).
+    let lanes = [
+        ("blocked", Strategy::Auto(CostModel::LAVAPIPE)),
+        ("striped", Strategy::Auto(CostModel::DISCRETE_GPU)),
+    ];
     for (kernel, c) in kernel_cases() {
         all_cases.push(c);
         let i = all_cases.len() - 1;
         for placement in placements {
-            let options = PlanOptions::default()
-                .strategy(Strategy::Gather)
-                .kernel(kernel)
-                .placement(placement);
-            let name = format!("{} {}", all_cases[i].name, placement.name());
-            add(&mut all_cases, name, i, options);
+            for (order, strategy) in lanes {
+                let options = PlanOptions::default()
+                    .strategy(strategy)
+                    .in_compute_pass()
+                    .kernel(kernel)
+                    .placement(placement);
+                let name = format!("{} {} {order}", all_cases[i].name, placement.name());
+                add(&mut all_cases, name, i, options);
+            }
         }
     }
     let strategies = [
@@ -135,19 +144,24 @@ fn plans() -> (Vec<Case>, Vec<Planned>) {
     (all_cases, planned)
 }
 
-/// Fails unless every kernel runs in both placements somewhere in `plans`
-/// (a kernel added to [`Kernel::ALL`] joins the suite through the forced
-/// variants; this says when no case gives it work).
+/// Fails unless every kernel runs in both placements and both lane orders
+/// somewhere in `plans` (a kernel added to [`Kernel::ALL`] joins the suite
+/// through its samples and the forced variants; this says when no case
+/// gives it work).
 fn check_coverage(plans: &[Planned]) -> Result<(), String> {
+    let orders = [LaneOrder::Blocked, LaneOrder::Striped];
     let missing: Vec<String> = Kernel::ALL
         .into_iter()
         .flat_map(|k| [Placement::Separate, Placement::Arena].map(|p| (k, p)))
-        .filter(|&(k, p)| {
+        .flat_map(|(k, p)| orders.map(|l| (k, p, l)))
+        .filter(|&(k, p, l)| {
             !plans.iter().any(|x| {
-                x.plan.kernel() == k && x.plan.placement() == p && x.plan.dispatch_count() > 0
+                x.plan.kernel() == k
+                    && x.plan.placement() == p
+                    && x.plan.shaders().first().is_some_and(|s| s.lanes() == l)
             })
         })
-        .map(|(k, p)| format!("{k:?} {}", p.name()))
+        .map(|(k, p, l)| format!("{k:?} {} {}", p.name(), l.name()))
         .collect();
     if missing.is_empty() {
         Ok(())
