@@ -105,6 +105,9 @@ fn plan_of(
     splitter.plan_with(split, t, &options).ok()
 }
 
+/// What a timed run records into the encoder.
+type Record<'a> = Box<dyn Fn(&mut wgpu::CommandEncoder) + 'a>;
+
 /// One prepared plan and the buffers it binds.
 struct Prepared {
     prepared: PreparedSplit,
@@ -146,13 +149,13 @@ fn time_pair(
             _buffers: (input_buffer, outputs),
         });
     }
-    let records: Vec<Box<dyn Fn(&mut wgpu::CommandEncoder) + '_>> = prepared
+    let records: Vec<Record<'_>> = prepared
         .iter()
         .map(|p| {
             Box::new(move |encoder: &mut wgpu::CommandEncoder| {
                 let mut pass = encoder.begin_compute_pass(&Default::default());
                 p.prepared.record(&mut pass);
-            }) as Box<dyn Fn(&mut wgpu::CommandEncoder)>
+            }) as Record<'_>
         })
         .collect();
     for record in &records {
