@@ -1,0 +1,169 @@
+// Rendered by tests/rendered_wgsl.rs: kernel row_blocks, striped lanes, outputs arena,
+// for float16 [512, 6] split on axis 1 into [1, 2, 3] (the kernel's first sample).
+
+// Kernel row_blocks, outputs arena, 1 destination slot(s).
+const WORKGROUP_SIZE: u32 = 256u;
+const UNIT_BITS: u32 = 128u;
+const UNITS_PER_INVOCATION: u32 = 8u;
+const FLAG_PAD: u32 = 1u;
+const FLAG_ALIGNED: u32 = 2u;
+const FLAG_SKIP: u32 = 4u;
+
+struct Entry {
+    first_invocation: u32,
+    dst_unit: u32,
+    first_bit: u32,
+    len_bits: u32,
+    run_bits: u32,
+    block_bits: u32,
+    run_phase_bits: u32,
+    src_bit: u32,
+    flags: u32,
+    dst_slot: u32,
+    units_per_invocation: u32,
+    window_units: u32,
+}
+
+struct Table {
+    invocations: u32,
+    entry_count: u32,
+    source_window_units: u32,
+    padding: u32,
+    entries: array<Entry>,
+}
+
+@group(0) @binding(0) var<storage, read> table: Table;
+@group(0) @binding(1) var<storage, read> src_vec4: array<vec4<u32>>;
+@group(0) @binding(2) var<storage, read_write> dst_vec4_0: array<vec4<u32>>;
+
+// The caller's offsets need not be multiples of the binding alignment:
+// each binding starts at its offset aligned down and ends where its window
+// ends, so the shift is the binding's length less the window's units that
+// the table holds. Tables depend on the plan alone, never on the offsets.
+// This module's bindings start at the caller's offsets: no shift.
+
+// Bits the source binding starts before the source window.
+fn source_shift_bits() -> u32 {
+    return 0u;
+}
+
+// Units slot 0's binding starts before a window of `window_units`.
+fn dst_shift_0(window_units: u32) -> u32 {
+    return 0u;
+}
+
+// Entry `e` at this dispatch's bindings, for slot 0.
+fn bound_0(e: Entry) -> Entry {
+    var b = e;
+    b.src_bit = e.src_bit + source_shift_bits();
+    b.dst_unit = e.dst_unit + dst_shift_0(e.window_units);
+    return b;
+}
+
+// Every load and store of the module's kernel goes through these accessors,
+// each call site numbered (`site`), so that the module's trace variant can
+// record what every invocation touches (plan::coalescing); elsewhere they
+// are plain accesses that the compilers inline.
+fn ld_src(site: u32, i: u32) -> vec4<u32> {
+    return src_vec4[i];
+}
+// Source word `w` (of a vec4 source).
+fn ld_src_word(site: u32, w: u32) -> u32 {
+    return src_vec4[w >> 2u][w & 3u];
+}
+fn st_dst_0(site: u32, i: u32, v: vec4<u32>) {
+    dst_vec4_0[i] = v;
+}
+fn ld_dst_0(site: u32, i: u32) -> vec4<u32> {
+    return dst_vec4_0[i];
+}
+
+// The invocation's index in the dispatch (a 2-D grid past 65535 workgroups).
+fn invocation_index(wid: vec3<u32>, groups: vec3<u32>, lid: vec3<u32>) -> u32 {
+    return (wid.y * groups.x + wid.x) * WORKGROUP_SIZE + lid.x;
+}
+
+// True when this dispatch writes table entry `j`: FLAG_SKIP leaves it to
+// another dispatch of the pass (where two destinations' bindings would
+// overlap in one buffer).
+fn writes(j: u32) -> bool {
+    return (table.entries[j].flags & FLAG_SKIP) == 0u;
+}
+
+// The staged blocks of a workgroup.
+var<workgroup> tile: array<vec4<u32>, 256>;
+// Every invocation of the workgroup runs the body (it shares workgroup
+// memory behind a barrier, so none may return early).
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn split(
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+    @builtin(local_invocation_id) lid: vec3<u32>,
+) {
+    let g = invocation_index(wid, groups, lid);
+    // 42 blocks of 8 rows (6 vec4s each) per workgroup.
+    let lane = lid.x;
+    let tile0 = (wid.y * groups.x + wid.x) * 42u;
+    let blocks = table.entries[0u].len_bits / 128u;
+    let base = ((table.entries[0u].src_bit + source_shift_bits() - 0u) >> 7u)
+        + tile0 * 6u;
+    if (lane < 252u && tile0 + lane / 6u < blocks) {
+        tile[lane] = ld_src(0u, base + lane);
+    }
+    workgroupBarrier();
+    {
+        let local = lane - 0u;
+        let b = local / 1u;
+        if (lane >= 0u && local < 42u && tile0 + b < blocks) {
+            let v = local % 1u;
+            let t = b * 6u;
+            var value = vec4<u32>();
+            if (v == 0u) {
+                value = vec4<u32>((tile[t + 0u].x & 0xffffu) | ((tile[t + 0u].w & 0xffffu) << 16u), (tile[t + 1u].z & 0xffffu) | ((tile[t + 2u].y & 0xffffu) << 16u), (tile[t + 3u].x & 0xffffu) | ((tile[t + 3u].w & 0xffffu) << 16u), (tile[t + 4u].z & 0xffffu) | ((tile[t + 5u].y & 0xffffu) << 16u));
+            }
+            let d = table.entries[0u].dst_unit
+                + dst_shift_0(table.entries[0u].window_units);
+            st_dst_0(1u, d + (tile0 + b) * 1u + v, value);
+        }
+    }
+    {
+        let local = lane - 42u;
+        let b = local / 2u;
+        if (lane >= 42u && local < 84u && tile0 + b < blocks) {
+            let v = local % 2u;
+            let t = b * 6u;
+            var value = vec4<u32>();
+            if (v == 0u) {
+                value = vec4<u32>((tile[t + 0u].x >> 16u) | ((tile[t + 0u].y & 0xffffu) << 16u), (tile[t + 0u].w >> 16u) | ((tile[t + 1u].x & 0xffffu) << 16u), (tile[t + 1u].z >> 16u) | ((tile[t + 1u].w & 0xffffu) << 16u), (tile[t + 2u].y >> 16u) | ((tile[t + 2u].z & 0xffffu) << 16u));
+            }
+            if (v == 1u) {
+                value = vec4<u32>((tile[t + 3u].x >> 16u) | ((tile[t + 3u].y & 0xffffu) << 16u), (tile[t + 3u].w >> 16u) | ((tile[t + 4u].x & 0xffffu) << 16u), (tile[t + 4u].z >> 16u) | ((tile[t + 4u].w & 0xffffu) << 16u), (tile[t + 5u].y >> 16u) | ((tile[t + 5u].z & 0xffffu) << 16u));
+            }
+            let d = table.entries[1u].dst_unit
+                + dst_shift_0(table.entries[1u].window_units);
+            st_dst_0(2u, d + (tile0 + b) * 2u + v, value);
+        }
+    }
+    {
+        let local = lane - 126u;
+        let b = local / 3u;
+        if (lane >= 126u && local < 126u && tile0 + b < blocks) {
+            let v = local % 3u;
+            let t = b * 6u;
+            var value = vec4<u32>();
+            if (v == 0u) {
+                value = vec4<u32>((tile[t + 0u].y >> 16u) | ((tile[t + 0u].z & 0xffffu) << 16u), (tile[t + 0u].z >> 16u) | ((tile[t + 1u].x >> 16u) << 16u), tile[t + 1u].y, (tile[t + 1u].w >> 16u) | ((tile[t + 2u].x & 0xffffu) << 16u));
+            }
+            if (v == 1u) {
+                value = vec4<u32>((tile[t + 2u].x >> 16u) | ((tile[t + 2u].z >> 16u) << 16u), tile[t + 2u].w, (tile[t + 3u].y >> 16u) | ((tile[t + 3u].z & 0xffffu) << 16u), (tile[t + 3u].z >> 16u) | ((tile[t + 4u].x >> 16u) << 16u));
+            }
+            if (v == 2u) {
+                value = vec4<u32>(tile[t + 4u].y, (tile[t + 4u].w >> 16u) | ((tile[t + 5u].x & 0xffffu) << 16u), (tile[t + 5u].x >> 16u) | ((tile[t + 5u].z >> 16u) << 16u), tile[t + 5u].w);
+            }
+            let d = table.entries[2u].dst_unit
+                + dst_shift_0(table.entries[2u].window_units);
+            st_dst_0(3u, d + (tile0 + b) * 3u + v, value);
+        }
+    }
+
+}

@@ -1,0 +1,82 @@
+//! What the GPU runs, readable without running anything: every kernel's
+//! module for its first sample split, in both placements and both lane
+//! orders, rendered into `shaders/rendered/` and checked against what the
+//! crate renders today. `WGPU_SPLIT_BLESS=1 cargo test --test rendered_wgsl`
+//! rewrites them after a deliberate change (review the diff).
+
+use std::path::PathBuf;
+
+use wgpu_split::plan::{
+    CostModel, Kernel, Placement, PlanLimits, PlanOptions, SplitPlan, Strategy,
+};
+
+/// The rendered modules: (file name, WGSL).
+fn rendered() -> Vec<(String, String)> {
+    let mut files = Vec::new();
+    for kernel in Kernel::ALL {
+        let (split, t) = wgpu_split::plan::internals::samples(kernel)
+            .into_iter()
+            .next()
+            .expect("every kernel lists a sample");
+        for placement in [Placement::Separate, Placement::Arena] {
+            for model in [CostModel::LAVAPIPE, CostModel::DISCRETE_GPU] {
+                let options = PlanOptions::default()
+                    .strategy(Strategy::Auto(model))
+                    .in_compute_pass()
+                    .kernel(kernel)
+                    .placement(placement);
+                let plan = SplitPlan::new(&split, t, &PlanLimits::WEBGPU_DEFAULT, &options)
+                    .unwrap_or_else(|e| panic!("{kernel} {placement:?}: {e}"));
+                let key = &plan.shaders()[0];
+                let name = format!(
+                    "{}_{}_{}.wgsl",
+                    kernel.name(),
+                    placement.name(),
+                    model.lanes.name()
+                );
+                let header = format!(
+                    "// Rendered by tests/rendered_wgsl.rs: kernel {kernel}, {} lanes, outputs {},\n\
+                     // for {t} {:?} split on axis {} into {:?} (the kernel's first sample).\n\n",
+                    model.lanes.name(),
+                    placement.name(),
+                    split.input_shape(),
+                    split.axis(),
+                    split.lengths(),
+                );
+                files.push((name, header + &key.source()));
+            }
+        }
+    }
+    files
+}
+
+#[test]
+fn the_rendered_wgsl_is_what_the_crate_renders() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("shaders/rendered");
+    let bless = std::env::var("WGPU_SPLIT_BLESS").as_deref() == Ok("1");
+    let files = rendered();
+    if bless {
+        std::fs::create_dir_all(&dir).unwrap();
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            std::fs::remove_file(entry.unwrap().path()).unwrap();
+        }
+        for (name, text) in &files {
+            std::fs::write(dir.join(name), text).unwrap();
+        }
+        return;
+    }
+    let mut stale = Vec::new();
+    for (name, text) in &files {
+        match std::fs::read_to_string(dir.join(name)) {
+            Ok(on_disk) if on_disk == *text => {}
+            _ => stale.push(name.clone()),
+        }
+    }
+    let on_disk = std::fs::read_dir(&dir).map_or(0, |d| d.count());
+    assert!(
+        stale.is_empty() && on_disk == files.len(),
+        "shaders/rendered/ is stale ({stale:?}, {on_disk} files for {}): run \
+         WGPU_SPLIT_BLESS=1 cargo test --test rendered_wgsl and review the diff",
+        files.len()
+    );
+}
