@@ -9,7 +9,8 @@
 use std::time::Instant;
 
 use wgpu_split::gpu::{BufferRegion, CachePolicy, GpuContext, GpuSplitter, RoundTrip};
-use wgpu_split::plan::{GeneratedLayout, PlanOptions, SplitPlan, Strategy};
+use wgpu_split::plan::internals::GeneratedLayout;
+use wgpu_split::plan::{PlanOptions, SplitPlan, Strategy};
 use wgpu_split::{ElementType, ResolvedSplit};
 
 /// Row-block plans of `count` distinct layouts (u8 rows of m bytes split

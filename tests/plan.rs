@@ -13,9 +13,9 @@ use wgpu_split::error::{EncodeError, PlanError};
 use wgpu_split::plan::internals::{
     BoundPlan, MAX_GROUP_MODULES, Pass, Region, SlotBinding, WORKGROUP_SIZE,
 };
+use wgpu_split::plan::internals::{GeneratedLayout, RowCopies};
 use wgpu_split::plan::{
-    CostModel, GeneratedLayout, Kernel, LaneOrder, Placement, PlanLimits, PlanOptions, RowCopies,
-    SplitPlan, Strategy, Usages,
+    CostModel, Kernel, LaneOrder, Placement, PlanLimits, PlanOptions, SplitPlan, Strategy, Usages,
 };
 use wgpu_split::{ElementType, HostTensor, OnnxSplitToSequence, ResolvedSplit};
 

@@ -12,9 +12,10 @@ use wgpu_split::plan::internals::{
     BindingKind, FLAG_ALIGNED, FLAG_PAD, FLAG_SKIP, MAX_UNIFORM_ENTRIES, TableEntry, TableHeader,
     UNITS_PER_INVOCATION, WORKGROUP_SIZE,
 };
+use wgpu_split::plan::internals::{Bindings, GeneratedLayout};
 use wgpu_split::plan::{
-    Bindings, CostModel, GeneratedLayout, Kernel, LaneOrder, Placement, PlanLimits, PlanOptions,
-    ShaderKey, SplitPlan, Strategy,
+    CostModel, Kernel, LaneOrder, Placement, PlanLimits, PlanOptions, ShaderKey, SplitPlan,
+    Strategy,
 };
 use wgpu_split::{ElementType, ResolvedSplit};
 

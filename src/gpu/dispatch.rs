@@ -12,8 +12,9 @@ use super::region::BufferRegion;
 use super::resources::{CachedTable, Resources};
 use super::scope::{buffer_with_contents, scoped};
 use crate::error::Result;
+use crate::plan::SplitPlan;
+use crate::plan::internals::Bindings;
 use crate::plan::internals::{BoundDispatch, BoundPlan, SlotBinding, fingerprint};
-use crate::plan::{Bindings, SplitPlan};
 
 /// Pipelines, table and bind groups of every dispatch of `bound`.
 pub(crate) fn prepare_dispatches(

@@ -128,7 +128,7 @@ impl<'s> RoundTrip<'s> {
             .into());
         }
         split.check_input_shape(input.shape())?;
-        self.splitter.plan(split, input.element_type())
+        Ok(self.splitter.plan(split, input.element_type())?)
     }
 
     /// Executes a ready plan on `input` and reads the outputs back, blocking
@@ -250,7 +250,7 @@ impl<'s> RoundTrip<'s> {
     }
 
     /// One buffer per destination of `plan` (one per output, or the arena),
-    /// each of [`SplitPlan::destination_bytes`] (at least 4) with
+    /// each of the bytes of [`SplitPlan::requirements`] (at least 4) with
     /// `STORAGE | COPY_SRC | COPY_DST`, the usages a split and a readback
     /// need.
     ///

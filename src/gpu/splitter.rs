@@ -152,7 +152,11 @@ impl GpuSplitter {
     /// # Errors
     ///
     /// The [`PlanError`]s of [`SplitPlan::new`].
-    pub fn plan(&self, split: &ResolvedSplit, element_type: ElementType) -> Result<SplitPlan> {
+    pub fn plan(
+        &self,
+        split: &ResolvedSplit,
+        element_type: ElementType,
+    ) -> std::result::Result<SplitPlan, PlanError> {
         self.plan_with(split, element_type, &PlanOptions::default())
     }
 
@@ -196,7 +200,7 @@ impl GpuSplitter {
         &self,
         split: &ResolvedSplit,
         element_type: ElementType,
-    ) -> Result<SplitPlan> {
+    ) -> std::result::Result<SplitPlan, PlanError> {
         self.plan_with(
             split,
             element_type,
@@ -217,18 +221,12 @@ impl GpuSplitter {
         split: &ResolvedSplit,
         element_type: ElementType,
         options: &PlanOptions,
-    ) -> Result<SplitPlan> {
+    ) -> std::result::Result<SplitPlan, PlanError> {
         let options = PlanOptions {
             strategy: Some(options.strategy.unwrap_or(self.strategy)),
             ..*options
         };
-        Ok(SplitPlan::with_model(
-            split,
-            element_type,
-            &self.limits,
-            &options,
-            self.model(),
-        )?)
+        SplitPlan::with_model(split, element_type, &self.limits, &options, self.model())
     }
 
     /// The cost model of the splitter's strategy, or the one of its

@@ -7,7 +7,8 @@ use super::dispatch::upload_table;
 use super::resources::Resources;
 use super::scope::scoped;
 use crate::error::Result;
-use crate::plan::{Bindings, ShaderKey, SplitPlan};
+use crate::plan::internals::Bindings;
+use crate::plan::{ShaderKey, SplitPlan};
 
 /// The cache of a [`crate::gpu::GpuSplitter`]
 /// ([`crate::gpu::GpuSplitter::cache`]), bounded by its

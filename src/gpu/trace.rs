@@ -12,9 +12,10 @@ use super::region::{BufferRegion, plain_regions};
 use super::scope::{buffer_with_contents, scoped};
 use super::splitter::GpuSplitter;
 use crate::error::Result;
+use crate::plan::SplitPlan;
 use crate::plan::coalescing::{Access, TracedBinding, TracedDispatch};
+use crate::plan::internals::Bindings;
 use crate::plan::internals::{BoundDispatch, SlotBinding, TableHeader};
-use crate::plan::{Bindings, SplitPlan};
 
 /// Records kept per invocation at first; a dispatch whose invocations made
 /// more runs again with room for them all.

@@ -237,6 +237,7 @@ impl SplitPlan {
     /// slot `slot` binds: 16 bytes at a multiple of 256 (WebGPU's largest
     /// storage offset alignment) of its own, so that no two spare bindings
     /// of a dispatch overlap.
+    #[doc(hidden)]
     pub fn spare_binding(&self, slot: usize) -> Range<u64> {
         let start = slot as u64 * 256;
         start..start + 16

@@ -157,7 +157,7 @@ impl CostModel {
     /// each figure rests on a published one ([`crate::docs::device`],
     /// "Class models", with its sources):
     ///
-    /// - a plain vec4 kernel copies at [`DISCRETE_GPU_BYTES_PER_SECOND`],
+    /// - a plain vec4 kernel copies at `DISCRETE_GPU_BYTES_PER_SECOND` (300 GB/s),
     ///   0.8 of a 360-384 GB/s memory's peak, counting bytes read and
     ///   written; each kernel at the share of it its access pattern allows
     ///   (`KernelRates`, ranked by the access trace);
@@ -188,7 +188,7 @@ impl CostModel {
     /// An integrated GPU (shared system memory: Apple M1, Intel Iris Xe,
     /// Radeon 680M class). Not measured here; the same kinds of facts as
     /// [`CostModel::DISCRETE_GPU`]: a vec4 kernel copies at
-    /// [`INTEGRATED_GPU_BYTES_PER_SECOND`] (0.8 of 68-100 GB/s), copies at
+    /// `INTEGRATED_GPU_BYTES_PER_SECOND` (60 GB/s) (0.8 of 68-100 GB/s), copies at
     /// 0.9 of that (on shared memory both are bound by the same bus, and
     /// the copy engines of integrated parts are the shader cores: RADV's
     /// compute copies, Intel's blitter-less render path), 10 µs per
@@ -210,7 +210,7 @@ impl CostModel {
     /// An adapter the crate knows nothing of: never thousands of small
     /// copies where one dispatch does the job (a copy command is assumed to
     /// cost 20 µs), GPU lanes, and kernels at the shares of
-    /// [`crate::plan::UNKNOWN_GPU_BYTES_PER_SECOND`] their access patterns allow.
+    /// 20 GB/s (`UNKNOWN_GPU_BYTES_PER_SECOND`) their access patterns allow.
     pub const CONSERVATIVE: CostModel = CostModel {
         copy_bytes_per_second: 50e9,
         copy_command_seconds: 20e-6,

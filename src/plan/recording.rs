@@ -128,6 +128,7 @@ impl SplitPlan {
     /// # Errors
     ///
     /// The [`EncodeError`]s of the regions.
+    #[doc(hidden)]
     pub fn recording(
         &self,
         input: &Region,

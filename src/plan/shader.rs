@@ -13,8 +13,10 @@ use super::wgsl::{Bindings, Variant, number_sites, prelude};
 pub const MAX_UNIFORM_ENTRIES: usize = 32;
 
 /// What one compiled pipeline is: a kernel for a placement with a number of
-/// destination slots, and a generated kernel's layout. Its module has one
-/// entry point, `split`.
+/// destination slots, a lane order and a generated kernel's layout. Opaque:
+/// it names a module ([`ShaderKey::label`]), identifies it
+/// ([`ShaderKey::id`]) and renders it ([`ShaderKey::source`], with one entry
+/// point, `split`); the splitter's pipeline cache is keyed on it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct ShaderKey {
     kernel: Kernel,
@@ -55,16 +57,19 @@ impl ShaderKey {
     /// the kernel also records what it touched into one more binding
     /// ([`Bindings::trace`]), for `crate::gpu::trace`. Never recorded by a
     /// plan.
+    #[doc(hidden)]
     pub fn traced(self, traced: bool) -> Self {
         ShaderKey { traced, ..self }
     }
 
     /// True for the access-trace variant.
+    #[doc(hidden)]
     pub fn is_traced(&self) -> bool {
         self.traced
     }
 
     /// How the module lays invocations over units.
+    #[doc(hidden)]
     pub fn lanes(&self) -> LaneOrder {
         self.lanes
     }
@@ -72,17 +77,14 @@ impl ShaderKey {
     /// The same module whose dispatches may skip table entries
     /// (`FLAG_SKIP`): the one an encode uses where two destinations'
     /// bindings would overlap.
+    #[doc(hidden)]
     pub fn skipping(self, skips: bool) -> Self {
         ShaderKey { skips, ..self }
     }
 
-    /// True when its dispatches may skip table entries.
-    pub fn skips(&self) -> bool {
-        self.skips
-    }
-
     /// The same module with the source bound `read_write`: the one an
     /// encode uses where a destination shares the input's buffer.
+    #[doc(hidden)]
     pub fn with_writable_source(self, writable_source: bool) -> Self {
         ShaderKey {
             writable_source,
@@ -90,25 +92,17 @@ impl ShaderKey {
         }
     }
 
-    /// True when the source is bound `read_write`.
-    pub fn writable_source(&self) -> bool {
-        self.writable_source
-    }
-
     /// The same module for bindings that may start before the caller's
     /// offsets (offsets that are not multiples of the binding alignment):
     /// the kernel reads each shift off its binding's length. Without it the
     /// shifts are compiled out.
+    #[doc(hidden)]
     pub fn with_shifts(self, shifted: bool) -> Self {
         ShaderKey { shifted, ..self }
     }
 
-    /// True when the module reads shifts off its bindings' lengths.
-    pub fn shifted(&self) -> bool {
-        self.shifted
-    }
-
     /// A table-driven kernel's key (generated kernels need a plan's layout).
+    #[doc(hidden)]
     pub fn table_driven(
         kernel: Kernel,
         placement: Placement,
@@ -119,32 +113,38 @@ impl ShaderKey {
     }
 
     /// The kernel.
+    #[doc(hidden)]
     pub fn kernel(&self) -> Kernel {
         self.kernel
     }
 
     /// Where the outputs go.
+    #[doc(hidden)]
     pub fn placement(&self) -> Placement {
         self.placement
     }
 
     /// Destination bindings.
+    #[doc(hidden)]
     pub fn slots(&self) -> u32 {
         self.slots
     }
 
     /// The generated kernel's layout.
+    #[doc(hidden)]
     pub fn layout(&self) -> Option<&GeneratedLayout> {
         self.layout.as_ref()
     }
 
     /// True for a generated kernel (a module of its own per layout).
+    #[doc(hidden)]
     pub fn is_generated(&self) -> bool {
         self.layout.is_some()
     }
 
     /// The smallest table binding the module accepts: the header and the
     /// uniform table's entries, or the storage table's first entry.
+    #[doc(hidden)]
     pub fn min_table_bytes(&self) -> u64 {
         let entries = self.uniform_entries().unwrap_or(1);
         TableHeader::SIZE + u64::from(entries) * TableEntry::SIZE
@@ -166,6 +166,38 @@ impl ShaderKey {
                 .map(|n| n.max(1) as u32),
             (None, Placement::Arena) => None,
         }
+    }
+
+    /// A name for logs and GPU debuggers: the kernel, its lane order, where
+    /// the outputs go and its destination slots (e.g. `row_copies striped
+    /// separate x4`), the module's variants after it.
+    pub fn label(&self) -> String {
+        let mut label = format!(
+            "{} {} {} x{}",
+            self.kernel,
+            self.lanes.name(),
+            self.placement.name(),
+            self.slots
+        );
+        for (on, variant) in [
+            (self.skips, "skipping"),
+            (self.writable_source, "writable-source"),
+            (self.shifted, "shifted"),
+            (self.traced, "traced"),
+        ] {
+            if on {
+                label += " ";
+                label += variant;
+            }
+        }
+        label
+    }
+
+    /// A stable id of the module: a 64-bit FNV-1a hash of its WGSL source,
+    /// the same on every machine and in every process for the same module
+    /// (a key for a runtime's own pipeline cache).
+    pub fn id(&self) -> u64 {
+        super::split_plan::fingerprint(self.source().as_bytes())
     }
 
     /// The module's entry point.
@@ -228,6 +260,7 @@ impl ShaderKey {
     /// read-only storage, see `uniform_entries`), the source
     /// (read-only, or writable in that variant) and one writable
     /// destination per slot.
+    #[doc(hidden)]
     pub fn bind_group_layout(&self) -> Vec<LayoutEntry> {
         let table = if self.uniform_entries().is_some() {
             BindingKind::Uniform

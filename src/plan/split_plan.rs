@@ -197,6 +197,7 @@ impl SplitPlan {
     /// one dispatch, up to [`crate::plan::internals::MAX_GROUP_MODULES`]
     /// when separate destinations take several; none for a table-driven
     /// kernel.
+    #[doc(hidden)]
     pub fn generated_layouts(&self) -> Vec<&GeneratedLayout> {
         let mut layouts: Vec<&GeneratedLayout> = Vec::new();
         for layout in self.passes.iter().filter_map(|p| p.layout.as_ref()) {
@@ -213,6 +214,7 @@ impl SplitPlan {
     /// # Panics
     ///
     /// When the plan has no pass `index`.
+    #[doc(hidden)]
     pub fn pass_shader(&self, index: usize) -> ShaderKey {
         self.modules[self.pass_module[index]].clone()
     }
@@ -242,6 +244,7 @@ impl SplitPlan {
     /// Bytes of the input's buffer the plan may bind from the input's offset
     /// (the input size rounded up to a word). The input region itself need
     /// only hold [`SplitPlan::input_bytes`]; the rest is read, never used.
+    #[doc(hidden)]
     pub fn input_binding_bytes(&self) -> u64 {
         self.input_bytes.div_ceil(4) * 4
     }
@@ -272,6 +275,7 @@ impl SplitPlan {
 
     /// Destination bindings the shader needs (the most any pass binds; 0
     /// without dispatches).
+    #[doc(hidden)]
     pub fn destination_slots(&self) -> u32 {
         self.passes
             .iter()
@@ -292,6 +296,7 @@ impl SplitPlan {
 
     /// True when output `index` is written by the gather dispatches (false
     /// when it is copied or empty).
+    #[doc(hidden)]
     pub fn is_gathered(&self, index: usize) -> bool {
         self.gathered.get(index).copied().unwrap_or(false)
     }

@@ -13,9 +13,8 @@ use std::collections::HashSet;
 use wgpu_split::plan::internals::{
     BoundDispatch, FLAG_PAD, FLAG_SKIP, SlotBinding, TableEntry, TableHeader, UNITS_PER_INVOCATION,
 };
-use wgpu_split::plan::{
-    GeneratedLayout, Kernel, LaneOrder, RowBlock, RowCopies, RowStreams, SplitPlan, Usages,
-};
+use wgpu_split::plan::internals::{GeneratedLayout, RowBlock, RowCopies, RowStreams};
+use wgpu_split::plan::{Kernel, LaneOrder, SplitPlan, Usages};
 use wgpu_split::{HostTensor, ResolvedSplit, host};
 
 use super::Rng;

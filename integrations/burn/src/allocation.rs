@@ -100,10 +100,11 @@ impl Outputs {
 
     /// The destination regions an encode of `plan` takes.
     pub(crate) fn regions(&self, plan: &SplitPlan) -> Vec<BufferRegion<'_>> {
+        let needs = plan.requirements();
         self.guards
             .iter()
-            .enumerate()
-            .map(|(i, g)| BufferRegion::new(&g.buffer, g.offset, plan.destination_bytes(i)))
+            .zip(&needs.destinations)
+            .map(|(g, d)| BufferRegion::new(&g.buffer, g.offset, d.bytes))
             .collect()
     }
 }
