@@ -271,6 +271,7 @@ pub(crate) struct KernelSpec {
     /// gives it (a model stored before this kernel existed): the kernel
     /// that moves what it moves at about its rate. `None`: the class
     /// model's documented rate.
+    #[cfg_attr(not(feature = "serde"), allow(dead_code))]
     pub inherits: Option<Kernel>,
 }
 
