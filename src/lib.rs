@@ -62,6 +62,17 @@
 //! Operator identity lives in [`op`], element types in [`element`], host
 //! tensors in [`tensor`]; [`Error`] gathers each layer's error enum.
 //!
+//! # wgpu's backends, and this crate's features
+//!
+//! The crate enables only the wgpu features it needs (`std` and `wgsl`):
+//! which backends a program runs on (Vulkan, Metal, DX12, GL, the browser's
+//! WebGPU) is the program's own wgpu dependency's choice, as for any
+//! library on wgpu. `wgpu = "30"` with its default features enables every
+//! platform's (Metal on a Mac, DX12 and Vulkan on Windows, Vulkan and GL on
+//! Linux); with no backend enabled no adapter is found. Features: `serde`
+//! (default) stores and loads a [`plan::CostModel`]; `lab` builds the lab
+//! programs of the repository (examples only, nothing in the library).
+//!
 //! # Host example
 //!
 //! ```

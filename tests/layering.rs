@@ -2,7 +2,10 @@
 //! depend on each other one way only (semantics <- plan <- gpu, host;
 //! leaves below), each layer's errors live beside it and only the top
 //! layers return the crate's `Error`, and no two files import each other in
-//! a circle.
+//! a circle. And the house rules of the developer guide: no `src` file over
+//! 400 lines, kernel variants named only in `src/plan/kernels/` (the rest
+//! of the crate reads the kernel table generically), and a placement
+//! matched on in at most two files.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -164,4 +167,186 @@ fn no_module_imports_form_a_circle() {
             panic!("import circle: {}", circle.join(" -> "));
         }
     }
+}
+
+/// Every `.rs` file under `src/`, with its path relative to the crate
+/// (`src/plan/passes.rs`) and its text.
+fn sources() -> Vec<(String, String)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    rust_files(&root.join("src"), &mut files);
+    files.sort();
+    files
+        .iter()
+        .map(|f| {
+            let rel = f.strip_prefix(root).unwrap().to_string_lossy();
+            (rel.replace('\\', "/"), std::fs::read_to_string(f).unwrap())
+        })
+        .collect()
+}
+
+/// The longest a `src` file may be.
+const MAX_LINES: usize = 400;
+
+/// Files over [`MAX_LINES`] when the rule was written, each with the length
+/// it may not pass; an entry goes when its file is cut to the limit (the
+/// test fails until it is removed), and no file joins the list.
+const OVER_MAX_LINES: &[(&str, usize)] = &[
+    ("src/plan/kernels/row_streams.rs", 435),
+    ("src/plan/passes.rs", 421),
+    ("src/plan/split_plan.rs", 429),
+];
+
+#[test]
+fn no_src_file_is_over_400_lines() {
+    let mut violations = Vec::new();
+    for (path, text) in sources() {
+        let lines = text.lines().count();
+        let allowed = OVER_MAX_LINES.iter().find(|(p, _)| *p == path);
+        match allowed {
+            None if lines > MAX_LINES => {
+                violations.push(format!("{path}: {lines} lines, over {MAX_LINES}"))
+            }
+            Some((_, cap)) if lines > *cap => violations.push(format!(
+                "{path}: {lines} lines, over {MAX_LINES} and grown past its {cap}"
+            )),
+            Some(_) if lines <= MAX_LINES => violations.push(format!(
+                "{path}: {lines} lines, within {MAX_LINES}: remove it from OVER_MAX_LINES"
+            )),
+            _ => {}
+        }
+    }
+    for (path, _) in OVER_MAX_LINES {
+        if !Path::new(env!("CARGO_MANIFEST_DIR")).join(path).exists() {
+            violations.push(format!("{path} is gone: remove it from OVER_MAX_LINES"));
+        }
+    }
+    assert!(violations.is_empty(), "{violations:#?}");
+}
+
+/// The kernels' variants as the table in `src/plan/kernels/mod.rs` names
+/// them (`Words => words,`).
+fn kernel_variants() -> Vec<String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let table = std::fs::read_to_string(root.join("src/plan/kernels/mod.rs")).unwrap();
+    let body = table
+        .split("kernel_table! {")
+        .nth(1)
+        .expect("src/plan/kernels/mod.rs invokes kernel_table!");
+    let body = &body[..body.find("\n}").expect("the table ends")];
+    let variants: Vec<String> = code(body)
+        .lines()
+        .filter_map(|line| {
+            let (variant, module) = line.trim().split_once("=>")?;
+            let module = module.trim().trim_end_matches(',');
+            let word =
+                |s: &str| !s.is_empty() && s.chars().all(|c| c.is_alphanumeric() || c == '_');
+            (word(variant.trim()) && word(module)).then(|| variant.trim().to_string())
+        })
+        .collect();
+    assert!(
+        variants.len() >= 3,
+        "kernel_table! in src/plan/kernels/mod.rs lists {variants:?}"
+    );
+    variants
+}
+
+#[test]
+fn kernel_variants_are_named_only_under_plan_kernels() {
+    let variants = kernel_variants();
+    let mut violations = Vec::new();
+    for (path, text) in sources() {
+        if path.starts_with("src/plan/kernels/") {
+            continue;
+        }
+        let code = code(&text);
+        for (n, line) in code.lines().enumerate() {
+            // A glob or a list of variants imported by name.
+            if line.contains("Kernel::{") || line.contains("Kernel::*") {
+                violations.push(format!("{path}:{}: {}", n + 1, line.trim()));
+            }
+            for variant in &variants {
+                let name = format!("Kernel::{variant}");
+                let named = line.match_indices(&name).any(|(at, _)| {
+                    let next = line[at + name.len()..].chars().next();
+                    !next.is_some_and(|c| c.is_alphanumeric() || c == '_')
+                });
+                if named {
+                    violations.push(format!("{path}:{}: {}", n + 1, line.trim()));
+                }
+            }
+        }
+    }
+    assert!(
+        violations.is_empty(),
+        "kernel variants named outside src/plan/kernels/ (read the table: \
+         Kernel::ALL, Kernel::from_name, Kernel::spec): {violations:#?}"
+    );
+}
+
+/// Whether the `Placement::` variant at `at` in `line` is matched on: a
+/// pattern (followed by `=>` or `|`, in a tuple or not), a comparison, a
+/// `matches!` or an `if let` / `let` pattern.
+fn matched_at(line: &str, at: usize, variant_end: usize) -> bool {
+    let after = line[variant_end..].trim_start_matches([')', ',', ' ', '_']);
+    let before = &line[..at];
+    after.starts_with("=>")
+        || after.starts_with('|')
+        || before.trim_end().ends_with('|')
+        || before.trim_end().ends_with("let")
+        || ["==", "!=", "matches!("].iter().any(|p| before.contains(p))
+}
+
+/// Files whose code matches on a placement's variants (a `match` arm, an
+/// `==`, a `matches!` or a `let` pattern), with their line numbers.
+fn placement_matches() -> BTreeMap<String, Vec<usize>> {
+    let mut files: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    for (path, text) in sources() {
+        for (n, line) in code(&text).lines().enumerate() {
+            for variant in ["Placement::Separate", "Placement::Arena"] {
+                let hit = line
+                    .match_indices(variant)
+                    .any(|(at, _)| matched_at(line, at, at + variant.len()));
+                if hit {
+                    files.entry(path.clone()).or_default().push(n + 1);
+                }
+            }
+        }
+    }
+    files
+}
+
+#[test]
+fn placement_is_matched_in_at_most_two_files() {
+    let files = placement_matches();
+    assert!(
+        !files.is_empty(),
+        "no file matches on Placement: the check no longer sees the code"
+    );
+    assert!(
+        files.len() <= 2,
+        "Placement matched in {} files (at most 2: what a placement means \
+         belongs in its own methods): {files:#?}",
+        files.len()
+    );
+}
+
+#[test]
+fn the_placement_check_sees_each_form_of_match() {
+    let line = |l: &str| {
+        let at = l.find("Placement::Arena").unwrap();
+        matched_at(l, at, at + "Placement::Arena".len())
+    };
+    assert!(line("            Placement::Arena => 1,"));
+    assert!(line(
+        "            (Some(layout), Placement::Arena) => layout"
+    ));
+    assert!(line("        self == Placement::Arena"));
+    assert!(line("        Placement::Separate | Placement::Arena => 0,"));
+    assert!(line("    if matches!(p, Placement::Arena) {"));
+    assert!(line("    if let Placement::Arena = p {"));
+    assert!(!line(
+        "    let options = options.placement(Placement::Arena);"
+    ));
+    assert!(!line("    [Placement::Separate, Placement::Arena]"));
 }

@@ -1,9 +1,15 @@
-//! Lab of 2026-11-24 (docs/DEVICE.md, "The dispatch floor of `seq`"): what
-//! 143 dispatches cost on this device before they move a byte, against the
-//! seq split's grouped plan and a plain copy of its bytes, in rounds.
-//! Not built with the crate: copy it to `examples/lab_floor.rs` and
-//! `cargo run --release --example lab_floor`.
-#[path = "split_bench/gpu_timer.rs"]
+//! Lab of 2026-11-24 (`docs/journal/2026-11-24-groups.md`, "The dispatch floor of `seq`"):
+//! what 143 dispatches cost on this device before they move a byte, against
+//! the seq split's grouped plan and a plain copy of its bytes, in rounds.
+//!
+//! An example behind the `lab` feature (CI builds it; timings on a shared
+//! machine mean nothing):
+//!
+//! ```text
+//! cargo run --release --features lab --example lab_dispatch_floor
+//! ```
+#[path = "../../examples/split_bench/gpu_timer.rs"]
+#[allow(dead_code)] // split_bench's timer; labs use part of it
 mod gpu_timer;
 use gpu_timer::GpuTimer;
 use wgpu_split::gpu::{BufferRegion, GpuContext, RoundTrip};
@@ -49,60 +55,139 @@ fn main() {
     let options = PlanOptions::default()
         .strategy(Strategy::Auto(CostModel::DISCRETE_GPU))
         .placement(Placement::Separate);
-    let plan = SplitPlan::new(&split, ElementType::Float, &PlanLimits::WEBGPU_DEFAULT, &options).unwrap();
+    let plan = SplitPlan::new(
+        &split,
+        ElementType::Float,
+        &PlanLimits::WEBGPU_DEFAULT,
+        &options,
+    )
+    .unwrap();
     let dispatches = plan.dispatch_count();
-    println!("seq plan: {dispatches} dispatches, {} copies, {}", plan.copy_count(), plan.kernel());
+    println!(
+        "seq plan: {dispatches} dispatches, {} copies, {}",
+        plan.copy_count(),
+        plan.kernel()
+    );
     let bytes = plan.input_bytes();
-    let input = RoundTrip::new(&splitter).create_input(&vec![7u8; bytes as usize]).unwrap();
-    let outs = RoundTrip::new(&splitter).create_destinations(&plan).unwrap();
-    let storage = |size| device.create_buffer(&wgpu::BufferDescriptor {
-        label: None, size, usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC, mapped_at_creation: false });
-    let pipeline = |src: &str| device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-        label: None, layout: None,
-        module: &device.create_shader_module(wgpu::ShaderModuleDescriptor { label: None, source: wgpu::ShaderSource::Wgsl(src.into()) }),
-        entry_point: Some("main"), compilation_options: Default::default(), cache: None });
+    let input = RoundTrip::new(&splitter)
+        .create_input(&vec![7u8; bytes as usize])
+        .unwrap();
+    let outs = RoundTrip::new(&splitter)
+        .create_destinations(&plan)
+        .unwrap();
+    let storage = |size| {
+        device.create_buffer(&wgpu::BufferDescriptor {
+            label: None,
+            size,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        })
+    };
+    let pipeline = |src: &str| {
+        device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: None,
+            layout: None,
+            module: &device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: None,
+                source: wgpu::ShaderSource::Wgsl(src.into()),
+            }),
+            entry_point: Some("main"),
+            compilation_options: Default::default(),
+            cache: None,
+        })
+    };
     let touch = pipeline(TOUCH);
     // One bind group per dispatch, on the plan's own output buffers.
-    let groups: Vec<wgpu::BindGroup> = outs.chunks(7).map(|c| {
-        let mut entries = vec![wgpu::BindGroupEntry { binding: 0, resource: input.as_entire_binding() }];
-        for k in 0..7 {
-            let b = &c[k.min(c.len() - 1)];
-            entries.push(wgpu::BindGroupEntry { binding: k as u32 + 1, resource: b.as_entire_binding() });
-        }
-        device.create_bind_group(&wgpu::BindGroupDescriptor { label: None, layout: &touch.get_bind_group_layout(0), entries: &entries })
-    }).collect();
+    let groups: Vec<wgpu::BindGroup> = outs
+        .chunks(7)
+        .map(|c| {
+            let mut entries = vec![wgpu::BindGroupEntry {
+                binding: 0,
+                resource: input.as_entire_binding(),
+            }];
+            for k in 0..7 {
+                let b = &c[k.min(c.len() - 1)];
+                entries.push(wgpu::BindGroupEntry {
+                    binding: k as u32 + 1,
+                    resource: b.as_entire_binding(),
+                });
+            }
+            device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: None,
+                layout: &touch.get_bind_group_layout(0),
+                entries: &entries,
+            })
+        })
+        .collect();
     let copy = pipeline(COPY);
     let dst = storage(bytes);
-    let copy_group = device.create_bind_group(&wgpu::BindGroupDescriptor { label: None, layout: &copy.get_bind_group_layout(0), entries: &[
-        wgpu::BindGroupEntry { binding: 0, resource: input.as_entire_binding() },
-        wgpu::BindGroupEntry { binding: 1, resource: dst.as_entire_binding() }] });
+    let copy_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: None,
+        layout: &copy.get_bind_group_layout(0),
+        entries: &[
+            wgpu::BindGroupEntry {
+                binding: 0,
+                resource: input.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: 1,
+                resource: dst.as_entire_binding(),
+            },
+        ],
+    });
     let vec4s = (bytes / 16) as u32;
     let wg = vec4s.div_ceil(64);
-    let (gx, gy) = if wg > 65535 { (65535, wg.div_ceil(65535)) } else { (wg, 1) };
-    let methods: Vec<(&str, Box<dyn Fn(&mut wgpu::CommandEncoder)>)> = vec![
-        ("seq plan (gpu_discrete)", Box::new(|e: &mut wgpu::CommandEncoder| {
-            let regions: Vec<BufferRegion> = outs.iter().map(BufferRegion::whole).collect();
-            splitter.encode(e, &plan, BufferRegion::whole(&input), &regions).unwrap();
-        })),
-        ("143 one-workgroup dispatches, 7 buffers each", Box::new(|e: &mut wgpu::CommandEncoder| {
-            let mut pass = e.begin_compute_pass(&Default::default());
-            pass.set_pipeline(&touch);
-            for g in groups.iter().take(dispatches) { pass.set_bind_group(0, g, &[]); pass.dispatch_workgroups(1, 1, 1); }
-        })),
-        ("143 one-workgroup dispatches, one bind group", Box::new(|e: &mut wgpu::CommandEncoder| {
-            let mut pass = e.begin_compute_pass(&Default::default());
-            pass.set_pipeline(&touch);
-            pass.set_bind_group(0, &groups[0], &[]);
-            for _ in 0..dispatches { pass.dispatch_workgroups(1, 1, 1); }
-        })),
-        ("one vec4 compute copy of the same bytes", Box::new(|e: &mut wgpu::CommandEncoder| {
-            let mut pass = e.begin_compute_pass(&Default::default());
-            pass.set_pipeline(&copy);
-            pass.set_bind_group(0, &copy_group, &[]);
-            pass.dispatch_workgroups(gx, gy, 1);
-        })),
+    let (gx, gy) = if wg > 65535 {
+        (65535, wg.div_ceil(65535))
+    } else {
+        (wg, 1)
+    };
+    type Record<'a> = Box<dyn Fn(&mut wgpu::CommandEncoder) + 'a>;
+    let methods: Vec<(&str, Record)> = vec![
+        (
+            "seq plan (gpu_discrete)",
+            Box::new(|e: &mut wgpu::CommandEncoder| {
+                let regions: Vec<BufferRegion> = outs.iter().map(BufferRegion::whole).collect();
+                splitter
+                    .encode(e, &plan, BufferRegion::whole(&input), &regions)
+                    .unwrap();
+            }),
+        ),
+        (
+            "143 one-workgroup dispatches, 7 buffers each",
+            Box::new(|e: &mut wgpu::CommandEncoder| {
+                let mut pass = e.begin_compute_pass(&Default::default());
+                pass.set_pipeline(&touch);
+                for g in groups.iter().take(dispatches) {
+                    pass.set_bind_group(0, g, &[]);
+                    pass.dispatch_workgroups(1, 1, 1);
+                }
+            }),
+        ),
+        (
+            "143 one-workgroup dispatches, one bind group",
+            Box::new(|e: &mut wgpu::CommandEncoder| {
+                let mut pass = e.begin_compute_pass(&Default::default());
+                pass.set_pipeline(&touch);
+                pass.set_bind_group(0, &groups[0], &[]);
+                for _ in 0..dispatches {
+                    pass.dispatch_workgroups(1, 1, 1);
+                }
+            }),
+        ),
+        (
+            "one vec4 compute copy of the same bytes",
+            Box::new(|e: &mut wgpu::CommandEncoder| {
+                let mut pass = e.begin_compute_pass(&Default::default());
+                pass.set_pipeline(&copy);
+                pass.set_bind_group(0, &copy_group, &[]);
+                pass.dispatch_workgroups(gx, gy, 1);
+            }),
+        ),
     ];
-    for (_, m) in &methods { timer.warm_up(m.as_ref()); }
+    for (_, m) in &methods {
+        timer.warm_up(m.as_ref());
+    }
     let mut t = vec![Vec::new(); methods.len()];
     for round in 0..31 {
         for k in 0..methods.len() {
@@ -116,6 +201,11 @@ fn main() {
         d.sort_by(f64::total_cmp);
         let mut r: Vec<f64> = t[i].iter().zip(&copy_ms).map(|(a, c)| c / a).collect();
         r.sort_by(f64::total_cmp);
-        println!("{name:48} median {:.3} ms ({:.1} us per dispatch), copy / this per round {:.2}", d[15] * 1e3, d[15] / dispatches as f64 * 1e6, r[15]);
+        println!(
+            "{name:48} median {:.3} ms ({:.1} us per dispatch), copy / this per round {:.2}",
+            d[15] * 1e3,
+            d[15] / dispatches as f64 * 1e6,
+            r[15]
+        );
     }
 }

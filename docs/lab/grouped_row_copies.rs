@@ -1,14 +1,20 @@
-//! Lab of 2026-11-24 (docs/DEVICE.md, "More than 7 outputs"): splits into
-//! more than WebGPU's 7 destinations per dispatch, into one buffer per
-//! output, as DISCRETE_GPU plans them (row copies, row streams or row
-//! blocks, one module per group shape) against the same split forced onto
+//! Lab of 2026-11-24 (`docs/journal/2026-11-24-groups.md`, "More than 7 outputs"):
+//! splits into more than WebGPU's 7 destinations per dispatch, into one
+//! buffer per output, as DISCRETE_GPU plans them (row copies, row streams or
+//! row blocks, one module per group shape) against the same split forced onto
 //! the table-driven kernel the plan took before groups (vec4 for aligned
 //! runs, the funnel for runs at bit offsets, words for short rows) and a
-//! plain vec4 compute copy of the same bytes, interleaved in rounds
-//! that start one method later each time. Not
-//! built with the crate: copy it to `examples/lab_groups.rs` and
-//! `cargo run --release --example lab_groups`.
-#[path = "split_bench/gpu_timer.rs"]
+//! plain vec4 compute copy of the same bytes, interleaved in rounds that
+//! start one method later each time.
+//!
+//! An example behind the `lab` feature (CI builds it; timings on a shared
+//! machine mean nothing):
+//!
+//! ```text
+//! cargo run --release --features lab --example lab_grouped_row_copies
+//! ```
+#[path = "../../examples/split_bench/gpu_timer.rs"]
+#[allow(dead_code)] // split_bench's timer; labs use part of it
 mod gpu_timer;
 use gpu_timer::GpuTimer;
 use wgpu_split::gpu::{BufferRegion, GpuContext, RoundTrip};
@@ -40,7 +46,12 @@ fn main() {
         (Float, vec![2048, 2048], 1, vec![32; 64]),
         (Float16, vec![2048, 2048], 1, vec![128; 16]),
         (Float, vec![1000, 4096], 0, vec![1; 1000]),
-        (Uint8, vec![4096, 4097], 1, [vec![455; 8], vec![457]].concat()),
+        (
+            Uint8,
+            vec![4096, 4097],
+            1,
+            [vec![455; 8], vec![457]].concat(),
+        ),
         (Float16, vec![2048, 2050], 1, vec![205; 10]),
         (Float, vec![1 << 20, 8], 1, vec![1; 8]),
         (Float16, vec![1 << 20, 12], 1, vec![1; 12]),
@@ -57,16 +68,51 @@ fn main() {
         };
         let vec4 = SplitPlan::new(&split, t, &limits, &auto.kernel(before)).unwrap();
         let input_bytes = grouped.input_binding_bytes();
-        let input = RoundTrip::new(&splitter).create_input(&vec![0x3C; input_bytes as usize]).unwrap();
-        let outs = RoundTrip::new(&splitter).create_destinations(&grouped).unwrap();
+        let input = RoundTrip::new(&splitter)
+            .create_input(&vec![0x3C; input_bytes as usize])
+            .unwrap();
+        let outs = RoundTrip::new(&splitter)
+            .create_destinations(&grouped)
+            .unwrap();
         let bytes = input_bytes.div_ceil(16) * 16;
-        let mk = |usage| dev.create_buffer(&wgpu::BufferDescriptor { label: None, size: bytes, usage, mapped_at_creation: false });
-        let (a, b) = (mk(wgpu::BufferUsages::STORAGE), mk(wgpu::BufferUsages::STORAGE));
-        let module = dev.create_shader_module(wgpu::ShaderModuleDescriptor { label: None, source: wgpu::ShaderSource::Wgsl(COPY.into()) });
-        let pipeline = dev.create_compute_pipeline(&wgpu::ComputePipelineDescriptor { label: None, layout: None, module: &module, entry_point: Some("main"), compilation_options: Default::default(), cache: None });
-        let bind = dev.create_bind_group(&wgpu::BindGroupDescriptor { label: None, layout: &pipeline.get_bind_group_layout(0), entries: &[
-            wgpu::BindGroupEntry { binding: 0, resource: a.as_entire_binding() },
-            wgpu::BindGroupEntry { binding: 1, resource: b.as_entire_binding() }] });
+        let mk = |usage| {
+            dev.create_buffer(&wgpu::BufferDescriptor {
+                label: None,
+                size: bytes,
+                usage,
+                mapped_at_creation: false,
+            })
+        };
+        let (a, b) = (
+            mk(wgpu::BufferUsages::STORAGE),
+            mk(wgpu::BufferUsages::STORAGE),
+        );
+        let module = dev.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: None,
+            source: wgpu::ShaderSource::Wgsl(COPY.into()),
+        });
+        let pipeline = dev.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: None,
+            layout: None,
+            module: &module,
+            entry_point: Some("main"),
+            compilation_options: Default::default(),
+            cache: None,
+        });
+        let bind = dev.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: None,
+            layout: &pipeline.get_bind_group_layout(0),
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: a.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: b.as_entire_binding(),
+                },
+            ],
+        });
         let groups = (bytes / 16).div_ceil(256) as u32;
         let ys = groups.div_ceil(65535);
         let copy = |e: &mut wgpu::CommandEncoder| {
@@ -77,10 +123,14 @@ fn main() {
         };
         let regions: Vec<BufferRegion> = outs.iter().map(BufferRegion::whole).collect();
         let run_grouped = |e: &mut wgpu::CommandEncoder| {
-            splitter.encode(e, &grouped, BufferRegion::whole(&input), &regions).unwrap();
+            splitter
+                .encode(e, &grouped, BufferRegion::whole(&input), &regions)
+                .unwrap();
         };
         let run_vec4 = |e: &mut wgpu::CommandEncoder| {
-            splitter.encode(e, &vec4, BufferRegion::whole(&input), &regions).unwrap();
+            splitter
+                .encode(e, &vec4, BufferRegion::whole(&input), &regions)
+                .unwrap();
         };
         let compile = std::time::Instant::now();
         timer.warm_up(&run_grouped);
@@ -97,12 +147,20 @@ fn main() {
                 times[i].push(timer.once(methods[i]).0);
             }
         }
-        let med = |v: &mut Vec<f64>| { v.sort_by(f64::total_cmp); v[v.len() / 2] };
+        let med = |v: &mut Vec<f64>| {
+            v.sort_by(f64::total_cmp);
+            v[v.len() / 2]
+        };
         let [c, g, v] = [0, 1, 2].map(|i| med(&mut times[i]));
         println!(
             "| {t} {shape:?} axis {axis} into {} | {}, {} dispatches, {} modules | {:.2} | {before} {:.2} | {:.0} ms |",
-            lengths.len(), grouped.kernel(), grouped.dispatch_count(), grouped.shaders().len(),
-            c / g, c / v, compile_ms,
+            lengths.len(),
+            grouped.kernel(),
+            grouped.dispatch_count(),
+            grouped.shaders().len(),
+            c / g,
+            c / v,
+            compile_ms,
         );
     }
 }

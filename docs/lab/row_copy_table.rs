@@ -1,10 +1,17 @@
-//! Lab of 2026-11-24 (docs/DEVICE.md, "Its table: uniform, read once, run
-//! starts compiled in"): the row-copy module of a forced gather against
-//! hand-edited variants of it and hand-written row copies, in rounds (every
-//! variant once per round), medians of 31 rounds. Not built with the
-//! crate: to run it, copy it to `examples/lab_copy.rs` and
-//! `cargo run --release --example lab_copy [qkv] [axis1_4] ...`.
-#[path = "split_bench/gpu_timer.rs"]
+//! Lab of 2026-11-24 (`docs/journal/2026-11-24-row-copies.md`, "Its table:
+//! uniform, read once, run starts compiled in"):
+//! the row-copy module of a forced gather against hand-edited variants of it
+//! and hand-written row copies, in rounds (every variant once per round),
+//! medians of 31 rounds. Arguments name the cases: `qkv`, `axis1_4`, ...
+//!
+//! An example behind the `lab` feature (CI builds it; timings on a shared
+//! machine mean nothing):
+//!
+//! ```text
+//! cargo run --release --features lab --example lab_row_copy_table -- qkv axis1_4
+//! ```
+#[path = "../../examples/split_bench/gpu_timer.rs"]
+#[allow(dead_code)] // split_bench's timer; labs use part of it
 mod gpu_timer;
 
 use gpu_timer::GpuTimer;
@@ -68,7 +75,10 @@ fn rows_k(g: &Geo, k: u32) -> (String, u32) {
             if steps * per_row == o.1 {
                 s += &format!("      dst[d + {i}u] = src[a + {i}u];\n");
             } else {
-                s += &format!("      if (u0 + {i}u < {}u) {{ dst[d + {i}u] = src[a + {i}u]; }}\n", o.1);
+                s += &format!(
+                    "      if (u0 + {i}u < {}u) {{ dst[d + {i}u] = src[a + {i}u]; }}\n",
+                    o.1
+                );
             }
         }
         s += "    }\n";
@@ -78,6 +88,8 @@ fn rows_k(g: &Geo, k: u32) -> (String, u32) {
 }
 
 /// Destination-driven: arena vec4 `v` of `steps` per lane, at `v = at(step)`.
+/// A variant of the earlier runs, kept as measured.
+#[allow(dead_code)]
 fn dest(g: &Geo, steps: u32, interleaved: bool) -> (String, u32) {
     let t = g.total();
     let mut s = HEAD.to_string();
@@ -120,7 +132,8 @@ fn fields(real: &str) -> String {
             &format!("let e_src_bit = table.entries[{j}u].src_bit + source_shift_bits(); let e_dst_unit = table.entries[{j}u].dst_unit + dst_shift_0(table.entries[{j}u].window_units);"),
         );
     }
-    s.replace("(e.src_bit >> 7u)", "(e_src_bit >> 7u)").replace("= e.dst_unit + row", "= e_dst_unit + row")
+    s.replace("(e.src_bit >> 7u)", "(e_src_bit >> 7u)")
+        .replace("= e.dst_unit + row", "= e_dst_unit + row")
 }
 
 /// All entries read before the first copy.
@@ -128,31 +141,55 @@ fn hoist(real: &str, n: usize) -> String {
     let mut s = real.to_string();
     let mut top = String::new();
     for j in 0..n {
-        s = s.replacen(&format!("let e = bound_0(table.entries[{j}u]);"), &format!("let e = e{j};"), 1);
+        s = s.replacen(
+            &format!("let e = bound_0(table.entries[{j}u]);"),
+            &format!("let e = e{j};"),
+            1,
+        );
         top += &format!("    let e{j} = bound_0(table.entries[{j}u]);\n");
     }
     s.replacen("    let row = g /", &format!("{top}    let row = g /"), 1)
 }
 
 fn uni(s: &str, g: &Geo) -> String {
-    s.replace("entries: array<Entry>,", &format!("entries: array<Entry, {}>,", g.outs.len())).replace("var<storage, read> table", "var<uniform> table")
+    s.replace(
+        "entries: array<Entry>,",
+        &format!("entries: array<Entry, {}>,", g.outs.len()),
+    )
+    .replace("var<storage, read> table", "var<uniform> table")
 }
 
 fn part_consts(s: &str, g: &Geo, src: bool, dst: bool) -> String {
     let mut s = s.to_string();
     for (j, (o, base)) in g.outs.iter().zip(g.bases()).enumerate() {
         let mut line = String::new();
-        if src { line += &format!("let e_src_bit = {}u;", o.0 * 128); } else { line += &format!("let e_src_bit = e{j}.src_bit;"); }
-        if dst { line += &format!("let e_dst_unit = {base}u;"); } else { line += &format!("let e_dst_unit = e{j}.dst_unit;"); }
+        if src {
+            line += &format!("let e_src_bit = {}u;", o.0 * 128);
+        } else {
+            line += &format!("let e_src_bit = e{j}.src_bit;");
+        }
+        if dst {
+            line += &format!("let e_dst_unit = {base}u;");
+        } else {
+            line += &format!("let e_dst_unit = e{j}.dst_unit;");
+        }
         s = s.replacen(&format!("let e = e{j};"), &line, 1);
     }
-    s.replace("(e.src_bit >> 7u)", "(e_src_bit >> 7u)").replace("= e.dst_unit + row", "= e_dst_unit + row")
+    s.replace("(e.src_bit >> 7u)", "(e_src_bit >> 7u)")
+        .replace("= e.dst_unit + row", "= e_dst_unit + row")
 }
 
 fn src_rel(s: &str, g: &Geo) -> String {
     let mut s = s.to_string();
     for (j, o) in g.outs.iter().enumerate().skip(1) {
-        s = s.replacen(&format!("let e_src_bit = e{j}.src_bit;"), &format!("let e_src_bit = e0.src_bit + {}u;", (o.0 - g.outs[0].0) * 128), 1);
+        s = s.replacen(
+            &format!("let e_src_bit = e{j}.src_bit;"),
+            &format!(
+                "let e_src_bit = e0.src_bit + {}u;",
+                (o.0 - g.outs[0].0) * 128
+            ),
+            1,
+        );
     }
     s
 }
@@ -167,7 +204,8 @@ fn consts(real: &str, g: &Geo) -> String {
             1,
         );
     }
-    s.replace("(e.src_bit >> 7u)", "(e_src_bit >> 7u)").replace("= e.dst_unit + row", "= e_dst_unit + row")
+    s.replace("(e.src_bit >> 7u)", "(e_src_bit >> 7u)")
+        .replace("= e.dst_unit + row", "= e_dst_unit + row")
 }
 
 struct Kernel {
@@ -185,14 +223,36 @@ fn main() {
     let dev = &ctx.device;
     let timer = GpuTimer::new(dev, &ctx.queue);
     let which: Vec<String> = std::env::args().skip(1).collect();
-    let geos = vec![
-        Geo { name: "qkv", rows: 4096, block: 288, outs: vec![(0, 96), (96, 96), (192, 96)] },
-        Geo { name: "axis1_4", rows: 4096, block: 1024, outs: (0..4).map(|i| (i * 256, 256)).collect() },
-        Geo { name: "64x1024x256", rows: 64, block: 16384, outs: (0..4).map(|i| (i * 4096, 4096)).collect() },
-        
-        Geo { name: "yolo_t", rows: 8400, block: 21, outs: vec![(0, 1), (1, 20)] },
+    let geos = [
+        Geo {
+            name: "qkv",
+            rows: 4096,
+            block: 288,
+            outs: vec![(0, 96), (96, 96), (192, 96)],
+        },
+        Geo {
+            name: "axis1_4",
+            rows: 4096,
+            block: 1024,
+            outs: (0..4).map(|i| (i * 256, 256)).collect(),
+        },
+        Geo {
+            name: "64x1024x256",
+            rows: 64,
+            block: 16384,
+            outs: (0..4).map(|i| (i * 4096, 4096)).collect(),
+        },
+        Geo {
+            name: "yolo_t",
+            rows: 8400,
+            block: 21,
+            outs: vec![(0, 1), (1, 20)],
+        },
     ];
-    for geo in geos.iter().filter(|g| which.is_empty() || which.iter().any(|w| w == g.name)) {
+    for geo in geos
+        .iter()
+        .filter(|g| which.is_empty() || which.iter().any(|w| w == g.name))
+    {
         let in_bytes = u64::from(geo.rows * geo.block) * 16;
         let out_bytes = u64::from(geo.total()) * 16;
         let src = dev.create_buffer(&wgpu::BufferDescriptor {
@@ -208,11 +268,22 @@ fn main() {
             mapped_at_creation: false,
         });
         let real = wgpu_split::plan::SplitPlan::new(
-            &wgpu_split::ResolvedSplit::new(&[geo.rows as usize, geo.block as usize * 4], 1, geo.outs.iter().map(|o| o.1 as usize * 4).collect(), true).unwrap(),
+            &wgpu_split::ResolvedSplit::new(
+                &[geo.rows as usize, geo.block as usize * 4],
+                1,
+                geo.outs.iter().map(|o| o.1 as usize * 4).collect(),
+                true,
+            )
+            .unwrap(),
             wgpu_split::ElementType::Float,
             &wgpu_split::plan::PlanLimits::WEBGPU_DEFAULT,
-            &wgpu_split::plan::PlanOptions::default().placement(wgpu_split::plan::Placement::Arena).strategy(wgpu_split::plan::Strategy::Gather),
-        ).unwrap().shaders()[0].source();
+            &wgpu_split::plan::PlanOptions::default()
+                .placement(wgpu_split::plan::Placement::Arena)
+                .strategy(wgpu_split::plan::Strategy::Gather),
+        )
+        .unwrap()
+        .shaders()[0]
+            .source();
         let widest = geo.outs.iter().map(|o| o.1).max().unwrap();
         let inv = geo.rows * widest.div_ceil(2);
         let mut words: Vec<u32> = vec![inv, geo.outs.len() as u32, 0, 0];
@@ -222,29 +293,119 @@ fn main() {
         let table = dev.create_buffer(&wgpu::BufferDescriptor {
             label: None,
             size: words.len() as u64 * 4,
-            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            usage: wgpu::BufferUsages::STORAGE
+                | wgpu::BufferUsages::UNIFORM
+                | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
-        ctx.queue.write_buffer(&table, 0, bytemuck::cast_slice(&words));
+        ctx.queue
+            .write_buffer(&table, 0, bytemuck::cast_slice(&words));
         let real_const = real.replace("g >= table.invocations", &format!("g >= {inv}u"));
         let variants: Vec<(String, (String, u32))> = vec![
             ("real".into(), (real.replace("fn split(", "fn main("), inv)),
-            ("real_const".into(), (real_const.replace("fn split(", "fn main("), inv)),
-            ("real_fixed".into(), (real.replace("fn split(", "fn main(").replace("entries: array<Entry>,", &format!("entries: array<Entry, {}>,", geo.outs.len())), inv)),
-            ("real_uniform".into(), (real.replace("fn split(", "fn main(").replace("entries: array<Entry>,", &format!("entries: array<Entry, {}>,", geo.outs.len())).replace("var<storage, read> table", "var<uniform> table"), inv)),
-            ("real_hoist".into(), (hoist(&real, geo.outs.len()).replace("fn split(", "fn main("), inv)),
-            ("real_hoist_u".into(), (hoist(&real, geo.outs.len()).replace("fn split(", "fn main(").replace("entries: array<Entry>,", &format!("entries: array<Entry, {}>,", geo.outs.len())).replace("var<storage, read> table", "var<uniform> table"), inv)),
-            ("hu_src_const".into(), (part_consts(&uni(&hoist(&real, geo.outs.len()), geo), geo, true, false).replace("fn split(", "fn main("), inv)),
-            ("hu_dst_const".into(), (part_consts(&uni(&hoist(&real, geo.outs.len()), geo), geo, false, true).replace("fn split(", "fn main("), inv)),
-            ("hs_src_const".into(), (part_consts(&hoist(&real, geo.outs.len()), geo, true, false).replace("fn split(", "fn main("), inv)),
-            ("hu_src_rel".into(), (src_rel(&part_consts(&uni(&hoist(&real, geo.outs.len()), geo), geo, false, false), geo).replace("fn split(", "fn main("), inv)),
-            ("hs_src_rel".into(), (src_rel(&part_consts(&hoist(&real, geo.outs.len()), geo, false, false), geo).replace("fn split(", "fn main("), inv)),
-            ("real_fields".into(), (fields(&real).replace("fn split(", "fn main("), inv)),
-            ("real_consts".into(), (consts(&real, geo).replace("fn split(", "fn main("), inv)),
+            (
+                "real_const".into(),
+                (real_const.replace("fn split(", "fn main("), inv),
+            ),
+            (
+                "real_fixed".into(),
+                (
+                    real.replace("fn split(", "fn main(").replace(
+                        "entries: array<Entry>,",
+                        &format!("entries: array<Entry, {}>,", geo.outs.len()),
+                    ),
+                    inv,
+                ),
+            ),
+            (
+                "real_uniform".into(),
+                (
+                    real.replace("fn split(", "fn main(")
+                        .replace(
+                            "entries: array<Entry>,",
+                            &format!("entries: array<Entry, {}>,", geo.outs.len()),
+                        )
+                        .replace("var<storage, read> table", "var<uniform> table"),
+                    inv,
+                ),
+            ),
+            (
+                "real_hoist".into(),
+                (
+                    hoist(&real, geo.outs.len()).replace("fn split(", "fn main("),
+                    inv,
+                ),
+            ),
+            (
+                "real_hoist_u".into(),
+                (
+                    hoist(&real, geo.outs.len())
+                        .replace("fn split(", "fn main(")
+                        .replace(
+                            "entries: array<Entry>,",
+                            &format!("entries: array<Entry, {}>,", geo.outs.len()),
+                        )
+                        .replace("var<storage, read> table", "var<uniform> table"),
+                    inv,
+                ),
+            ),
+            (
+                "hu_src_const".into(),
+                (
+                    part_consts(&uni(&hoist(&real, geo.outs.len()), geo), geo, true, false)
+                        .replace("fn split(", "fn main("),
+                    inv,
+                ),
+            ),
+            (
+                "hu_dst_const".into(),
+                (
+                    part_consts(&uni(&hoist(&real, geo.outs.len()), geo), geo, false, true)
+                        .replace("fn split(", "fn main("),
+                    inv,
+                ),
+            ),
+            (
+                "hs_src_const".into(),
+                (
+                    part_consts(&hoist(&real, geo.outs.len()), geo, true, false)
+                        .replace("fn split(", "fn main("),
+                    inv,
+                ),
+            ),
+            (
+                "hu_src_rel".into(),
+                (
+                    src_rel(
+                        &part_consts(&uni(&hoist(&real, geo.outs.len()), geo), geo, false, false),
+                        geo,
+                    )
+                    .replace("fn split(", "fn main("),
+                    inv,
+                ),
+            ),
+            (
+                "hs_src_rel".into(),
+                (
+                    src_rel(
+                        &part_consts(&hoist(&real, geo.outs.len()), geo, false, false),
+                        geo,
+                    )
+                    .replace("fn split(", "fn main("),
+                    inv,
+                ),
+            ),
+            (
+                "real_fields".into(),
+                (fields(&real).replace("fn split(", "fn main("), inv),
+            ),
+            (
+                "real_consts".into(),
+                (consts(&real, geo).replace("fn split(", "fn main("), inv),
+            ),
             ("copy".into(), copy(geo)),
             ("rows2".into(), rows_k(geo, 2)),
             ("rows1".into(), rows_k(geo, 1)),
-
         ];
         let kernels: Vec<Kernel> = variants
             .into_iter()
@@ -261,8 +422,22 @@ fn main() {
                     compilation_options: Default::default(),
                     cache: None,
                 });
-                let bufs: Vec<&wgpu::Buffer> = if name.starts_with("real") || name.starts_with("hu_") || name.starts_with("hs_") { vec![&table, &src, &dst] } else { vec![&src, &dst] };
-                let entries: Vec<wgpu::BindGroupEntry> = bufs.iter().enumerate().map(|(i, b)| wgpu::BindGroupEntry { binding: i as u32, resource: b.as_entire_binding() }).collect();
+                let bufs: Vec<&wgpu::Buffer> = if name.starts_with("real")
+                    || name.starts_with("hu_")
+                    || name.starts_with("hs_")
+                {
+                    vec![&table, &src, &dst]
+                } else {
+                    vec![&src, &dst]
+                };
+                let entries: Vec<wgpu::BindGroupEntry> = bufs
+                    .iter()
+                    .enumerate()
+                    .map(|(i, b)| wgpu::BindGroupEntry {
+                        binding: i as u32,
+                        resource: b.as_entire_binding(),
+                    })
+                    .collect();
                 let bind = dev.create_bind_group(&wgpu::BindGroupDescriptor {
                     label: None,
                     layout: &pipeline.get_bind_group_layout(0),
@@ -270,7 +445,12 @@ fn main() {
                 });
                 let groups = inv.div_ceil(256);
                 let ys = groups.div_ceil(65535);
-                Kernel { name, pipeline, bind, groups: [groups.div_ceil(ys), ys] }
+                Kernel {
+                    name,
+                    pipeline,
+                    bind,
+                    groups: [groups.div_ceil(ys), ys],
+                }
             })
             .collect();
         let mut times: Vec<Vec<f64>> = vec![vec![]; kernels.len()];

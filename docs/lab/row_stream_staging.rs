@@ -1,14 +1,20 @@
-//! Lab of 2026-11-24 (docs/DEVICE.md, "Row streams through workgroup
-//! memory"): u8 [4096, 4097] split [2048, 2049] into two buffers, as the
-//! row-stream module runs it against a hand-written kernel that stages each
-//! input row in workgroup memory (coalesced vec4 loads, a barrier, then
-//! consecutive lanes funnel-shift consecutive output vec4s out of it), the
-//! same kernel reading the input directly (no stage, no barrier: lanes
-//! interleaved on consecutive vec4s), and a plain vec4 copy of the same bytes, interleaved in rounds. Cost only: the
-//! hand-written kernel skips the vec4s that straddle two rows. Not built
-//! with the crate: copy it to `examples/lab_shared.rs` and
-//! `cargo run --release --example lab_shared`.
-#[path = "split_bench/gpu_timer.rs"]
+//! Lab of 2026-11-24 (`docs/journal/2026-11-24-shapes-and-row-streams.md`, "Row streams through workgroup memory"):
+//! u8 [4096, 4097] split [2048, 2049] into two buffers, as the row-stream
+//! module runs it against a hand-written kernel that stages each input row in
+//! workgroup memory (coalesced vec4 loads, a barrier, then consecutive lanes
+//! funnel-shift consecutive output vec4s out of it), the same kernel reading
+//! the input directly (no stage, no barrier: lanes interleaved on consecutive
+//! vec4s), and a plain vec4 copy of the same bytes, interleaved in rounds.
+//! Cost only: the hand-written kernel skips the vec4s that straddle two rows.
+//!
+//! An example behind the `lab` feature (CI builds it; timings on a shared
+//! machine mean nothing):
+//!
+//! ```text
+//! cargo run --release --features lab --example lab_row_stream_staging
+//! ```
+#[path = "../../examples/split_bench/gpu_timer.rs"]
+#[allow(dead_code)] // split_bench's timer; labs use part of it
 mod gpu_timer;
 use gpu_timer::GpuTimer;
 use wgpu_split::gpu::{BufferRegion, GpuContext, RoundTrip};
@@ -75,12 +81,36 @@ fn main() {
     let timer = GpuTimer::new(dev, &ctx.queue);
     let split = ResolvedSplit::new(&[4096, 4097], 1, vec![2048, 2049], true).unwrap();
     let auto = PlanOptions::default().strategy(Strategy::Auto(CostModel::DISCRETE_GPU));
-    let plan = SplitPlan::new(&split, ElementType::Uint8, &PlanLimits::WEBGPU_DEFAULT, &auto).unwrap();
+    let plan = SplitPlan::new(
+        &split,
+        ElementType::Uint8,
+        &PlanLimits::WEBGPU_DEFAULT,
+        &auto,
+    )
+    .unwrap();
     let input_bytes = plan.input_binding_bytes();
-    let input = RoundTrip::new(&splitter).create_input(&vec![0x3C; input_bytes as usize]).unwrap();
-    let outs = RoundTrip::new(&splitter).create_destinations(&plan).unwrap();
-    let module = |code: &str| dev.create_shader_module(wgpu::ShaderModuleDescriptor { label: None, source: wgpu::ShaderSource::Wgsl(code.into()) });
-    let pipeline = |code: &str| dev.create_compute_pipeline(&wgpu::ComputePipelineDescriptor { label: None, layout: None, module: &module(code), entry_point: Some("main"), compilation_options: Default::default(), cache: None });
+    let input = RoundTrip::new(&splitter)
+        .create_input(&vec![0x3C; input_bytes as usize])
+        .unwrap();
+    let outs = RoundTrip::new(&splitter)
+        .create_destinations(&plan)
+        .unwrap();
+    let module = |code: &str| {
+        dev.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: None,
+            source: wgpu::ShaderSource::Wgsl(code.into()),
+        })
+    };
+    let pipeline = |code: &str| {
+        dev.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: None,
+            layout: None,
+            module: &module(code),
+            entry_point: Some("main"),
+            compilation_options: Default::default(),
+            cache: None,
+        })
+    };
     // The same kernel reading the input directly: no stage, no barrier.
     let direct_wgsl = SHARED
         .replace("var<workgroup> row_vec4s: array<vec4<u32>, 260>;\n", "")
@@ -90,21 +120,68 @@ fn main() {
         )
         .replace("row_vec4s[b >> 7u]", "src[a0 + (b >> 7u)]")
         .replace("row_vec4s[(b >> 7u) + 1u]", "src[min(a0 + (b >> 7u) + 1u, arrayLength(&src) - 1u)]");
-    assert!(!direct_wgsl.contains("row_vec4s"), "every staged read replaced");
+    assert!(
+        !direct_wgsl.contains("row_vec4s"),
+        "every staged read replaced"
+    );
     let (copy_p, shared_p, direct_p) = (pipeline(COPY), pipeline(SHARED), pipeline(&direct_wgsl));
     let bytes = input_bytes.div_ceil(16) * 16;
-    let scratch = dev.create_buffer(&wgpu::BufferDescriptor { label: None, size: bytes, usage: wgpu::BufferUsages::STORAGE, mapped_at_creation: false });
-    let copy_bind = dev.create_bind_group(&wgpu::BindGroupDescriptor { label: None, layout: &copy_p.get_bind_group_layout(0), entries: &[
-        wgpu::BindGroupEntry { binding: 0, resource: input.as_entire_binding() },
-        wgpu::BindGroupEntry { binding: 1, resource: scratch.as_entire_binding() }] });
-    let shared_bind = dev.create_bind_group(&wgpu::BindGroupDescriptor { label: None, layout: &shared_p.get_bind_group_layout(0), entries: &[
-        wgpu::BindGroupEntry { binding: 0, resource: input.as_entire_binding() },
-        wgpu::BindGroupEntry { binding: 1, resource: outs[0].as_entire_binding() },
-        wgpu::BindGroupEntry { binding: 2, resource: outs[1].as_entire_binding() }] });
-    let direct_bind = dev.create_bind_group(&wgpu::BindGroupDescriptor { label: None, layout: &direct_p.get_bind_group_layout(0), entries: &[
-        wgpu::BindGroupEntry { binding: 0, resource: input.as_entire_binding() },
-        wgpu::BindGroupEntry { binding: 1, resource: outs[0].as_entire_binding() },
-        wgpu::BindGroupEntry { binding: 2, resource: outs[1].as_entire_binding() }] });
+    let scratch = dev.create_buffer(&wgpu::BufferDescriptor {
+        label: None,
+        size: bytes,
+        usage: wgpu::BufferUsages::STORAGE,
+        mapped_at_creation: false,
+    });
+    let copy_bind = dev.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: None,
+        layout: &copy_p.get_bind_group_layout(0),
+        entries: &[
+            wgpu::BindGroupEntry {
+                binding: 0,
+                resource: input.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: 1,
+                resource: scratch.as_entire_binding(),
+            },
+        ],
+    });
+    let shared_bind = dev.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: None,
+        layout: &shared_p.get_bind_group_layout(0),
+        entries: &[
+            wgpu::BindGroupEntry {
+                binding: 0,
+                resource: input.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: 1,
+                resource: outs[0].as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: 2,
+                resource: outs[1].as_entire_binding(),
+            },
+        ],
+    });
+    let direct_bind = dev.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: None,
+        layout: &direct_p.get_bind_group_layout(0),
+        entries: &[
+            wgpu::BindGroupEntry {
+                binding: 0,
+                resource: input.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: 1,
+                resource: outs[0].as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: 2,
+                resource: outs[1].as_entire_binding(),
+            },
+        ],
+    });
     let groups = (bytes / 16).div_ceil(256) as u32;
     let ys = groups.div_ceil(65535);
     let copy = |e: &mut wgpu::CommandEncoder| {
@@ -127,9 +204,16 @@ fn main() {
     };
     let regions: Vec<BufferRegion> = outs.iter().map(BufferRegion::whole).collect();
     let streams = |e: &mut wgpu::CommandEncoder| {
-        splitter.encode(e, &plan, BufferRegion::whole(&input), &regions).unwrap();
+        splitter
+            .encode(e, &plan, BufferRegion::whole(&input), &regions)
+            .unwrap();
     };
-    for r in [&copy as &dyn Fn(&mut wgpu::CommandEncoder), &shared, &direct, &streams] {
+    for r in [
+        &copy as &dyn Fn(&mut wgpu::CommandEncoder),
+        &shared,
+        &direct,
+        &streams,
+    ] {
         timer.warm_up(r);
     }
     let (mut tc, mut ts, mut tr, mut td) = (vec![], vec![], vec![], vec![]);
@@ -139,7 +223,20 @@ fn main() {
         td.push(timer.once(&direct).0);
         tr.push(timer.once(&streams).0);
     }
-    let med = |v: &mut Vec<f64>| { v.sort_by(f64::total_cmp); v[v.len() / 2] };
+    let med = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
     let (c, s, r, d) = (med(&mut tc), med(&mut ts), med(&mut tr), med(&mut td));
-    println!("{} | copy {:.3} ms | workgroup-staged {:.3} ms ({:.2} of copy) | interleaved, no stage {:.3} ms ({:.2}) | row streams {:.3} ms ({:.2})", plan.kernel(), c * 1e3, s * 1e3, c / s, d * 1e3, c / d, r * 1e3, c / r);
+    println!(
+        "{} | copy {:.3} ms | workgroup-staged {:.3} ms ({:.2} of copy) | interleaved, no stage {:.3} ms ({:.2}) | row streams {:.3} ms ({:.2})",
+        plan.kernel(),
+        c * 1e3,
+        s * 1e3,
+        c / s,
+        d * 1e3,
+        c / d,
+        r * 1e3,
+        c / r
+    );
 }

@@ -1,9 +1,16 @@
-//! Lab of 2026-11-24 (docs/DEVICE.md, "Shapes beyond split_bench"): what
-//! the DISCRETE_GPU model plans under WebGPU's limits, into one buffer per
-//! output, against a plain vec4 compute copy of the same bytes, on shapes
-//! beyond split_bench's, in rounds. Not built with the crate: copy it to
-//! `examples/lab_sweep.rs` and `cargo run --release --example lab_sweep`.
-#[path = "split_bench/gpu_timer.rs"]
+//! Lab of 2026-11-24 (`docs/journal/2026-11-24-shapes-and-row-streams.md`, "Shapes beyond split_bench"):
+//! what the DISCRETE_GPU model plans under WebGPU's limits, into one buffer
+//! per output, against a plain vec4 compute copy of the same bytes, on shapes
+//! beyond split_bench's, in rounds.
+//!
+//! An example behind the `lab` feature (CI builds it; timings on a shared
+//! machine mean nothing):
+//!
+//! ```text
+//! cargo run --release --features lab --example lab_shape_sweep
+//! ```
+#[path = "../../examples/split_bench/gpu_timer.rs"]
+#[allow(dead_code)] // split_bench's timer; labs use part of it
 mod gpu_timer;
 use gpu_timer::GpuTimer;
 use wgpu_split::gpu::{BufferRegion, GpuContext, RoundTrip};
@@ -47,17 +54,57 @@ fn main() {
         let options = PlanOptions::default().strategy(Strategy::Auto(model));
         let plan = SplitPlan::new(&split, t, &PlanLimits::WEBGPU_DEFAULT, &options).unwrap();
         let input_bytes = plan.input_binding_bytes();
-        let input = RoundTrip::new(&splitter).create_input(&vec![0x3C; input_bytes as usize]).unwrap();
-        let outs = RoundTrip::new(&splitter).create_destinations(&plan).unwrap();
-        let moved: u64 = plan.outputs().iter().map(|o| o.len_bytes).sum::<u64>().max(input_bytes);
+        let input = RoundTrip::new(&splitter)
+            .create_input(&vec![0x3C; input_bytes as usize])
+            .unwrap();
+        let outs = RoundTrip::new(&splitter)
+            .create_destinations(&plan)
+            .unwrap();
+        let moved: u64 = plan
+            .outputs()
+            .iter()
+            .map(|o| o.len_bytes)
+            .sum::<u64>()
+            .max(input_bytes);
         let bytes = moved.div_ceil(16) * 16;
-        let mk = |usage| dev.create_buffer(&wgpu::BufferDescriptor { label: None, size: bytes, usage, mapped_at_creation: false });
-        let (a, b) = (mk(wgpu::BufferUsages::STORAGE), mk(wgpu::BufferUsages::STORAGE));
-        let module = dev.create_shader_module(wgpu::ShaderModuleDescriptor { label: None, source: wgpu::ShaderSource::Wgsl(COPY.into()) });
-        let pipeline = dev.create_compute_pipeline(&wgpu::ComputePipelineDescriptor { label: None, layout: None, module: &module, entry_point: Some("main"), compilation_options: Default::default(), cache: None });
-        let bind = dev.create_bind_group(&wgpu::BindGroupDescriptor { label: None, layout: &pipeline.get_bind_group_layout(0), entries: &[
-            wgpu::BindGroupEntry { binding: 0, resource: a.as_entire_binding() },
-            wgpu::BindGroupEntry { binding: 1, resource: b.as_entire_binding() }] });
+        let mk = |usage| {
+            dev.create_buffer(&wgpu::BufferDescriptor {
+                label: None,
+                size: bytes,
+                usage,
+                mapped_at_creation: false,
+            })
+        };
+        let (a, b) = (
+            mk(wgpu::BufferUsages::STORAGE),
+            mk(wgpu::BufferUsages::STORAGE),
+        );
+        let module = dev.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: None,
+            source: wgpu::ShaderSource::Wgsl(COPY.into()),
+        });
+        let pipeline = dev.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: None,
+            layout: None,
+            module: &module,
+            entry_point: Some("main"),
+            compilation_options: Default::default(),
+            cache: None,
+        });
+        let bind = dev.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: None,
+            layout: &pipeline.get_bind_group_layout(0),
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: a.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: b.as_entire_binding(),
+                },
+            ],
+        });
         let groups = (bytes / 16).div_ceil(256) as u32;
         let ys = groups.div_ceil(65535);
         let copy = |e: &mut wgpu::CommandEncoder| {
@@ -68,7 +115,9 @@ fn main() {
         };
         let regions: Vec<BufferRegion> = outs.iter().map(BufferRegion::whole).collect();
         let split_rec = |e: &mut wgpu::CommandEncoder| {
-            splitter.encode(e, &plan, BufferRegion::whole(&input), &regions).unwrap();
+            splitter
+                .encode(e, &plan, BufferRegion::whole(&input), &regions)
+                .unwrap();
         };
         timer.warm_up(&copy);
         timer.warm_up(&split_rec);
@@ -77,9 +126,19 @@ fn main() {
             tc.push(timer.once(&copy).0);
             ts.push(timer.once(&split_rec).0);
         }
-        let med = |v: &mut Vec<f64>| { v.sort_by(f64::total_cmp); v[v.len() / 2] };
+        let med = |v: &mut Vec<f64>| {
+            v.sort_by(f64::total_cmp);
+            v[v.len() / 2]
+        };
         let (c, s) = (med(&mut tc), med(&mut ts));
-        println!("| {t} {shape:?} axis {axis} {lengths:?} | {} | {} dispatches, {} copies | {:.3} | {:.3} | {:.2} |",
-            plan.kernel(), plan.dispatch_count(), plan.copy_count(), s * 1e3, c * 1e3, c / s);
+        println!(
+            "| {t} {shape:?} axis {axis} {lengths:?} | {} | {} dispatches, {} copies | {:.3} | {:.3} | {:.2} |",
+            plan.kernel(),
+            plan.dispatch_count(),
+            plan.copy_count(),
+            s * 1e3,
+            c * 1e3,
+            c / s
+        );
     }
 }

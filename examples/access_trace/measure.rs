@@ -179,7 +179,7 @@ pub fn random_tensor(
 }
 
 /// The targets of a GPU-class plan at W = 32 and 64 that `row` misses
-/// (`docs/PERFORMANCE.md`, "Access patterns"): load and store sectors and
+/// (`docs/DEVICE.md`, "Access patterns"): load and store sectors and
 /// lines at most 1.15x the ideal (one more per row a request touches), the
 /// warps' footprint at most 1.05x (one more sector per row a warp touches
 /// in a buffer), and, where the split moves 1 MiB or more, at least half

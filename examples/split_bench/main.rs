@@ -2,11 +2,13 @@
 //!
 //! ```text
 //! cargo run --release --example split_bench -- [--quick] [--runs N] [--case NAME]
-//!     [--json PATH] [--plot PATH] [--calibrate] [--report] [--markdown REPORT.json]
+//!     [--json PATH] [--plot PATH] [--calibrate] [--report]
+//! cargo run --example split_bench -- --markdown REPORT.json [--full] [--plot PATH]
 //! ```
 //!
-//! `--markdown` prints the README's table from a JSON report and exits (no
-//! GPU needed).
+//! `--markdown` prints the README's table from a JSON report (`--full`: the
+//! table of every method and ratio, `docs/PERFORMANCE.md`'s), draws
+//! `--plot` from it too, and exits (no GPU needed).
 //!
 //! For each case of a fixed suite it measures, on the default adapter and in
 //! one process, the crate's planner (`plan`), the forced gather dispatch, two
@@ -20,6 +22,7 @@
 //! ratios (the JSON also keeps each ratio of medians, `..._of_medians`).
 
 mod cases;
+mod console;
 mod gpu_timer;
 mod method;
 mod plot;
@@ -43,6 +46,7 @@ struct Options {
     calibrate: bool,
     report: bool,
     markdown: Option<String>,
+    full: bool,
 }
 
 fn parse_args() -> Result<Options, String> {
@@ -55,6 +59,7 @@ fn parse_args() -> Result<Options, String> {
         calibrate: false,
         report: false,
         markdown: None,
+        full: false,
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -63,6 +68,7 @@ fn parse_args() -> Result<Options, String> {
             "--quick" => o.quick = true,
             "--calibrate" => o.calibrate = true,
             "--report" => o.report = true,
+            "--full" => o.full = true,
             "--runs" => {
                 o.runs = value("--runs")?
                     .parse()
@@ -76,7 +82,7 @@ fn parse_args() -> Result<Options, String> {
             "--plot" => o.plot = Some(value("--plot")?),
             "--markdown" => o.markdown = Some(value("--markdown")?),
             "-h" | "--help" => {
-                return Err("usage: split_bench [--quick] [--runs N] [--case NAME] [--json PATH] [--plot PATH] [--calibrate] [--report] [--markdown REPORT.json]".into());
+                return Err("usage: split_bench [--quick] [--runs N] [--case NAME] [--json PATH] [--plot PATH] [--calibrate] [--report]\n       split_bench --markdown REPORT.json [--full] [--plot PATH]".into());
             }
             other => return Err(format!("unknown argument {other}")),
         }
@@ -104,18 +110,51 @@ fn write_file(path: &str, contents: &[u8]) -> Result<(), String> {
     std::fs::write(path, contents).map_err(|e| format!("cannot write {path}: {e}"))
 }
 
-/// The README table of a JSON report.
-fn print_markdown(path: &str) -> Result<(), Box<dyn std::error::Error>> {
+/// The README's table of a JSON report (`full`: every method and ratio),
+/// and its plot if asked for.
+fn print_markdown(path: &str, options: &Options) -> Result<(), Box<dyn std::error::Error>> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))?;
     let json: serde_json::Value = serde_json::from_str(&text)?;
-    print!("{}", report::markdown(&report::rows_from_json(&json)?));
+    let rows = report::rows_from_json(&json)?;
+    if options.full {
+        print!("{}", report::markdown_full(&rows));
+    } else {
+        print!("{}", report::markdown(&rows));
+    }
+    if let Some(plot) = &options.plot {
+        let device = &json["device"];
+        let caption = format!(
+            "{}, {}",
+            device["name"].as_str().unwrap_or("unknown adapter"),
+            device["started"].as_str().unwrap_or("undated")
+        );
+        plot_to(&rows, plot, &caption)?;
+    }
+    Ok(())
+}
+
+/// Draws the plot of `rows` to `path`, creating its directory.
+fn plot_to(
+    rows: &[report::Row],
+    path: &str,
+    caption: &str,
+) -> Result<(), Box<dyn std::error::Error>> {
+    if let Some(dir) = Path::new(path)
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+    {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    }
+    plot::ratio_chart(rows, path, caption)?;
+    eprintln!("wrote {path}");
     Ok(())
 }
 
 fn run() -> Result<(), Box<dyn std::error::Error>> {
     let options = parse_args()?;
     if let Some(path) = &options.markdown {
-        return print_markdown(path);
+        return print_markdown(path, &options);
     }
     let wanted = wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS;
     let ctx = pollster::block_on(GpuContext::request_with_features(wanted))?;
@@ -130,20 +169,13 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     );
     let class = device_class(&info);
     let default_model = CostModel::for_class(class);
-    println!("device class: {class:?}; the planner's default model: {default_model:?}");
     // Every run calibrates first: `plan_calibrated` plans with what it
     // measures.
     let calibrated = {
         let started = Instant::now();
         let calibration = calibrate(&splitter)?;
-        println!(
-            "calibrated in {:.2} s (gpu::calibrate, {:?}, timer resolution {:.1} µs): {:?}; unsteady figures: {:?}",
-            started.elapsed().as_secs_f64(),
-            calibration.timing,
-            calibration.resolution_seconds * 1e6,
-            calibration.model,
-            calibration.unsteady
-        );
+        let seconds = started.elapsed().as_secs_f64();
+        console::print_models(&format!("{class:?}"), &default_model, &calibration, seconds);
         Some(calibration.model)
     };
     if options.calibrate {
@@ -181,7 +213,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             options.runs,
         )?);
     }
-    report::print_table(&rows);
+    console::print_table(&rows);
     if let Some(path) = &json {
         let device = serde_json::json!({
             "name": info.name,
@@ -206,15 +238,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         println!("wrote {path}");
     }
     if let Some(path) = &options.plot {
-        if let Some(dir) = Path::new(path)
-            .parent()
-            .filter(|p| !p.as_os_str().is_empty())
-        {
-            std::fs::create_dir_all(dir)
-                .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-        }
-        plot::bar_chart(&rows, path, &format!("{}, {started_utc}", info.name))?;
-        println!("wrote {path}");
+        plot_to(&rows, path, &format!("{}, {started_utc}", info.name))?;
     }
     eprintln!("done in {:.1} s", started.elapsed().as_secs_f64());
     Ok(())

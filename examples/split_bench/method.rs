@@ -164,7 +164,8 @@ impl Method {
 }
 
 impl std::fmt::Display for Method {
+    /// Its name, padded to the width a format asks for (`{:<19}`).
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
+        f.pad(self.name())
     }
 }

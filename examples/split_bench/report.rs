@@ -1,5 +1,6 @@
-//! Rows of measurements and their reports: the console table, the summary
-//! of ratios the targets are stated in, JSON, and the README's markdown.
+//! Rows of measurements, the ratios the targets are stated in, and their
+//! reports: JSON, the README's markdown table and `docs/PERFORMANCE.md`'s
+//! full one (the console's are in `console.rs`).
 
 use crate::method::Method;
 use crate::work::median;
@@ -79,7 +80,7 @@ const RATIOS: [(&str, Method, Method); 9] = [
     ("host/host_memcpy", Method::Host, Method::HostMemcpy),
 ];
 
-/// The ratio columns of the README table.
+/// The ratio columns of the full table (`docs/PERFORMANCE.md`).
 const TABLE_RATIOS: [(Method, Method); 8] = [
     (Method::Plan, Method::BestFixed),
     (Method::PlanCalibrated, Method::BestFixed),
@@ -99,7 +100,7 @@ fn find<'r>(rows: &'r [Row], case: &str, method: Method) -> Option<&'r Row> {
 /// per-round ratios where both were timed in the same rounds (each pair ran
 /// milliseconds apart, so lavapipe's swings between one and two worker
 /// threads hit both alike), else the ratio of the medians.
-fn ratio(rows: &[Row], case: &str, a: Method, b: Method) -> Option<f64> {
+pub fn ratio(rows: &[Row], case: &str, a: Method, b: Method) -> Option<f64> {
     let (a, b) = (find(rows, case, a)?, find(rows, case, b)?);
     if a.samples.is_empty() || a.samples.len() != b.samples.len() {
         return Some(b.seconds / a.seconds);
@@ -113,7 +114,8 @@ fn ratio_of_medians(rows: &[Row], case: &str, a: Method, b: Method) -> Option<f6
     Some(find(rows, case, b)?.seconds / find(rows, case, a)?.seconds)
 }
 
-fn cases_of(rows: &[Row]) -> Vec<&str> {
+/// The cases of `rows`, in order.
+pub fn cases_of(rows: &[Row]) -> Vec<&str> {
     let mut cases: Vec<&str> = rows.iter().map(|r| r.case.as_str()).collect();
     cases.dedup();
     cases
@@ -135,65 +137,6 @@ fn over_best_fixed_with_host(rows: &[Row], case: &str, method: Method) -> Option
         .filter_map(total)
         .min_by(f64::total_cmp)?;
     Some(best / plan)
-}
-
-/// Every row, then the summary of ratios.
-pub fn print_table(rows: &[Row]) {
-    println!();
-    println!(
-        "{:<26} {:<20} {:>9} {:>10} {:>8} {:>10}  note",
-        "case", "method", "ms", "GB/s", "ratio", "record ms"
-    );
-    for r in rows {
-        let reference = if r.method.is_host() {
-            Method::HostMemcpy
-        } else {
-            Method::CopyLimit
-        };
-        let base = ratio(rows, &r.case, r.method, reference).unwrap_or(f64::NAN);
-        let record = r
-            .record_seconds
-            .map_or("-".to_string(), |s| format!("{:.3}", s * 1e3));
-        println!(
-            "{:<26} {:<20} {:>9.3} {:>10.2} {:>8.2} {:>10}  {}",
-            r.case,
-            r.method,
-            r.seconds * 1e3,
-            r.gbps,
-            base,
-            record,
-            r.note
-        );
-    }
-    println!();
-    println!(
-        "ratio: to copy_limit for GPU methods, to host_memcpy for host methods; GB/s counts bytes read + written; record ms: host time from creating the encoder to submit returning (recording, finish, submit; not in ms)."
-    );
-    println!();
-    print!("{:<26}", "case");
-    for (name, ..) in RATIOS {
-        print!(" {name:>18}");
-    }
-    for m in WITH_HOST {
-        print!(" {:>18}", format!("{m}/best_fixed with host"));
-    }
-    println!();
-    for case in cases_of(rows) {
-        print!("{case:<26}");
-        for (_, a, b) in RATIOS {
-            match ratio(rows, case, a, b) {
-                Some(r) => print!(" {r:>18.2}"),
-                None => print!(" {:>18}", "n/a"),
-            }
-        }
-        for m in WITH_HOST {
-            match over_best_fixed_with_host(rows, case, m) {
-                Some(r) => print!(" {r:>18.2}"),
-                None => print!(" {:>18}", "n/a"),
-            }
-        }
-        println!();
-    }
 }
 
 /// The summary ratios as JSON, per case.
@@ -267,8 +210,35 @@ pub fn rows_from_json(report: &serde_json::Value) -> Result<Vec<Row>, String> {
         .collect())
 }
 
-/// The README's table: GB/s per method, then the ratios, one line per case.
+/// The README's table, what a runtime engineer reads: what the planner
+/// moves and what the device's copy moves, the planner's speed against the
+/// device's copy, a plain compute copy and the best forced strategy, and
+/// the kernels a discrete GPU's model chooses against a plain compute copy.
 pub fn markdown(rows: &[Row]) -> String {
+    let mut out = String::from(
+        "| case | plan GB/s | copy_limit GB/s | plan / copy_limit | plan / shader_copy \
+         | plan / best_fixed | gpu_discrete / shader_copy |\n",
+    );
+    out += "|---|---:|---:|---:|---:|---:|---:|\n";
+    let two = |r: Option<f64>| r.map_or("n/a".to_string(), |r| format!("{r:.2}"));
+    for case in cases_of(rows) {
+        let speed = |m| two(find(rows, case, m).map(|r| r.gbps));
+        let cells = [
+            speed(Method::Plan),
+            speed(Method::CopyLimit),
+            two(ratio(rows, case, Method::Plan, Method::CopyLimit)),
+            two(ratio(rows, case, Method::Plan, Method::ShaderCopy)),
+            two(ratio(rows, case, Method::Plan, Method::BestFixed)),
+            two(ratio(rows, case, Method::GpuDiscrete, Method::ShaderCopy)),
+        ];
+        out += &format!("| `{case}` | {} |\n", cells.join(" | "));
+    }
+    out
+}
+
+/// The full table (`docs/PERFORMANCE.md`): GB/s per method, then the
+/// ratios, one line per case.
+pub fn markdown_full(rows: &[Row]) -> String {
     let mut header: Vec<String> = Method::TABLE.iter().map(|m| m.to_string()).collect();
     header.extend(TABLE_RATIOS.iter().map(|(a, b)| format!("{a} / {b}")));
     header.push("plan_calibrated / best_fixed, with host".to_string());

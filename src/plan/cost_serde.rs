@@ -112,19 +112,23 @@ impl<'de> Deserialize<'de> for CostModel {
         let s = Stored::deserialize(deserializer)?;
         let rates = s.gather_bytes_per_second.unwrap_or_else(|| {
             let mut rates = KernelRates::ZERO;
+            // The old fields by the names of the kernels they held (the
+            // table names its kernels; this file reads it by name).
             let stored = [
-                (Kernel::Words, s.gather_word_bytes_per_second),
-                (Kernel::Vec4, s.gather_vec4_bytes_per_second),
-                (Kernel::Funnel, s.gather_funnel_bytes_per_second),
-                (Kernel::RowBlocks, s.gather_rows_bytes_per_second),
-                (Kernel::RowStreams, s.gather_streams_bytes_per_second),
+                ("words", s.gather_word_bytes_per_second),
+                ("vec4", s.gather_vec4_bytes_per_second),
+                ("funnel", s.gather_funnel_bytes_per_second),
+                ("row_blocks", s.gather_rows_bytes_per_second),
+                ("row_streams", s.gather_streams_bytes_per_second),
             ];
-            for (kernel, rate) in stored {
-                rates.set(kernel, rate.unwrap_or(0.0));
+            for (name, rate) in stored {
+                if let Some(kernel) = Kernel::from_name(name) {
+                    rates.set(kernel, rate.unwrap_or(0.0));
+                }
             }
             let missing: Vec<Kernel> = Kernel::ALL
                 .into_iter()
-                .filter(|k| stored.iter().all(|(s, _)| s != k))
+                .filter(|k| stored.iter().all(|(name, _)| *name != k.name()))
                 .collect();
             inherit(rates, &missing)
         });
