@@ -188,37 +188,13 @@ fn sources() -> Vec<(String, String)> {
 /// The longest a `src` file may be.
 const MAX_LINES: usize = 400;
 
-/// Files over [`MAX_LINES`] when the rule was written, each with the length
-/// it may not pass; an entry goes when its file is cut to the limit (the
-/// test fails until it is removed), and no file joins the list.
-const OVER_MAX_LINES: &[(&str, usize)] = &[
-    ("src/plan/kernels/row_streams.rs", 435),
-    ("src/plan/passes.rs", 421),
-    ("src/plan/split_plan.rs", 429),
-];
-
 #[test]
 fn no_src_file_is_over_400_lines() {
     let mut violations = Vec::new();
     for (path, text) in sources() {
         let lines = text.lines().count();
-        let allowed = OVER_MAX_LINES.iter().find(|(p, _)| *p == path);
-        match allowed {
-            None if lines > MAX_LINES => {
-                violations.push(format!("{path}: {lines} lines, over {MAX_LINES}"))
-            }
-            Some((_, cap)) if lines > *cap => violations.push(format!(
-                "{path}: {lines} lines, over {MAX_LINES} and grown past its {cap}"
-            )),
-            Some(_) if lines <= MAX_LINES => violations.push(format!(
-                "{path}: {lines} lines, within {MAX_LINES}: remove it from OVER_MAX_LINES"
-            )),
-            _ => {}
-        }
-    }
-    for (path, _) in OVER_MAX_LINES {
-        if !Path::new(env!("CARGO_MANIFEST_DIR")).join(path).exists() {
-            violations.push(format!("{path} is gone: remove it from OVER_MAX_LINES"));
+        if lines > MAX_LINES {
+            violations.push(format!("{path}: {lines} lines, over {MAX_LINES}"));
         }
     }
     assert!(violations.is_empty(), "{violations:#?}");

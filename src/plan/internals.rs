@@ -18,7 +18,7 @@ pub use super::recording::{
 };
 pub use super::regions::Region;
 pub use super::shader::{BindingKind, LayoutEntry, MAX_UNIFORM_ENTRIES};
-pub use super::split_plan::fingerprint;
+pub use super::table::fingerprint;
 pub use super::table::{
     FLAG_ALIGNED, FLAG_PAD, FLAG_SKIP, TableEntry, TableHeader, UNITS_PER_INVOCATION,
     WORKGROUP_SIZE,

@@ -8,7 +8,8 @@ use super::cost::CostModel;
 use super::error::PlanError;
 use super::gather::Gather;
 use super::kernels::{GeneratedLayout, Kernel, Moves};
-use super::passes::{Pass, PassContext, build_passes};
+use super::pass_table::build_passes;
+use super::passes::{Pass, PassContext};
 
 /// The gather's kernel, passes and tables (no passes when nothing is
 /// gathered); a generated kernel's passes carry their layouts.

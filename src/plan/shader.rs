@@ -197,7 +197,7 @@ impl ShaderKey {
     /// the same on every machine and in every process for the same module
     /// (a key for a runtime's own pipeline cache).
     pub fn id(&self) -> u64 {
-        super::split_plan::fingerprint(self.source().as_bytes())
+        super::table::fingerprint(self.source().as_bytes())
     }
 
     /// The module's entry point.

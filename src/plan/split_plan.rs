@@ -11,7 +11,6 @@ use super::gather::Gather;
 use super::geometry::OutputGeometry;
 use super::kernel_choice::{Dispatches, gather_dispatches};
 use super::kernels::{GeneratedLayout, Kernel};
-use super::lanes::LaneOrder;
 use super::limits::PlanLimits;
 use super::options::PlanOptions;
 use super::outputs::{PlannedOutput, plan_outputs};
@@ -20,6 +19,7 @@ use super::placement::Placement;
 use super::runs::RunLayout;
 use super::shader::ShaderKey;
 use super::strategy::{CopyRuns, Strategy, choose_copies, copy_runs};
+use super::table::fingerprint;
 use crate::element::ElementType;
 use crate::semantics::ResolvedSplit;
 
@@ -142,7 +142,8 @@ impl SplitPlan {
             table,
         } = gather_dispatches(&gather, &model, options.kernel)?;
         let fingerprint = fingerprint(&table);
-        let (modules, pass_module) = pass_modules(kernel, options.placement, model.lanes, &passes);
+        let (modules, pass_module) =
+            super::modules::pass_modules(kernel, options.placement, model.lanes, &passes);
         Ok(SplitPlan {
             element_type,
             input_shape: split.input_shape().to_vec(),
@@ -328,49 +329,6 @@ impl SplitPlan {
     }
 }
 
-/// The distinct modules of `passes`, in the order they first run, and per
-/// pass the index of its module there. A generated module binds its own
-/// pass's destinations, a table-driven one as many as the busiest pass.
-/// Passes of one layout share a module: a key is built once per module,
-/// not per pass (a plan may hold thousands of passes).
-fn pass_modules(
-    kernel: Kernel,
-    placement: Placement,
-    lanes: LaneOrder,
-    passes: &[Pass],
-) -> (Vec<ShaderKey>, Vec<usize>) {
-    let busiest = passes
-        .iter()
-        .map(|p| p.dst_windows.len())
-        .max()
-        .unwrap_or(0);
-    let mut keys: Vec<ShaderKey> = Vec::new();
-    let of_pass = passes
-        .iter()
-        .map(|pass| {
-            let layout = pass.layout.as_ref();
-            let slots = match layout {
-                Some(_) => pass.dst_windows.len(),
-                None => busiest,
-            } as u32;
-            let known = keys
-                .iter()
-                .position(|k| k.layout() == layout && k.slots() == slots);
-            known.unwrap_or_else(|| {
-                keys.push(ShaderKey::new(
-                    kernel,
-                    placement,
-                    slots,
-                    lanes,
-                    layout.cloned(),
-                ));
-                keys.len() - 1
-            })
-        })
-        .collect();
-    (keys, of_pass)
-}
-
 /// The packed input size in bytes.
 ///
 /// # Errors
@@ -417,18 +375,4 @@ fn views(
             exact.then_some(start..start + slot.len_bytes)
         })
         .collect()
-}
-
-/// A 64-bit FNV-1a hash over 8-byte words (tables are multiples of 16
-/// bytes), fast enough to run on every plan; keys the GPU path's cache of
-/// uploaded tables.
-pub fn fingerprint(bytes: &[u8]) -> u64 {
-    let mut words = bytes.chunks_exact(8);
-    let hash = words.by_ref().fold(0xcbf2_9ce4_8422_2325, |h, w| {
-        let word = u64::from_le_bytes(w.try_into().unwrap_or_default());
-        (h ^ word).wrapping_mul(0x0100_0000_01b3)
-    });
-    words.remainder().iter().fold(hash, |h, &b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    })
 }

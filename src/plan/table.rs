@@ -124,3 +124,17 @@ impl TableHeader {
     /// Size in bytes (the offset of the first entry).
     pub const SIZE: u64 = size_of::<TableHeader>() as u64;
 }
+
+/// A 64-bit FNV-1a hash over 8-byte words (tables are multiples of 16
+/// bytes), fast enough to run on every plan; keys the GPU path's cache of
+/// uploaded tables.
+pub fn fingerprint(bytes: &[u8]) -> u64 {
+    let mut words = bytes.chunks_exact(8);
+    let hash = words.by_ref().fold(0xcbf2_9ce4_8422_2325, |h, w| {
+        let word = u64::from_le_bytes(w.try_into().unwrap_or_default());
+        (h ^ word).wrapping_mul(0x0100_0000_01b3)
+    });
+    words.remainder().iter().fold(hash, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}

@@ -13,6 +13,7 @@ mod funnel;
 mod row_blocks;
 mod row_copies;
 mod row_streams;
+mod row_streams_striped;
 mod row_words;
 mod vec4;
 mod words;

@@ -1,32 +1,25 @@
-//! The row-stream kernel for long runs at any bit offset: each invocation
-//! owns, in every output, one stretch of whole vec4s that lies inside one
-//! input row, and streams it with one funnel shift (one vec4 load and one
-//! store per 16 bytes). The vec4s that straddle two rows (one per row and
-//! output whose run is not whole vec4s) are shared out among the row's
-//! invocations.
+//! The row-stream kernel for long runs at any bit offset. Blocked lanes
+//! (lavapipe): each invocation owns, in every output, one stretch of whole
+//! vec4s that lies inside one input row, and streams it with one funnel
+//! shift (one vec4 load and one store per 16 bytes); the vec4s that
+//! straddle two rows are shared out among the row's invocations. Striped
+//! lanes (GPUs): `row_streams_striped.rs`.
 //!
-//! A run shorter than a vec4 (whole 32-bit words at whole-word offsets, as
-//! the one-word objectness column of YOLOv5's [4, 1, 80] head) is gathered
+//! A run shorter than a vec4 (whole words at whole-word offsets, as the
+//! one-word objectness column of YOLOv5's [4, 1, 80] head) is gathered
 //! instead: invocation `g` builds the output's vec4 `g` from the four words
-//! it holds, stepping through rows by selects. Before, one such run sent
-//! the whole split to the word kernel (about 0.2 of a plain copy on that
-//! head; with the gather, 0.89). A stretch that can lie wholly past its
-//! row (YOLOv5's one-vec4 box, shared by a row's three invocations) is
-//! skipped with its loads ([`StreamOutput::may_be_empty`]): 0.98-1.03.
+//! it holds, stepping through rows by selects (with the word kernel that
+//! head ran at about 0.2 of a copy on lavapipe; with the gather, 0.89). A
+//! stretch that can lie wholly past its row is skipped with its loads
+//! ([`StreamOutput::may_be_empty`]: YOLOv5 0.98-1.03). Past one dispatch's
+//! slots each group of outputs is a dispatch of its own, as with row copies.
 //!
-//! Into separate destinations past one dispatch's slots, each group of
-//! outputs is a dispatch of a module of its own, as with row copies (u8
-//! into 9 and f16 into 10: 0.59-0.64 of a copy against 0.48-0.52 with the
-//! funnel, `docs/DEVICE.md`).
-//!
-//! Every invocation runs the same straight-line code: the stretch length,
-//! the run and block lengths and the invocations per row are constants of
-//! the generated entry point (`shaders/row_streams.wgsl`), so no lane loops longer
-//! than another and no branch depends on where a row ends. (lavapipe runs
-//! every branch and every loop to its longest lane under a mask, and skips
-//! only the loads and stores of masked lanes; the table-driven funnel, whose
-//! lanes switch runs at different units, measured 0.55 of a plain copy on
-//! `u8 [4096, 4097]`, this kernel about 0.8; see `docs/DEVICE.md`.)
+//! Every invocation runs the same straight-line code: stretch, run and
+//! block lengths and invocations per row are constants of the generated
+//! entry point (`shaders/row_streams.wgsl`), so no lane loops longer than
+//! another (lavapipe runs every branch and loop to its longest lane: the
+//! table-driven funnel measured 0.55 of a copy on `u8 [4096, 4097]`, this
+//! kernel about 0.8; `docs/journal/2026-11-22-lavapipe-kernels.md`).
 
 use super::{
     ClassRates, Generated, GeneratedLayout, Kernel, KernelSpec, LONG_UNALIGNED_RUNS, Moves, Order,
@@ -39,7 +32,7 @@ use crate::plan::lanes::LaneOrder;
 use crate::plan::template::Template;
 use crate::plan::wgsl::{VEC4_BITS, Variant, entry_point, read_entries};
 
-const WGSL: Template = Template::new(
+pub(super) const WGSL: Template = Template::new(
     "row_streams.wgsl",
     include_str!("../../../shaders/row_streams.wgsl"),
 );
@@ -284,7 +277,7 @@ impl RowStreams {
     /// Output `j`'s vec4 `g` (written to its slot), for a short run: four
     /// words, each from the row and column it lies at, stepping through
     /// the rows by selects (no division past the first word).
-    fn gather(&self, j: usize, variant: &Variant, out: &StreamOutput) -> String {
+    pub(super) fn gather(&self, j: usize, variant: &Variant, out: &StreamOutput) -> String {
         let slot = variant.placement.slot_of_entry(j);
         let (q, in_range, src_bits) = match self.lanes {
             LaneOrder::Blocked => (
@@ -397,40 +390,5 @@ impl Generated for RowStreams {
 
     fn entry_ranges(&self) -> bool {
         self.lanes == LaneOrder::Striped
-    }
-}
-
-impl RowStreams {
-    /// The striped body: each output's invocations on its consecutive
-    /// vec4s (gathered word by word for a short run).
-    fn striped(&self, variant: &Variant) -> String {
-        let streams: String = self
-            .outputs
-            .iter()
-            .enumerate()
-            .map(|(j, out)| {
-                if out.is_short() {
-                    return self.gather(j, variant, out);
-                }
-                WGSL.fill(
-                    "striped_stream",
-                    &[
-                        ("unless_skipped", &variant.unless_skipped(j)),
-                        ("j", &j),
-                        ("run", &out.run_bits),
-                        ("block", &self.block_bits),
-                        ("gap", &(self.block_bits - out.run_bits)),
-                        ("slot", &variant.placement.slot_of_entry(j)),
-                    ],
-                )
-            })
-            .collect();
-        WGSL.fill(
-            "striped_body",
-            &[
-                ("entries", &read_entries(variant, self.outputs.len())),
-                ("streams", &streams),
-            ],
-        )
     }
 }
