@@ -1,9 +1,11 @@
 // The prelude of every kernel's module, filled by wgpu_split::plan::wgsl
 // from the Rust values: the shared constants, the parameter table (its
 // members generated from plan::table::TableHeader / TableEntry), the source
-// binding (read-only, or read_write where a destination shares the input's
-// buffer) and one destination binding per slot, numbered by
-// plan::wgsl::Bindings, and the module's one entry point `split`.
+// binding (the tensor: read-only for a split, or read_write where a
+// destination shares the input's buffer; written by a concat) and one
+// destination binding per slot (the pieces: written by a split, read by a
+// concat), numbered by plan::wgsl::Bindings, and the module's one entry
+// point `split`.
 //
 // Every kernel moves raw bits: values never pass through float registers,
 // so NaN payloads, -0.0 and padding survive. No optional feature (f16,
@@ -62,7 +64,7 @@ fn writes(j: u32) -> bool {
 //#fragment field
     {{name}}: u32,
 //#fragment destination
-@group(0) @binding({{binding}}) var<storage, read_write> {{array}}_{{slot}}: array<{{unit}}>;
+@group(0) @binding({{binding}}) var<storage, {{access}}> {{array}}_{{slot}}: array<{{unit}}>;
 //#fragment bound_entry
 
 // Units slot {{slot}}'s binding starts before a window of `window_units`.
@@ -84,12 +86,29 @@ fn bound_{{slot}}(e: Entry) -> Entry {
 fn ld_src_word(site: u32, w: u32) -> u32 {
 {{record}}    return {{source}}[w >> 2u][w & 3u];
 }
-//#fragment access_slot
+//#fragment load_slot
+fn ld_dst_{{slot}}(site: u32, i: u32) -> {{unit}} {
+{{record_load}}    return {{array}}_{{slot}}[i];
+}
+//#fragment store_slot
 fn st_dst_{{slot}}(site: u32, i: u32, v: {{unit}}) {
 {{record_store}}    {{array}}_{{slot}}[i] = v;
 }
-fn ld_dst_{{slot}}(site: u32, i: u32) -> {{unit}} {
-{{record_load}}    return {{array}}_{{slot}}[i];
+//#fragment split_move
+// Moves unit `s` of the source into unit `d` of slot {{slot}} (a split).
+fn move_{{slot}}(site: u32, d: u32, s: u32) {
+    st_dst_{{slot}}(site, d, ld_src(site, s));
+}
+//#fragment concat_move
+// Moves unit `d` of slot {{slot}} into unit `s` of the source (a concat:
+// the same units, the other way).
+fn move_{{slot}}(site: u32, d: u32, s: u32) {
+    st_src(site, s, ld_dst_{{slot}}(site, d));
+}
+//#fragment store_source
+// Writes unit `i` of the source binding (a concat writes the tensor).
+fn st_src(site: u32, i: u32, v: {{unit}}) {
+{{record}}    {{source}}[i] = v;
 }
 //#fragment record
     record((site << 11u) | ({{log2_bytes}}u << 8u) | ({{binding}}u << 1u) | {{store}}u, {{index}});

@@ -14,6 +14,9 @@
 //   run holds it: consecutive lanes on consecutive units of the input and
 //   of every output, so a warp's request touches the sectors its bytes need.
 //   The runs' starts come from the table (every entry is read at the top).
+//
+// `move_<slot>` copies a unit from the source to slot <slot> in a split,
+// and back in a concat (the same units, the other way: prelude.wgsl).
 
 //#fragment body
     let row = g / {{per_row}}u;
@@ -27,24 +30,22 @@
         let dst = e{{j}}.dst_unit + row * {{run}}u + u0;
 {{stretch}}    }
 //#fragment step
-        st_dst_{{slot}}(__site__, dst + {{k}}u, ld_src(__site__, src + {{k}}u));
+        move_{{slot}}(__site__, dst + {{k}}u, src + {{k}}u);
 //#fragment guarded_step
         if (u0 + {{k}}u < {{run}}u) {
-            st_dst_{{slot}}(__site__, dst + {{k}}u, ld_src(__site__, src + {{k}}u));
+            move_{{slot}}(__site__, dst + {{k}}u, src + {{k}}u);
         }
 //#fragment striped_body
     let row = g / {{per_row}}u;
     let w = g % {{per_row}}u;
-{{entries}}    // Where unit w of the row's runs lies in the input row: each run's
-    // start (from the table, so that groups of one shape share a module
-    // wherever their windows start) less its place among the runs
-    // (wrapping where runs overlap).
-    let shift = {{shift}};
-    let value = ld_src(__site__, row * {{block}}u + w + shift);
-{{stores}}
-//#fragment striped_store
+{{entries}}{{moves}}
+//#fragment striped_move
+    // Unit w - {{first}} of run {{j}}: its start in the input row from the
+    // table, so that groups of one shape share a module wherever their
+    // windows start.
     {{unless_skipped}}{
         if (w - {{first}}u < {{run}}u) {
-            st_dst_{{slot}}(__site__, e{{j}}.dst_unit + row * {{run}}u + w - {{first}}u, value);
+            let u = w - {{first}}u;
+            move_{{slot}}(__site__, e{{j}}.dst_unit + row * {{run}}u + u, row * {{block}}u + e{{j}}.src_bit / UNIT_BITS + u);
         }
     }

@@ -14,7 +14,7 @@ fn split_vec4_{{slot}}(e: Entry, i: u32) {
     var col = q % run;
     var src = (e.src_bit >> 7u) + (q / run) * block + col;
     for (var w = first; w < last; w++) {
-        st_dst_{{slot}}(__site__, e.dst_unit + w, ld_src(__site__, src));
+        move_{{slot}}(__site__, e.dst_unit + w, src);
         col += 1u;
         src += 1u;
         if (col == run) {

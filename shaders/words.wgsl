@@ -67,9 +67,9 @@ fn assemble_word(e: Entry, w: u32, walk: ptr<function, Walk>) -> u32 {
     return value;
 }
 
-//#fragment slot
+//#fragment aligned_slot
 // Word-aligned chunk: whole words from whole words, walking the run without
-// dividing after the first word.
+// dividing after the first word (`move_<slot>`: the other way in a concat).
 fn copy_aligned_words_{{slot}}(e: Entry, first_word: u32, last_word: u32) {
     let run = e.run_bits >> 5u;
     let block = e.block_bits >> 5u;
@@ -77,7 +77,7 @@ fn copy_aligned_words_{{slot}}(e: Entry, first_word: u32, last_word: u32) {
     var col = q % run;
     var src = (e.src_bit >> 5u) + (q / run) * block + col;
     for (var w = first_word; w < last_word; w++) {
-        st_dst_{{slot}}(__site__, e.dst_unit + w, ld_src(__site__, src));
+        move_{{slot}}(__site__, e.dst_unit + w, src);
         col += 1u;
         src += 1u;
         if (col == run) {
@@ -87,6 +87,7 @@ fn copy_aligned_words_{{slot}}(e: Entry, first_word: u32, last_word: u32) {
     }
 }
 
+//#fragment slot
 // Every word lies whole inside one run that starts at source bit s: a funnel
 // shift over consecutive source words, one load per word.
 fn copy_shifted_words_{{slot}}(e: Entry, first_word: u32, last_word: u32, s: u32) {
@@ -149,3 +150,13 @@ fn split_words_{{slot}}(e: Entry, i: u32) {
     assemble_words_{{slot}}(e, first_word, last_word, walk);
 }
 
+//#fragment concat_slot
+// A concat moves word-aligned chunks only (the kernel fits a concat where
+// every run, offset and row is whole words).
+fn split_words_{{slot}}(e: Entry, i: u32) {
+    let first_word = i * e.units_per_invocation;
+    let last_word = min(first_word + e.units_per_invocation, (e.first_bit + e.len_bits + 31u) / 32u);
+    if (first_word < last_word) {
+        copy_aligned_words_{{slot}}(e, first_word, last_word);
+    }
+}

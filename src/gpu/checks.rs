@@ -21,10 +21,10 @@ fn used_buffers<'a>(
     input: &BufferRegion<'a>,
     destinations: &[BufferRegion<'a>],
 ) -> Vec<(BufferRole, BufferRegion<'a>)> {
-    let mut used = vec![(BufferRole::Input, *input)];
+    let mut used = vec![(plan.tensor_role(), *input)];
     for (i, region) in destinations.iter().enumerate() {
         if plan.destination_bytes(i) > 0 {
-            used.push((plan.placement().role(i), *region));
+            used.push((plan.destination_role(i), *region));
         }
     }
     used.sort_by(|(_, a), (_, b)| a.buffer.cmp(b.buffer));
@@ -77,8 +77,8 @@ pub(crate) fn probe_buffers(
     Ok(())
 }
 
-/// Records one 4-byte copy from the input and one into each copied
-/// output's region into a scratch encoder that is never submitted, and
+/// Records, for the first copy command of each copied destination, one
+/// 4-byte copy from its source and one into its destination into a scratch encoder that is never submitted, and
 /// finishes it inside error scopes: wgpu checks a copy's buffers'
 /// device and usages when its encoder finishes, and nothing is written.
 /// (Dispatch-bound buffers are validated by their bind groups.)
@@ -99,11 +99,27 @@ fn probe_copies(
                     .create_command_encoder(&wgpu::CommandEncoderDescriptor {
                         label: Some("wgpu-split probe (never submitted)"),
                     });
-            encoder.copy_buffer_to_buffer(input.buffer, input.offset, scratch, 0, 4);
-            for c in plan.copies() {
-                let region = &destinations[plan.placement().destination_of(c.output)];
-                let offset = region.offset + c.dst_offset_bytes;
-                encoder.copy_buffer_to_buffer(scratch, 0, region.buffer, offset, 4);
+            // The tensor is read by a split's copies, written by a
+            // concat's; each copied destination the other way.
+            let mut probed = vec![false; destinations.len()];
+            for c in plan.copy_commands() {
+                if std::mem::replace(&mut probed[c.destination], true) {
+                    continue;
+                }
+                let d = &destinations[c.destination];
+                let ends = c.ends(
+                    plan.direction(),
+                    (input.buffer, input.offset),
+                    (d.buffer, d.offset),
+                );
+                for (k, &(buffer, offset)) in ends.iter().enumerate() {
+                    let (src, dst) = if k == 0 {
+                        ((buffer, offset), (scratch, 0))
+                    } else {
+                        ((scratch, 0), (buffer, offset))
+                    };
+                    encoder.copy_buffer_to_buffer(src.0, src.1, dst.0, dst.1, 4);
+                }
             }
             drop(encoder.finish());
         },

@@ -10,6 +10,7 @@ mod cache;
 mod calibrate;
 mod calibration_timer;
 mod checks;
+mod concat;
 mod context;
 mod device_class;
 mod dispatch;

@@ -232,7 +232,7 @@ impl GpuSplitter {
     /// The cost model of the splitter's strategy, or the one of its
     /// device's class for a strategy that carries none: it ranks the
     /// kernels of every plan the splitter makes.
-    fn model(&self) -> CostModel {
+    pub(super) fn model(&self) -> CostModel {
         match self.strategy {
             Strategy::Auto(model) => model,
             _ => self.class_model,
@@ -261,17 +261,14 @@ impl GpuSplitter {
         destinations: &[BufferRegion<'_>],
     ) -> Result<()> {
         let prepared = self.checked(plan, &input, destinations)?;
-        for c in plan.copies() {
-            let destination = &destinations[plan.placement().destination_of(c.output)];
-            for k in 0..c.count {
-                encoder.copy_buffer_to_buffer(
-                    input.buffer,
-                    input.offset + c.src_offset_bytes + k * c.src_stride_bytes,
-                    destination.buffer,
-                    destination.offset + c.dst_offset_bytes + k * c.size_bytes,
-                    c.size_bytes,
-                );
-            }
+        for c in plan.copy_commands() {
+            let d = &destinations[c.destination];
+            let [(src, src_offset), (dst, dst_offset)] = c.ends(
+                plan.direction(),
+                (input.buffer, input.offset),
+                (d.buffer, d.offset),
+            );
+            encoder.copy_buffer_to_buffer(src, src_offset, dst, dst_offset, c.size);
         }
         if prepared.dispatch_count() > 0 {
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {

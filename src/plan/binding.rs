@@ -23,6 +23,7 @@ use std::borrow::Cow;
 use std::ops::Range;
 
 use super::align::{align_down, align_up};
+use super::direction::Direction;
 use super::error::EncodeError;
 use super::passes::Pass;
 use super::regions::Region;
@@ -160,7 +161,14 @@ impl SplitPlan {
         let mut skips = false;
         for (index, (pass, PassBytes { src, dst })) in self.passes().iter().zip(passes).enumerate()
         {
-            let groups = non_aliasing_groups(&dst, destinations);
+            // A concat reads its pieces: read-only bindings may alias,
+            // unless a piece shares the tensor's buffer (then all are
+            // bound writable).
+            let groups = if self.direction() == Direction::Concat && !writable_source {
+                vec![(0..dst.len()).collect()]
+            } else {
+                non_aliasing_groups(&dst, destinations)
+            };
             skips |= groups.len() > 1;
             for group in &groups {
                 let table_bytes = if groups.len() == 1 {
@@ -219,7 +227,7 @@ impl SplitPlan {
                 if bytes.start < pass.src.end && pass.src.start < bytes.end {
                     let align = self.limits().alignment_bytes();
                     return Err(EncodeError::InputSharesBuffer {
-                        which: self.placement().role(*destination),
+                        which: self.destination_role(*destination),
                         why: format!(
                             "bindings start at offsets aligned down to {align} bytes, so the \
                              input's binding {:?} overlaps its binding {bytes:?}; keep the \

@@ -95,10 +95,13 @@ pub enum PlanMismatch {
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum EncodeError {
-    /// The number of destination regions is not the plan's output count.
-    #[error("{actual} destination regions given for a plan of {expected} outputs")]
+    /// The number of regions is not the plan's: one per output of a split
+    /// (one per input of a concat), or the one arena.
+    #[error(
+        "{actual} regions given where the plan takes {expected} (one per output of a split, one per input of a concat, or the one arena)"
+    )]
     RegionCount {
-        /// The plan's outputs.
+        /// The regions the plan takes.
         expected: usize,
         /// Regions given.
         actual: usize,

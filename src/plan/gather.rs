@@ -1,6 +1,7 @@
 //! [`Gather`]: what the dispatches of a plan move, and everything kernel
 //! choice and pass building need to know about it, in one value.
 
+use super::direction::Direction;
 use super::geometry::OutputGeometry;
 use super::lanes::LaneOrder;
 use super::limits::PlanLimits;
@@ -24,6 +25,8 @@ pub(crate) struct Gather<'a> {
     pub placement: Placement,
     /// How the kernels lay invocations over units (the model's).
     pub lanes: LaneOrder,
+    /// Which way the bits move (a split, or a concat).
+    pub direction: Direction,
     /// Each output in dispatches of its own (a benchmark baseline), which
     /// the generated kernels, one dispatch for all, cannot do.
     pub per_output: bool,

@@ -45,7 +45,8 @@ pub(crate) fn gather_dispatches(
 ) -> Result<Dispatches, PlanError> {
     let candidates = Kernel::ALL
         .into_iter()
-        .filter(|&k| forced.is_none_or(|f| f == k));
+        .filter(|&k| forced.is_none_or(|f| f == k))
+        .filter(|k| k.spec().directions.contains(&g.direction));
     for kernel in model.order(candidates) {
         if let Some(dispatches) = dispatches_of(g, kernel)? {
             return Ok(dispatches);
@@ -54,7 +55,7 @@ pub(crate) fn gather_dispatches(
     match forced {
         Some(kernel) => Err(PlanError::KernelDoesNotFit { kernel }),
         None => Err(PlanError::Internal {
-            detail: "the word kernel did not plan".to_string(),
+            detail: format!("no kernel planned the {}", g.direction.name()),
         }),
     }
 }

@@ -27,9 +27,11 @@ mod binding;
 mod chunks;
 mod classes;
 pub mod coalescing;
+mod concat_plan;
 mod cost;
 #[cfg(feature = "serde")]
 mod cost_serde;
+mod direction;
 pub(crate) mod error;
 mod estimate;
 mod gather;
@@ -54,8 +56,10 @@ mod strategy;
 mod table;
 mod template;
 mod usages;
+mod views;
 mod wgsl;
 
+pub use concat_plan::{ConcatPlan, ConcatRequirements};
 pub use cost::{CostModel, DeviceClass, KernelRates};
 pub use error::{EncodeError, PlanError, PlanMismatch};
 pub use estimate::PlanCost;

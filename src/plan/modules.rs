@@ -1,6 +1,7 @@
 //! A plan's shader modules: the distinct modules its passes run, each
 //! built once however many passes share it.
 
+use super::direction::Direction;
 use super::kernels::Kernel;
 use super::lanes::LaneOrder;
 use super::passes::Pass;
@@ -16,6 +17,7 @@ pub(crate) fn pass_modules(
     kernel: Kernel,
     placement: Placement,
     lanes: LaneOrder,
+    direction: Direction,
     passes: &[Pass],
 ) -> (Vec<ShaderKey>, Vec<usize>) {
     let busiest = passes
@@ -36,13 +38,8 @@ pub(crate) fn pass_modules(
                 .iter()
                 .position(|k| k.layout() == layout && k.slots() == slots);
             known.unwrap_or_else(|| {
-                keys.push(ShaderKey::new(
-                    kernel,
-                    placement,
-                    slots,
-                    lanes,
-                    layout.cloned(),
-                ));
+                let key = ShaderKey::new(kernel, placement, slots, lanes, layout.cloned());
+                keys.push(key.toward(direction));
                 keys.len() - 1
             })
         })

@@ -190,20 +190,23 @@ impl SplitPlan {
     }
 
     fn recorded_copies(&self, input: &Region, destinations: &[Region]) -> Vec<RecordedCommand> {
-        let mut commands = Vec::new();
-        for c in self.copies() {
-            let d = &destinations[self.placement().destination_of(c.output)];
-            for k in 0..c.count {
-                commands.push(RecordedCommand::Copy {
-                    src: input.buffer,
-                    src_offset: input.offset + c.src_offset_bytes + k * c.src_stride_bytes,
-                    dst: d.buffer,
-                    dst_offset: d.offset + c.dst_offset_bytes + k * c.size_bytes,
-                    size: c.size_bytes,
-                });
-            }
-        }
-        commands
+        self.copy_commands()
+            .map(|c| {
+                let d = &destinations[c.destination];
+                let [(src, src_offset), (dst, dst_offset)] = c.ends(
+                    self.direction(),
+                    (input.buffer, input.offset),
+                    (d.buffer, d.offset),
+                );
+                RecordedCommand::Copy {
+                    src,
+                    src_offset,
+                    dst,
+                    dst_offset,
+                    size: c.size,
+                }
+            })
+            .collect()
     }
 
     /// The dispatches of `bound`, each naming its module (`modules`, per

@@ -3,6 +3,7 @@
 //! extents, overlaps. Plain arithmetic, so the CPU emulator tests it; the
 //! GPU side adds only what needs wgpu (mapped, destroyed, foreign buffers).
 
+use super::direction::Direction;
 use super::error::EncodeError;
 use super::split_plan::SplitPlan;
 use super::usages::{BufferRole, Usages};
@@ -61,15 +62,31 @@ impl SplitPlan {
     }
 
     fn check_input(&self, input: &Region) -> Result<(), EncodeError> {
-        let which = BufferRole::Input;
+        let which = self.tensor_role();
         self.check_usages(which, input, self.input_usages())?;
         self.check_alignment(which, input.offset)?;
-        if input.size < self.input_bytes() {
+        // A concat's dispatches write the tensor's last word whole (its bits
+        // past the tensor zero): its region holds that word.
+        let concat = self.direction() == Direction::Concat;
+        let needed = if concat && self.dispatch_count() > 0 {
+            self.input_binding_bytes()
+        } else {
+            self.input_bytes()
+        };
+        if input.size < needed {
             return Err(EncodeError::BufferTooSmall {
                 which,
                 size: input.size,
-                needed: self.input_bytes(),
-                why: format!("the packed {} input", self.element_type()),
+                needed,
+                why: format!(
+                    "the packed {} {}",
+                    self.element_type(),
+                    if concat {
+                        "output, rounded up to the word the concat writes last"
+                    } else {
+                        "input"
+                    }
+                ),
             });
         }
         // Dispatches bind the input rounded up to a word, which the buffer
@@ -94,7 +111,7 @@ impl SplitPlan {
         if needed == 0 {
             return Ok(()); // an empty output needs no bytes and is never written
         }
-        let which = self.placement().role(i);
+        let which = self.destination_role(i);
         if region.buffer == input.buffer {
             self.check_shared_with_input(i, region, input)?;
         }
@@ -121,7 +138,7 @@ impl SplitPlan {
         region: &Region,
         input: &Region,
     ) -> Result<(), EncodeError> {
-        let which = self.placement().role(i);
+        let which = self.destination_role(i);
         let copied = self
             .copies()
             .iter()
@@ -179,11 +196,7 @@ impl SplitPlan {
                 self.dispatch_count()
             )
         } else {
-            let direction = if which == BufferRole::Input {
-                "from"
-            } else {
-                "into"
-            };
+            let direction = if missing.copy_src { "from" } else { "into" };
             format!(
                 "this plan records {} copy command(s) {direction} it; add the usage, or plan with Strategy::Gather (dispatches only)",
                 self.copy_count()
@@ -213,8 +226,12 @@ impl SplitPlan {
         })
     }
 
-    /// No two non-empty destination regions share a byte.
+    /// No two non-empty destination regions share a byte (a concat reads
+    /// its pieces: they may, as `torch.cat([x, x])` does).
     fn check_overlaps(&self, destinations: &[Region]) -> Result<(), EncodeError> {
+        if self.direction() == Direction::Concat {
+            return Ok(());
+        }
         let mut used: Vec<(usize, &Region)> = destinations
             .iter()
             .enumerate()

@@ -3,6 +3,7 @@
 //! each destination's bytes and usages, the alignment of every offset, and
 //! the commands an encode records.
 
+use super::direction::Direction;
 use super::split_plan::SplitPlan;
 use super::usages::{BufferRole, Usages};
 
@@ -65,7 +66,7 @@ impl SplitPlan {
             input_usages: self.input_usages(),
             destinations: (0..self.destination_count())
                 .map(|i| DestinationRequirement {
-                    role: self.placement().role(i),
+                    role: self.destination_role(i),
                     bytes: self.destination_bytes(i),
                     usages: self.destination_usages(i),
                 })
@@ -96,13 +97,16 @@ impl SplitPlan {
     }
 
     /// The usages the input's buffer needs: storage when the plan
-    /// dispatches, copy source when it copies.
+    /// dispatches, copy source when it copies (copy destination for a
+    /// concat, which writes the tensor).
     #[doc(hidden)]
     pub fn input_usages(&self) -> Usages {
+        let copies = self.copy_count() > 0;
+        let concat = self.direction() == Direction::Concat;
         Usages {
             storage: self.dispatch_count() > 0,
-            copy_src: self.copy_count() > 0,
-            copy_dst: false,
+            copy_src: copies && !concat,
+            copy_dst: copies && concat,
         }
     }
 
@@ -112,10 +116,12 @@ impl SplitPlan {
     /// ([`SplitPlan::destination_usages`]).
     #[doc(hidden)]
     pub fn output_usages(&self, index: usize) -> Usages {
+        let copied = !self.is_gathered(index) && self.copies().iter().any(|c| c.output == index);
+        let concat = self.direction() == Direction::Concat;
         Usages {
             storage: self.is_gathered(index),
-            copy_src: false,
-            copy_dst: !self.is_gathered(index) && self.copies().iter().any(|c| c.output == index),
+            copy_src: copied && concat,
+            copy_dst: copied && !concat,
         }
     }
 

@@ -3,6 +3,7 @@
 //! kernel, its layout) and renders its source; the GPU side keys its
 //! pipeline cache on it.
 
+use super::direction::Direction;
 use super::kernels::{GeneratedLayout, Kernel, Moves};
 use super::lanes::LaneOrder;
 use super::placement::Placement;
@@ -28,6 +29,7 @@ pub struct ShaderKey {
     writable_source: bool,
     shifted: bool,
     traced: bool,
+    direction: Direction,
 }
 
 impl ShaderKey {
@@ -50,7 +52,14 @@ impl ShaderKey {
             writable_source: false,
             shifted: false,
             traced: false,
+            direction: Direction::Split,
         }
+    }
+
+    /// The same module moving the other way: a concat's reads its
+    /// destination slots (the pieces) and writes its source (the tensor).
+    pub(crate) fn toward(self, direction: Direction) -> Self {
+        ShaderKey { direction, ..self }
     }
 
     /// The same module's access-trace variant: every load and store of
@@ -173,8 +182,9 @@ impl ShaderKey {
     /// separate x4`), the module's variants after it.
     pub fn label(&self) -> String {
         let mut label = format!(
-            "{} {} {} x{}",
+            "{} {} {} {} x{}",
             self.kernel,
+            self.direction.name(),
             self.lanes.name(),
             self.placement.name(),
             self.slots
@@ -218,6 +228,7 @@ impl ShaderKey {
             shifted: self.shifted,
             lanes: self.lanes,
             traced: self.traced,
+            direction: self.direction,
         };
         let code = match (&self.layout, spec.moves) {
             (Some(layout), _) => layout.generated().wgsl(&variant),
@@ -268,6 +279,13 @@ impl ShaderKey {
             BindingKind::ReadOnlyStorage
         };
         let unit = self.kernel().unit_bits() / 8;
+        let kind = |written: bool| {
+            if written {
+                BindingKind::Storage
+            } else {
+                BindingKind::ReadOnlyStorage
+            }
+        };
         let mut entries = vec![
             LayoutEntry {
                 binding: Bindings::TABLE,
@@ -276,17 +294,16 @@ impl ShaderKey {
             },
             LayoutEntry {
                 binding: Bindings::SOURCE,
-                kind: if self.writable_source {
-                    BindingKind::Storage
-                } else {
-                    BindingKind::ReadOnlyStorage
-                },
+                kind: kind(self.direction == Direction::Concat || self.writable_source),
                 min_binding_size: unit,
             },
         ];
+        // A split writes its slots; a concat reads them (writable where a
+        // piece shares the tensor's buffer).
+        let slots_written = self.direction == Direction::Split || self.writable_source;
         entries.extend((0..self.slots()).map(|slot| LayoutEntry {
             binding: Bindings::destination(slot),
-            kind: BindingKind::Storage,
+            kind: kind(slots_written),
             min_binding_size: unit,
         }));
         if self.traced {

@@ -6,6 +6,7 @@
 use std::ops::Range;
 
 use super::cost::CostModel;
+use super::direction::Direction;
 use super::error::PlanError;
 use super::gather::Gather;
 use super::geometry::OutputGeometry;
@@ -20,6 +21,7 @@ use super::runs::RunLayout;
 use super::shader::ShaderKey;
 use super::strategy::{CopyRuns, Strategy, choose_copies, copy_runs};
 use super::table::fingerprint;
+use super::views::views;
 use crate::element::ElementType;
 use crate::semantics::ResolvedSplit;
 
@@ -65,6 +67,9 @@ pub struct SplitPlan {
     /// Per pass, the index of its module in `modules`.
     pass_module: Vec<usize>,
     fingerprint: u64,
+    /// Which way bits move, and for a concat the concat input each
+    /// destination is.
+    pub(super) direction: (Direction, Vec<usize>),
 }
 
 impl SplitPlan {
@@ -103,13 +108,33 @@ impl SplitPlan {
         options: &PlanOptions,
         model: CostModel,
     ) -> Result<Self, PlanError> {
+        Self::toward(
+            split,
+            element_type,
+            limits,
+            options,
+            model,
+            Direction::Split,
+        )
+    }
+
+    /// [`SplitPlan::with_model`], moving the bits `direction`'s way: a
+    /// concat plans its mirror split and runs it backwards.
+    pub(crate) fn toward(
+        split: &ResolvedSplit,
+        element_type: ElementType,
+        limits: &PlanLimits,
+        options: &PlanOptions,
+        model: CostModel,
+        direction: Direction,
+    ) -> Result<Self, PlanError> {
         let element_bits = u64::from(
             element_type
                 .bit_width()
                 .ok_or(PlanError::NotOnGpu { element_type })?,
         );
         let strategy = options.strategy.unwrap_or_default();
-        let input_bytes = input_bytes(split, element_bits, limits)?;
+        let input_bytes = input_bytes(split, element_bits, limits, direction.tensor())?;
         let layout = RunLayout::new(split);
         let outer = layout.outer() as u64;
         let geometry = OutputGeometry::of_layout(&layout, element_bits);
@@ -134,6 +159,7 @@ impl SplitPlan {
             limits,
             placement: options.placement,
             lanes: model.lanes,
+            direction,
             per_output: strategy == Strategy::GatherPerOutput,
         };
         let Dispatches {
@@ -142,8 +168,13 @@ impl SplitPlan {
             table,
         } = gather_dispatches(&gather, &model, options.kernel)?;
         let fingerprint = fingerprint(&table);
-        let (modules, pass_module) =
-            super::modules::pass_modules(kernel, options.placement, model.lanes, &passes);
+        let (modules, pass_module) = super::modules::pass_modules(
+            kernel,
+            options.placement,
+            model.lanes,
+            direction,
+            &passes,
+        );
         Ok(SplitPlan {
             element_type,
             input_shape: split.input_shape().to_vec(),
@@ -165,6 +196,7 @@ impl SplitPlan {
             modules,
             pass_module,
             fingerprint,
+            direction: (direction, Vec::new()),
         })
     }
 
@@ -339,40 +371,13 @@ fn input_bytes(
     split: &ResolvedSplit,
     element_bits: u64,
     limits: &PlanLimits,
+    what: &'static str,
 ) -> Result<u64, PlanError> {
     let count: u128 = split.input_shape().iter().map(|&d| d as u128).product();
     let bytes = (count * u128::from(element_bits)).div_ceil(8);
     let max = limits.max_buffer_size;
     if bytes.div_ceil(4) * 4 > u128::from(max) {
-        return Err(PlanError::TooLargeForDevice {
-            what: "input",
-            bytes,
-            max,
-        });
+        return Err(PlanError::TooLargeForDevice { what, bytes, max });
     }
     Ok(bytes as u64)
-}
-
-/// View mode (see [`SplitPlan::input_views`]): with one outer block every
-/// output is one contiguous range of the input; each must start on a byte
-/// and at a bindable offset.
-fn views(
-    geometry: &[OutputGeometry],
-    outputs: &[PlannedOutput],
-    outer: u64,
-    limits: &PlanLimits,
-) -> Option<Vec<Range<u64>>> {
-    if outer > 1 {
-        return None;
-    }
-    geometry
-        .iter()
-        .zip(outputs)
-        .map(|(g, slot)| {
-            let start = g.offset_bits / 8;
-            let exact =
-                g.offset_bits.is_multiple_of(8) && start.is_multiple_of(limits.alignment_bytes());
-            exact.then_some(start..start + slot.len_bytes)
-        })
-        .collect()
 }

@@ -16,6 +16,10 @@ pub enum BufferRole {
     Output(usize),
     /// A readback buffer.
     Staging,
+    /// The output tensor of a concat.
+    ConcatOutput,
+    /// The region of a concat's input `n`.
+    ConcatInput(usize),
 }
 
 impl fmt::Display for BufferRole {
@@ -25,6 +29,8 @@ impl fmt::Display for BufferRole {
             BufferRole::Arena => f.write_str("arena"),
             BufferRole::Output(n) => write!(f, "output {n}"),
             BufferRole::Staging => f.write_str("staging"),
+            BufferRole::ConcatOutput => f.write_str("concat output"),
+            BufferRole::ConcatInput(n) => write!(f, "concat input {n}"),
         }
     }
 }

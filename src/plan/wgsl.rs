@@ -4,6 +4,7 @@
 //! body of the table-driven kernels. Filled from `shaders/*.wgsl` templates;
 //! [`crate::plan::ShaderKey::source`] assembles a module.
 
+use super::direction::Direction;
 use super::lanes::LaneOrder;
 use super::placement::Placement;
 use super::table::{
@@ -45,6 +46,7 @@ pub(crate) struct Variant {
     pub shifted: bool,
     pub lanes: LaneOrder,
     pub traced: bool,
+    pub direction: Direction,
 }
 
 impl Variant {
@@ -119,12 +121,22 @@ pub(crate) fn prelude(kernel: &str, unit_bits: u64, variant: &Variant) -> String
         Some(n) => (format!("array<Entry, {n}>"), "uniform"),
         None => ("array<Entry>".to_string(), "storage, read"),
     };
+    // A split writes its destinations; a concat reads them, and writes the
+    // source. Where the tensor and a piece share a buffer
+    // (`writable_source`), both are bound writable (WebGPU forbids one
+    // buffer bound read-only and writable in one dispatch).
+    let (source_writable, destinations_writable) = match variant.direction {
+        Direction::Split => (variant.writable_source, true),
+        Direction::Concat => (true, variant.writable_source),
+    };
+    let access = |writable: bool| if writable { "read_write" } else { "read" };
     let destinations = PRELUDE.repeat("destination", 0..slots, |&slot| {
         vec![
             ("binding", Bindings::destination(slot).to_string()),
             ("array", destination.to_string()),
             ("slot", slot.to_string()),
             ("unit", unit.to_string()),
+            ("access", access(destinations_writable).to_string()),
         ]
     });
     let bound_entries = PRELUDE.repeat("bound_entry", 0..slots, |&slot| {
@@ -138,7 +150,7 @@ pub(crate) fn prelude(kernel: &str, unit_bits: u64, variant: &Variant) -> String
     let record = |binding: u32, store: bool, index: &str| {
         record_line(variant, unit_bits, binding, store, index)
     };
-    let accessors = PRELUDE.repeat("access_slot", 0..slots, |&slot| {
+    let slot_holes = |slot: u32| {
         let binding = Bindings::destination(slot);
         vec![
             ("slot", slot.to_string()),
@@ -147,7 +159,28 @@ pub(crate) fn prelude(kernel: &str, unit_bits: u64, variant: &Variant) -> String
             ("record_store", record(binding, true, "i")),
             ("record_load", record(binding, false, "i")),
         ]
+    };
+    let mut accessors = PRELUDE.repeat("load_slot", 0..slots, |&slot| slot_holes(slot));
+    if destinations_writable {
+        accessors += &PRELUDE.repeat("store_slot", 0..slots, |&slot| slot_holes(slot));
+    }
+    let move_fragment = match variant.direction {
+        Direction::Split => "split_move",
+        Direction::Concat => "concat_move",
+    };
+    accessors += &PRELUDE.repeat(move_fragment, 0..slots, |&slot| {
+        vec![("slot", slot.to_string())]
     });
+    if source_writable {
+        accessors += &PRELUDE.fill(
+            "store_source",
+            &[
+                ("unit", &unit),
+                ("source", &source),
+                ("record", &record(Bindings::SOURCE, true, "i")),
+            ],
+        );
+    }
     let source_word = if unit_bits == 128 {
         PRELUDE.fill(
             "source_word",
@@ -197,14 +230,7 @@ pub(crate) fn prelude(kernel: &str, unit_bits: u64, variant: &Variant) -> String
             ("table_space", &table_space),
             ("source_binding", &Bindings::SOURCE),
             ("source", &source),
-            (
-                "source_access",
-                &if variant.writable_source {
-                    "read_write"
-                } else {
-                    "read"
-                },
-            ),
+            ("source_access", &access(source_writable)),
             ("unit", &unit),
             ("destinations", &destinations),
             ("bound_entries", &bound_entries),
@@ -279,8 +305,21 @@ pub(crate) fn read_entries(variant: &Variant, count: usize) -> String {
 /// destination slot (its functions `<family>_<slot>(e, i)`), and the entry
 /// point that runs them for the variant.
 pub(crate) fn table_driven(family: &str, template: &Template, variant: &Variant) -> String {
+    table_driven_of(family, template, &["slot"], variant)
+}
+
+/// [`table_driven`] with the per-slot code made of `fragments`.
+pub(crate) fn table_driven_of(
+    family: &str,
+    template: &Template,
+    fragments: &[&str],
+    variant: &Variant,
+) -> String {
     let slots = variant.slots;
-    let per_slot = template.repeat("slot", 0..slots, |&slot| vec![("slot", slot.to_string())]);
+    let per_slot: String = fragments
+        .iter()
+        .map(|f| template.repeat(f, 0..slots, |&slot| vec![("slot", slot.to_string())]))
+        .collect();
     let (search, body) = if variant.placement.chunks_share_a_slot() {
         (
             TABLE_DRIVEN.fill("find_entry", &[]),

@@ -5,6 +5,7 @@
 
 use super::{ClassRates, KernelSpec, LONG_UNALIGNED_RUNS, Moves, Order, SampleSplit};
 use crate::element::ElementType;
+use crate::plan::direction::Direction;
 use crate::plan::geometry::OutputGeometry;
 use crate::plan::template::Template;
 use crate::plan::wgsl::{VEC4_BITS, table_driven};
@@ -39,4 +40,5 @@ pub(super) const SPEC: KernelSpec = KernelSpec {
     // (tests/coalescing.rs).
     rates: ClassRates::on_gpus(5.7e9, 0.92),
     inherits: None,
+    directions: &[Direction::Split],
 };

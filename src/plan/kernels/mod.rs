@@ -9,6 +9,7 @@
 //! calibration read the table; adding a kernel is a file here, its template
 //! under `shaders/`, and a line in the [`kernel_table!`] below.
 
+mod concat_words;
 mod funnel;
 mod row_blocks;
 mod row_copies;
@@ -18,6 +19,7 @@ mod row_words;
 mod vec4;
 mod words;
 
+pub use concat_words::ConcatWords;
 pub use row_blocks::{MAX_ROW_BLOCK_BITS, Piece, RowBlock, RowOutput};
 pub use row_copies::{COPY_VEC4S, CopyOutput, MAX_COPY_OUTPUTS, MIN_WORKING_PERCENT, RowCopies};
 pub use row_streams::{RowStreams, STREAM_VEC4S, StreamOutput};
@@ -25,6 +27,7 @@ pub use row_streams::{RowStreams, STREAM_VEC4S, StreamOutput};
 use super::classes::{
     DISCRETE_GPU_BYTES_PER_SECOND, INTEGRATED_GPU_BYTES_PER_SECOND, UNKNOWN_GPU_BYTES_PER_SECOND,
 };
+use super::direction::Direction;
 use super::gather::Gather;
 use super::geometry::OutputGeometry;
 use super::template::Template;
@@ -86,6 +89,9 @@ kernel_table! {
     /// Like the funnel, but with the row geometry generated per layout
     /// ([`RowStreams`]): no lane switches runs inside its loop.
     RowStreams => row_streams,
+    /// Concat only: each tensor word assembled from the pieces whose runs
+    /// overlap it, at any bit offset ([`ConcatWords`]).
+    ConcatWords => concat_words,
 }
 
 impl Kernel {
@@ -274,6 +280,9 @@ pub(crate) struct KernelSpec {
     /// model's documented rate.
     #[cfg_attr(not(feature = "serde"), allow(dead_code))]
     pub inherits: Option<Kernel>,
+    /// The ways it moves bits: splits, concats (a split run backwards), or
+    /// both.
+    pub directions: &'static [Direction],
 }
 
 /// What a generated layout does: the dispatch it needs and the WGSL it
@@ -315,6 +324,8 @@ pub enum GeneratedLayout {
     /// [`Kernel::RowCopies`] and [`Kernel::RowWords`]: stretches of aligned
     /// runs inside one row.
     RowCopies(RowCopies),
+    /// [`Kernel::ConcatWords`]: tensor words from pieces at any offset.
+    ConcatWords(ConcatWords),
 }
 
 impl GeneratedLayout {
@@ -324,6 +335,7 @@ impl GeneratedLayout {
             GeneratedLayout::RowBlock(layout) => layout,
             GeneratedLayout::RowStreams(layout) => layout,
             GeneratedLayout::RowCopies(layout) => layout,
+            GeneratedLayout::ConcatWords(layout) => layout,
         }
     }
 

@@ -15,6 +15,7 @@ use super::{
     ClassRates, Generated, GeneratedLayout, Kernel, KernelSpec, Moves, Order, SampleSplit,
 };
 use crate::element::ElementType;
+use crate::plan::direction::Direction;
 use crate::plan::gather::Gather;
 use crate::plan::geometry::OutputGeometry;
 use crate::plan::lanes::LaneOrder;
@@ -61,6 +62,7 @@ pub(super) const SPEC: KernelSpec = KernelSpec {
     // row streams' 0.611 where both move; tests/coalescing.rs).
     rates: ClassRates::on_gpus(8.1e9, 0.99),
     inherits: None,
+    directions: &[Direction::Split],
 };
 
 /// The layout of `live`: every gathered output, or one group's outputs.

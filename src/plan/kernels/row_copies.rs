@@ -25,6 +25,7 @@ use super::{
     SampleSplit,
 };
 use crate::element::ElementType;
+use crate::plan::direction::Direction;
 use crate::plan::gather::Gather;
 use crate::plan::geometry::OutputGeometry;
 use crate::plan::lanes::LaneOrder;
@@ -60,6 +61,7 @@ pub(super) const SPEC: KernelSpec = KernelSpec {
     // GPUs: 0.997 of the ideal sectors at W = 32 over the corpus of tests/coalescing.rs.
     rates: ClassRates::on_gpus(8.0e9, 1.0),
     inherits: Some(Kernel::Vec4),
+    directions: &[Direction::Split, Direction::Concat],
 };
 
 /// The layout of `live` from `window_start_bits` in units of `unit_bits`
@@ -234,28 +236,19 @@ impl RowCopies {
 }
 
 impl RowCopies {
-    /// The striped body: unit `w` of the row's runs laid end to end, loaded
-    /// from where its run lies in the input row and stored into its
-    /// output.
+    /// The striped body: unit `w` of the row's runs laid end to end, moved
+    /// between its output and where its run lies in the input row.
     fn striped(&self, variant: &Variant) -> String {
         let mut first = 0u32;
-        let mut shift = String::new();
-        let mut stores = String::new();
+        let mut moves = String::new();
         for (j, out) in self.outputs.iter().enumerate() {
-            // Unit w of run j is input unit e_j.src_bit / unit + w - first
-            // (u32 arithmetic wraps where a run starts before its place).
-            let delta = format!("e{j}.src_bit / UNIT_BITS - {first}u");
-            shift = if j == 0 {
-                delta
-            } else {
-                format!("select({shift}, {delta}, w >= {first}u)")
-            };
-            stores += &WGSL.fill(
-                "striped_store",
+            moves += &WGSL.fill(
+                "striped_move",
                 &[
                     ("unless_skipped", &variant.unless_skipped(j)),
                     ("first", &first),
                     ("run", &out.run_units),
+                    ("block", &self.block_units),
                     ("slot", &variant.placement.slot_of_entry(j)),
                     ("j", &j),
                 ],
@@ -267,9 +260,7 @@ impl RowCopies {
             &[
                 ("per_row", &self.per_row),
                 ("entries", &read_entries(variant, self.outputs.len())),
-                ("shift", &shift),
-                ("block", &self.block_units),
-                ("stores", &stores),
+                ("moves", &moves),
             ],
         )
     }

@@ -26,6 +26,7 @@ use super::{
     SampleSplit,
 };
 use crate::element::ElementType;
+use crate::plan::direction::Direction;
 use crate::plan::gather::Gather;
 use crate::plan::geometry::OutputGeometry;
 use crate::plan::lanes::LaneOrder;
@@ -67,6 +68,7 @@ pub(super) const SPEC: KernelSpec = KernelSpec {
     // the word kernel (0.917 to 0.901; tests/coalescing.rs).
     rates: ClassRates::on_gpus(6.3e9, 0.93),
     inherits: Some(Kernel::Funnel),
+    directions: &[Direction::Split],
 };
 
 /// The layout of `live` from `window_start_bits`: every gathered output

@@ -10,6 +10,7 @@
 use super::row_copies::{WGSL, layout};
 use super::{ClassRates, Kernel, KernelSpec, Moves, Order, SampleSplit};
 use crate::element::ElementType;
+use crate::plan::direction::Direction;
 
 pub(super) const SPEC: KernelSpec = KernelSpec {
     name: "row_words",
@@ -41,6 +42,7 @@ pub(super) const SPEC: KernelSpec = KernelSpec {
     // move) and the funnel (0.973 to 0.942; tests/coalescing.rs).
     rates: ClassRates::on_gpus(2.0e9, 0.97),
     inherits: Some(Kernel::Words),
+    directions: &[Direction::Split, Direction::Concat],
 };
 
 /// f32 rows of 1,025 words split into 512 and 513: whole words, no vec4

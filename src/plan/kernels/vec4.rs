@@ -4,6 +4,7 @@
 
 use super::{ALIGNED_RUNS, ClassRates, KernelSpec, Moves, Order, SampleSplit};
 use crate::element::ElementType;
+use crate::plan::direction::Direction;
 use crate::plan::template::Template;
 use crate::plan::wgsl::table_driven;
 
@@ -37,4 +38,5 @@ pub(super) const SPEC: KernelSpec = KernelSpec {
     // GPUs: 0.985 of the ideal sectors (tests/coalescing.rs); a run-time division per invocation.
     rates: ClassRates::on_gpus(5.5e9, 0.98),
     inherits: None,
+    directions: &[Direction::Split, Direction::Concat],
 };

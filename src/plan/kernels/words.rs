@@ -4,8 +4,9 @@
 
 use super::{ClassRates, KernelSpec, Moves, Order, SampleSplit};
 use crate::element::ElementType;
+use crate::plan::direction::Direction;
 use crate::plan::template::Template;
-use crate::plan::wgsl::table_driven;
+use crate::plan::wgsl::table_driven_of;
 
 const WGSL: Template = Template::new("words.wgsl", include_str!("../../../shaders/words.wgsl"));
 
@@ -16,8 +17,16 @@ pub(super) const SPEC: KernelSpec = KernelSpec {
     whole_outputs: false,
     template: WGSL,
     moves: Moves::Table {
-        fits: |_| true,
-        wgsl: |variant| WGSL.fill("helpers", &[]) + &table_driven("split_words", &WGSL, variant),
+        // A concat moves whole words only.
+        fits: |g| g.direction == Direction::Split || g.aligned_to(32),
+        // A concat moves whole words only (`fits`).
+        wgsl: |variant| {
+            let fragments: &[&str] = match variant.direction {
+                Direction::Split => &["aligned_slot", "slot"],
+                Direction::Concat => &["aligned_slot", "concat_slot"],
+            };
+            WGSL.fill("helpers", &[]) + &table_driven_of("split_words", &WGSL, fragments, variant)
+        },
     },
     moves_alone: |_| true,
     // 1023 rows: outputs of partial vec4s, which no vec4 kernel takes.
@@ -44,6 +53,7 @@ pub(super) const SPEC: KernelSpec = KernelSpec {
     // 0.99; tests/coalescing.rs).
     rates: ClassRates::on_gpus(2.2e9, 0.9),
     inherits: None,
+    directions: &[Direction::Split, Direction::Concat],
 };
 
 const PROBE: SampleSplit = SampleSplit {

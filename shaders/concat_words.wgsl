@@ -1,0 +1,71 @@
+// The concat kernel for pieces at any bit offset, generated per layout
+// (plan::kernels::concat_words): a concat writes the tensor (the source
+// binding) from its pieces (the destination slots). Invocation g owns
+// tensor word g of the pass's window (consecutive lanes on consecutive
+// words of the tensor, and of each piece), and assembles it from every
+// piece of the layout whose run in some row overlaps the word's 32 bits:
+// the piece's bits are read at their place in the piece (two words, funnel
+// shifted). A word that pieces of another dispatch share (a run boundary
+// between two groups) keeps those bits (a masked read-modify-write; the
+// dispatches of a pass run in order); the bits past the tensor's end are
+// zero. Positions count from piece 0's run in row 0, whose place in the
+// window comes from the table, so groups of one shape share a module;
+// every other piece's offset from it, every run and the row are constants.
+
+//#fragment body
+    let src0 = table.entries[0u].src_bit + source_shift_bits();
+    let rows = i32(table.entries[0u].len_bits / {{run0}}u);
+    // The word's first bit, counted from piece 0's run in row 0.
+    let y0 = i32(g * 32u) - i32(src0);
+    let r0 = select(y0 / {{block}}, (y0 - {{block}} + 1) / {{block}}, y0 < 0);
+    var value = 0u;
+    var mask = 0u;
+{{pieces}}{{pad}}    if (mask == 0xFFFFFFFFu) {
+        st_src(__site__, g, value);
+    } else if (mask != 0u) {
+        st_src(__site__, g, (ld_src(__site__, g) & ~mask) | value);
+    }
+//#fragment piece
+    // Piece {{j}}: {{run}} bits, {{delta}} bits after piece 0's run in each
+    // {{block}}-bit row.
+    {{unless_skipped}}{
+        let e = bound_{{slot}}(table.entries[{{j}}u]);
+        for (var k = 0; k < {{rows_per_word}}; k++) {
+            let row = r0 - 1 + k;
+            let start = row * {{block}} + {{delta}};
+            let lo = max(start, y0);
+            let hi = min(start + {{run}}, y0 + 32);
+            if (row >= 0 && row < rows && lo < hi) {
+                let p = e.dst_unit * 32u + u32(row) * {{run}}u + u32(lo - start);
+                let n = u32(hi - lo);
+                let ones = select((1u << n) - 1u, 0xFFFFFFFFu, n == 32u);
+                value |= (piece_bits_{{slot}}(p) & ones) << u32(lo - y0);
+                mask |= ones << u32(lo - y0);
+            }
+        }
+    }
+//#fragment pad
+    // The tensor's last word (this layout's last piece ends the row): its
+    // bits past the tensor are zero.
+    {
+        let end = (rows - 1) * {{block}} + {{end}};
+        if (end >= y0 && end < y0 + 32) {
+            let kept = u32(end - y0);
+            let tail = select(0xFFFFFFFFu << kept, 0u, kept == 32u);
+            mask |= tail;
+            value &= ~tail;
+        }
+    }
+//#fragment piece_bits
+// 32 bits of slot {{slot}} from bit `p` (the second word clamped to the
+// binding: it is used only where the bits cross into it).
+fn piece_bits_{{slot}}(p: u32) -> u32 {
+    let i = p >> 5u;
+    let s = p & 31u;
+    let a = ld_dst_{{slot}}(__site__, i);
+    if (s == 0u) {
+        return a;
+    }
+    let b = ld_dst_{{slot}}(__site__, min(i + 1u, arrayLength(&dst_words_{{slot}}) - 1u));
+    return (a >> s) | (b << (32u - s));
+}
