@@ -2,6 +2,8 @@
 //! compiled pipelines of generated kernels), for the caller to inspect,
 //! clear and fill ahead of time.
 
+use std::borrow::Cow;
+
 use super::cache::{CacheUsage, lock};
 use super::dispatch::upload_table;
 use super::resources::Resources;
@@ -70,7 +72,10 @@ impl SplitterCache<'_> {
         if keys.is_empty() {
             return Ok(());
         }
-        upload_table(self.resources, plan.table_fingerprint(), plan.table())?;
+        let table = plan.table();
+        upload_table(self.resources, plan.table_fingerprint(), table, || {
+            Cow::Borrowed(table)
+        })?;
         let commands = keys
             .iter()
             .map(|key| self.idle_dispatch(plan, key))

@@ -6,7 +6,7 @@
 
 use std::ops::Range;
 
-use super::dispatch::{bind_group, upload_table};
+use super::dispatch::{bind_group, table_buffer};
 use super::error::DeviceError;
 use super::region::{BufferRegion, plain_regions};
 use super::scope::{buffer_with_contents, scoped};
@@ -67,17 +67,13 @@ pub fn trace(
     let (plain_input, plain_destinations) = plain_regions(&input_region, &regions);
     let bound = plan.bind(&plain_input, &plain_destinations)?;
     let (keys, modules) = bound.shaders(plan);
-    let resources = splitter.resources();
-    let table = upload_table(
-        resources,
-        crate::plan::internals::fingerprint(&bound.table),
-        &bound.table,
-    )?;
+    let table = table_buffer(splitter.resources(), &bound)?;
+    let table_bytes = bound.table();
     let mut traced = Vec::with_capacity(bound.dispatches.len());
     for (d, &module) in bound.dispatches.iter().zip(&modules) {
         let key = keys[module].clone().traced(true);
         let header: TableHeader = bytemuck::pod_read_unaligned(
-            &bound.table[d.table_bytes.start as usize..][..TableHeader::SIZE as usize],
+            &table_bytes[d.table_bytes.start as usize..][..TableHeader::SIZE as usize],
         );
         let invocations = u64::from(header.invocations);
         let mut windows = Vec::new();

@@ -410,7 +410,7 @@ impl PassContext<'_> {
 
 /// A tight 1-D or 2-D grid of workgroups covering `invocations` (which the
 /// grouping keeps below `max_compute_workgroups_per_dimension`² workgroups).
-fn grid(invocations: u64, limits: &PlanLimits) -> Result<[u32; 2], PlanError> {
+pub(crate) fn grid(invocations: u64, limits: &PlanLimits) -> Result<[u32; 2], PlanError> {
     let groups = invocations.div_ceil(u64::from(WORKGROUP_SIZE));
     let max = u64::from(limits.max_compute_workgroups_per_dimension);
     let rows = groups.div_ceil(max).max(1);
