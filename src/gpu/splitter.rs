@@ -8,6 +8,7 @@ use super::dispatch::prepare_dispatches;
 use super::prepared::{EncodeFigures, PreparedSplit};
 use super::region::{BufferRegion, plain_regions};
 use super::resources::Resources;
+use super::scope::scoped;
 use super::splitter_cache::SplitterCache;
 use crate::element::ElementType;
 use crate::error::Result;
@@ -264,26 +265,30 @@ impl GpuSplitter {
         destinations: &[BufferRegion<'_>],
     ) -> Result<()> {
         let prepared = self.checked(plan, &input, destinations)?;
-        for c in plan.copies() {
-            let destination = &destinations[plan.placement().destination_of(c.output)];
-            for k in 0..c.count {
-                encoder.copy_buffer_to_buffer(
-                    input.buffer,
-                    input.offset + c.src_offset_bytes + k * c.src_stride_bytes,
-                    destination.buffer,
-                    destination.offset + c.dst_offset_bytes + k * c.size_bytes,
-                    c.size_bytes,
-                );
+        // Recording checks little at once (the rest when the encoder
+        // finishes), but what it reports goes to the device: a lost one
+        // is a typed error here too.
+        Ok(scoped(self.device(), "recording the split", || {
+            for c in plan.copies() {
+                let destination = &destinations[plan.placement().destination_of(c.output)];
+                for k in 0..c.count {
+                    encoder.copy_buffer_to_buffer(
+                        input.buffer,
+                        input.offset + c.src_offset_bytes + k * c.src_stride_bytes,
+                        destination.buffer,
+                        destination.offset + c.dst_offset_bytes + k * c.size_bytes,
+                        c.size_bytes,
+                    );
+                }
             }
-        }
-        if prepared.dispatch_count() > 0 {
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some("wgpu-split"),
-                timestamp_writes: None,
-            });
-            prepared.record(&mut pass);
-        }
-        Ok(())
+            if prepared.dispatch_count() > 0 {
+                let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                    label: Some("wgpu-split"),
+                    timestamp_writes: None,
+                });
+                prepared.record(&mut pass);
+            }
+        })?)
     }
 
     /// Prepares a plan that needs only dispatches for recording inside the

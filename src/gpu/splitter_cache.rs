@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use super::cache::{CacheUsage, lock};
 use super::dispatch::upload_table;
 use super::resources::Resources;
-use super::scope::scoped;
+use super::scope::{scoped, submit};
 use crate::error::Result;
 use crate::plan::{Bindings, ShaderKey, SplitPlan};
 
@@ -80,7 +80,12 @@ impl SplitterCache<'_> {
             .iter()
             .map(|key| self.idle_dispatch(plan, key))
             .collect::<Result<Vec<_>>>()?;
-        self.queue.submit(commands);
+        submit(
+            &self.resources.device,
+            self.queue,
+            "warming up the kernels",
+            commands,
+        )?;
         Ok(())
     }
 

@@ -9,7 +9,7 @@ use std::ops::Range;
 use super::dispatch::{bind_group, table_buffer};
 use super::error::DeviceError;
 use super::region::{BufferRegion, plain_regions};
-use super::scope::{buffer_with_contents, scoped};
+use super::scope::{buffer_with_contents, scoped, submit, unmap};
 use super::splitter::GpuSplitter;
 use crate::error::Result;
 use crate::plan::coalescing::{Access, TracedBinding, TracedDispatch};
@@ -199,7 +199,12 @@ impl Dispatch<'_> {
             }
             encoder.finish()
         })?;
-        self.splitter.queue().submit([command]);
+        submit(
+            device,
+            self.splitter.queue(),
+            "tracing a dispatch",
+            [command],
+        )?;
         let bytes = read(self.splitter, &trace)?;
         let words: Vec<u32> = bytemuck::pod_collect_to_vec(&bytes);
         let needed = words[3];
@@ -249,6 +254,6 @@ fn read(splitter: &GpuSplitter, buffer: &wgpu::Buffer) -> Result<Vec<u8>> {
             detail: format!("reading a trace: {e}"),
         })?
         .to_vec();
-    staging.unmap();
+    unmap(device, &staging, "reading a trace")?;
     Ok(bytes)
 }
