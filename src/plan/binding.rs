@@ -21,8 +21,9 @@
 //! binding starts at the caller's offset aligned down and ends where its
 //! window ends; the shader reads the difference off the binding's length
 //! (`arrayLength` less the window's units, which the table holds). Tables
-//! thus depend on the plan alone: one upload serves every offset. Plans keep
-//! one alignment of room in every window for the difference.
+//! thus depend on the plan alone (and on the grouping, where destinations
+//! would alias): one upload serves every offset. Plans keep one alignment
+//! of room in every window for the difference.
 
 mod regroup;
 mod skipping;

@@ -6,11 +6,12 @@
 //! entries of a table-driven kernel hold everything they need (the source
 //! bit relative to a window, the destination unit relative to the slot's
 //! window), so they can be dealt into other dispatches instead: sorted by
-//! where they bind, each into the first open dispatch whose bindings it
-//! does not overlap. Every dispatch binds the plan's whole source window
-//! and writes up to the module's slots; a packed page then takes about as
-//! many dispatches as planned (at most one more per destination a binding
-//! alignment can hold), and one table of the plan's size.
+//! where they bind, every `n`th into one dispatch (`n` the fewest
+//! dispatches the slots allow) where no two of a dispatch's bindings then
+//! overlap, as in a page packed in output order: the planned count; else
+//! each into the first open dispatch whose bindings it does not overlap.
+//! Every dispatch binds the plan's whole source window and writes up to the
+//! module's slots, so the table keeps the plan's size.
 //!
 //! Destinations are disjoint and every entry writes only its own, so the
 //! order of the dispatches is free.
