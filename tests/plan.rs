@@ -875,8 +875,8 @@ fn offsets_need_only_word_alignment_and_never_change_the_table() {
     // shift below the alignment is the binding's length less the window.
     for (input, outputs) in [(0, [256, 512]), (20, [4, 36]), (36, [260, 1020])] {
         let bound = bind_at(&separate, input, &outputs).unwrap();
-        assert!(matches!(bound.table, std::borrow::Cow::Borrowed(_)));
-        assert_eq!(&*bound.table, separate.table());
+        assert!(matches!(bound.table(), std::borrow::Cow::Borrowed(_)));
+        assert_eq!(&*bound.table(), separate.table());
         let d = &bound.dispatches[0];
         assert_eq!(d.src.start, 0, "bound from the aligned-down offset");
         assert_eq!(d.src.end, input + separate.input_binding_bytes());

@@ -11,10 +11,13 @@ use lru::LruCache;
 /// What a splitter keeps for reuse, within bounds the caller sets.
 ///
 /// * Uploaded parameter tables: one per plan (a table depends on the plan
-///   alone, never on the caller's offsets), bounded by the memory they
-///   take ([`CacheUsage::table_bytes`]); past it the least recently used
-///   is dropped, and its plan uploads again on its next encode (a buffer
-///   creation: about 20 µs on lavapipe).
+///   alone, never on the caller's offsets), and one per plan and packing
+///   where destinations packed closer than the binding alignment would
+///   alias (the table of that grouping of the plan's entries, whatever the
+///   offsets), bounded by the memory they take
+///   ([`CacheUsage::table_bytes`]); past it the least recently used is
+///   dropped, and its plan builds and uploads it again on its next encode
+///   (a buffer creation: about 20 µs on lavapipe).
 /// * Compiled pipelines of generated kernels (row blocks, row streams): one
 ///   per split layout. Past the bound the least recently used is dropped
 ///   and compiles again on its next encode: about 5.6 ms to build and
@@ -84,7 +87,8 @@ pub struct CacheUsage {
     /// Tables kept.
     pub tables: usize,
     /// The memory they take, in bytes: per table its device buffer (rounded
-    /// up to 256 bytes), the host copy that confirms a hit, and
+    /// up to 256 bytes), the host copy that confirms a hit (the plan's
+    /// table, or for a packing's table what determines it), and
     /// [`TABLE_OVERHEAD_BYTES`] of wgpu's and the driver's bookkeeping.
     pub table_bytes: u64,
     /// Compiled pipelines of generated kernels kept.
@@ -98,9 +102,10 @@ pub struct CacheUsage {
 /// only on table bytes.
 pub const TABLE_OVERHEAD_BYTES: u64 = 2048;
 
-/// The memory a kept table of `len` bytes takes ([`CacheUsage::table_bytes`]).
-pub(crate) fn table_cost(len: u64) -> u64 {
-    len.next_multiple_of(256) + len + TABLE_OVERHEAD_BYTES
+/// The memory a kept table of `len` bytes takes, with the `identity` bytes
+/// that confirm a hit ([`CacheUsage::table_bytes`]).
+pub(crate) fn table_cost(len: u64, identity: u64) -> u64 {
+    len.next_multiple_of(256) + identity + TABLE_OVERHEAD_BYTES
 }
 
 /// Values by key, each with a cost, kept within a budget: inserting past it

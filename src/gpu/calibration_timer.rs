@@ -6,7 +6,7 @@
 use std::time::Instant;
 
 use super::error::DeviceError;
-use super::scope::scoped;
+use super::scope::{map_read, scoped, unmap};
 use super::splitter::GpuSplitter;
 use crate::error::Result;
 
@@ -252,28 +252,30 @@ impl<'a> Timer<'a> {
     /// when the device has them).
     fn once(&self, record: &dyn Fn(&mut wgpu::CommandEncoder) -> Result<()>) -> Result<(f64, f64)> {
         let device = self.splitter.device();
-        let recording = Instant::now();
-        let mut encoder = device.create_command_encoder(&Default::default());
-        if let Some((set, resolve, _)) = &self.queries {
-            encoder.write_timestamp(set, 0);
-            record(&mut encoder)?;
-            encoder.write_timestamp(set, 1);
-            encoder.resolve_query_set(set, 0..2, resolve, 0);
-        } else {
-            record(&mut encoder)?;
-        }
-        if let Some((_, resolve, readback)) = &self.queries {
-            encoder.copy_buffer_to_buffer(resolve, 0, readback, 0, 16);
-        }
-        let started = Instant::now();
-        let index = self.splitter.queue().submit([encoder.finish()]);
-        let host = recording.elapsed().as_secs_f64();
+        let (index, started, host) = scoped(device, "timing a calibration probe", || {
+            let recording = Instant::now();
+            let mut encoder = device.create_command_encoder(&Default::default());
+            if let Some((set, resolve, _)) = &self.queries {
+                encoder.write_timestamp(set, 0);
+                record(&mut encoder)?;
+                encoder.write_timestamp(set, 1);
+                encoder.resolve_query_set(set, 0..2, resolve, 0);
+            } else {
+                record(&mut encoder)?;
+            }
+            if let Some((_, resolve, readback)) = &self.queries {
+                encoder.copy_buffer_to_buffer(resolve, 0, readback, 0, 16);
+            }
+            let started = Instant::now();
+            let index = self.splitter.queue().submit([encoder.finish()]);
+            Ok::<_, crate::Error>((index, started, recording.elapsed().as_secs_f64()))
+        })??;
         self.wait(index.clone())?;
         let wall = started.elapsed().as_secs_f64();
         let Some((_, _, readback)) = &self.queries else {
             return Ok((wall, host));
         };
-        readback.slice(..).map_async(wgpu::MapMode::Read, |_| {});
+        map_read(device, readback, "reading timestamps", |_| {})?;
         self.wait(index)?;
         let ticks: Vec<u64> =
             bytemuck::pod_collect_to_vec(&readback.slice(..).get_mapped_range().map_err(|e| {
@@ -281,7 +283,7 @@ impl<'a> Timer<'a> {
                     detail: format!("reading timestamps: {e}"),
                 }
             })?);
-        readback.unmap();
+        unmap(device, readback, "reading timestamps")?;
         let period = f64::from(self.splitter.queue().get_timestamp_period());
         Ok((
             ticks[1].saturating_sub(ticks[0]) as f64 * period * 1e-9,

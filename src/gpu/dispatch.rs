@@ -13,8 +13,7 @@ use super::resources::{CachedTable, Resources};
 use super::scope::{buffer_with_contents, scoped};
 use crate::error::Result;
 use crate::plan::SplitPlan;
-use crate::plan::internals::Bindings;
-use crate::plan::internals::{BoundDispatch, BoundPlan, SlotBinding, fingerprint};
+use crate::plan::internals::{Bindings, BoundDispatch, BoundPlan, SlotBinding};
 
 /// Pipelines, table and bind groups of every dispatch of `bound`.
 pub(crate) fn prepare_dispatches(
@@ -28,7 +27,7 @@ pub(crate) fn prepare_dispatches(
         return Ok(PreparedSplit::empty());
     }
     let (keys, modules) = bound.shaders(plan);
-    let table = table_buffer(resources, plan, bound)?;
+    let table = table_buffer(resources, bound)?;
     let device = &resources.device;
     // A buffer from another device, a destroyed buffer or a lost device
     // fails here, inside the scopes.
@@ -53,46 +52,46 @@ pub(crate) fn prepare_dispatches(
             })
             .collect();
         let pipelines = kernels.iter().map(|k| k.pipeline.clone()).collect();
-        PreparedSplit::new(pipelines, dispatches)
+        PreparedSplit::new(pipelines, dispatches, bound.table_len())
     })?)
 }
 
-/// The table buffer for a bound plan, uploaded once per distinct table.
-fn table_buffer(
+/// The table buffer for a bound plan: uploaded once per plan and packing
+/// while kept, the table built only when it is not.
+pub(crate) fn table_buffer(
     resources: &Resources,
-    plan: &SplitPlan,
     bound: &BoundPlan<'_>,
 ) -> Result<Arc<wgpu::Buffer>> {
-    let key = match bound.table {
-        Cow::Borrowed(_) => plan.table_fingerprint(),
-        Cow::Owned(_) => fingerprint(&bound.table),
-    };
-    upload_table(resources, key, &bound.table)
+    let (key, identity) = bound.table_identity();
+    upload_table(resources, key, &identity, || bound.table())
 }
 
-/// The table buffer holding `content`, under `key` in the cache: uploaded
-/// once while kept.
-pub(crate) fn upload_table(
+/// The table buffer whose content `identity` determines, under `key` in
+/// the cache: found by key and confirmed by identity, else `content` is
+/// built, uploaded and kept within the policy's budget.
+pub(crate) fn upload_table<'c>(
     resources: &Resources,
     key: u64,
-    content: &[u8],
+    identity: &[u8],
+    content: impl FnOnce() -> Cow<'c, [u8]>,
 ) -> Result<Arc<wgpu::Buffer>> {
     if let Some(cached) = lock(&resources.tables).get(&key)
-        && cached.content == content
+        && cached.identity == identity
     {
         return Ok(cached.buffer.clone());
     }
+    let content = content();
     let buffer = Arc::new(buffer_with_contents(
         &resources.device,
         "wgpu-split table",
-        content,
+        &content,
         content.len() as u64,
         wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::UNIFORM,
     )?);
-    let cost = table_cost(content.len() as u64);
+    let cost = table_cost(content.len() as u64, identity.len() as u64);
     if cost <= resources.policy.table_bytes {
         let cached = CachedTable {
-            content: content.to_vec(),
+            identity: identity.to_vec(),
             buffer: buffer.clone(),
         };
         lock(&resources.tables).insert(key, cached, cost, resources.policy.table_bytes);

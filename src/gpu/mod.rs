@@ -34,7 +34,7 @@ pub use device_class::device_class;
 pub use error::DeviceError;
 #[cfg(not(target_arch = "wasm32"))]
 pub use poller::Poller;
-pub use prepared::PreparedSplit;
+pub use prepared::{EncodeFigures, PreparedSplit};
 pub use region::{BufferRegion, buffer_usages};
 pub use round_trip::{READBACK_TIMEOUT, RoundTrip};
 pub use splitter::GpuSplitter;

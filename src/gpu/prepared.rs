@@ -49,27 +49,68 @@ pub struct PreparedSplit {
     pipelines: Vec<wgpu::ComputePipeline>,
     /// Per dispatch: its pipeline's index, its bind group, its workgroups.
     dispatches: Vec<(usize, wgpu::BindGroup, [u32; 2])>,
+    /// Bytes of the table the dispatches read.
+    table_bytes: u64,
+}
+
+/// What an encode of a plan into given regions records, known before
+/// anything is recorded ([`crate::gpu::GpuSplitter::figures`],
+/// [`PreparedSplit::figures`]).
+///
+/// The plan's own figures ([`crate::plan::SplitPlan::dispatch_count`],
+/// [`crate::plan::SplitPlan::copy_count`], the length of its table) hold
+/// for any regions whose dispatch bindings do not overlap. Destinations
+/// packed closer than `min_storage_buffer_offset_alignment` in one buffer
+/// would overlap once their bindings start aligned down (WebGPU forbids two
+/// overlapping writable bindings in a dispatch), and the dispatches are
+/// grouped so that none does: a table-driven plan deals its entries into
+/// other dispatches (as many as planned for a page packed in output order,
+/// at most one more per destination a binding alignment holds otherwise),
+/// any other plan splits each such pass into a dispatch per group of
+/// destinations that do not overlap. The table is then one for the plan
+/// and that grouping, uploaded once while the cache keeps it, whatever the
+/// offsets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct EncodeFigures {
+    /// Copy commands: always the plan's.
+    pub copies: u64,
+    /// Dispatches.
+    pub dispatches: usize,
+    /// Bytes of the parameter table the dispatches read.
+    pub table_bytes: u64,
 }
 
 impl PreparedSplit {
     pub(crate) fn new(
         pipelines: Vec<wgpu::ComputePipeline>,
         dispatches: Vec<(usize, wgpu::BindGroup, [u32; 2])>,
+        table_bytes: u64,
     ) -> Self {
         PreparedSplit {
             pipelines,
             dispatches,
+            table_bytes,
         }
     }
 
     /// Nothing to dispatch (every output empty or copied).
     pub(crate) fn empty() -> Self {
-        PreparedSplit::new(Vec::new(), Vec::new())
+        PreparedSplit::new(Vec::new(), Vec::new(), 0)
     }
 
     /// Dispatches [`PreparedSplit::record`] records.
     pub fn dispatch_count(&self) -> usize {
         self.dispatches.len()
+    }
+
+    /// What recording it records: its dispatches and the bytes of their
+    /// table (no copies; see [`EncodeFigures`]).
+    pub fn figures(&self) -> EncodeFigures {
+        EncodeFigures {
+            copies: 0,
+            dispatches: self.dispatches.len(),
+            table_bytes: self.table_bytes,
+        }
     }
 
     /// Records every dispatch into `pass`, setting each one's pipeline

@@ -11,10 +11,12 @@ use super::scope::scoped;
 use crate::plan::ShaderKey;
 use crate::plan::internals::SPARE_BUFFER_BYTES;
 
-/// An uploaded table and the bytes it holds (to confirm a hit).
+/// An uploaded table and what determines its bytes (to confirm a hit):
+/// the plan's table, or the plan's and the packing's grouping
+/// ([`crate::plan::internals::BoundPlan::table_identity`]).
 #[derive(Debug)]
 pub(crate) struct CachedTable {
-    pub content: Vec<u8>,
+    pub identity: Vec<u8>,
     pub buffer: Arc<wgpu::Buffer>,
 }
 

@@ -13,7 +13,7 @@ use std::time::Duration;
 use super::GpuSplitter;
 use super::error::DeviceError;
 use super::region::BufferRegion;
-use super::scope::{buffer_with_contents, scoped, scoped_async};
+use super::scope::{buffer_with_contents, map_read, scoped, scoped_async, unmap};
 use crate::error::{Error, Result};
 use crate::plan::align::align_up;
 use crate::plan::{PlanError, PlanMismatch, SplitPlan};
@@ -28,6 +28,7 @@ type MapResult = std::result::Result<(), wgpu::BufferAsyncError>;
 
 /// A split submitted to the GPU whose outputs are on their way back.
 struct InFlight {
+    device: wgpu::Device,
     staging: wgpu::Buffer,
     submission: wgpu::SubmissionIndex,
     mapped: futures_intrusive::channel::shared::OneshotReceiver<MapResult>,
@@ -212,12 +213,15 @@ impl<'s> RoundTrip<'s> {
         })
         .await??;
         let (sender, mapped) = futures_intrusive::channel::shared::oneshot_channel();
-        staging
-            .slice(..)
-            .map_async(wgpu::MapMode::Read, move |result| {
+        map_read(
+            device,
+            &staging,
+            "mapping the readback buffer",
+            move |result| {
                 // The receiver only goes away if the future was dropped.
                 let _ = sender.send(result);
-            });
+            },
+        )?;
         let placement = plan.placement();
         let starts = plan
             .outputs()
@@ -226,6 +230,7 @@ impl<'s> RoundTrip<'s> {
             .map(|(i, o)| ranges[placement.destination_of(i)].start + o.arena_offset_bytes)
             .collect();
         Ok(Some(InFlight {
+            device: device.clone(),
             staging,
             submission,
             mapped,
@@ -319,7 +324,7 @@ impl InFlight {
                 detail: format!("reading the readback buffer: {e}"),
             })?
             .to_vec();
-        self.staging.unmap();
+        unmap(&self.device, &self.staging, "unmapping the readback buffer")?;
         Ok((self.starts, bytes))
     }
 }

@@ -1,6 +1,11 @@
 //! Turning wgpu's asynchronous error reporting into typed errors where wgpu
-//! allows it: resource creation runs inside validation and out-of-memory
-//! error scopes. Nothing here blocks.
+//! allows it: every wgpu call of the crate that reports to the device's
+//! error sink (creating resources, recording, `finish`, `submit`,
+//! `map_async`, `unmap`) runs inside validation, out-of-memory and internal
+//! error scopes, so that a device destroyed or lost on another thread
+//! midway gives a typed [`DeviceError`] and never reaches the
+//! uncaptured-error handler (whose default panics). Calls that return
+//! their errors (`get_mapped_range`, `poll`) map them. Nothing here blocks.
 
 use std::future::Future;
 use std::pin::pin;
@@ -10,9 +15,12 @@ use super::error::DeviceError;
 
 /// The pushed scopes of one step; [`Scopes::pop`] pops them (the pop takes
 /// effect at once, wgpu's rule) and returns the future of their errors.
+/// (A lost device itself is no error of a scope: wgpu reports it through
+/// the device-lost callback, and the calls that follow fail validation.)
 struct Scopes {
     validation: wgpu::ErrorScopeGuard,
     memory: wgpu::ErrorScopeGuard,
+    internal: wgpu::ErrorScopeGuard,
 }
 
 impl Scopes {
@@ -20,14 +28,16 @@ impl Scopes {
         Scopes {
             validation: device.push_error_scope(wgpu::ErrorFilter::Validation),
             memory: device.push_error_scope(wgpu::ErrorFilter::OutOfMemory),
+            internal: device.push_error_scope(wgpu::ErrorFilter::Internal),
         }
     }
 
     fn pop(self) -> impl Future<Output = Option<wgpu::Error>> {
-        // Scopes are a stack: the memory scope, pushed last, pops first.
+        // Scopes are a stack: the last pushed pops first.
+        let internal = self.internal.pop();
         let memory = self.memory.pop();
         let validation = self.validation.pop();
-        async move { memory.await.or(validation.await) }
+        async move { internal.await.or(memory.await).or(validation.await) }
     }
 }
 
@@ -110,6 +120,41 @@ pub(crate) fn buffer_with_contents(
             })?;
         view.slice(..contents.len()).copy_from_slice(contents);
     }
-    buffer.unmap();
+    unmap(device, &buffer, label)?;
     Ok(buffer)
+}
+
+/// `buffer.unmap()` inside error scopes: a buffer destroyed meanwhile (with
+/// its device) is a typed error.
+pub(crate) fn unmap(
+    device: &wgpu::Device,
+    buffer: &wgpu::Buffer,
+    what: &str,
+) -> Result<(), DeviceError> {
+    scoped(device, what, || buffer.unmap())
+}
+
+/// Submits `commands` inside error scopes: a command buffer that failed
+/// (its encoder used a destroyed buffer) or a lost device is a typed error.
+pub(crate) fn submit(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    what: &str,
+    commands: impl IntoIterator<Item = wgpu::CommandBuffer>,
+) -> Result<wgpu::SubmissionIndex, DeviceError> {
+    scoped(device, what, || queue.submit(commands))
+}
+
+/// Asks for all of `buffer` to be mapped for reading, inside error scopes;
+/// `done` gets wgpu's result (wgpu calls it with an error too when the
+/// request fails).
+pub(crate) fn map_read(
+    device: &wgpu::Device,
+    buffer: &wgpu::Buffer,
+    what: &str,
+    done: impl FnOnce(Result<(), wgpu::BufferAsyncError>) + wgpu::WasmNotSend + 'static,
+) -> Result<(), DeviceError> {
+    scoped(device, what, || {
+        buffer.slice(..).map_async(wgpu::MapMode::Read, done)
+    })
 }

@@ -5,9 +5,10 @@ use super::cache::CachePolicy;
 use super::checks::probe_buffers;
 use super::device_class::device_class;
 use super::dispatch::prepare_dispatches;
-use super::prepared::PreparedSplit;
+use super::prepared::{EncodeFigures, PreparedSplit};
 use super::region::{BufferRegion, plain_regions};
 use super::resources::Resources;
+use super::scope::scoped;
 use super::splitter_cache::SplitterCache;
 use crate::element::ElementType;
 use crate::error::Result;
@@ -241,7 +242,8 @@ impl GpuSplitter {
 
     /// Records the split into `encoder`: [`SplitPlan::copy_count`] copy
     /// commands, then [`SplitPlan::dispatch_count`] dispatches in one compute
-    /// pass. `destinations` holds one region per output, in order (an empty
+    /// pass (another count where packed destinations would alias:
+    /// [`GpuSplitter::figures`] says it first). `destinations` holds one region per output, in order (an empty
     /// output's region is ignored and may be empty), or for an arena plan
     /// the one arena region. Nothing outside the regions is written; nothing
     /// is submitted.
@@ -261,23 +263,27 @@ impl GpuSplitter {
         destinations: &[BufferRegion<'_>],
     ) -> Result<()> {
         let prepared = self.checked(plan, &input, destinations)?;
-        for c in plan.copy_commands() {
-            let d = &destinations[c.destination];
-            let [(src, src_offset), (dst, dst_offset)] = c.ends(
-                plan.direction(),
-                (input.buffer, input.offset),
-                (d.buffer, d.offset),
-            );
-            encoder.copy_buffer_to_buffer(src, src_offset, dst, dst_offset, c.size);
-        }
-        if prepared.dispatch_count() > 0 {
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some("wgpu-split"),
-                timestamp_writes: None,
-            });
-            prepared.record(&mut pass);
-        }
-        Ok(())
+        // Recording checks little at once (the rest when the encoder
+        // finishes), but what it reports goes to the device: a lost one
+        // is a typed error here too.
+        Ok(scoped(self.device(), "recording the split", || {
+            for c in plan.copy_commands() {
+                let d = &destinations[c.destination];
+                let [(src, src_offset), (dst, dst_offset)] = c.ends(
+                    plan.direction(),
+                    (input.buffer, input.offset),
+                    (d.buffer, d.offset),
+                );
+                encoder.copy_buffer_to_buffer(src, src_offset, dst, dst_offset, c.size);
+            }
+            if prepared.dispatch_count() > 0 {
+                let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                    label: Some("wgpu-split"),
+                    timestamp_writes: None,
+                });
+                prepared.record(&mut pass);
+            }
+        })?)
     }
 
     /// Prepares a plan that needs only dispatches for recording inside the
@@ -306,6 +312,63 @@ impl GpuSplitter {
         self.checked(plan, &input, destinations)
     }
 
+    /// What [`GpuSplitter::encode`] would record into these regions (copies,
+    /// dispatches, table bytes), checked as it checks them and known before
+    /// anything is recorded or created: the plan's own figures unless
+    /// destinations packed closer than the binding alignment take another
+    /// grouping ([`EncodeFigures`]). The buffers' state (mapped, destroyed)
+    /// is not probed.
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// # use wgpu_split::gpu::{BufferRegion, GpuContext, RoundTrip};
+    /// # use wgpu_split::{ElementType, OnnxSplit};
+    /// # let ctx = GpuContext::new_default()?;
+    /// # let splitter = ctx.splitter()?;
+    /// # let split = OnnxSplit::new(18, 3).axis(1).num_outputs(3).resolve(&[8, 9])?;
+    /// let plan = splitter.plan(&split, ElementType::Float)?;
+    /// # let input = RoundTrip::new(&splitter).create_input(&[0; 8 * 9 * 4])?;
+    /// # let outputs = RoundTrip::new(&splitter).create_destinations(&plan)?;
+    /// let regions: Vec<BufferRegion> = outputs.iter().map(BufferRegion::whole).collect();
+    /// let figures = splitter.figures(&plan, BufferRegion::whole(&input), &regions)?;
+    /// // Each output in a buffer of its own: the plan's figures.
+    /// assert_eq!(figures.dispatches, plan.dispatch_count());
+    /// # Ok::<(), wgpu_split::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// The errors of [`GpuSplitter::encode`] but those of the buffers'
+    /// state.
+    pub fn figures(
+        &self,
+        plan: &SplitPlan,
+        input: BufferRegion<'_>,
+        destinations: &[BufferRegion<'_>],
+    ) -> Result<EncodeFigures> {
+        self.check_limits(plan)?;
+        let (plain_input, plain_destinations) = plain_regions(&input, destinations);
+        let bound = plan.bind(&plain_input, &plain_destinations)?;
+        Ok(EncodeFigures {
+            copies: plan.copy_count(),
+            dispatches: bound.dispatch_count(),
+            table_bytes: bound.table_len(),
+        })
+    }
+
+    /// A plan made for limits this device does not allow is refused.
+    fn check_limits(&self, plan: &SplitPlan) -> Result<()> {
+        if plan.limits().fits_within(&self.limits) {
+            return Ok(());
+        }
+        Err(PlanError::Mismatch(PlanMismatch::Limits {
+            planned: Box::new(*plan.limits()),
+            device: Box::new(self.limits),
+        })
+        .into())
+    }
+
     /// Every check (the plan against the device, the regions, the buffers),
     /// then the dispatches bound to the regions.
     fn checked(
@@ -314,13 +377,7 @@ impl GpuSplitter {
         input: &BufferRegion<'_>,
         destinations: &[BufferRegion<'_>],
     ) -> Result<PreparedSplit> {
-        if !plan.limits().fits_within(&self.limits) {
-            return Err(PlanError::Mismatch(PlanMismatch::Limits {
-                planned: Box::new(*plan.limits()),
-                device: Box::new(self.limits),
-            })
-            .into());
-        }
+        self.check_limits(plan)?;
         let (plain_input, plain_destinations) = plain_regions(input, destinations);
         let bound = plan.bind(&plain_input, &plain_destinations)?;
         probe_buffers(&self.resources, plan, input, destinations)?;

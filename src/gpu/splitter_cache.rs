@@ -2,10 +2,12 @@
 //! compiled pipelines of generated kernels), for the caller to inspect,
 //! clear and fill ahead of time.
 
+use std::borrow::Cow;
+
 use super::cache::{CacheUsage, lock};
 use super::dispatch::upload_table;
 use super::resources::Resources;
-use super::scope::scoped;
+use super::scope::{scoped, submit};
 use crate::error::Result;
 use crate::plan::internals::Bindings;
 use crate::plan::{ShaderKey, SplitPlan};
@@ -71,12 +73,20 @@ impl SplitterCache<'_> {
         if keys.is_empty() {
             return Ok(());
         }
-        upload_table(self.resources, plan.table_fingerprint(), plan.table())?;
+        let table = plan.table();
+        upload_table(self.resources, plan.table_fingerprint(), table, || {
+            Cow::Borrowed(table)
+        })?;
         let commands = keys
             .iter()
             .map(|key| self.idle_dispatch(plan, key))
             .collect::<Result<Vec<_>>>()?;
-        self.queue.submit(commands);
+        submit(
+            &self.resources.device,
+            self.queue,
+            "warming up the kernels",
+            commands,
+        )?;
         Ok(())
     }
 

@@ -6,10 +6,10 @@
 
 use std::ops::Range;
 
-use super::dispatch::{bind_group, upload_table};
+use super::dispatch::{bind_group, table_buffer};
 use super::error::DeviceError;
 use super::region::{BufferRegion, plain_regions};
-use super::scope::{buffer_with_contents, scoped};
+use super::scope::{buffer_with_contents, scoped, submit, unmap};
 use super::splitter::GpuSplitter;
 use crate::error::Result;
 use crate::plan::SplitPlan;
@@ -68,17 +68,13 @@ pub fn trace(
     let (plain_input, plain_destinations) = plain_regions(&input_region, &regions);
     let bound = plan.bind(&plain_input, &plain_destinations)?;
     let (keys, modules) = bound.shaders(plan);
-    let resources = splitter.resources();
-    let table = upload_table(
-        resources,
-        crate::plan::internals::fingerprint(&bound.table),
-        &bound.table,
-    )?;
+    let table = table_buffer(splitter.resources(), &bound)?;
+    let table_bytes = bound.table();
     let mut traced = Vec::with_capacity(bound.dispatches.len());
     for (d, &module) in bound.dispatches.iter().zip(&modules) {
         let key = keys[module].clone().traced(true);
         let header: TableHeader = bytemuck::pod_read_unaligned(
-            &bound.table[d.table_bytes.start as usize..][..TableHeader::SIZE as usize],
+            &table_bytes[d.table_bytes.start as usize..][..TableHeader::SIZE as usize],
         );
         let invocations = u64::from(header.invocations);
         let mut windows = Vec::new();
@@ -204,7 +200,12 @@ impl Dispatch<'_> {
             }
             encoder.finish()
         })?;
-        self.splitter.queue().submit([command]);
+        submit(
+            device,
+            self.splitter.queue(),
+            "tracing a dispatch",
+            [command],
+        )?;
         let bytes = read(self.splitter, &trace)?;
         let words: Vec<u32> = bytemuck::pod_collect_to_vec(&bytes);
         let needed = words[3];
@@ -254,6 +255,6 @@ fn read(splitter: &GpuSplitter, buffer: &wgpu::Buffer) -> Result<Vec<u8>> {
             detail: format!("reading a trace: {e}"),
         })?
         .to_vec();
-    staging.unmap();
+    unmap(device, &staging, "reading a trace")?;
     Ok(bytes)
 }

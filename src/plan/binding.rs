@@ -7,29 +7,39 @@
 //! buffer (Dawn enforces it; wgpu 30 does not). Unused slots bind distinct
 //! ranges of the spare buffer. Destinations packed closer than the binding
 //! alignment in one buffer would overlap once their bindings start aligned
-//! down, so their pass is recorded as several dispatches of the same
-//! pipeline, each writing destinations that do not overlap and leaving the
-//! others' entries (`FLAG_SKIP`) to the next.
+//! down. A table-driven plan then has its entries regrouped into
+//! dispatches whose destinations do not overlap (`regroup`: about as many
+//! dispatches as planned, one table of the same size); any other plan has
+//! each such pass recorded as several dispatches of the same pipeline, each
+//! writing destinations that do not overlap and leaving the others' entries
+//! (`FLAG_SKIP`) to the next (`skipping`). Either table is a function of
+//! the plan and of that grouping alone, which [`BoundPlan::table_identity`]
+//! names, so a splitter uploads it once per plan and packing.
 //!
 //! A binding must start at a multiple of `min_storage_buffer_offset_alignment`
 //! (256 bytes on WebGPU), but runtimes pack tensors at 4 or 16 bytes. So each
 //! binding starts at the caller's offset aligned down and ends where its
 //! window ends; the shader reads the difference off the binding's length
 //! (`arrayLength` less the window's units, which the table holds). Tables
-//! thus depend on the plan alone: one upload serves every offset. Plans keep
-//! one alignment of room in every window for the difference.
+//! thus depend on the plan alone (and on the grouping, where destinations
+//! would alias): one upload serves every offset. Plans keep one alignment
+//! of room in every window for the difference.
+
+mod regroup;
+mod skipping;
 
 use std::borrow::Cow;
 use std::ops::Range;
 
 use super::align::{align_down, align_up};
-use super::direction::Direction;
 use super::error::EncodeError;
-use super::passes::Pass;
 use super::regions::Region;
 use super::shader::ShaderKey;
+use super::direction::Direction;
 use super::split_plan::SplitPlan;
-use super::table::{FLAG_SKIP, TableEntry, TableHeader};
+use super::table::fingerprint;
+use regroup::Regrouped;
+use skipping::{Skipping, non_aliasing_groups};
 
 /// What one destination slot of a dispatch binds.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -50,7 +60,8 @@ pub enum SlotBinding {
 /// One dispatch at concrete offsets.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BoundDispatch {
-    /// The plan's pass it runs.
+    /// The plan's pass it runs (a regrouped dispatch: the pass of its first
+    /// entry; every pass of a table-driven plan runs one module).
     pub pass: usize,
     /// Its table slice in [`BoundPlan::table`], in bytes.
     pub table_bytes: Range<u64>,
@@ -62,18 +73,30 @@ pub struct BoundDispatch {
     pub workgroups: [u32; 2],
 }
 
+/// Where a bound plan's table comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum TableSource {
+    /// The plan's own table: no two destinations of a pass would alias.
+    Plan,
+    /// The plan's table with skipping copies of split passes appended.
+    Skipping(Skipping),
+    /// A table of its own, for the regrouped entries.
+    Regrouped(Regrouped),
+}
+
 /// A plan bound to concrete regions: its dispatches, in recording order,
-/// and the table (the plan's own, whatever the offsets; a copy with
-/// skipping passes appended where destinations would alias).
+/// and the table they read (the plan's own, whatever the offsets, unless
+/// destinations would alias: then one for the plan and that packing).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BoundPlan<'p> {
     /// The dispatches.
     pub dispatches: Vec<BoundDispatch>,
-    /// The parameter table to upload.
-    pub table: Cow<'p, [u8]>,
     /// True when a pass was split into dispatches that skip each other's
     /// entries: they run the module variant that tests `FLAG_SKIP`.
     pub skips: bool,
+    /// True when the entries of a table-driven plan were regrouped into
+    /// dispatches of their own (whose invocations are no pass's).
+    pub regrouped: bool,
     /// True when a dispatch writes into the input's buffer: the source is
     /// bound `read_write` (WebGPU forbids one buffer bound read-only and
     /// writable in one dispatch, and allows writable bindings that do not
@@ -83,9 +106,12 @@ pub struct BoundPlan<'p> {
     /// that is not a multiple of the binding alignment): the module variant
     /// that reads the shifts off the bindings' lengths.
     pub shifted: bool,
+    plan: &'p SplitPlan,
+    source: TableSource,
+    table_len: u64,
 }
 
-impl BoundPlan<'_> {
+impl<'p> BoundPlan<'p> {
     /// The modules the dispatches run, distinct, in the order they first
     /// run, and per dispatch the index of its module in that list: each
     /// pass's module, in the variant that skips entries when a pass was
@@ -105,19 +131,66 @@ impl BoundPlan<'_> {
         let of_dispatch = self.dispatches.iter().map(|d| of_pass[d.pass]).collect();
         (keys, of_dispatch)
     }
+
+    /// The parameter table to upload: the plan's own (borrowed), or, where
+    /// destinations would alias, the one for this packing (built now).
+    pub fn table(&self) -> Cow<'p, [u8]> {
+        match &self.source {
+            TableSource::Plan => Cow::Borrowed(self.plan.table()),
+            TableSource::Skipping(s) => Cow::Owned(s.table(self.plan)),
+            TableSource::Regrouped(r) => Cow::Owned(r.table(self.plan)),
+        }
+    }
+
+    /// The length of [`BoundPlan::table`] in bytes, known without building
+    /// it.
+    pub fn table_len(&self) -> u64 {
+        self.table_len
+    }
+
+    /// The table's key in a cache and what determines it: the plan's
+    /// [`SplitPlan::table_fingerprint`] and table, or for the table of a
+    /// packing, the fingerprint of (and) the plan's table fingerprint and
+    /// length with the grouping of its entries into dispatches. Equal
+    /// identities give equal tables, so a cache confirms a hit on the
+    /// identity without building the table.
+    pub fn table_identity(&self) -> (u64, Cow<'p, [u8]>) {
+        let recipe = match &self.source {
+            TableSource::Plan => {
+                return (
+                    self.plan.table_fingerprint(),
+                    Cow::Borrowed(self.plan.table()),
+                );
+            }
+            TableSource::Skipping(s) => s.recipe(1),
+            TableSource::Regrouped(r) => r.recipe(2),
+        };
+        let fp = self.plan.table_fingerprint();
+        let len = self.plan.table().len() as u64;
+        let mut words = vec![fp as u32, (fp >> 32) as u32, len as u32, (len >> 32) as u32];
+        words.extend_from_slice(&recipe);
+        let identity: Vec<u8> = bytemuck::cast_slice(&words).to_vec();
+        (fingerprint(&identity), Cow::Owned(identity))
+    }
+
+    /// Dispatches an encode records.
+    pub fn dispatch_count(&self) -> usize {
+        self.dispatches.len()
+    }
 }
 
 /// The bytes one pass binds at concrete offsets: the input's, and per slot
 /// the destination and its bytes.
-struct PassBytes {
+pub(super) struct PassBytes {
     src: Range<u64>,
     dst: Vec<(usize, Range<u64>)>,
 }
-
 impl SplitPlan {
     /// Checks the caller's input region and destinations (one per output,
     /// or the arena) and binds the plan to them: what each dispatch binds,
-    /// and the table it reads.
+    /// and the table it reads. Nothing is built that depends on more than
+    /// the regions' numbers: a table for a packing is built only when
+    /// asked for ([`BoundPlan::table`]).
     ///
     /// # Errors
     ///
@@ -131,9 +204,54 @@ impl SplitPlan {
         destinations: &[Region],
     ) -> Result<BoundPlan<'_>, EncodeError> {
         self.check_regions(input, destinations)?;
+        let (passes, shifted) = self.pass_bytes(input, destinations);
+        let writable_source = self.check_source_bindings(&passes, input, destinations)?;
+        // A concat reads its pieces: read-only bindings may alias, unless a
+        // piece shares the tensor's buffer (then all are bound writable).
+        let reads_only = self.direction() == Direction::Concat && !writable_source;
+        let groups: Vec<Vec<Vec<usize>>> = passes
+            .iter()
+            .map(|p| match reads_only {
+                true => vec![(0..p.dst.len()).collect()],
+                false => non_aliasing_groups(&p.dst, destinations),
+            })
+            .collect();
+        let mut bound = BoundPlan {
+            dispatches: Vec::new(),
+            skips: false,
+            regrouped: false,
+            writable_source,
+            shifted,
+            plan: self,
+            source: TableSource::Plan,
+            table_len: self.table().len() as u64,
+        };
+        let aliasing = groups.iter().any(|g| g.len() > 1);
+        let regrouped = aliasing
+            .then(|| Regrouped::new(self, &passes, input, destinations, writable_source))
+            .flatten();
+        if let Some(regrouped) = regrouped {
+            (bound.dispatches, bound.table_len) = regrouped.dispatches(self, &passes, input);
+            bound.regrouped = true;
+            bound.source = TableSource::Regrouped(regrouped);
+        } else {
+            let (dispatches, skipping, table_len) = Skipping::dispatches(self, passes, &groups);
+            bound.dispatches = dispatches;
+            bound.table_len = table_len;
+            if aliasing {
+                bound.skips = true;
+                bound.source = TableSource::Skipping(skipping);
+            }
+        }
+        Ok(bound)
+    }
+
+    /// The bytes every pass binds at the regions' offsets, and whether a
+    /// binding starts before its offset.
+    fn pass_bytes(&self, input: &Region, destinations: &[Region]) -> (Vec<PassBytes>, bool) {
         let align = self.limits().alignment_bytes();
         let mut shifted = false;
-        let passes: Vec<PassBytes> = self
+        let passes = self
             .passes()
             .iter()
             .map(|pass| {
@@ -155,57 +273,23 @@ impl SplitPlan {
                 }
             })
             .collect();
-        let writable_source = self.check_source_bindings(&passes, input, destinations)?;
-        let mut table = Cow::Borrowed(self.table());
-        let mut dispatches = Vec::with_capacity(passes.len());
-        let mut skips = false;
-        for (index, (pass, PassBytes { src, dst })) in self.passes().iter().zip(passes).enumerate()
-        {
-            // A concat reads its pieces: read-only bindings may alias,
-            // unless a piece shares the tensor's buffer (then all are
-            // bound writable).
-            let groups = if self.direction() == Direction::Concat && !writable_source {
-                vec![(0..dst.len()).collect()]
-            } else {
-                non_aliasing_groups(&dst, destinations)
-            };
-            skips |= groups.len() > 1;
-            for group in &groups {
-                let table_bytes = if groups.len() == 1 {
-                    pass.table_bytes.clone()
-                } else {
-                    skipping_table(
-                        table.to_mut(),
-                        pass,
-                        group,
-                        self.limits().table_alignment_bytes(),
-                    )
-                };
-                let slots = (0..self.pass_slots(index) as usize).map(|slot| match dst.get(slot) {
-                    Some((destination, bytes)) if group.contains(&slot) => {
-                        SlotBinding::Destination {
-                            destination: *destination,
-                            bytes: bytes.clone(),
-                        }
-                    }
-                    _ => SlotBinding::Spare,
-                });
-                dispatches.push(BoundDispatch {
-                    pass: index,
-                    table_bytes,
-                    src: src.clone(),
-                    dst: slots.collect(),
-                    workgroups: pass.workgroups,
-                });
-            }
-        }
-        Ok(BoundPlan {
-            dispatches,
-            table,
-            skips,
-            writable_source,
-            shifted,
-        })
+        (passes, shifted)
+    }
+
+    /// The slot bindings of a dispatch of pass `pass`'s module that writes
+    /// `written` (per slot: its destination and bytes) in its first slots;
+    /// the rest bind the spare buffer.
+    fn slot_bindings(
+        &self,
+        pass: usize,
+        mut written: impl FnMut(usize) -> Option<(usize, Range<u64>)>,
+    ) -> Vec<SlotBinding> {
+        (0..self.pass_slots(pass) as usize)
+            .map(|slot| match written(slot) {
+                Some((destination, bytes)) => SlotBinding::Destination { destination, bytes },
+                None => SlotBinding::Spare,
+            })
+            .collect()
     }
 
     /// Destinations in the input's buffer: their bindings may not overlap
@@ -227,7 +311,7 @@ impl SplitPlan {
                 if bytes.start < pass.src.end && pass.src.start < bytes.end {
                     let align = self.limits().alignment_bytes();
                     return Err(EncodeError::InputSharesBuffer {
-                        which: self.destination_role(*destination),
+                        which: self.placement().role(*destination),
                         why: format!(
                             "bindings start at offsets aligned down to {align} bytes, so the \
                              input's binding {:?} overlaps its binding {bytes:?}; keep the \
@@ -245,56 +329,14 @@ impl SplitPlan {
     /// slot `slot` binds: 16 bytes at a multiple of 256 (WebGPU's largest
     /// storage offset alignment) of its own, so that no two spare bindings
     /// of a dispatch overlap.
-    #[doc(hidden)]
     pub fn spare_binding(&self, slot: usize) -> Range<u64> {
         let start = slot as u64 * 256;
         start..start + 16
     }
 }
 
-/// The slots of one pass (`dst`: per slot, its destination and bytes bound)
-/// in groups whose bindings do not overlap in any buffer, first fit in slot
-/// order: one group when nothing overlaps.
-fn non_aliasing_groups(dst: &[(usize, Range<u64>)], destinations: &[Region]) -> Vec<Vec<usize>> {
-    let overlap = |a: usize, b: usize| {
-        let ((da, ra), (db, rb)) = (&dst[a], &dst[b]);
-        destinations[*da].buffer == destinations[*db].buffer
-            && ra.start < rb.end
-            && rb.start < ra.end
-    };
-    let mut groups: Vec<Vec<usize>> = Vec::new();
-    for slot in 0..dst.len() {
-        match groups
-            .iter_mut()
-            .find(|g| g.iter().all(|&other| !overlap(slot, other)))
-        {
-            Some(group) => group.push(slot),
-            None => groups.push(vec![slot]),
-        }
-    }
-    if groups.is_empty() {
-        groups.push(Vec::new());
-    }
-    groups
-}
-
-/// Appends to `table` a copy of `pass`'s table in which the entries of
-/// slots outside `group` carry [`FLAG_SKIP`], and returns its range.
-fn skipping_table(table: &mut Vec<u8>, pass: &Pass, group: &[usize], alignment: u64) -> Range<u64> {
-    let source = pass.table_bytes.start as usize..pass.table_bytes.end as usize;
-    let start = align_up(table.len() as u64, alignment) as usize;
-    table.resize(start, 0);
-    table.extend_from_within(source);
-    let header: TableHeader =
-        bytemuck::pod_read_unaligned(&table[start..start + TableHeader::SIZE as usize]);
-    for e in 0..header.entry_count as usize {
-        let at = start + TableHeader::SIZE as usize + e * TableEntry::SIZE as usize;
-        let bytes = &mut table[at..at + TableEntry::SIZE as usize];
-        let mut entry: TableEntry = bytemuck::pod_read_unaligned(bytes);
-        if !group.contains(&(entry.dst_slot as usize)) {
-            entry.flags |= FLAG_SKIP;
-        }
-        bytes.copy_from_slice(bytemuck::bytes_of(&entry));
-    }
-    start as u64..table.len() as u64
+/// Where a table of `len` bytes may append a slice: the next multiple of
+/// the plan's table alignment.
+fn next_slice(plan: &SplitPlan, len: u64) -> u64 {
+    align_up(len, plan.limits().table_alignment_bytes())
 }

@@ -119,7 +119,7 @@ pub(crate) fn to_u32(value: u64, what: &'static str) -> Result<u32, PlanError> {
 
 /// A tight 1-D or 2-D grid of workgroups covering `invocations` (which the
 /// grouping keeps below `max_compute_workgroups_per_dimension`² workgroups).
-pub(super) fn grid(invocations: u64, limits: &PlanLimits) -> Result<[u32; 2], PlanError> {
+pub(crate) fn grid(invocations: u64, limits: &PlanLimits) -> Result<[u32; 2], PlanError> {
     let groups = invocations.div_ceil(u64::from(WORKGROUP_SIZE));
     let max = u64::from(limits.max_compute_workgroups_per_dimension);
     let rows = groups.div_ceil(max).max(1);

@@ -156,7 +156,7 @@ impl SplitPlan {
         let (table, spare) = (buffers.len(), buffers.len() + 1);
         buffers.push(RecordedBuffer {
             label: "table".to_string(),
-            size: (bound.table.len() as u64).max(16),
+            size: bound.table_len().max(16),
             usages: vec!["STORAGE", "UNIFORM"],
         });
         buffers.push(RecordedBuffer {
@@ -185,7 +185,7 @@ impl SplitPlan {
                 })
                 .collect(),
             commands,
-            table: bound.table.into_owned(),
+            table: bound.table().into_owned(),
         })
     }
 

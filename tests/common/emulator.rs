@@ -12,6 +12,7 @@ use std::collections::HashSet;
 
 use wgpu_split::plan::internals::{
     BoundDispatch, FLAG_PAD, FLAG_SKIP, SlotBinding, TableEntry, TableHeader, UNITS_PER_INVOCATION,
+    WORKGROUP_SIZE,
 };
 use wgpu_split::plan::internals::{GeneratedLayout, RowBlock, RowCopies, RowStreams};
 use wgpu_split::plan::{Kernel, LaneOrder, SplitPlan, Usages};
@@ -88,6 +89,8 @@ pub fn emulate(plan: &SplitPlan, memory: &mut [Vec<u8>], input: Region, destinat
     }
     let limits = plan.limits();
     let align = u64::from(limits.min_storage_buffer_offset_alignment.max(4));
+    let bound_table = bound.table();
+    assert_eq!(bound_table.len() as u64, bound.table_len());
     for b in &bound.dispatches {
         let pass = &plan.passes()[b.pass];
         check_no_writable_aliasing(plan, b, bound.writable_source, input, destinations);
@@ -119,7 +122,7 @@ pub fn emulate(plan: &SplitPlan, memory: &mut [Vec<u8>], input: Region, destinat
             plan.pass_shader(b.pass).slots(),
             "a binding per slot of the pass's module"
         );
-        let table = &bound.table[b.table_bytes.start as usize..b.table_bytes.end as usize];
+        let table = &bound_table[b.table_bytes.start as usize..b.table_bytes.end as usize];
         let header_size = TableHeader::SIZE as usize;
         let header: TableHeader = bytemuck::pod_read_unaligned(&table[..header_size]);
         let mut entries: Vec<TableEntry> = bytemuck::pod_collect_to_vec(&table[header_size..]);
@@ -132,7 +135,16 @@ pub fn emulate(plan: &SplitPlan, memory: &mut [Vec<u8>], input: Region, destinat
         if plan.placement().is_shared() {
             assert!(unused.is_empty());
         }
-        assert_eq!(header.invocations, pass.invocations);
+        let grid = u64::from(b.workgroups[0]) * u64::from(b.workgroups[1]);
+        assert!(
+            grid * u64::from(WORKGROUP_SIZE) >= u64::from(header.invocations),
+            "the grid covers the table's invocations"
+        );
+        // A regrouped dispatch runs entries of several passes; its
+        // invocations are checked against its entries below.
+        if !bound.regrouped {
+            assert_eq!(header.invocations, pass.invocations);
+        }
         let mut generated = GeneratedPass {
             unit_bytes: plan.kernel().unit_bits() / 8,
             invocations: header.invocations,
