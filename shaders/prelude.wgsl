@@ -88,11 +88,11 @@ fn ld_src_word(site: u32, w: u32) -> u32 {
 }
 //#fragment load_slot
 fn ld_dst_{{slot}}(site: u32, i: u32) -> {{unit}} {
-{{record_load}}    return {{array}}_{{slot}}[i];
+{{record}}    return {{array}}_{{slot}}[i];
 }
 //#fragment store_slot
 fn st_dst_{{slot}}(site: u32, i: u32, v: {{unit}}) {
-{{record_store}}    {{array}}_{{slot}}[i] = v;
+{{record}}    {{array}}_{{slot}}[i] = v;
 }
 //#fragment split_move
 // Moves unit `s` of the source into unit `d` of slot {{slot}} (a split).

@@ -21,7 +21,7 @@ pub enum PlanError {
     /// A tensor or arena larger than a GPU buffer may be.
     #[error("the {what} needs {bytes} bytes, more than the device's max_buffer_size of {max}")]
     TooLargeForDevice {
-        /// `"input"` or `"arena"`.
+        /// `"input"` (a concat's `"output"`) or `"arena"`.
         what: &'static str,
         /// Bytes needed.
         bytes: u128,
@@ -50,6 +50,19 @@ pub enum PlanError {
     KernelDoesNotFit {
         /// The kernel asked for.
         kernel: Kernel,
+    },
+    /// A concat whose runs are not whole 32-bit words (sub-word element
+    /// types, odd lengths of 16-bit ones) is assembled a tensor word at a
+    /// time in one binding window of the output, which this output
+    /// exceeds (or its rows exceed the kernel's `i32` arithmetic).
+    #[error(
+        "this concat's runs are not whole 32-bit words, so its {output_bytes}-byte output must fit one storage binding, and the device binds at most {window_bytes} bytes; concatenate whole-word pieces, or in parts"
+    )]
+    ConcatTooLargeForOneWindow {
+        /// Bytes of the output.
+        output_bytes: u64,
+        /// The most bytes one binding holds on the device.
+        window_bytes: u64,
     },
     /// A plan used with something it was not made for.
     #[error("the plan does not fit this call: {0}")]

@@ -5,6 +5,7 @@
 use super::align::{align_down, align_up};
 use super::chunks::{Chunk, chunks};
 use super::cost::CostModel;
+use super::direction::Direction;
 use super::error::PlanError;
 use super::gather::Gather;
 use super::kernels::{GeneratedLayout, Kernel, Moves};
@@ -37,7 +38,8 @@ pub const MAX_GROUP_MODULES: usize = 4;
 /// # Errors
 ///
 /// [`PlanError::KernelDoesNotFit`] when a forced kernel cannot move the
-/// outputs; [`PlanError::Internal`] when no kernel planned.
+/// outputs; [`PlanError::ConcatTooLargeForOneWindow`] for a concat no
+/// kernel moves; [`PlanError::Internal`] when no kernel planned a split.
 pub(crate) fn gather_dispatches(
     g: &Gather<'_>,
     model: &CostModel,
@@ -54,6 +56,10 @@ pub(crate) fn gather_dispatches(
     }
     match forced {
         Some(kernel) => Err(PlanError::KernelDoesNotFit { kernel }),
+        None if g.direction == Direction::Concat => Err(PlanError::ConcatTooLargeForOneWindow {
+            output_bytes: g.input_bytes,
+            window_bytes: g.limits.window_bytes(),
+        }),
         None => Err(PlanError::Internal {
             detail: format!("no kernel planned the {}", g.direction.name()),
         }),

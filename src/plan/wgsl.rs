@@ -150,19 +150,18 @@ pub(crate) fn prelude(kernel: &str, unit_bits: u64, variant: &Variant) -> String
     let record = |binding: u32, store: bool, index: &str| {
         record_line(variant, unit_bits, binding, store, index)
     };
-    let slot_holes = |slot: u32| {
+    let slot_holes = |slot: u32, store: bool| {
         let binding = Bindings::destination(slot);
         vec![
             ("slot", slot.to_string()),
             ("unit", unit.to_string()),
             ("array", destination.to_string()),
-            ("record_store", record(binding, true, "i")),
-            ("record_load", record(binding, false, "i")),
+            ("record", record(binding, store, "i")),
         ]
     };
-    let mut accessors = PRELUDE.repeat("load_slot", 0..slots, |&slot| slot_holes(slot));
+    let mut accessors = PRELUDE.repeat("load_slot", 0..slots, |&slot| slot_holes(slot, false));
     if destinations_writable {
-        accessors += &PRELUDE.repeat("store_slot", 0..slots, |&slot| slot_holes(slot));
+        accessors += &PRELUDE.repeat("store_slot", 0..slots, |&slot| slot_holes(slot, true));
     }
     let move_fragment = match variant.direction {
         Direction::Split => "split_move",

@@ -26,7 +26,10 @@ const WGSL: Template = Template::new(
 pub(super) const SPEC: KernelSpec = KernelSpec {
     name: "concat_words",
     unit_bits: 32,
-    order: Order::ByRate,
+    // With the words kernel, what a concat falls back to: it moves any
+    // concat whose tensor fits one window (the words kernel moves whole
+    // words only when concatenating).
+    order: Order::Last,
     whole_outputs: true,
     template: WGSL,
     moves: Moves::Generated(layout),

@@ -143,9 +143,10 @@ pub(crate) enum Order {
     /// Whenever it fits, before any other (a plain copy of aligned units).
     First,
     /// By the cost model's bandwidth, fastest first, if at least as fast as
-    /// the last kernel.
+    /// the last kernels.
     ByRate,
-    /// Last: it moves anything.
+    /// Last: it moves anything its directions allow (the words kernel any
+    /// split, the concat-words kernel any concat that fits a window).
     Last,
 }
 
