@@ -11,17 +11,15 @@
 //! or, with `--device gpu`, when no adapter exists). `--device cpu` (the
 //! default) uses the host path, `gpu` the GPU path (strings always on the host),
 //! `auto` the GPU when an adapter exists. The device used goes to stderr.
-//! `Concat` and `ConcatFromSequence` directories run on the host path with
-//! `--device cpu`; the GPU path does not run concats yet and fails them
-//! with a message saying so.
+//! `Concat` and `ConcatFromSequence` directories run the same way: on the
+//! GPU, through `RoundTrip::concat`.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use wgpu_split::error::DeviceError;
 use wgpu_split::gpu::{GpuContext, RoundTrip};
 use wgpu_split::onnx::node_test::run_directories_with;
-use wgpu_split::{ConcatOperator, ElementType, Error, HostTensor, Operator, host};
+use wgpu_split::{ConcatOperator, ElementType, HostTensor, Operator, host};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Device {
@@ -88,14 +86,12 @@ fn main() -> ExitCode {
         _ => host::split_op(op, data),
     };
     let concat = |op: &ConcatOperator, inputs: &[&HostTensor]| match &splitter {
-        Some(_)
+        Some(gpu)
             if inputs
                 .iter()
                 .all(|t| t.element_type() != ElementType::String) =>
         {
-            Err(Error::Device(DeviceError::Gpu {
-                detail: "concat is not yet on the GPU (run with --device cpu)".to_string(),
-            }))
+            RoundTrip::new(gpu).concat(op, inputs)
         }
         _ => host::concat_op(op, inputs),
     };

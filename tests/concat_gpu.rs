@@ -10,8 +10,8 @@ use common::{Rng, gpu, one_type_per_width, random_tensor, read_buffer, refused, 
 use wgpu_split::frameworks::torch;
 use wgpu_split::gpu::{BufferRegion, GpuSplitter};
 use wgpu_split::plan::{
-    BufferRole, ConcatPlan, CostModel, DeviceClass, EncodeError, Kernel, PlanError, PlanLimits,
-    PlanOptions, Placement, Strategy,
+    BufferRole, ConcatPlan, CostModel, DeviceClass, EncodeError, Kernel, Placement, PlanError,
+    PlanLimits, PlanOptions, Strategy,
 };
 use wgpu_split::{ElementType, Error, HostTensor, ResolvedConcat, host};
 
@@ -42,7 +42,11 @@ fn run(gpu: &GpuSplitter, plan: &ConcatPlan, inputs: &[HostTensor], in_pass: boo
         } else {
             (page.len() as u64).next_multiple_of(align)
         };
-        let len = needs.inputs.get(k).map_or(0, |n| n.bytes).max(bytes.len() as u64);
+        let len = needs
+            .inputs
+            .get(k)
+            .map_or(0, |n| n.bytes)
+            .max(bytes.len() as u64);
         let end = (start + len) as usize;
         if page.len() < end + 16 {
             page.resize(end + 16, GUARD);
@@ -52,9 +56,8 @@ fn run(gpu: &GpuSplitter, plan: &ConcatPlan, inputs: &[HostTensor], in_pass: boo
     }
     page.resize(page.len().next_multiple_of(4), GUARD);
     let device = gpu.device();
-    let usage = wgpu::BufferUsages::STORAGE
-        | wgpu::BufferUsages::COPY_SRC
-        | wgpu::BufferUsages::COPY_DST;
+    let usage =
+        wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
     let page_buffer = buffer_with(gpu, &page, usage);
     let out_offset = 256u64.next_multiple_of(align);
     let out_len = needs.output_region_bytes;
@@ -75,16 +78,23 @@ fn run(gpu: &GpuSplitter, plan: &ConcatPlan, inputs: &[HostTensor], in_pass: boo
         let mut pass = encoder.begin_compute_pass(&Default::default());
         prepared.record(&mut pass);
     } else {
-        gpu.encode_concat(&mut encoder, plan, &regions, out_region).unwrap();
+        gpu.encode_concat(&mut encoder, plan, &regions, out_region)
+            .unwrap();
     }
     gpu.queue().submit([encoder.finish()]);
     let after = read_buffer(gpu, &output);
     let page_after = read_buffer(gpu, &page_buffer);
     assert_eq!(page_after, page, "an input was written");
     let o = out_offset as usize;
-    assert!(after[..o].iter().all(|&b| b == GUARD), "bytes before the output written");
+    assert!(
+        after[..o].iter().all(|&b| b == GUARD),
+        "bytes before the output written"
+    );
     let end = o + out_len as usize;
-    assert!(after[end..].iter().all(|&b| b == GUARD), "bytes after the output's region written");
+    assert!(
+        after[end..].iter().all(|&b| b == GUARD),
+        "bytes after the output's region written"
+    );
     after[o..o + needs.output_bytes as usize].to_vec()
 }
 
@@ -107,7 +117,11 @@ fn buffer_with(gpu: &GpuSplitter, bytes: &[u8], usage: wgpu::BufferUsages) -> wg
 /// The host concat's bytes.
 fn expected(inputs: &[HostTensor], concat: &ResolvedConcat) -> Vec<u8> {
     let refs: Vec<&HostTensor> = inputs.iter().collect();
-    host::concat(&refs, concat).unwrap().as_bytes().unwrap().to_vec()
+    host::concat(&refs, concat)
+        .unwrap()
+        .as_bytes()
+        .unwrap()
+        .to_vec()
 }
 
 /// Random inputs of `concat`'s shapes.
@@ -127,13 +141,31 @@ fn concats() -> Vec<(&'static str, ResolvedConcat)> {
     // group boundaries two dispatches write in turn.
     let many: Vec<[usize; 2]> = (0..20).map(|k| [3, 1 + k % 7]).collect();
     vec![
-        ("last axis, odd", ResolvedConcat::new(&[[6, 5], [6, 1], [6, 7]], 1).unwrap()),
-        ("last axis, long rows", ResolvedConcat::new(&[[3, 70], [3, 33]], 1).unwrap()),
+        (
+            "last axis, odd",
+            ResolvedConcat::new(&[[6, 5], [6, 1], [6, 7]], 1).unwrap(),
+        ),
+        (
+            "last axis, long rows",
+            ResolvedConcat::new(&[[3, 70], [3, 33]], 1).unwrap(),
+        ),
         ("axis 0", ResolvedConcat::new(&[[2, 9], [3, 9]], 0).unwrap()),
-        ("middle axis", ResolvedConcat::new(&[[2, 3, 8], [2, 5, 8], [2, 1, 8]], 1).unwrap()),
-        ("stack", ResolvedConcat::stack(&[[4, 3], [4, 3], [4, 3]], 2).unwrap()),
-        ("empty input", ResolvedConcat::new(&[[4, 0], [4, 6], [4, 0], [4, 2]], 1).unwrap()),
-        ("one row", ResolvedConcat::new(&[[1, 1, 13], [1, 1, 3]], 2).unwrap()),
+        (
+            "middle axis",
+            ResolvedConcat::new(&[[2, 3, 8], [2, 5, 8], [2, 1, 8]], 1).unwrap(),
+        ),
+        (
+            "stack",
+            ResolvedConcat::stack(&[[4, 3], [4, 3], [4, 3]], 2).unwrap(),
+        ),
+        (
+            "empty input",
+            ResolvedConcat::new(&[[4, 0], [4, 6], [4, 0], [4, 2]], 1).unwrap(),
+        ),
+        (
+            "one row",
+            ResolvedConcat::new(&[[1, 1, 13], [1, 1, 3]], 2).unwrap(),
+        ),
         ("20 inputs", ResolvedConcat::new(&many, 1).unwrap()),
     ]
 }
@@ -159,7 +191,10 @@ fn every_width_kernel_and_model_is_exact() {
         DeviceClass::Unknown,
         DeviceClass::Software,
     ] {
-        strategies.push((format!("{class:?}"), Strategy::Auto(CostModel::for_class(class))));
+        strategies.push((
+            format!("{class:?}"),
+            Strategy::Auto(CostModel::for_class(class)),
+        ));
     }
     let mut runs = 0;
     let mut kernels_run = std::collections::BTreeSet::new();
@@ -169,10 +204,15 @@ fn every_width_kernel_and_model_is_exact() {
             let want = expected(&inputs, &concat);
             let mut plans: Vec<(String, ConcatPlan)> = Vec::new();
             plans.push(("splitter".to_string(), gpu.plan_concat(&concat, t).unwrap()));
-            plans.push(("for pass".into(), gpu.plan_concat_for_pass(&concat, t).unwrap()));
+            plans.push((
+                "for pass".into(),
+                gpu.plan_concat_for_pass(&concat, t).unwrap(),
+            ));
             for (s, strategy) in &strategies {
                 for placement in [Placement::Separate, Placement::Arena] {
-                    let options = PlanOptions::default().strategy(*strategy).placement(placement);
+                    let options = PlanOptions::default()
+                        .strategy(*strategy)
+                        .placement(placement);
                     match ConcatPlan::new(&concat, t, limits, &options) {
                         Ok(plan) => plans.push((format!("{s} {placement:?}"), plan)),
                         Err(PlanError::NotCopyable { .. }) => {}
@@ -181,7 +221,9 @@ fn every_width_kernel_and_model_is_exact() {
                 }
             }
             for kernel in Kernel::ALL {
-                let options = PlanOptions::default().strategy(Strategy::Gather).kernel(kernel);
+                let options = PlanOptions::default()
+                    .strategy(Strategy::Gather)
+                    .kernel(kernel);
                 match ConcatPlan::new(&concat, t, limits, &options) {
                     Ok(plan) => plans.push((format!("{kernel:?}"), plan)),
                     Err(PlanError::KernelDoesNotFit { .. }) => {}
@@ -191,7 +233,11 @@ fn every_width_kernel_and_model_is_exact() {
             for (how, plan) in &plans {
                 let in_pass = plan.copy_count() == 0;
                 let got = run(gpu, plan, &inputs, in_pass);
-                assert!(got == want, "{name} {t:?} {how} ({:?}): bytes differ", plan.kernel());
+                assert!(
+                    got == want,
+                    "{name} {t:?} {how} ({:?}): bytes differ",
+                    plan.kernel()
+                );
                 if plan.dispatch_count() > 0 {
                     kernels_run.insert(format!("{:?}", plan.kernel()));
                 }
@@ -201,7 +247,10 @@ fn every_width_kernel_and_model_is_exact() {
     }
     eprintln!("{runs} concats exact; kernels run: {kernels_run:?}");
     for kernel in ["Vec4", "Words", "RowCopies", "RowWords", "ConcatWords"] {
-        assert!(kernels_run.contains(kernel), "{kernel} never ran: {kernels_run:?}");
+        assert!(
+            kernels_run.contains(kernel),
+            "{kernel} never ran: {kernels_run:?}"
+        );
     }
 }
 
@@ -239,7 +288,11 @@ fn multi_pass_concats_are_exact() {
                 };
                 multi += usize::from(plan.dispatch_count() > 1);
                 let got = run(gpu, &plan, &inputs, true);
-                assert!(got == want, "{name} {t:?} {kernel:?} in {} dispatches", plan.dispatch_count());
+                assert!(
+                    got == want,
+                    "{name} {t:?} {kernel:?} in {} dispatches",
+                    plan.dispatch_count()
+                );
             }
         }
     }
@@ -272,14 +325,19 @@ fn random_concats_are_exact() {
         let concat = ResolvedConcat::new(&shapes, axis).unwrap();
         let inputs = inputs_of(&mut rng, t, &concat);
         let want = expected(&inputs, &concat);
-        let discrete = PlanOptions::default()
-            .strategy(Strategy::Auto(CostModel::for_class(DeviceClass::DiscreteGpu)));
+        let discrete = PlanOptions::default().strategy(Strategy::Auto(CostModel::for_class(
+            DeviceClass::DiscreteGpu,
+        )));
         for plan in [
             gpu.plan_concat(&concat, t).unwrap(),
             ConcatPlan::new(&concat, t, gpu.limits(), &discrete).unwrap(),
         ] {
             let got = run(gpu, &plan, &inputs, false);
-            assert!(got == want, "case {case}: {t:?} {shapes:?} axis {axis} ({:?})", plan.kernel());
+            assert!(
+                got == want,
+                "case {case}: {t:?} {shapes:?} axis {axis} ({:?})",
+                plan.kernel()
+            );
         }
     }
 }
@@ -300,7 +358,9 @@ fn concat_of_split_is_the_tensor() {
         ] {
             let split = torch::split_with_sizes(&shape, &lengths, axis).unwrap();
             let x = random_tensor(&mut rng, t, &shape);
-            let pieces = wgpu_split::gpu::RoundTrip::new(gpu).split_resolved(&split, &x).unwrap();
+            let pieces = wgpu_split::gpu::RoundTrip::new(gpu)
+                .split_resolved(&split, &x)
+                .unwrap();
             let concat = ResolvedConcat::inverse_of(&split).unwrap();
             let plan = gpu.plan_concat(&concat, t).unwrap();
             let back = run(gpu, &plan, &pieces, false);
@@ -359,8 +419,13 @@ fn an_input_given_twice_is_read_twice() {
         );
         let region = BufferRegion::new(&input, 0, len);
         let mut encoder = gpu.device().create_command_encoder(&Default::default());
-        gpu.encode_concat(&mut encoder, &plan, &[region, region], BufferRegion::whole(&output))
-            .unwrap();
+        gpu.encode_concat(
+            &mut encoder,
+            &plan,
+            &[region, region],
+            BufferRegion::whole(&output),
+        )
+        .unwrap();
         gpu.queue().submit([encoder.finish()]);
         let got = read_buffer(gpu, &output);
         assert!(got[..want.len()] == want[..], "{t:?} ({:?})", plan.kernel());
@@ -385,23 +450,27 @@ fn inputs_in_the_outputs_buffer() {
     let needs = plan.requirements();
     let align = gpu.limits().min_storage_buffer_offset_alignment as usize;
     // [output][gap][input 0][gap][input 1], each at a binding alignment.
-    let at = [0, needs.output_bytes as usize + align, 2 * (needs.output_bytes as usize + align)];
+    let at = [
+        0,
+        needs.output_bytes as usize + align,
+        2 * (needs.output_bytes as usize + align),
+    ];
     let at = at.map(|a| a.next_multiple_of(align));
     let mut page = vec![0u8; at[2] + inputs[1].as_bytes().unwrap().len() + 64];
     for (k, x) in inputs.iter().enumerate() {
         let b = x.as_bytes().unwrap();
         page[at[k + 1]..at[k + 1] + b.len()].copy_from_slice(b);
     }
-    let usage = wgpu::BufferUsages::STORAGE
-        | wgpu::BufferUsages::COPY_SRC
-        | wgpu::BufferUsages::COPY_DST;
+    let usage =
+        wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
     let buffer = buffer_with(gpu, &page, usage);
     let regions: Vec<BufferRegion> = (0..2)
         .map(|k| BufferRegion::new(&buffer, at[k + 1] as u64, needs.inputs[k].bytes))
         .collect();
     let mut encoder = gpu.device().create_command_encoder(&Default::default());
     let out = BufferRegion::new(&buffer, 0, needs.output_region_bytes);
-    gpu.encode_concat(&mut encoder, &plan, &regions, out).unwrap();
+    gpu.encode_concat(&mut encoder, &plan, &regions, out)
+        .unwrap();
     gpu.queue().submit([encoder.finish()]);
     let got = read_buffer(gpu, &buffer);
     assert_eq!(&got[..want.len()], &want[..]);
@@ -434,7 +503,13 @@ fn misuse_is_a_typed_error_naming_the_concats_regions() {
             .unwrap_err()
     });
     assert!(
-        matches!(e, Error::Encode(EncodeError::RegionCount { expected: 2, actual: 1 })),
+        matches!(
+            e,
+            Error::Encode(EncodeError::RegionCount {
+                expected: 2,
+                actual: 1
+            })
+        ),
         "{e}"
     );
     let e = refused(gpu, |enc| {
@@ -444,7 +519,10 @@ fn misuse_is_a_typed_error_naming_the_concats_regions() {
     assert!(
         matches!(
             e,
-            Error::Encode(EncodeError::BufferTooSmall { which: BufferRole::ConcatOutput, .. })
+            Error::Encode(EncodeError::BufferTooSmall {
+                which: BufferRole::ConcatOutput,
+                ..
+            })
         ),
         "{e}"
     );
@@ -457,7 +535,10 @@ fn misuse_is_a_typed_error_naming_the_concats_regions() {
     assert!(
         matches!(
             e,
-            Error::Encode(EncodeError::BufferTooSmall { which: BufferRole::ConcatInput(1), .. })
+            Error::Encode(EncodeError::BufferTooSmall {
+                which: BufferRole::ConcatInput(1),
+                ..
+            })
         ),
         "{e}"
     );
@@ -473,7 +554,11 @@ fn misuse_is_a_typed_error_naming_the_concats_regions() {
     let needs = plan.requirements();
     assert!(needs.output_usages.copy_dst && !needs.output_usages.copy_src);
     assert!(needs.inputs[1].usages.copy_src && !needs.inputs[1].usages.copy_dst);
-    let storage_only = buffer_with(gpu, &vec![0; needs.inputs[0].bytes as usize], wgpu::BufferUsages::STORAGE);
+    let storage_only = buffer_with(
+        gpu,
+        &vec![0; needs.inputs[0].bytes as usize],
+        wgpu::BufferUsages::STORAGE,
+    );
     let big_out = buffer_with(
         gpu,
         &vec![0; needs.output_region_bytes as usize],
@@ -488,7 +573,10 @@ fn misuse_is_a_typed_error_naming_the_concats_regions() {
     assert!(
         matches!(
             e,
-            Error::Encode(EncodeError::MissingUsage { which: BufferRole::ConcatInput(1), .. })
+            Error::Encode(EncodeError::MissingUsage {
+                which: BufferRole::ConcatInput(1),
+                ..
+            })
         ),
         "{e}"
     );
@@ -500,10 +588,43 @@ fn misuse_is_a_typed_error_naming_the_concats_regions() {
 fn an_output_past_the_device_is_named() {
     let concat = ResolvedConcat::new(&[[1 << 20, 1024], [1 << 20, 1024]], 0).unwrap();
     let limits = PlanLimits::WEBGPU_DEFAULT;
-    let e = ConcatPlan::new(&concat, ElementType::Float, &limits, &PlanOptions::default())
-        .unwrap_err();
+    let e = ConcatPlan::new(
+        &concat,
+        ElementType::Float,
+        &limits,
+        &PlanOptions::default(),
+    )
+    .unwrap_err();
     assert!(
         matches!(e, PlanError::TooLargeForDevice { what: "output", .. }),
         "{e}"
     );
+}
+
+/// The round trip: an operator's concat, an arena plan's, a mismatch.
+#[test]
+fn the_round_trip_concatenates() {
+    let Some(gpu) = gpu("the_round_trip_concatenates") else {
+        return;
+    };
+    let mut rng = Rng::new(17);
+    let t = ElementType::Int4;
+    let op: wgpu_split::ConcatOperator = wgpu_split::OnnxConcat::new(13).axis(-1).into();
+    let inputs = [
+        random_tensor(&mut rng, t, &[3, 5]),
+        random_tensor(&mut rng, t, &[3, 2]),
+    ];
+    let refs: Vec<&HostTensor> = inputs.iter().collect();
+    let round_trip = wgpu_split::gpu::RoundTrip::new(gpu);
+    let want = host::concat_op(&op, &refs).unwrap();
+    assert_eq!(round_trip.concat(&op, &refs).unwrap(), want);
+    let concat = ResolvedConcat::new(&[[3, 5], [3, 2]], 1).unwrap();
+    let arena = PlanOptions::default().placement(Placement::Arena);
+    let plan = ConcatPlan::new(&concat, t, gpu.limits(), &arena).unwrap();
+    assert_eq!(round_trip.run_concat_plan(&plan, &refs).unwrap(), want);
+    let wrong = random_tensor(&mut rng, ElementType::Int8, &[3, 2]);
+    let e = round_trip
+        .run_concat_plan(&plan, &[&inputs[0], &wrong])
+        .unwrap_err();
+    assert!(matches!(e, Error::Plan(PlanError::Mismatch(_))), "{e}");
 }

@@ -11,6 +11,7 @@ mod calibrate;
 mod calibration_timer;
 mod checks;
 mod concat;
+mod concat_round_trip;
 mod context;
 mod device_class;
 mod dispatch;
@@ -19,6 +20,7 @@ mod pipelines;
 #[cfg(not(target_arch = "wasm32"))]
 mod poller;
 mod prepared;
+mod readback;
 mod region;
 mod resources;
 mod round_trip;

@@ -1,5 +1,6 @@
 //! [`RoundTrip`]: the convenience path for tests and simple users: split a
-//! host tensor on the GPU and read the outputs back, in buffers it creates.
+//! host tensor (or concatenate host tensors, `concat_round_trip.rs`) on the
+//! GPU and read the results back, in buffers it creates.
 //!
 //! The async forms never block: they submit, ask wgpu to map the readback
 //! buffer and await its callback. Who drives that callback is wgpu's rule:
@@ -11,30 +12,18 @@ use std::ops::Range;
 use std::time::Duration;
 
 use super::GpuSplitter;
-use super::error::DeviceError;
+use super::readback::InFlight;
 use super::region::BufferRegion;
-use super::scope::{buffer_with_contents, map_read, scoped, scoped_async, unmap};
-use crate::error::{Error, Result};
+use super::scope::{buffer_with_contents, scoped};
+use crate::error::Result;
 use crate::plan::align::align_up;
 use crate::plan::{PlanError, PlanMismatch, SplitPlan};
 use crate::semantics::{Operator, ResolvedSplit};
 use crate::tensor::HostTensor;
 
 /// How long a blocking readback waits for the GPU before it fails with
-/// [`DeviceError::Gpu`] instead of blocking forever.
+/// [`crate::gpu::DeviceError::Gpu`] instead of blocking forever.
 pub const READBACK_TIMEOUT: Duration = Duration::from_secs(120);
-
-type MapResult = std::result::Result<(), wgpu::BufferAsyncError>;
-
-/// A split submitted to the GPU whose outputs are on their way back.
-struct InFlight {
-    device: wgpu::Device,
-    staging: wgpu::Buffer,
-    submission: wgpu::SubmissionIndex,
-    mapped: futures_intrusive::channel::shared::OneshotReceiver<MapResult>,
-    /// Where each output's bytes start in the read page.
-    starts: Vec<u64>,
-}
 
 /// A host tensor split on the GPU and read back: uploads the input into a
 /// buffer of its own, records the splitter's plan into regions of one page
@@ -66,6 +55,11 @@ impl<'s> RoundTrip<'s> {
         RoundTrip { splitter }
     }
 
+    /// The splitter it runs through.
+    pub(super) fn splitter(self) -> &'s GpuSplitter {
+        self.splitter
+    }
+
     /// Resolves `op` for `input` and splits it on the GPU, blocking until the
     /// outputs are back on the host (this polls the device). Strings have no
     /// GPU layout ([`PlanError::NotOnGpu`]): split them with
@@ -73,7 +67,7 @@ impl<'s> RoundTrip<'s> {
     ///
     /// # Errors
     ///
-    /// Resolution and planning errors, and [`DeviceError::Gpu`] when the
+    /// Resolution and planning errors, and [`crate::gpu::DeviceError::Gpu`] when the
     /// device fails, is lost or does not finish within [`READBACK_TIMEOUT`].
     pub fn split(self, op: &Operator, input: &HostTensor) -> Result<Vec<HostTensor>> {
         self.split_resolved(&op.resolve(input.shape())?, input)
@@ -83,7 +77,7 @@ impl<'s> RoundTrip<'s> {
     /// work and awaits wgpu's map callback. On native backends that callback
     /// comes from `Device::poll`, so someone must poll while this is
     /// awaited: the caller's own loop, or a [`crate::gpu::Poller`]. A lost
-    /// device ends it with [`DeviceError::Gpu`] once polled.
+    /// device ends it with [`crate::gpu::DeviceError::Gpu`] once polled.
     ///
     /// # Errors
     ///
@@ -142,19 +136,10 @@ impl<'s> RoundTrip<'s> {
     pub fn run_plan(self, plan: &SplitPlan, input: &HostTensor) -> Result<Vec<HostTensor>> {
         // Submission waits for nothing; on native its error scopes resolve
         // at once, so this block_on returns without waiting.
-        let Some(in_flight) = pollster::block_on(self.submit(plan, input))? else {
+        let Some((in_flight, starts)) = pollster::block_on(self.submit(plan, input))? else {
             return empty_outputs(plan, input);
         };
-        self.splitter
-            .device()
-            .poll(wgpu::PollType::Wait {
-                submission_index: Some(in_flight.submission.clone()),
-                timeout: Some(READBACK_TIMEOUT),
-            })
-            .map_err(|e| DeviceError::Gpu {
-                detail: format!("waiting for the split: {e}"),
-            })?;
-        let (starts, bytes) = pollster::block_on(in_flight.read())?;
+        let bytes = in_flight.wait_and_read("split")?;
         outputs_of(plan, input, &bytes, &starts)
     }
 
@@ -169,17 +154,22 @@ impl<'s> RoundTrip<'s> {
         plan: &SplitPlan,
         input: &HostTensor,
     ) -> Result<Vec<HostTensor>> {
-        let Some(in_flight) = self.submit(plan, input).await? else {
+        let Some((in_flight, starts)) = self.submit(plan, input).await? else {
             return empty_outputs(plan, input);
         };
-        let (starts, bytes) = in_flight.read().await?;
+        let bytes = in_flight.read().await?;
         outputs_of(plan, input, &bytes, &starts)
     }
 
     /// Uploads `input`, records the plan into regions of one page buffer,
     /// copies the page to a staging buffer, submits and asks for the
-    /// staging buffer to be mapped. `None` when every output is empty.
-    async fn submit(self, plan: &SplitPlan, input: &HostTensor) -> Result<Option<InFlight>> {
+    /// staging buffer to be mapped; with it, where each output starts in
+    /// the page. `None` when every output is empty.
+    async fn submit(
+        self,
+        plan: &SplitPlan,
+        input: &HostTensor,
+    ) -> Result<Option<(InFlight, Vec<u64>)>> {
         if input.element_type() != plan.element_type() || input.shape() != plan.input_shape() {
             return Err(PlanError::Mismatch(PlanMismatch::Input {
                 planned_type: plan.element_type(),
@@ -196,32 +186,14 @@ impl<'s> RoundTrip<'s> {
         // Every destination in one page, so that one readback serves all.
         let (ranges, page_bytes) = page_layout(plan);
         let page = self.create_buffer("wgpu-split output page", page_bytes)?;
-        let device = self.splitter.device();
-        let (staging, submission) = scoped_async(device, "running the split", || {
-            let staging = device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("wgpu-split readback"),
-                size: page.size(),
-                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            });
-            let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("wgpu-split convenience"),
-            });
-            self.encode_into_page(&mut encoder, plan, &input_buffer, &page, &ranges)?;
-            encoder.copy_buffer_to_buffer(&page, 0, &staging, 0, page.size());
-            Ok::<_, Error>((staging, self.splitter.queue().submit([encoder.finish()])))
-        })
-        .await??;
-        let (sender, mapped) = futures_intrusive::channel::shared::oneshot_channel();
-        map_read(
-            device,
-            &staging,
-            "mapping the readback buffer",
-            move |result| {
-                // The receiver only goes away if the future was dropped.
-                let _ = sender.send(result);
-            },
-        )?;
+        let in_flight = InFlight::submit(
+            self.splitter.device(),
+            self.splitter.queue(),
+            &page,
+            "running the split",
+            |encoder| self.encode_into_page(encoder, plan, &input_buffer, &page, &ranges),
+        )
+        .await?;
         let placement = plan.placement();
         let starts = plan
             .outputs()
@@ -229,13 +201,7 @@ impl<'s> RoundTrip<'s> {
             .enumerate()
             .map(|(i, o)| ranges[placement.destination_of(i)].start + o.arena_offset_bytes)
             .collect();
-        Ok(Some(InFlight {
-            device: device.clone(),
-            staging,
-            submission,
-            mapped,
-            starts,
-        }))
+        Ok(Some((in_flight, starts)))
     }
 
     fn encode_into_page(
@@ -261,7 +227,7 @@ impl<'s> RoundTrip<'s> {
     ///
     /// # Errors
     ///
-    /// [`DeviceError::Gpu`] when the device is lost or out of memory.
+    /// [`crate::gpu::DeviceError::Gpu`] when the device is lost or out of memory.
     pub fn create_destinations(self, plan: &SplitPlan) -> Result<Vec<wgpu::Buffer>> {
         (0..plan.destination_count())
             .map(|i| self.create_buffer("wgpu-split destination", plan.destination_bytes(i)))
@@ -273,7 +239,7 @@ impl<'s> RoundTrip<'s> {
     ///
     /// # Errors
     ///
-    /// [`DeviceError::Gpu`] when the device is lost or out of memory.
+    /// [`crate::gpu::DeviceError::Gpu`] when the device is lost or out of memory.
     pub fn create_input(self, bytes: &[u8]) -> Result<wgpu::Buffer> {
         Ok(buffer_with_contents(
             self.splitter.device(),
@@ -284,7 +250,7 @@ impl<'s> RoundTrip<'s> {
         )?)
     }
 
-    fn create_buffer(self, label: &str, size: u64) -> Result<wgpu::Buffer> {
+    pub(super) fn create_buffer(self, label: &str, size: u64) -> Result<wgpu::Buffer> {
         let device = self.splitter.device();
         Ok(scoped(device, label, || {
             device.create_buffer(&wgpu::BufferDescriptor {
@@ -298,35 +264,8 @@ impl<'s> RoundTrip<'s> {
 }
 
 /// The usages of the buffers a round trip creates.
-fn usages() -> wgpu::BufferUsages {
+pub(super) fn usages() -> wgpu::BufferUsages {
     wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST
-}
-
-impl InFlight {
-    /// Awaits the map callback and copies the page out; returns each
-    /// output's start and the page's bytes.
-    async fn read(self) -> Result<(Vec<u64>, Vec<u8>)> {
-        let mapped = self
-            .mapped
-            .receive()
-            .await
-            .ok_or_else(|| DeviceError::Gpu {
-                detail: "the map callback was dropped".to_string(),
-            })?;
-        mapped.map_err(|e| DeviceError::Gpu {
-            detail: format!("mapping the readback buffer: {e}"),
-        })?;
-        let bytes = self
-            .staging
-            .slice(..)
-            .get_mapped_range()
-            .map_err(|e| DeviceError::Gpu {
-                detail: format!("reading the readback buffer: {e}"),
-            })?
-            .to_vec();
-        unmap(&self.device, &self.staging, "unmapping the readback buffer")?;
-        Ok((self.starts, bytes))
-    }
 }
 
 /// The outputs from a read page: output `i` at `starts[i]`.

@@ -32,10 +32,10 @@ use std::borrow::Cow;
 use std::ops::Range;
 
 use super::align::{align_down, align_up};
+use super::direction::Direction;
 use super::error::EncodeError;
 use super::regions::Region;
 use super::shader::ShaderKey;
-use super::direction::Direction;
 use super::split_plan::SplitPlan;
 use super::table::fingerprint;
 use regroup::Regrouped;

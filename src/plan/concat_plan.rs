@@ -55,6 +55,7 @@ pub struct ConcatPlan {
     /// Per concat input, the mirror output it is (`None`: it takes no
     /// part); the mirror's outputs are the inputs that take part, in order.
     parts: Vec<Option<usize>>,
+    input_shapes: Vec<Vec<usize>>,
     output_shape: Vec<usize>,
 }
 
@@ -99,8 +100,9 @@ impl ConcatPlan {
             Placement::Arena => Vec::new(),
         };
         Ok(ConcatPlan {
-            split: split.as_concat(inputs),
+            split: split.into_concat(inputs),
             parts,
+            input_shapes: concat.input_shapes().to_vec(),
             output_shape: concat.output_shape().to_vec(),
         })
     }
@@ -108,6 +110,11 @@ impl ConcatPlan {
     /// The element type planned for.
     pub fn element_type(&self) -> ElementType {
         self.split.element_type()
+    }
+
+    /// The inputs' shapes planned for.
+    pub fn input_shapes(&self) -> &[Vec<usize>] {
+        &self.input_shapes
     }
 
     /// The output's shape.

@@ -92,7 +92,7 @@ impl SplitPlan {
 
     /// The same plan run as a concat whose input `concat_inputs[i]` is
     /// destination `i`.
-    pub(crate) fn as_concat(mut self, concat_inputs: Vec<usize>) -> Self {
+    pub(crate) fn into_concat(mut self, concat_inputs: Vec<usize>) -> Self {
         self.direction = (Direction::Concat, concat_inputs);
         self
     }

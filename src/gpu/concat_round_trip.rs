@@ -1,0 +1,153 @@
+//! The round trip of a concat: host tensors uploaded into one page (at
+//! 16-byte steps, as a runtime's pool packs them, or at an arena plan's
+//! offsets), concatenated on the GPU into a buffer of its own and read
+//! back.
+
+use super::readback::InFlight;
+use super::region::BufferRegion;
+use super::round_trip::{RoundTrip, usages};
+use super::scope::buffer_with_contents;
+use crate::error::Result;
+use crate::plan::align::align_up;
+use crate::plan::{ConcatPlan, Placement, PlanError, PlanMismatch};
+use crate::semantics::{ConcatOperator, ResolvedConcat};
+use crate::tensor::HostTensor;
+
+impl RoundTrip<'_> {
+    /// Resolves `op` for `inputs`' shapes and concatenates them on the GPU,
+    /// blocking until the output is back on the host (this polls the
+    /// device). Strings have no GPU layout ([`PlanError::NotOnGpu`]):
+    /// concatenate them with [`crate::host::concat`].
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// use wgpu_split::gpu::{GpuContext, RoundTrip};
+    /// use wgpu_split::{HostTensor, OnnxConcat};
+    ///
+    /// let ctx = GpuContext::new_default()?;
+    /// let splitter = ctx.splitter()?;
+    /// let a = HostTensor::from_slice(&[2, 1], &[1i32, 2])?;
+    /// let b = HostTensor::from_slice(&[2, 2], &[3i32, 4, 5, 6])?;
+    /// let op = OnnxConcat::new(13).axis(1).into();
+    /// let y = RoundTrip::new(&splitter).concat(&op, &[&a, &b])?;
+    /// assert_eq!(y.to_vec::<i32>()?, vec![1, 3, 4, 2, 5, 6]);
+    /// # Ok::<(), wgpu_split::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// The operator's [`crate::ConcatError`], planning errors, and
+    /// [`crate::gpu::DeviceError::Gpu`] when the device fails, is lost or
+    /// does not finish within [`crate::gpu::READBACK_TIMEOUT`].
+    pub fn concat(self, op: &ConcatOperator, inputs: &[&HostTensor]) -> Result<HostTensor> {
+        let shapes: Vec<&[usize]> = inputs.iter().map(|t| t.shape()).collect();
+        self.concat_resolved(&op.resolve(&shapes)?, inputs)
+    }
+
+    /// Blocking concat of a resolved concat (see [`RoundTrip::concat`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`RoundTrip::concat`].
+    pub fn concat_resolved(
+        self,
+        concat: &ResolvedConcat,
+        inputs: &[&HostTensor],
+    ) -> Result<HostTensor> {
+        let shapes: Vec<&[usize]> = inputs.iter().map(|t| t.shape()).collect();
+        concat.check_input_shapes(&shapes)?;
+        let types: Vec<_> = inputs.iter().map(|t| t.element_type()).collect();
+        let element_type = concat.check_element_types(&types)?;
+        if element_type.bit_width().is_none() {
+            return Err(PlanError::NotOnGpu { element_type }.into());
+        }
+        let plan = self.splitter().plan_concat(concat, element_type)?;
+        self.run_concat_plan(&plan, inputs)
+    }
+
+    /// Executes a ready concat plan on `inputs` and reads the output back,
+    /// blocking (this polls the device, at most
+    /// [`crate::gpu::READBACK_TIMEOUT`]).
+    ///
+    /// # Errors
+    ///
+    /// [`PlanMismatch::Input`] naming the first input whose type or shape
+    /// is not the plan's, and the errors of [`RoundTrip::concat`].
+    pub fn run_concat_plan(self, plan: &ConcatPlan, inputs: &[&HostTensor]) -> Result<HostTensor> {
+        let t = plan.element_type();
+        let shapes = plan.input_shapes();
+        if inputs.len() != shapes.len() {
+            return Err(crate::plan::EncodeError::RegionCount {
+                expected: shapes.len(),
+                actual: inputs.len(),
+            }
+            .into());
+        }
+        let taking = plan.arena_offsets();
+        for (k, input) in inputs.iter().enumerate() {
+            let differs = input.shape() != shapes[k].as_slice();
+            if differs || (taking[k].is_some() && input.element_type() != t) {
+                return Err(PlanError::Mismatch(PlanMismatch::Input {
+                    planned_type: t,
+                    planned_shape: shapes[k].clone(),
+                    given_type: input.element_type(),
+                    given_shape: input.shape().to_vec(),
+                })
+                .into());
+            }
+        }
+        let needs = plan.requirements();
+        if needs.output_bytes == 0 || (needs.dispatches == 0 && needs.copies == 0) {
+            let bytes = vec![0; needs.output_bytes as usize];
+            return Ok(HostTensor::from_raw(t, plan.output_shape(), bytes)?);
+        }
+        // The inputs in one page: at the arena's offsets, or each at the
+        // next 16-byte step.
+        let mut page = Vec::new();
+        let mut ranges = Vec::with_capacity(inputs.len());
+        for (k, input) in inputs.iter().enumerate() {
+            let bytes = input.as_bytes()?;
+            let start = match plan.placement() {
+                Placement::Arena => taking[k].unwrap_or(0),
+                Placement::Separate => align_up(page.len() as u64, 16),
+            };
+            let end = start + needs.inputs.get(k).map_or(0, |n| n.bytes);
+            let end = end.max(start + bytes.len() as u64);
+            if (page.len() as u64) < end {
+                page.resize(end as usize, 0);
+            }
+            page[start as usize..start as usize + bytes.len()].copy_from_slice(bytes);
+            ranges.push(start..end);
+        }
+        if plan.placement() == Placement::Arena {
+            page.resize(page.len().max(needs.inputs[0].bytes as usize), 0);
+            ranges = std::iter::once(0..needs.inputs[0].bytes).collect();
+        }
+        let device = self.splitter().device();
+        let size = align_up(page.len() as u64, 4).max(4);
+        let page = buffer_with_contents(device, "wgpu-split input page", &page, size, usages())?;
+        let output = self.create_buffer("wgpu-split concat output", needs.output_region_bytes)?;
+        let regions: Vec<BufferRegion> = ranges
+            .iter()
+            .map(|r| BufferRegion::new(&page, r.start, r.end - r.start))
+            .collect();
+        let in_flight = pollster::block_on(InFlight::submit(
+            device,
+            self.splitter().queue(),
+            &output,
+            "running the concat",
+            |encoder| {
+                self.splitter().encode_concat(
+                    encoder,
+                    plan,
+                    &regions,
+                    BufferRegion::new(&output, 0, needs.output_region_bytes),
+                )
+            },
+        ))?;
+        let mut bytes = in_flight.wait_and_read("concat")?;
+        bytes.truncate(needs.output_bytes as usize);
+        Ok(HostTensor::from_raw(t, plan.output_shape(), bytes)?)
+    }
+}
