@@ -2,7 +2,7 @@
 //! a GPU-class plan records (split_bench's cases and a sweep of shapes, under
 //! WebGPU's default limits) runs in its trace variant, every output byte is
 //! checked against the host path, and every warp request at W = 32 and 64
-//! must touch at most 1.15x the sectors and lines its bytes need (one more
+//! (and of the concats that mirror them) must touch at most 1.15x the sectors and lines its bytes need (one more
 //! per row it touches), each warp at most 1.05x its bytes' sectors (one more
 //! per row), and a split of 1 MiB or more must launch at least half the
 //! invocations of a vec4 copy (`access_trace`'s targets,
@@ -33,6 +33,7 @@ const TRACE: TraceOptions = TraceOptions {
     rows: 128,
     most: 4096,
     kernel: None,
+    concat: false,
 };
 
 /// split_bench's cases, resolved.
@@ -110,6 +111,24 @@ fn gpu_class_plans_of_split_bench_are_coalesced() {
     }
 }
 
+/// The concats that mirror split_bench's cases and the sweep, planned by
+/// the GPU classes: held to the same targets.
+#[test]
+fn gpu_class_plans_of_concats_are_coalesced() {
+    let concat = TraceOptions {
+        concat: true,
+        ..TRACE
+    };
+    let mut splits = bench_splits();
+    splits.extend(sweep());
+    // A split whose windows do not cover its axis (tensor_split's) has no
+    // concat mirror.
+    splits.retain(|(_, _, split)| wgpu_split::ResolvedConcat::inverse_of(split).is_some());
+    for (class, model) in GPU_CLASSES {
+        assert_targets(&traced(class, model, &splits, concat));
+    }
+}
+
 #[test]
 fn gpu_class_plans_of_the_sweep_are_coalesced() {
     for (class, model) in GPU_CLASSES {
@@ -184,6 +203,7 @@ fn trace_efficiency(kernel: Kernel) -> Vec<(String, f64)> {
         rows: 64,
         most: 2048,
         kernel: Some(kernel),
+        concat: false,
     };
     // Tensors past 8 MiB (after the rows are shrunk) only repeat patterns
     // the others show, at a cost in time.

@@ -23,10 +23,12 @@ pub struct Options {
     pub kernel: Option<Kernel>,
     /// The sweep of shapes beyond split_bench's, instead of its cases.
     pub sweep: bool,
+    /// Trace the concat that mirrors each split (its outputs joined back).
+    pub concat: bool,
 }
 
 pub const USAGE: &str =
-    "usage: access_trace [--rows N] [--most N] [--json PATH] [--case NAME] [--kernel NAME] [--sweep]
+    "usage: access_trace [--rows N] [--most N] [--json PATH] [--case NAME] [--kernel NAME] [--sweep] [--concat]
        [--dtype TYPE --shape D,D,.. --axis A --split SPEC]
 SPEC: lengths:L,L,..  onnx18:N  seq  openvino.split:N  openvino.variadic:L,L,..
       torch.chunk:N  torch.split:N  torch.tensor_split:I,I,..  torch.unbind
@@ -101,6 +103,7 @@ pub fn parse() -> Result<Options, String> {
         case: None,
         kernel: None,
         sweep: false,
+        concat: false,
     };
     let (mut dtype, mut shape, mut axis, mut spec) = (None, None, 0i64, None);
     let mut args = std::env::args().skip(1);
@@ -112,6 +115,7 @@ pub fn parse() -> Result<Options, String> {
             "--json" => o.json = Some(value()?),
             "--case" => o.case = Some(value()?),
             "--sweep" => o.sweep = true,
+            "--concat" => o.concat = true,
             "--kernel" => {
                 let name = value()?;
                 o.kernel = Some(Kernel::from_name(&name).ok_or(format!("unknown kernel {name}"))?);

@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! cargo run --release --example access_trace -- [--rows N] [--most N] [--json PATH]
-//!     [--case NAME] [--dtype TYPE --shape D,D,.. --axis A --split SPEC]
+//!     [--case NAME] [--sweep] [--concat] [--dtype TYPE --shape D,D,.. --axis A --split SPEC]
 //! ```
 //!
 //! For every split_bench case (or the one split of the command line) and
@@ -19,6 +19,8 @@
 //! the row count. Dispatches of more than `--most` invocations (default
 //! 12,288) are traced in three windows (start, middle, end). Prints one
 //! line per case and class at W = 32 and 64; `--json` writes every figure.
+//! `--concat` traces the concat that mirrors each split instead (the
+//! split's outputs joined back into the tensor, checked against it).
 
 #[path = "../split_bench/cases.rs"]
 #[allow(dead_code)]
@@ -85,11 +87,16 @@ fn run(options: &args::Options) -> Result<Vec<Row>, Box<dyn std::error::Error>> 
     );
     let mut rows = Vec::new();
     for (name, t, split) in &splits {
+        if options.concat && wgpu_split::ResolvedConcat::inverse_of(split).is_none() {
+            println!("{name:<28} (its windows do not cover the axis: no concat mirrors it)");
+            continue;
+        }
         for (class, model) in CLASSES {
             let traced = TraceOptions {
                 rows: options.rows,
                 most: options.most,
                 kernel: options.kernel,
+                concat: options.concat,
             };
             let row = trace_case(&splitter, name, class, model, *t, split, traced)?;
             print_row(&row);

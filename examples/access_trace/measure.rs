@@ -1,26 +1,29 @@
-//! Tracing one split under one class model: the plan, a shrunk tensor
+//! Tracing one split (or the concat that mirrors it) under one class
+//! model: the plan, a shrunk tensor
 //! of its layout, the traced run checked against the host path, and the
 //! coalescing figures at every warp width (shared by `access_trace`,
 //! `tests/coalescing.rs` and `gpu_report`).
 
 use wgpu_split::gpu::GpuSplitter;
-use wgpu_split::gpu::trace::trace;
+use wgpu_split::gpu::trace::{trace, trace_concat};
 use wgpu_split::plan::coalescing::{Coalescing, analyse_with_rows};
 use wgpu_split::plan::{
-    CostModel, Kernel, Placement, PlanLimits, PlanOptions, SplitPlan, Strategy,
+    ConcatPlan, CostModel, Kernel, Placement, PlanLimits, PlanOptions, SplitPlan, Strategy,
 };
-use wgpu_split::{ElementType, HostTensor, ResolvedSplit, host};
+use wgpu_split::{ElementType, HostTensor, ResolvedConcat, ResolvedSplit, host};
 
 /// Warp widths: lavapipe's SIMD, Intel's, NVIDIA's and RDNA's, GCN's.
 pub const WARPS: [u32; 4] = [8, 16, 32, 64];
 
-/// How to trace: at most `rows` rows, `most` invocations a dispatch, and
-/// the kernel to force.
+/// How to trace: at most `rows` rows, `most` invocations a dispatch, the
+/// kernel to force, and whether to trace the concat that mirrors the split
+/// (its inputs the split's outputs) instead.
 #[derive(Debug, Clone, Copy)]
 pub struct TraceOptions {
     pub rows: usize,
     pub most: u64,
     pub kernel: Option<Kernel>,
+    pub concat: bool,
 }
 
 /// One case under one class model.
@@ -42,6 +45,17 @@ pub struct Row {
     pub by_warp: Vec<Coalescing>,
 }
 
+/// The options of a class model's plan for a compute pass (dispatches
+/// only, the kernel the model ranks first).
+fn options_of(model: CostModel, kernel: Option<Kernel>) -> PlanOptions {
+    let mut options = PlanOptions::default()
+        .strategy(Strategy::Auto(model))
+        .placement(Placement::Separate)
+        .in_compute_pass();
+    options.kernel = kernel;
+    options
+}
+
 /// The plan of a class model for a compute pass (dispatches only, the
 /// kernel the model ranks first), under WebGPU's default limits.
 pub fn plan_of(
@@ -50,13 +64,26 @@ pub fn plan_of(
     split: &ResolvedSplit,
     kernel: Option<Kernel>,
 ) -> wgpu_split::Result<SplitPlan> {
-    let mut options = PlanOptions::default()
-        .strategy(Strategy::Auto(model))
-        .placement(Placement::Separate)
-        .in_compute_pass();
-    options.kernel = kernel;
+    let options = options_of(model, kernel);
     Ok(SplitPlan::new(
         split,
+        t,
+        &PlanLimits::WEBGPU_DEFAULT,
+        &options,
+    )?)
+}
+
+/// The plan of the concat that mirrors `split`, as [`plan_of`] plans.
+pub fn concat_plan_of(
+    model: CostModel,
+    t: ElementType,
+    split: &ResolvedSplit,
+    kernel: Option<Kernel>,
+) -> Result<ConcatPlan, Box<dyn std::error::Error>> {
+    let concat = ResolvedConcat::inverse_of(split).ok_or("a split that no concat mirrors")?;
+    let options = options_of(model, kernel);
+    Ok(ConcatPlan::new(
+        &concat,
         t,
         &PlanLimits::WEBGPU_DEFAULT,
         &options,
@@ -90,9 +117,16 @@ pub fn trace_case(
     split: &ResolvedSplit,
     options: TraceOptions,
 ) -> Result<Row, Box<dyn std::error::Error>> {
-    let full = plan_of(model, t, split, options.kernel)?;
     let small_split = shrunk(split, options.rows)?;
-    let plan = plan_of(model, t, &small_split, options.kernel)?;
+    let (full, plan, concat) = if options.concat {
+        let full = concat_plan_of(model, t, split, options.kernel)?;
+        let plan = concat_plan_of(model, t, &small_split, options.kernel)?;
+        (full.mirror().clone(), plan.mirror().clone(), Some(plan))
+    } else {
+        let full = plan_of(model, t, split, options.kernel)?;
+        let plan = plan_of(model, t, &small_split, options.kernel)?;
+        (full, plan, None)
+    };
     if plan.kernel() != full.kernel() || plan.generated_layouts() != full.generated_layouts() {
         return Err(format!("{name}: the shrunk tensor plans another kernel or layout").into());
     }
@@ -104,13 +138,26 @@ pub fn trace_case(
         .sum();
     let input = random_tensor(&small_split, t)?;
     let expected = host::split(&input, &small_split)?;
-    let run = trace(splitter, &plan, input.as_bytes()?, options.most)?;
-    let exact = expected.iter().enumerate().all(|(i, e)| {
-        let bytes = e.as_bytes().unwrap_or_default();
-        let at = plan.outputs()[i].arena_offset_bytes as usize;
-        let dst = &run.destinations[plan.placement().destination_of(i)];
-        e.is_empty() || dst[at..at + bytes.len()] == *bytes
-    });
+    let (run, exact) = if let Some(concat) = concat {
+        // The concat of the split's outputs is the tensor.
+        let pieces: Vec<&[u8]> = expected
+            .iter()
+            .map(|e| e.as_bytes())
+            .collect::<Result<_, _>>()?;
+        let run = trace_concat(splitter, &concat, &pieces, options.most)?;
+        let bytes = input.as_bytes()?;
+        let exact = run.tensor[..bytes.len()] == *bytes;
+        (run, exact)
+    } else {
+        let run = trace(splitter, &plan, input.as_bytes()?, options.most)?;
+        let exact = expected.iter().enumerate().all(|(i, e)| {
+            let bytes = e.as_bytes().unwrap_or_default();
+            let at = plan.outputs()[i].arena_offset_bytes as usize;
+            let dst = &run.destinations[plan.placement().destination_of(i)];
+            e.is_empty() || dst[at..at + bytes.len()] == *bytes
+        });
+        (run, exact)
+    };
     let row_of = rows_of(&small_split, bits);
     let by_warp = if plan.dispatch_count() == 0 {
         Vec::new()

@@ -12,10 +12,10 @@ use super::region::{BufferRegion, plain_regions};
 use super::scope::{buffer_with_contents, scoped, submit, unmap};
 use super::splitter::GpuSplitter;
 use crate::error::Result;
-use crate::plan::SplitPlan;
 use crate::plan::coalescing::{Access, TracedBinding, TracedDispatch};
 use crate::plan::internals::Bindings;
 use crate::plan::internals::{BoundDispatch, SlotBinding, TableHeader};
+use crate::plan::{ConcatPlan, SplitPlan};
 
 /// Records kept per invocation at first; a dispatch whose invocations made
 /// more runs again with room for them all.
@@ -33,6 +33,9 @@ pub struct TracedRun {
     pub dispatches: Vec<TracedDispatch>,
     /// Each destination buffer's bytes after the run.
     pub destinations: Vec<Vec<u8>>,
+    /// The tensor's buffer after the run (the input of a split; the output
+    /// of a concat).
+    pub tensor: Vec<u8>,
 }
 
 /// Runs `plan` on `input` (its packed bytes) into destination buffers of
@@ -51,6 +54,36 @@ pub fn trace(
     input: &[u8],
     most: u64,
 ) -> Result<TracedRun> {
+    traced_run(splitter, plan, input, &[], most)
+}
+
+/// [`trace`] of a concat: its mirror split run backwards, the pieces
+/// (`inputs`, each concat input's packed bytes, in order) in destination
+/// buffers of their own, the output in the tensor's buffer
+/// ([`TracedRun::tensor`]).
+///
+/// # Errors
+///
+/// As [`trace`].
+pub fn trace_concat(
+    splitter: &GpuSplitter,
+    plan: &ConcatPlan,
+    inputs: &[&[u8]],
+    most: u64,
+) -> Result<TracedRun> {
+    let pieces = plan.destinations(inputs)?;
+    traced_run(splitter, plan.mirror(), &[], &pieces, most)
+}
+
+/// A traced run of `plan`: the tensor's buffer starts with `tensor`,
+/// destination `i` with `destinations[i]` (zero past what is given).
+fn traced_run(
+    splitter: &GpuSplitter,
+    plan: &SplitPlan,
+    input: &[u8],
+    contents: &[&[u8]],
+    most: u64,
+) -> Result<TracedRun> {
     let device = splitter.device();
     let usage =
         wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
@@ -60,11 +93,12 @@ pub fn trace(
     let destinations = (0..plan.destination_count())
         .map(|i| {
             let size = plan.destination_bytes(i).next_multiple_of(4).max(16);
-            buffer_with_contents(device, "wgpu-split traced destination", &[], size, usage)
+            let bytes = contents.get(i).copied().unwrap_or_default();
+            buffer_with_contents(device, "wgpu-split traced destination", bytes, size, usage)
         })
         .collect::<std::result::Result<Vec<_>, _>>()?;
     let regions: Vec<BufferRegion<'_>> = destinations.iter().map(BufferRegion::whole).collect();
-    let input_region = BufferRegion::new(&input_buffer, 0, plan.input_bytes());
+    let input_region = BufferRegion::new(&input_buffer, 0, plan.input_binding_bytes());
     let (plain_input, plain_destinations) = plain_regions(&input_region, &regions);
     let bound = plan.bind(&plain_input, &plain_destinations)?;
     let (keys, modules) = bound.shaders(plan);
@@ -111,6 +145,7 @@ pub fn trace(
     Ok(TracedRun {
         dispatches: traced,
         destinations,
+        tensor: read(splitter, &input_buffer)?,
     })
 }
 
