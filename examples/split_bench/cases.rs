@@ -2,7 +2,8 @@
 
 use wgpu_split::frameworks::{FrameworkError, torch};
 use wgpu_split::{
-    ElementType, OnnxSplit, OnnxSplitToSequence, Operator, ParamTensor, ResolvedSplit,
+    ConcatOperator, ElementType, OnnxConcat, OnnxConcatFromSequence, OnnxSplit,
+    OnnxSplitToSequence, Operator, ParamTensor, ResolvedConcat, ResolvedSplit,
 };
 
 /// Where a case's split comes from: a model's operator or a framework call.
@@ -26,12 +27,70 @@ impl Split {
     }
 }
 
-/// One benchmark case: a name (fixed), a tensor and a split.
+/// One benchmark case: a name (fixed), a tensor and a split; for a concat
+/// case, the concat operator that joins the split's outputs back into the
+/// tensor (the case times the concat, not the split).
 pub struct Case {
     pub name: &'static str,
     pub element_type: ElementType,
     pub shape: Vec<usize>,
     pub op: Split,
+    pub concat: Option<ConcatOperator>,
+}
+
+impl Case {
+    /// The concat of a concat case, resolved for the split's outputs.
+    pub fn concat(&self) -> wgpu_split::Result<Option<ResolvedConcat>> {
+        let Some(op) = &self.concat else {
+            return Ok(None);
+        };
+        let split = self.op.resolve(&self.shape)?;
+        Ok(Some(op.resolve(&split.output_shapes())?))
+    }
+}
+
+/// The concat cases: the (YOLOv8's C2f channel concat, attention's
+/// head merge, 1,000 sequence entries stacked, a sub-byte one) and the
+/// concat that mirrors every other split case (tensor_split's pieces do not
+/// tile its axis: it has none), each through a model's concat operator.
+pub fn concat_suite(quick: bool) -> Vec<Case> {
+    let q = |full: usize, small: usize| if quick { small } else { full };
+    let onnx = |axis: i64| Some(OnnxConcat::new(13).axis(axis).into());
+    let mut cases = vec![
+        Case {
+            name: "cat_f32_1x64x80x80_x3_c2f",
+            element_type: ElementType::Float,
+            shape: vec![1, 192, 80, 80],
+            op: Operator::from(OnnxSplit::new(13, 3).axis(1)).into(),
+            concat: onnx(1),
+        },
+        Case {
+            name: "cat_f16_8x8x512x64_heads",
+            element_type: ElementType::Float16,
+            shape: vec![q(8, 2), 512, 512],
+            op: Operator::from(OnnxSplit::new(18, 8).axis(-1).num_outputs(8)).into(),
+            concat: onnx(-1),
+        },
+        Case {
+            name: "cat_f32_1000x4096_seq",
+            element_type: ElementType::Float,
+            shape: vec![q(1000, 250), 4096],
+            op: Operator::from(OnnxSplitToSequence::new(11).axis(0).keepdims(0)).into(),
+            concat: Some(OnnxConcatFromSequence::new(11).axis(0).new_axis(1).into()),
+        },
+    ];
+    for case in suite(quick) {
+        if case.name.ends_with("_seq") || case.name.ends_with("tensor_split") {
+            continue;
+        }
+        let axis = case.op.resolve(&case.shape).map_or(0, |s| s.axis() as i64);
+        cases.push(Case {
+            name: Box::leak(format!("cat_{}", case.name).into_boxed_str()),
+            concat: onnx(axis),
+            ..case
+        });
+    }
+    cases
 }
 
 /// Every case; `quick` shrinks the large ones.
@@ -43,6 +102,7 @@ pub fn suite(quick: bool) -> Vec<Case> {
         element_type,
         shape,
         op: op.into(),
+        concat: None,
     };
     use ElementType::{Float, Float16, Int4, Uint8};
     vec![
@@ -161,6 +221,7 @@ pub fn suite(quick: bool) -> Vec<Case> {
             element_type: Float,
             shape: vec![q(4096, 1024), 1024],
             op: Split::Framework(|shape| torch::tensor_split(shape, &[768, 256], 1)),
+            concat: None,
         },
     ]
 }

@@ -32,7 +32,7 @@ mod work;
 use std::path::Path;
 use std::time::Instant;
 
-use cases::{Case, suite};
+use cases::{Case, concat_suite, suite};
 use gpu_timer::GpuTimer;
 use wgpu_split::gpu::{GpuContext, calibrate, device_class};
 use wgpu_split::plan::CostModel;
@@ -187,6 +187,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         .or_else(|| options.report.then(|| "split_report.json".to_string()));
     let cases: Vec<Case> = suite(options.quick)
         .into_iter()
+        .chain(concat_suite(options.quick))
         .filter(|c| options.case.as_deref().is_none_or(|n| n == c.name))
         .collect();
     if cases.is_empty() {

@@ -4,8 +4,8 @@
 use std::time::Instant;
 
 use wgpu_split::gpu::{BufferRegion, GpuSplitter, RoundTrip};
-use wgpu_split::plan::{CostModel, SplitPlan};
-use wgpu_split::{HostTensor, ResolvedSplit, host};
+use wgpu_split::plan::{ConcatPlan, CostModel, Placement, SplitPlan};
+use wgpu_split::{HostTensor, ResolvedConcat, ResolvedSplit, host};
 
 use crate::cases::Case;
 use crate::gpu_timer::GpuTimer;
@@ -37,11 +37,13 @@ pub fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
-/// A case's input, its split and the host path's outputs.
+/// A case's input, its split and the host path's outputs; for a concat
+/// case, the concat that joins those outputs back into the input.
 struct Problem {
     input: HostTensor,
     split: ResolvedSplit,
     expected: Vec<HostTensor>,
+    concat: Option<ResolvedConcat>,
     /// The input's bytes, padded to 16 so the vec4 shader copy reads it whole.
     padded: Vec<u8>,
     /// Bytes the split moves ([`moved_bytes`]).
@@ -91,6 +93,7 @@ pub fn bench_case(
         input,
         split,
         expected,
+        concat: case.concat()?,
         padded,
         moved: bytes,
         baseline,
@@ -149,7 +152,16 @@ fn prepare(
 ) -> Result<Option<Prepared>> {
     let device = splitter.device();
     let size = problem.baseline.len() as u64;
-    let work = if let Some((options, limits)) = method.plan_options(splitter, calibrated) {
+    let planned = method.plan_options(splitter, calibrated);
+    let work = if let (Some((options, limits)), Some(concat)) = (&planned, &problem.concat) {
+        match ConcatPlan::new(concat, case.element_type, limits, options) {
+            Ok(plan) => concat_work(splitter, plan, &problem.expected)?,
+            Err(e) => {
+                eprintln!("    {method}: n/a: {e}");
+                return Ok(None);
+            }
+        }
+    } else if let Some((options, limits)) = planned {
         match SplitPlan::new(&problem.split, case.element_type, &limits, &options) {
             Ok(plan) => {
                 let buffers = RoundTrip::new(splitter).create_destinations(&plan)?;
@@ -172,6 +184,13 @@ fn prepare(
     match &p.work {
         Work::Plan(plan, buffers) => {
             check_plan(splitter, &record, buffers, plan, &problem.expected, method)?
+        }
+        Work::Concat(_, _, output) => {
+            let bytes = run_and_read(splitter, &record, output)?;
+            let want = problem.input.as_bytes()?;
+            if &bytes[..want.len()] != want {
+                return Err(format!("{method}: the concat differs from the tensor").into());
+            }
         }
         Work::Copy(_, dst, _) | Work::Shader(_, dst) => {
             check_copy(splitter, &record, dst, &problem.baseline, method)?
@@ -221,16 +240,28 @@ fn time_host(case: &Case, problem: &Problem, runs: usize) -> Result<Vec<Row>> {
         .iter()
         .map(|t| vec![0u8; t.as_bytes().map_or(0, <[u8]>::len)])
         .collect();
-    let time_split = |outputs: &mut Vec<Vec<u8>>| {
-        let mut slices: Vec<&mut [u8]> = outputs.iter_mut().map(Vec::as_mut_slice).collect();
+    let pieces: Vec<&HostTensor> = expected.iter().collect();
+    let mut joined = vec![0u8; input.as_bytes()?.len()];
+    let time_split = |outputs: &mut Vec<Vec<u8>>, joined: &mut Vec<u8>| {
         let t = Instant::now();
-        host::split_into(input, split, &mut slices).expect("host split");
+        if let Some(concat) = &problem.concat {
+            host::concat_into(&pieces, concat, joined).expect("host concat");
+        } else {
+            let mut slices: Vec<&mut [u8]> = outputs.iter_mut().map(Vec::as_mut_slice).collect();
+            host::split_into(input, split, &mut slices).expect("host split");
+        }
         t.elapsed().as_secs_f64()
     };
-    time_split(&mut outputs);
-    for (o, e) in outputs.iter().zip(expected) {
-        if o.as_slice() != e.as_bytes()? {
-            return Err(format!("{}: host path differs from host::split", case.name).into());
+    time_split(&mut outputs, &mut joined);
+    if problem.concat.is_some() {
+        if joined.as_slice() != input.as_bytes()? {
+            return Err(format!("{}: host concat differs from the tensor", case.name).into());
+        }
+    } else {
+        for (o, e) in outputs.iter().zip(expected) {
+            if o.as_slice() != e.as_bytes()? {
+                return Err(format!("{}: host path differs from host::split", case.name).into());
+            }
         }
     }
     // As many bytes as the split moves, like the GPU baselines.
@@ -249,7 +280,7 @@ fn time_host(case: &Case, problem: &Problem, runs: usize) -> Result<Vec<Row>> {
     }
     let (mut host_times, mut memcpy_times) = (Vec::new(), Vec::new());
     for _ in 0..runs {
-        host_times.push(time_split(&mut outputs));
+        host_times.push(time_split(&mut outputs, &mut joined));
         memcpy_times.push(memcpy(&mut dst));
     }
     Ok(vec![
@@ -258,7 +289,11 @@ fn time_host(case: &Case, problem: &Problem, runs: usize) -> Result<Vec<Row>> {
             Method::Host,
             bytes,
             median(host_times),
-            "split_into, all cores",
+            if problem.concat.is_some() {
+                "concat_into, all cores"
+            } else {
+                "split_into, all cores"
+            },
         ),
         Row::new(
             case.name,
@@ -274,6 +309,9 @@ fn time_host(case: &Case, problem: &Problem, runs: usize) -> Result<Vec<Row>> {
 enum Work {
     /// A split plan and its arena, or one buffer per output.
     Plan(Box<SplitPlan>, Vec<wgpu::Buffer>),
+    /// A concat plan, its inputs (one buffer each, or the arena) and its
+    /// output.
+    Concat(Box<ConcatPlan>, Vec<wgpu::Buffer>, wgpu::Buffer),
     /// One copy command of the given size from the first buffer into the
     /// second.
     Copy(wgpu::Buffer, wgpu::Buffer, u64),
@@ -297,6 +335,13 @@ impl Prepared {
                 plan.kernel()
             ),
             Work::Plan(plan, _) => format!("0 dispatch, {} copies", plan.copy_count()),
+            Work::Concat(plan, ..) if plan.dispatch_count() > 0 => format!(
+                "{} dispatch, {} copies, {} kernel",
+                plan.dispatch_count(),
+                plan.copy_count(),
+                plan.kernel()
+            ),
+            Work::Concat(plan, ..) => format!("0 dispatch, {} copies", plan.copy_count()),
             Work::Copy(..) => "one copy command".to_string(),
             Work::Shader(..) => "vec4 compute copy".to_string(),
         }
@@ -316,6 +361,13 @@ impl Prepared {
                     .encode(encoder, plan, input, &regions)
                     .expect("encode")
             }
+            Work::Concat(plan, inputs, output) => {
+                let regions: Vec<BufferRegion> = inputs.iter().map(BufferRegion::whole).collect();
+                let output = BufferRegion::whole(output);
+                splitter
+                    .encode_concat(encoder, plan, &regions, output)
+                    .expect("encode_concat")
+            }
             Work::Copy(src, dst, size) => encoder.copy_buffer_to_buffer(src, 0, dst, 0, *size),
             Work::Shader(kernel, _) => kernel.record(encoder),
         }
@@ -334,8 +386,15 @@ fn time_views(
 ) -> Result<Option<Row>> {
     let (input, expected) = (&problem.input, &problem.expected);
     let device = splitter.device();
-    let plan = splitter.plan(&problem.split, case.element_type)?;
-    let Some(views) = plan.input_views() else {
+    let views = match &problem.concat {
+        Some(concat) => splitter
+            .plan_concat(concat, case.element_type)?
+            .output_views(),
+        None => splitter
+            .plan(&problem.split, case.element_type)?
+            .input_views(),
+    };
+    let Some(views) = views else {
         return Ok(None);
     };
     for (v, e) in views.iter().zip(expected) {
@@ -548,4 +607,33 @@ fn view_bind_group(
             }),
         }],
     })
+}
+
+/// A concat plan's work: its inputs (the split's outputs) uploaded, one
+/// buffer each or at the arena's offsets in one, and an output buffer of
+/// the region it needs.
+fn concat_work(splitter: &GpuSplitter, plan: ConcatPlan, pieces: &[HostTensor]) -> Result<Work> {
+    let round_trip = RoundTrip::new(splitter);
+    let needs = plan.requirements();
+    let inputs = match plan.placement() {
+        Placement::Arena => {
+            let mut arena = vec![0u8; needs.inputs[0].bytes as usize];
+            for (piece, at) in pieces.iter().zip(plan.arena_offsets()) {
+                let bytes = piece.as_bytes()?;
+                if let Some(at) = at {
+                    arena[at as usize..at as usize + bytes.len()].copy_from_slice(bytes);
+                }
+            }
+            vec![round_trip.create_input(&arena)?]
+        }
+        Placement::Separate => pieces
+            .iter()
+            .map(|p| round_trip.create_input(p.as_bytes()?))
+            .collect::<wgpu_split::Result<_>>()?,
+    };
+    let output = storage_buffer(
+        splitter.device(),
+        needs.output_region_bytes.next_multiple_of(4).max(4),
+    );
+    Ok(Work::Concat(Box::new(plan), inputs, output))
 }

@@ -24,6 +24,7 @@
 
 /// split_bench's cases, for the timing.
 #[path = "../split_bench/cases.rs"]
+#[allow(dead_code)]
 mod bench_cases;
 mod cases;
 mod contents;

@@ -10,8 +10,11 @@ use super::round_trip::RoundTrip;
 use super::splitter::GpuSplitter;
 use crate::element::ElementType;
 use crate::error::Result;
-use crate::plan::{CostModel, Kernel, KernelRates, Placement, PlanOptions, SplitPlan, Strategy};
-use crate::semantics::ResolvedSplit;
+use crate::plan::{
+    CostModel, Direction, Kernel, KernelRates, Placement, PlanError, PlanOptions, SplitPlan,
+    Strategy,
+};
+use crate::semantics::{ResolvedConcat, ResolvedSplit};
 
 /// One figure of a [`CostModel`] that calibration measures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -68,15 +71,26 @@ struct Probe {
 }
 
 impl Probe {
-    /// `split` planned as `options` say, into an arena, with its buffers.
+    /// `split` planned as `options` say, into an arena, with its buffers;
+    /// with `concat`, the concat that mirrors it, from the arena (a kernel
+    /// that moves concats only is timed on one).
     fn new(
         splitter: &GpuSplitter,
         split: &ResolvedSplit,
         element_type: ElementType,
         options: PlanOptions,
+        concat: bool,
     ) -> Result<Probe> {
         let options = options.placement(Placement::Arena);
-        let plan = splitter.plan_with(split, element_type, &options)?;
+        let plan = if concat {
+            let concat = ResolvedConcat::inverse_of(split).ok_or(PlanError::Internal {
+                detail: "a kernel's probe split has no concat mirror".to_string(),
+            })?;
+            let plan = splitter.plan_concat_with(&concat, element_type, &options)?;
+            plan.mirror().clone()
+        } else {
+            splitter.plan_with(split, element_type, &options)?
+        };
         let buffers = RoundTrip::new(splitter);
         Ok(Probe {
             input: buffers.create_input(&vec![0x5A; plan.input_binding_bytes() as usize])?,
@@ -95,7 +109,8 @@ impl Probe {
     }
 }
 
-/// Every kernel forced on the split its spec names as its probe.
+/// Every kernel forced on the split its spec names as its probe (a
+/// concat-only kernel on the concat that mirrors it).
 fn kernel_probes(splitter: &GpuSplitter) -> Result<Vec<(Kernel, Probe)>> {
     Kernel::ALL
         .into_iter()
@@ -105,9 +120,10 @@ fn kernel_probes(splitter: &GpuSplitter) -> Result<Vec<(Kernel, Probe)>> {
             let options = PlanOptions::default()
                 .strategy(Strategy::Gather)
                 .kernel(kernel);
+            let concat = !kernel.spec().directions.contains(&Direction::Split);
             Ok((
                 kernel,
-                Probe::new(splitter, &split, p.element_type, options)?,
+                Probe::new(splitter, &split, p.element_type, options, concat)?,
             ))
         })
         .collect()
@@ -207,14 +223,14 @@ pub fn calibrate(splitter: &GpuSplitter) -> Result<Calibration> {
     let f32_t = ElementType::Float;
     let tiny = ResolvedSplit::new(&[2, 2], 1, vec![1, 1], true)?;
     let gather = PlanOptions::default().strategy(Strategy::Gather);
-    let one_word = Probe::new(splitter, &tiny, f32_t, gather)?;
+    let one_word = Probe::new(splitter, &tiny, f32_t, gather, false)?;
     timer.measure_resolution(&|e| one_word.record(splitter, e))?;
     let copy = PlanOptions::default().strategy(Strategy::Copy);
     let words = 4 << 20; // 16 MiB of f32
     let whole = ResolvedSplit::new(&[words], 0, vec![words], true)?;
-    let big_copy = Probe::new(splitter, &whole, f32_t, copy)?;
+    let big_copy = Probe::new(splitter, &whole, f32_t, copy, false)?;
     let rows = ResolvedSplit::new(&[2048, 512], 1, vec![256, 256], true)?;
-    let many = Probe::new(splitter, &rows, f32_t, copy)?;
+    let many = Probe::new(splitter, &rows, f32_t, copy, false)?;
     let kernels = kernel_probes(splitter)?;
     let probes: Vec<&Probe> = [&big_copy, &many, &one_word]
         .into_iter()

@@ -61,6 +61,7 @@ mod wgsl;
 
 pub use concat_plan::{ConcatPlan, ConcatRequirements};
 pub use cost::{CostModel, DeviceClass, KernelRates};
+pub(crate) use direction::Direction;
 pub use error::{EncodeError, PlanError, PlanMismatch};
 pub use estimate::PlanCost;
 pub use kernels::Kernel;
