@@ -17,7 +17,6 @@
     let rows = i32(table.entries[0u].len_bits / {{run0}}u);
     // The word's first bit, counted from piece 0's run in row 0.
     let y0 = i32(g * 32u) - i32(src0);
-    let r0 = select(y0 / {{block}}, (y0 - {{block}} + 1) / {{block}}, y0 < 0);
     var value = 0u;
     var mask = 0u;
 {{pieces}}{{pad}}    if (mask == 0xFFFFFFFFu) {
@@ -27,11 +26,14 @@
     }
 //#fragment piece
     // Piece {{j}}: {{run}} bits, {{delta}} bits after piece 0's run in each
-    // {{block}}-bit row.
+    // {{block}}-bit row; at most {{rows}} of its rows reach one word, the
+    // first of them the first whose run ends past the word's first bit.
     {{unless_skipped}}{
         let e = bound_{{slot}}(table.entries[{{j}}u]);
-        for (var k = 0; k < {{rows_per_word}}; k++) {
-            let row = r0 - 1 + k;
+        let t = y0 - {{delta}} - {{run}};
+        let first = select(t / {{block}}, (t - {{block}} + 1) / {{block}}, t < 0) + 1;
+        for (var k = 0; k < {{rows}}; k++) {
+            let row = first + k;
             let start = row * {{block}} + {{delta}};
             let lo = max(start, y0);
             let hi = min(start + {{run}}, y0 + 32);

@@ -77,6 +77,10 @@ fn layout(
     live: Vec<(usize, &OutputGeometry)>,
     _window_start_bits: u64,
 ) -> Option<GeneratedLayout> {
+    // Bit positions in the tensor are i32 in the kernel.
+    if g.input_bytes * 8 + 64 > i32::MAX as u64 {
+        return None;
+    }
     ConcatWords::new(&live, g.outer).map(GeneratedLayout::ConcatWords)
 }
 
@@ -149,7 +153,6 @@ impl Generated for ConcatWords {
 
     fn wgsl(&self, variant: &Variant) -> String {
         let block = self.block_bits;
-        let rows_per_word = 32 / block + 3;
         let pieces: String = self
             .pieces
             .iter()
@@ -163,7 +166,9 @@ impl Generated for ConcatWords {
                         ("run", &p.run_bits),
                         ("delta", &p.delta_bits),
                         ("block", &block),
-                        ("rows_per_word", &rows_per_word),
+                        // Rows whose runs can reach one word: the word and
+                        // the run span 32 + run bits of a row period.
+                        ("rows", &(32 + p.run_bits).div_ceil(block)),
                         ("slot", &variant.placement.slot_of_entry(j)),
                     ],
                 )
@@ -186,7 +191,6 @@ impl Generated for ConcatWords {
             "body",
             &[
                 ("run0", &self.pieces[0].run_bits),
-                ("block", &block),
                 ("pieces", &pieces),
                 ("pad", &pad),
             ],
