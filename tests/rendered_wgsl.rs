@@ -1,49 +1,54 @@
 //! What the GPU runs, readable without running anything: every kernel's
-//! module for its first sample split, in both placements and both lane
-//! orders, rendered into `shaders/rendered/` and checked against what the
+//! module for its first sample split (and the concat mirroring it, for a
+//! kernel that moves concats), in both placements and both lane orders, rendered into `shaders/rendered/` and checked against what the
 //! crate renders today. `WGPU_SPLIT_BLESS=1 cargo test --test rendered_wgsl`
 //! rewrites them after a deliberate change (review the diff).
 
 use std::path::PathBuf;
 
-use wgpu_split::plan::{
-    CostModel, Kernel, Placement, PlanLimits, PlanOptions, SplitPlan, Strategy,
-};
+use wgpu_split::plan::internals::sample_plans;
+use wgpu_split::plan::{CostModel, Kernel, Placement, PlanLimits, PlanOptions, Strategy};
 
 /// The rendered modules: (file name, WGSL).
 fn rendered() -> Vec<(String, String)> {
     let mut files = Vec::new();
     for kernel in Kernel::ALL {
-        let (split, t) = wgpu_split::plan::internals::samples(kernel)
-            .into_iter()
-            .next()
-            .expect("every kernel lists a sample");
         for placement in [Placement::Separate, Placement::Arena] {
             for model in [CostModel::LAVAPIPE, CostModel::DISCRETE_GPU] {
                 let options = PlanOptions::default()
                     .strategy(Strategy::Auto(model))
                     .in_compute_pass()
-                    .kernel(kernel)
                     .placement(placement);
-                let plan = SplitPlan::new(&split, t, &PlanLimits::WEBGPU_DEFAULT, &options)
+                let plans = sample_plans(kernel, &PlanLimits::WEBGPU_DEFAULT, &options)
                     .unwrap_or_else(|e| panic!("{kernel} {placement:?}: {e}"));
-                let key = &plan.shaders()[0];
-                let name = format!(
-                    "{}_{}_{}.wgsl",
-                    kernel.name(),
-                    placement.name(),
-                    model.lanes.name()
-                );
-                let header = format!(
-                    "// Rendered by tests/rendered_wgsl.rs: kernel {kernel}, {} lanes, outputs {},\n\
-                     // for {t} {:?} split on axis {} into {:?} (the kernel's first sample).\n\n",
-                    model.lanes.name(),
-                    placement.name(),
-                    split.input_shape(),
-                    split.axis(),
-                    split.lengths(),
-                );
-                files.push((name, header + &key.source()));
+                // The first sample in each direction the kernel moves.
+                let firsts = [false, true].map(|c| plans.iter().find(|p| p.concat == c));
+                for sample in firsts.into_iter().flatten() {
+                    let (split, t) = (&sample.split, sample.element_type);
+                    let key = &sample.plan.shaders()[0];
+                    let direction = if sample.concat { "_concat" } else { "" };
+                    let name = format!(
+                        "{}{direction}_{}_{}.wgsl",
+                        kernel.name(),
+                        placement.name(),
+                        model.lanes.name()
+                    );
+                    let what = if sample.concat {
+                        "the concat mirroring the split of"
+                    } else {
+                        "split:"
+                    };
+                    let header = format!(
+                        "// Rendered by tests/rendered_wgsl.rs: kernel {kernel}, {} lanes, outputs {},\n\
+                         // {what} {t} {:?} on axis {} into {:?} (the kernel's first sample).\n\n",
+                        model.lanes.name(),
+                        placement.name(),
+                        split.input_shape(),
+                        split.axis(),
+                        split.lengths(),
+                    );
+                    files.push((name, header + &key.source()));
+                }
             }
         }
     }

@@ -499,22 +499,24 @@ fn row_streams_skip_only_stretches_that_can_lie_past_a_row() {
 #[test]
 fn every_kernels_sample_modules_validate_in_both_lane_orders() {
     // A kernel in the table is in this suite: its spec's samples, forced, in
-    // both placements and both lane orders, each module in every variant
+    // every direction it moves, both placements and both lane orders, each module in every variant
     // (skipping, writable source, shifts, traced) validated with naga.
     let models = [CostModel::LAVAPIPE, CostModel::DISCRETE_GPU];
     for kernel in Kernel::ALL {
-        for (split, t) in wgpu_split::plan::internals::samples(kernel) {
-            for placement in [Placement::Separate, Placement::Arena] {
-                for model in models {
-                    let options = PlanOptions::default()
-                        .strategy(Strategy::Auto(model))
-                        .in_compute_pass()
-                        .kernel(kernel)
-                        .placement(placement);
-                    let plan = SplitPlan::new(&split, t, &PlanLimits::WEBGPU_DEFAULT, &options)
-                        .unwrap_or_else(|e| {
-                            panic!("{kernel} sample {t} {:?}: {e}", split.input_shape())
-                        });
+        for placement in [Placement::Separate, Placement::Arena] {
+            for model in models {
+                let options = PlanOptions::default()
+                    .strategy(Strategy::Auto(model))
+                    .in_compute_pass()
+                    .placement(placement);
+                let plans = wgpu_split::plan::internals::sample_plans(
+                    kernel,
+                    &PlanLimits::WEBGPU_DEFAULT,
+                    &options,
+                )
+                .unwrap_or_else(|e| panic!("{kernel} {placement:?}: {e}"));
+                for sample in plans {
+                    let plan = sample.plan;
                     assert_eq!(plan.shaders()[0].lanes(), model.lanes);
                     for key in plan.shaders() {
                         for key in [

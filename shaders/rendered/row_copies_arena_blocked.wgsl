@@ -1,5 +1,5 @@
 // Rendered by tests/rendered_wgsl.rs: kernel row_copies, blocked lanes, outputs arena,
-// for float [1024, 4096] split on axis 1 into [1024, 1024, 1024, 1024] (the kernel's first sample).
+// split: float [1024, 4096] on axis 1 into [1024, 1024, 1024, 1024] (the kernel's first sample).
 
 // Kernel row_copies, outputs arena, 1 destination slot(s).
 const WORKGROUP_SIZE: u32 = 256u;
@@ -71,11 +71,15 @@ fn ld_src(site: u32, i: u32) -> vec4<u32> {
 fn ld_src_word(site: u32, w: u32) -> u32 {
     return src_vec4[w >> 2u][w & 3u];
 }
+fn ld_dst_0(site: u32, i: u32) -> vec4<u32> {
+    return dst_vec4_0[i];
+}
 fn st_dst_0(site: u32, i: u32, v: vec4<u32>) {
     dst_vec4_0[i] = v;
 }
-fn ld_dst_0(site: u32, i: u32) -> vec4<u32> {
-    return dst_vec4_0[i];
+// Moves unit `s` of the source into unit `d` of slot 0 (a split).
+fn move_0(site: u32, d: u32, s: u32) {
+    st_dst_0(site, d, ld_src(site, s));
 }
 
 // The invocation's index in the dispatch (a 2-D grid past 65535 workgroups).
@@ -111,29 +115,29 @@ fn split(
         let u0 = part * 2u;
         let src = src_row + 0u + u0;
         let dst = e0.dst_unit + row * 256u + u0;
-        st_dst_0(0u, dst + 0u, ld_src(1u, src + 0u));
-        st_dst_0(2u, dst + 1u, ld_src(3u, src + 1u));
+        move_0(0u, dst + 0u, src + 0u);
+        move_0(1u, dst + 1u, src + 1u);
     }
     {
         let u0 = part * 2u;
         let src = src_row + 256u + u0;
         let dst = e1.dst_unit + row * 256u + u0;
-        st_dst_0(4u, dst + 0u, ld_src(5u, src + 0u));
-        st_dst_0(6u, dst + 1u, ld_src(7u, src + 1u));
+        move_0(2u, dst + 0u, src + 0u);
+        move_0(3u, dst + 1u, src + 1u);
     }
     {
         let u0 = part * 2u;
         let src = src_row + 512u + u0;
         let dst = e2.dst_unit + row * 256u + u0;
-        st_dst_0(8u, dst + 0u, ld_src(9u, src + 0u));
-        st_dst_0(10u, dst + 1u, ld_src(11u, src + 1u));
+        move_0(4u, dst + 0u, src + 0u);
+        move_0(5u, dst + 1u, src + 1u);
     }
     {
         let u0 = part * 2u;
         let src = src_row + 768u + u0;
         let dst = e3.dst_unit + row * 256u + u0;
-        st_dst_0(12u, dst + 0u, ld_src(13u, src + 0u));
-        st_dst_0(14u, dst + 1u, ld_src(15u, src + 1u));
+        move_0(6u, dst + 0u, src + 0u);
+        move_0(7u, dst + 1u, src + 1u);
     }
 
 }

@@ -1,5 +1,5 @@
 // Rendered by tests/rendered_wgsl.rs: kernel row_copies, striped lanes, outputs arena,
-// for float [1024, 4096] split on axis 1 into [1024, 1024, 1024, 1024] (the kernel's first sample).
+// split: float [1024, 4096] on axis 1 into [1024, 1024, 1024, 1024] (the kernel's first sample).
 
 // Kernel row_copies, outputs arena, 1 destination slot(s).
 const WORKGROUP_SIZE: u32 = 256u;
@@ -71,11 +71,15 @@ fn ld_src(site: u32, i: u32) -> vec4<u32> {
 fn ld_src_word(site: u32, w: u32) -> u32 {
     return src_vec4[w >> 2u][w & 3u];
 }
+fn ld_dst_0(site: u32, i: u32) -> vec4<u32> {
+    return dst_vec4_0[i];
+}
 fn st_dst_0(site: u32, i: u32, v: vec4<u32>) {
     dst_vec4_0[i] = v;
 }
-fn ld_dst_0(site: u32, i: u32) -> vec4<u32> {
-    return dst_vec4_0[i];
+// Moves unit `s` of the source into unit `d` of slot 0 (a split).
+fn move_0(site: u32, d: u32, s: u32) {
+    st_dst_0(site, d, ld_src(site, s));
 }
 
 // The invocation's index in the dispatch (a 2-D grid past 65535 workgroups).
@@ -106,30 +110,40 @@ fn split(
     let e1 = bound_0(table.entries[1u]);
     let e2 = bound_0(table.entries[2u]);
     let e3 = bound_0(table.entries[3u]);
-    // Where unit w of the row's runs lies in the input row: each run's
-    // start (from the table, so that groups of one shape share a module
-    // wherever their windows start) less its place among the runs
-    // (wrapping where runs overlap).
-    let shift = select(select(select(e0.src_bit / UNIT_BITS - 0u, e1.src_bit / UNIT_BITS - 256u, w >= 256u), e2.src_bit / UNIT_BITS - 512u, w >= 512u), e3.src_bit / UNIT_BITS - 768u, w >= 768u);
-    let value = ld_src(0u, row * 1024u + w + shift);
+    // Unit w - 0 of run 0: its start in the input row from the
+    // table, so that groups of one shape share a module wherever their
+    // windows start.
     {
         if (w - 0u < 256u) {
-            st_dst_0(1u, e0.dst_unit + row * 256u + w - 0u, value);
+            let u = w - 0u;
+            move_0(0u, e0.dst_unit + row * 256u + u, row * 1024u + e0.src_bit / UNIT_BITS + u);
         }
     }
+    // Unit w - 256 of run 1: its start in the input row from the
+    // table, so that groups of one shape share a module wherever their
+    // windows start.
     {
         if (w - 256u < 256u) {
-            st_dst_0(2u, e1.dst_unit + row * 256u + w - 256u, value);
+            let u = w - 256u;
+            move_0(1u, e1.dst_unit + row * 256u + u, row * 1024u + e1.src_bit / UNIT_BITS + u);
         }
     }
+    // Unit w - 512 of run 2: its start in the input row from the
+    // table, so that groups of one shape share a module wherever their
+    // windows start.
     {
         if (w - 512u < 256u) {
-            st_dst_0(3u, e2.dst_unit + row * 256u + w - 512u, value);
+            let u = w - 512u;
+            move_0(2u, e2.dst_unit + row * 256u + u, row * 1024u + e2.src_bit / UNIT_BITS + u);
         }
     }
+    // Unit w - 768 of run 3: its start in the input row from the
+    // table, so that groups of one shape share a module wherever their
+    // windows start.
     {
         if (w - 768u < 256u) {
-            st_dst_0(4u, e3.dst_unit + row * 256u + w - 768u, value);
+            let u = w - 768u;
+            move_0(3u, e3.dst_unit + row * 256u + u, row * 1024u + e3.src_bit / UNIT_BITS + u);
         }
     }
 

@@ -1,5 +1,5 @@
 // Rendered by tests/rendered_wgsl.rs: kernel row_streams, blocked lanes, outputs separate,
-// for uint8 [2048, 4097] split on axis 1 into [2048, 2049] (the kernel's first sample).
+// split: uint8 [2048, 4097] on axis 1 into [2048, 2049] (the kernel's first sample).
 
 // Kernel row_streams, outputs separate, 2 destination slot(s).
 const WORKGROUP_SIZE: u32 = 256u;
@@ -85,17 +85,25 @@ fn ld_src(site: u32, i: u32) -> vec4<u32> {
 fn ld_src_word(site: u32, w: u32) -> u32 {
     return src_vec4[w >> 2u][w & 3u];
 }
-fn st_dst_0(site: u32, i: u32, v: vec4<u32>) {
-    dst_vec4_0[i] = v;
-}
 fn ld_dst_0(site: u32, i: u32) -> vec4<u32> {
     return dst_vec4_0[i];
+}
+fn ld_dst_1(site: u32, i: u32) -> vec4<u32> {
+    return dst_vec4_1[i];
+}
+fn st_dst_0(site: u32, i: u32, v: vec4<u32>) {
+    dst_vec4_0[i] = v;
 }
 fn st_dst_1(site: u32, i: u32, v: vec4<u32>) {
     dst_vec4_1[i] = v;
 }
-fn ld_dst_1(site: u32, i: u32) -> vec4<u32> {
-    return dst_vec4_1[i];
+// Moves unit `s` of the source into unit `d` of slot 0 (a split).
+fn move_0(site: u32, d: u32, s: u32) {
+    st_dst_0(site, d, ld_src(site, s));
+}
+// Moves unit `s` of the source into unit `d` of slot 1 (a split).
+fn move_1(site: u32, d: u32, s: u32) {
+    st_dst_1(site, d, ld_src(site, s));
 }
 
 // The invocation's index in the dispatch (a 2-D grid past 65535 workgroups).

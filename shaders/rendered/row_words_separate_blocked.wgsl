@@ -1,5 +1,5 @@
 // Rendered by tests/rendered_wgsl.rs: kernel row_words, blocked lanes, outputs separate,
-// for float [1024, 1025] split on axis 1 into [512, 513] (the kernel's first sample).
+// split: float [1024, 1025] on axis 1 into [512, 513] (the kernel's first sample).
 
 // Kernel row_words, outputs separate, 2 destination slot(s).
 const WORKGROUP_SIZE: u32 = 256u;
@@ -81,17 +81,25 @@ fn bound_1(e: Entry) -> Entry {
 fn ld_src(site: u32, i: u32) -> u32 {
     return src_words[i];
 }
-fn st_dst_0(site: u32, i: u32, v: u32) {
-    dst_words_0[i] = v;
-}
 fn ld_dst_0(site: u32, i: u32) -> u32 {
     return dst_words_0[i];
+}
+fn ld_dst_1(site: u32, i: u32) -> u32 {
+    return dst_words_1[i];
+}
+fn st_dst_0(site: u32, i: u32, v: u32) {
+    dst_words_0[i] = v;
 }
 fn st_dst_1(site: u32, i: u32, v: u32) {
     dst_words_1[i] = v;
 }
-fn ld_dst_1(site: u32, i: u32) -> u32 {
-    return dst_words_1[i];
+// Moves unit `s` of the source into unit `d` of slot 0 (a split).
+fn move_0(site: u32, d: u32, s: u32) {
+    st_dst_0(site, d, ld_src(site, s));
+}
+// Moves unit `s` of the source into unit `d` of slot 1 (a split).
+fn move_1(site: u32, d: u32, s: u32) {
+    st_dst_1(site, d, ld_src(site, s));
 }
 
 // The invocation's index in the dispatch (a 2-D grid past 65535 workgroups).
@@ -126,28 +134,28 @@ fn split(
         let src = src_row + 0u + u0;
         let dst = e0.dst_unit + row * 512u + u0;
         if (u0 + 0u < 512u) {
-            st_dst_0(0u, dst + 0u, ld_src(1u, src + 0u));
+            move_0(0u, dst + 0u, src + 0u);
         }
         if (u0 + 1u < 512u) {
-            st_dst_0(2u, dst + 1u, ld_src(3u, src + 1u));
+            move_0(1u, dst + 1u, src + 1u);
         }
         if (u0 + 2u < 512u) {
-            st_dst_0(4u, dst + 2u, ld_src(5u, src + 2u));
+            move_0(2u, dst + 2u, src + 2u);
         }
         if (u0 + 3u < 512u) {
-            st_dst_0(6u, dst + 3u, ld_src(7u, src + 3u));
+            move_0(3u, dst + 3u, src + 3u);
         }
         if (u0 + 4u < 512u) {
-            st_dst_0(8u, dst + 4u, ld_src(9u, src + 4u));
+            move_0(4u, dst + 4u, src + 4u);
         }
         if (u0 + 5u < 512u) {
-            st_dst_0(10u, dst + 5u, ld_src(11u, src + 5u));
+            move_0(5u, dst + 5u, src + 5u);
         }
         if (u0 + 6u < 512u) {
-            st_dst_0(12u, dst + 6u, ld_src(13u, src + 6u));
+            move_0(6u, dst + 6u, src + 6u);
         }
         if (u0 + 7u < 512u) {
-            st_dst_0(14u, dst + 7u, ld_src(15u, src + 7u));
+            move_0(7u, dst + 7u, src + 7u);
         }
     }
     {
@@ -155,28 +163,28 @@ fn split(
         let src = src_row + 512u + u0;
         let dst = e1.dst_unit + row * 513u + u0;
         if (u0 + 0u < 513u) {
-            st_dst_1(16u, dst + 0u, ld_src(17u, src + 0u));
+            move_1(8u, dst + 0u, src + 0u);
         }
         if (u0 + 1u < 513u) {
-            st_dst_1(18u, dst + 1u, ld_src(19u, src + 1u));
+            move_1(9u, dst + 1u, src + 1u);
         }
         if (u0 + 2u < 513u) {
-            st_dst_1(20u, dst + 2u, ld_src(21u, src + 2u));
+            move_1(10u, dst + 2u, src + 2u);
         }
         if (u0 + 3u < 513u) {
-            st_dst_1(22u, dst + 3u, ld_src(23u, src + 3u));
+            move_1(11u, dst + 3u, src + 3u);
         }
         if (u0 + 4u < 513u) {
-            st_dst_1(24u, dst + 4u, ld_src(25u, src + 4u));
+            move_1(12u, dst + 4u, src + 4u);
         }
         if (u0 + 5u < 513u) {
-            st_dst_1(26u, dst + 5u, ld_src(27u, src + 5u));
+            move_1(13u, dst + 5u, src + 5u);
         }
         if (u0 + 6u < 513u) {
-            st_dst_1(28u, dst + 6u, ld_src(29u, src + 6u));
+            move_1(14u, dst + 6u, src + 6u);
         }
         if (u0 + 7u < 513u) {
-            st_dst_1(30u, dst + 7u, ld_src(31u, src + 7u));
+            move_1(15u, dst + 7u, src + 7u);
         }
     }
 

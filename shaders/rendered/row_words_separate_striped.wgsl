@@ -1,5 +1,5 @@
 // Rendered by tests/rendered_wgsl.rs: kernel row_words, striped lanes, outputs separate,
-// for float [1024, 1025] split on axis 1 into [512, 513] (the kernel's first sample).
+// split: float [1024, 1025] on axis 1 into [512, 513] (the kernel's first sample).
 
 // Kernel row_words, outputs separate, 2 destination slot(s).
 const WORKGROUP_SIZE: u32 = 256u;
@@ -81,17 +81,25 @@ fn bound_1(e: Entry) -> Entry {
 fn ld_src(site: u32, i: u32) -> u32 {
     return src_words[i];
 }
-fn st_dst_0(site: u32, i: u32, v: u32) {
-    dst_words_0[i] = v;
-}
 fn ld_dst_0(site: u32, i: u32) -> u32 {
     return dst_words_0[i];
+}
+fn ld_dst_1(site: u32, i: u32) -> u32 {
+    return dst_words_1[i];
+}
+fn st_dst_0(site: u32, i: u32, v: u32) {
+    dst_words_0[i] = v;
 }
 fn st_dst_1(site: u32, i: u32, v: u32) {
     dst_words_1[i] = v;
 }
-fn ld_dst_1(site: u32, i: u32) -> u32 {
-    return dst_words_1[i];
+// Moves unit `s` of the source into unit `d` of slot 0 (a split).
+fn move_0(site: u32, d: u32, s: u32) {
+    st_dst_0(site, d, ld_src(site, s));
+}
+// Moves unit `s` of the source into unit `d` of slot 1 (a split).
+fn move_1(site: u32, d: u32, s: u32) {
+    st_dst_1(site, d, ld_src(site, s));
 }
 
 // The invocation's index in the dispatch (a 2-D grid past 65535 workgroups).
@@ -120,20 +128,22 @@ fn split(
     let w = g % 1025u;
     let e0 = bound_0(table.entries[0u]);
     let e1 = bound_1(table.entries[1u]);
-    // Where unit w of the row's runs lies in the input row: each run's
-    // start (from the table, so that groups of one shape share a module
-    // wherever their windows start) less its place among the runs
-    // (wrapping where runs overlap).
-    let shift = select(e0.src_bit / UNIT_BITS - 0u, e1.src_bit / UNIT_BITS - 512u, w >= 512u);
-    let value = ld_src(0u, row * 1025u + w + shift);
+    // Unit w - 0 of run 0: its start in the input row from the
+    // table, so that groups of one shape share a module wherever their
+    // windows start.
     {
         if (w - 0u < 512u) {
-            st_dst_0(1u, e0.dst_unit + row * 512u + w - 0u, value);
+            let u = w - 0u;
+            move_0(0u, e0.dst_unit + row * 512u + u, row * 1025u + e0.src_bit / UNIT_BITS + u);
         }
     }
+    // Unit w - 512 of run 1: its start in the input row from the
+    // table, so that groups of one shape share a module wherever their
+    // windows start.
     {
         if (w - 512u < 513u) {
-            st_dst_1(2u, e1.dst_unit + row * 513u + w - 512u, value);
+            let u = w - 512u;
+            move_1(1u, e1.dst_unit + row * 513u + u, row * 1025u + e1.src_bit / UNIT_BITS + u);
         }
     }
 

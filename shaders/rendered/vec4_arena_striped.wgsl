@@ -1,5 +1,5 @@
 // Rendered by tests/rendered_wgsl.rs: kernel vec4, striped lanes, outputs arena,
-// for float [1024, 4096] split on axis 1 into [1024, 1024, 1024, 1024] (the kernel's first sample).
+// split: float [1024, 4096] on axis 1 into [1024, 1024, 1024, 1024] (the kernel's first sample).
 
 // Kernel vec4, outputs arena, 1 destination slot(s).
 const WORKGROUP_SIZE: u32 = 256u;
@@ -71,11 +71,15 @@ fn ld_src(site: u32, i: u32) -> vec4<u32> {
 fn ld_src_word(site: u32, w: u32) -> u32 {
     return src_vec4[w >> 2u][w & 3u];
 }
+fn ld_dst_0(site: u32, i: u32) -> vec4<u32> {
+    return dst_vec4_0[i];
+}
 fn st_dst_0(site: u32, i: u32, v: vec4<u32>) {
     dst_vec4_0[i] = v;
 }
-fn ld_dst_0(site: u32, i: u32) -> vec4<u32> {
-    return dst_vec4_0[i];
+// Moves unit `s` of the source into unit `d` of slot 0 (a split).
+fn move_0(site: u32, d: u32, s: u32) {
+    st_dst_0(site, d, ld_src(site, s));
 }
 
 // The invocation's index in the dispatch (a 2-D grid past 65535 workgroups).
@@ -102,7 +106,7 @@ fn split_vec4_0(e: Entry, i: u32) {
     var col = q % run;
     var src = (e.src_bit >> 7u) + (q / run) * block + col;
     for (var w = first; w < last; w++) {
-        st_dst_0(0u, e.dst_unit + w, ld_src(1u, src));
+        move_0(0u, e.dst_unit + w, src);
         col += 1u;
         src += 1u;
         if (col == run) {

@@ -1,5 +1,5 @@
 // Rendered by tests/rendered_wgsl.rs: kernel vec4, blocked lanes, outputs separate,
-// for float [1024, 4096] split on axis 1 into [1024, 1024, 1024, 1024] (the kernel's first sample).
+// split: float [1024, 4096] on axis 1 into [1024, 1024, 1024, 1024] (the kernel's first sample).
 
 // Kernel vec4, outputs separate, 4 destination slot(s).
 const WORKGROUP_SIZE: u32 = 256u;
@@ -113,29 +113,45 @@ fn ld_src(site: u32, i: u32) -> vec4<u32> {
 fn ld_src_word(site: u32, w: u32) -> u32 {
     return src_vec4[w >> 2u][w & 3u];
 }
-fn st_dst_0(site: u32, i: u32, v: vec4<u32>) {
-    dst_vec4_0[i] = v;
-}
 fn ld_dst_0(site: u32, i: u32) -> vec4<u32> {
     return dst_vec4_0[i];
-}
-fn st_dst_1(site: u32, i: u32, v: vec4<u32>) {
-    dst_vec4_1[i] = v;
 }
 fn ld_dst_1(site: u32, i: u32) -> vec4<u32> {
     return dst_vec4_1[i];
 }
-fn st_dst_2(site: u32, i: u32, v: vec4<u32>) {
-    dst_vec4_2[i] = v;
-}
 fn ld_dst_2(site: u32, i: u32) -> vec4<u32> {
     return dst_vec4_2[i];
+}
+fn ld_dst_3(site: u32, i: u32) -> vec4<u32> {
+    return dst_vec4_3[i];
+}
+fn st_dst_0(site: u32, i: u32, v: vec4<u32>) {
+    dst_vec4_0[i] = v;
+}
+fn st_dst_1(site: u32, i: u32, v: vec4<u32>) {
+    dst_vec4_1[i] = v;
+}
+fn st_dst_2(site: u32, i: u32, v: vec4<u32>) {
+    dst_vec4_2[i] = v;
 }
 fn st_dst_3(site: u32, i: u32, v: vec4<u32>) {
     dst_vec4_3[i] = v;
 }
-fn ld_dst_3(site: u32, i: u32) -> vec4<u32> {
-    return dst_vec4_3[i];
+// Moves unit `s` of the source into unit `d` of slot 0 (a split).
+fn move_0(site: u32, d: u32, s: u32) {
+    st_dst_0(site, d, ld_src(site, s));
+}
+// Moves unit `s` of the source into unit `d` of slot 1 (a split).
+fn move_1(site: u32, d: u32, s: u32) {
+    st_dst_1(site, d, ld_src(site, s));
+}
+// Moves unit `s` of the source into unit `d` of slot 2 (a split).
+fn move_2(site: u32, d: u32, s: u32) {
+    st_dst_2(site, d, ld_src(site, s));
+}
+// Moves unit `s` of the source into unit `d` of slot 3 (a split).
+fn move_3(site: u32, d: u32, s: u32) {
+    st_dst_3(site, d, ld_src(site, s));
 }
 
 // The invocation's index in the dispatch (a 2-D grid past 65535 workgroups).
@@ -162,7 +178,7 @@ fn split_vec4_0(e: Entry, i: u32) {
     var col = q % run;
     var src = (e.src_bit >> 7u) + (q / run) * block + col;
     for (var w = first; w < last; w++) {
-        st_dst_0(0u, e.dst_unit + w, ld_src(1u, src));
+        move_0(0u, e.dst_unit + w, src);
         col += 1u;
         src += 1u;
         if (col == run) {
@@ -184,7 +200,7 @@ fn split_vec4_1(e: Entry, i: u32) {
     var col = q % run;
     var src = (e.src_bit >> 7u) + (q / run) * block + col;
     for (var w = first; w < last; w++) {
-        st_dst_1(2u, e.dst_unit + w, ld_src(3u, src));
+        move_1(1u, e.dst_unit + w, src);
         col += 1u;
         src += 1u;
         if (col == run) {
@@ -206,7 +222,7 @@ fn split_vec4_2(e: Entry, i: u32) {
     var col = q % run;
     var src = (e.src_bit >> 7u) + (q / run) * block + col;
     for (var w = first; w < last; w++) {
-        st_dst_2(4u, e.dst_unit + w, ld_src(5u, src));
+        move_2(2u, e.dst_unit + w, src);
         col += 1u;
         src += 1u;
         if (col == run) {
@@ -228,7 +244,7 @@ fn split_vec4_3(e: Entry, i: u32) {
     var col = q % run;
     var src = (e.src_bit >> 7u) + (q / run) * block + col;
     for (var w = first; w < last; w++) {
-        st_dst_3(6u, e.dst_unit + w, ld_src(7u, src));
+        move_3(3u, e.dst_unit + w, src);
         col += 1u;
         src += 1u;
         if (col == run) {

@@ -1,5 +1,5 @@
 // Rendered by tests/rendered_wgsl.rs: kernel words, striped lanes, outputs arena,
-// for float [1023, 4096] split on axis 1 into [1023, 1025, 1024, 1024] (the kernel's first sample).
+// split: float [1023, 4096] on axis 1 into [1023, 1025, 1024, 1024] (the kernel's first sample).
 
 // Kernel words, outputs arena, 1 destination slot(s).
 const WORKGROUP_SIZE: u32 = 256u;
@@ -67,11 +67,15 @@ fn bound_0(e: Entry) -> Entry {
 fn ld_src(site: u32, i: u32) -> u32 {
     return src_words[i];
 }
+fn ld_dst_0(site: u32, i: u32) -> u32 {
+    return dst_words_0[i];
+}
 fn st_dst_0(site: u32, i: u32, v: u32) {
     dst_words_0[i] = v;
 }
-fn ld_dst_0(site: u32, i: u32) -> u32 {
-    return dst_words_0[i];
+// Moves unit `s` of the source into unit `d` of slot 0 (a split).
+fn move_0(site: u32, d: u32, s: u32) {
+    st_dst_0(site, d, ld_src(site, s));
 }
 
 // The invocation's index in the dispatch (a 2-D grid past 65535 workgroups).
@@ -147,7 +151,7 @@ fn assemble_word(e: Entry, w: u32, walk: ptr<function, Walk>) -> u32 {
 }
 
 // Word-aligned chunk: whole words from whole words, walking the run without
-// dividing after the first word.
+// dividing after the first word (`move_<slot>`: the other way in a concat).
 fn copy_aligned_words_0(e: Entry, first_word: u32, last_word: u32) {
     let run = e.run_bits >> 5u;
     let block = e.block_bits >> 5u;
@@ -155,7 +159,7 @@ fn copy_aligned_words_0(e: Entry, first_word: u32, last_word: u32) {
     var col = q % run;
     var src = (e.src_bit >> 5u) + (q / run) * block + col;
     for (var w = first_word; w < last_word; w++) {
-        st_dst_0(2u, e.dst_unit + w, ld_src(3u, src));
+        move_0(2u, e.dst_unit + w, src);
         col += 1u;
         src += 1u;
         if (col == run) {
@@ -170,18 +174,18 @@ fn copy_aligned_words_0(e: Entry, first_word: u32, last_word: u32) {
 fn copy_shifted_words_0(e: Entry, first_word: u32, last_word: u32, s: u32) {
     var index = s >> 5u;
     let shift = s & 31u;
-    var current = ld_src(4u, index);
+    var current = ld_src(3u, index);
     for (var w = first_word; w < last_word; w++) {
         var value = current;
         if (shift != 0u) {
-            let next = ld_src(5u, index + 1u);
+            let next = ld_src(4u, index + 1u);
             value = (current >> shift) | (next << (32u - shift));
             current = next;
         }
-        st_dst_0(6u, e.dst_unit + w, value);
+        st_dst_0(5u, e.dst_unit + w, value);
         index += 1u;
         if (shift == 0u && w + 1u < last_word) {
-            current = ld_src(7u, index);
+            current = ld_src(6u, index);
         }
     }
 }
@@ -197,9 +201,9 @@ fn assemble_words_0(e: Entry, first_word: u32, last_word: u32, walk0: Walk) {
         let mask = owned_mask(e, w, lo, walk.b);
         let dst = e.dst_unit + w;
         if (mask == 0xFFFFFFFFu) {
-            st_dst_0(8u, dst, value);
+            st_dst_0(7u, dst, value);
         } else {
-            st_dst_0(9u, dst, (ld_dst_0(10u, dst) & ~mask) | value);
+            st_dst_0(8u, dst, (ld_dst_0(9u, dst) & ~mask) | value);
         }
     }
 }

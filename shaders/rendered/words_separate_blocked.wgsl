@@ -1,5 +1,5 @@
 // Rendered by tests/rendered_wgsl.rs: kernel words, blocked lanes, outputs separate,
-// for float [1023, 4096] split on axis 1 into [1023, 1025, 1024, 1024] (the kernel's first sample).
+// split: float [1023, 4096] on axis 1 into [1023, 1025, 1024, 1024] (the kernel's first sample).
 
 // Kernel words, outputs separate, 4 destination slot(s).
 const WORKGROUP_SIZE: u32 = 256u;
@@ -109,29 +109,45 @@ fn bound_3(e: Entry) -> Entry {
 fn ld_src(site: u32, i: u32) -> u32 {
     return src_words[i];
 }
-fn st_dst_0(site: u32, i: u32, v: u32) {
-    dst_words_0[i] = v;
-}
 fn ld_dst_0(site: u32, i: u32) -> u32 {
     return dst_words_0[i];
-}
-fn st_dst_1(site: u32, i: u32, v: u32) {
-    dst_words_1[i] = v;
 }
 fn ld_dst_1(site: u32, i: u32) -> u32 {
     return dst_words_1[i];
 }
-fn st_dst_2(site: u32, i: u32, v: u32) {
-    dst_words_2[i] = v;
-}
 fn ld_dst_2(site: u32, i: u32) -> u32 {
     return dst_words_2[i];
+}
+fn ld_dst_3(site: u32, i: u32) -> u32 {
+    return dst_words_3[i];
+}
+fn st_dst_0(site: u32, i: u32, v: u32) {
+    dst_words_0[i] = v;
+}
+fn st_dst_1(site: u32, i: u32, v: u32) {
+    dst_words_1[i] = v;
+}
+fn st_dst_2(site: u32, i: u32, v: u32) {
+    dst_words_2[i] = v;
 }
 fn st_dst_3(site: u32, i: u32, v: u32) {
     dst_words_3[i] = v;
 }
-fn ld_dst_3(site: u32, i: u32) -> u32 {
-    return dst_words_3[i];
+// Moves unit `s` of the source into unit `d` of slot 0 (a split).
+fn move_0(site: u32, d: u32, s: u32) {
+    st_dst_0(site, d, ld_src(site, s));
+}
+// Moves unit `s` of the source into unit `d` of slot 1 (a split).
+fn move_1(site: u32, d: u32, s: u32) {
+    st_dst_1(site, d, ld_src(site, s));
+}
+// Moves unit `s` of the source into unit `d` of slot 2 (a split).
+fn move_2(site: u32, d: u32, s: u32) {
+    st_dst_2(site, d, ld_src(site, s));
+}
+// Moves unit `s` of the source into unit `d` of slot 3 (a split).
+fn move_3(site: u32, d: u32, s: u32) {
+    st_dst_3(site, d, ld_src(site, s));
 }
 
 // The invocation's index in the dispatch (a 2-D grid past 65535 workgroups).
@@ -207,7 +223,7 @@ fn assemble_word(e: Entry, w: u32, walk: ptr<function, Walk>) -> u32 {
 }
 
 // Word-aligned chunk: whole words from whole words, walking the run without
-// dividing after the first word.
+// dividing after the first word (`move_<slot>`: the other way in a concat).
 fn copy_aligned_words_0(e: Entry, first_word: u32, last_word: u32) {
     let run = e.run_bits >> 5u;
     let block = e.block_bits >> 5u;
@@ -215,7 +231,64 @@ fn copy_aligned_words_0(e: Entry, first_word: u32, last_word: u32) {
     var col = q % run;
     var src = (e.src_bit >> 5u) + (q / run) * block + col;
     for (var w = first_word; w < last_word; w++) {
-        st_dst_0(2u, e.dst_unit + w, ld_src(3u, src));
+        move_0(2u, e.dst_unit + w, src);
+        col += 1u;
+        src += 1u;
+        if (col == run) {
+            col = 0u;
+            src += block - run;
+        }
+    }
+}
+
+// Word-aligned chunk: whole words from whole words, walking the run without
+// dividing after the first word (`move_<slot>`: the other way in a concat).
+fn copy_aligned_words_1(e: Entry, first_word: u32, last_word: u32) {
+    let run = e.run_bits >> 5u;
+    let block = e.block_bits >> 5u;
+    let q = first_word + (e.run_phase_bits >> 5u);
+    var col = q % run;
+    var src = (e.src_bit >> 5u) + (q / run) * block + col;
+    for (var w = first_word; w < last_word; w++) {
+        move_1(3u, e.dst_unit + w, src);
+        col += 1u;
+        src += 1u;
+        if (col == run) {
+            col = 0u;
+            src += block - run;
+        }
+    }
+}
+
+// Word-aligned chunk: whole words from whole words, walking the run without
+// dividing after the first word (`move_<slot>`: the other way in a concat).
+fn copy_aligned_words_2(e: Entry, first_word: u32, last_word: u32) {
+    let run = e.run_bits >> 5u;
+    let block = e.block_bits >> 5u;
+    let q = first_word + (e.run_phase_bits >> 5u);
+    var col = q % run;
+    var src = (e.src_bit >> 5u) + (q / run) * block + col;
+    for (var w = first_word; w < last_word; w++) {
+        move_2(4u, e.dst_unit + w, src);
+        col += 1u;
+        src += 1u;
+        if (col == run) {
+            col = 0u;
+            src += block - run;
+        }
+    }
+}
+
+// Word-aligned chunk: whole words from whole words, walking the run without
+// dividing after the first word (`move_<slot>`: the other way in a concat).
+fn copy_aligned_words_3(e: Entry, first_word: u32, last_word: u32) {
+    let run = e.run_bits >> 5u;
+    let block = e.block_bits >> 5u;
+    let q = first_word + (e.run_phase_bits >> 5u);
+    var col = q % run;
+    var src = (e.src_bit >> 5u) + (q / run) * block + col;
+    for (var w = first_word; w < last_word; w++) {
+        move_3(5u, e.dst_unit + w, src);
         col += 1u;
         src += 1u;
         if (col == run) {
@@ -230,18 +303,18 @@ fn copy_aligned_words_0(e: Entry, first_word: u32, last_word: u32) {
 fn copy_shifted_words_0(e: Entry, first_word: u32, last_word: u32, s: u32) {
     var index = s >> 5u;
     let shift = s & 31u;
-    var current = ld_src(4u, index);
+    var current = ld_src(6u, index);
     for (var w = first_word; w < last_word; w++) {
         var value = current;
         if (shift != 0u) {
-            let next = ld_src(5u, index + 1u);
+            let next = ld_src(7u, index + 1u);
             value = (current >> shift) | (next << (32u - shift));
             current = next;
         }
-        st_dst_0(6u, e.dst_unit + w, value);
+        st_dst_0(8u, e.dst_unit + w, value);
         index += 1u;
         if (shift == 0u && w + 1u < last_word) {
-            current = ld_src(7u, index);
+            current = ld_src(9u, index);
         }
     }
 }
@@ -257,9 +330,9 @@ fn assemble_words_0(e: Entry, first_word: u32, last_word: u32, walk0: Walk) {
         let mask = owned_mask(e, w, lo, walk.b);
         let dst = e.dst_unit + w;
         if (mask == 0xFFFFFFFFu) {
-            st_dst_0(8u, dst, value);
+            st_dst_0(10u, dst, value);
         } else {
-            st_dst_0(9u, dst, (ld_dst_0(10u, dst) & ~mask) | value);
+            st_dst_0(11u, dst, (ld_dst_0(12u, dst) & ~mask) | value);
         }
     }
 }
@@ -285,25 +358,6 @@ fn split_words_0(e: Entry, i: u32) {
         return;
     }
     assemble_words_0(e, first_word, last_word, walk);
-}
-
-// Word-aligned chunk: whole words from whole words, walking the run without
-// dividing after the first word.
-fn copy_aligned_words_1(e: Entry, first_word: u32, last_word: u32) {
-    let run = e.run_bits >> 5u;
-    let block = e.block_bits >> 5u;
-    let q = first_word + (e.run_phase_bits >> 5u);
-    var col = q % run;
-    var src = (e.src_bit >> 5u) + (q / run) * block + col;
-    for (var w = first_word; w < last_word; w++) {
-        st_dst_1(11u, e.dst_unit + w, ld_src(12u, src));
-        col += 1u;
-        src += 1u;
-        if (col == run) {
-            col = 0u;
-            src += block - run;
-        }
-    }
 }
 
 // Every word lies whole inside one run that starts at source bit s: a funnel
@@ -368,42 +422,23 @@ fn split_words_1(e: Entry, i: u32) {
     assemble_words_1(e, first_word, last_word, walk);
 }
 
-// Word-aligned chunk: whole words from whole words, walking the run without
-// dividing after the first word.
-fn copy_aligned_words_2(e: Entry, first_word: u32, last_word: u32) {
-    let run = e.run_bits >> 5u;
-    let block = e.block_bits >> 5u;
-    let q = first_word + (e.run_phase_bits >> 5u);
-    var col = q % run;
-    var src = (e.src_bit >> 5u) + (q / run) * block + col;
-    for (var w = first_word; w < last_word; w++) {
-        st_dst_2(20u, e.dst_unit + w, ld_src(21u, src));
-        col += 1u;
-        src += 1u;
-        if (col == run) {
-            col = 0u;
-            src += block - run;
-        }
-    }
-}
-
 // Every word lies whole inside one run that starts at source bit s: a funnel
 // shift over consecutive source words, one load per word.
 fn copy_shifted_words_2(e: Entry, first_word: u32, last_word: u32, s: u32) {
     var index = s >> 5u;
     let shift = s & 31u;
-    var current = ld_src(22u, index);
+    var current = ld_src(20u, index);
     for (var w = first_word; w < last_word; w++) {
         var value = current;
         if (shift != 0u) {
-            let next = ld_src(23u, index + 1u);
+            let next = ld_src(21u, index + 1u);
             value = (current >> shift) | (next << (32u - shift));
             current = next;
         }
-        st_dst_2(24u, e.dst_unit + w, value);
+        st_dst_2(22u, e.dst_unit + w, value);
         index += 1u;
         if (shift == 0u && w + 1u < last_word) {
-            current = ld_src(25u, index);
+            current = ld_src(23u, index);
         }
     }
 }
@@ -419,9 +454,9 @@ fn assemble_words_2(e: Entry, first_word: u32, last_word: u32, walk0: Walk) {
         let mask = owned_mask(e, w, lo, walk.b);
         let dst = e.dst_unit + w;
         if (mask == 0xFFFFFFFFu) {
-            st_dst_2(26u, dst, value);
+            st_dst_2(24u, dst, value);
         } else {
-            st_dst_2(27u, dst, (ld_dst_2(28u, dst) & ~mask) | value);
+            st_dst_2(25u, dst, (ld_dst_2(26u, dst) & ~mask) | value);
         }
     }
 }
@@ -449,42 +484,23 @@ fn split_words_2(e: Entry, i: u32) {
     assemble_words_2(e, first_word, last_word, walk);
 }
 
-// Word-aligned chunk: whole words from whole words, walking the run without
-// dividing after the first word.
-fn copy_aligned_words_3(e: Entry, first_word: u32, last_word: u32) {
-    let run = e.run_bits >> 5u;
-    let block = e.block_bits >> 5u;
-    let q = first_word + (e.run_phase_bits >> 5u);
-    var col = q % run;
-    var src = (e.src_bit >> 5u) + (q / run) * block + col;
-    for (var w = first_word; w < last_word; w++) {
-        st_dst_3(29u, e.dst_unit + w, ld_src(30u, src));
-        col += 1u;
-        src += 1u;
-        if (col == run) {
-            col = 0u;
-            src += block - run;
-        }
-    }
-}
-
 // Every word lies whole inside one run that starts at source bit s: a funnel
 // shift over consecutive source words, one load per word.
 fn copy_shifted_words_3(e: Entry, first_word: u32, last_word: u32, s: u32) {
     var index = s >> 5u;
     let shift = s & 31u;
-    var current = ld_src(31u, index);
+    var current = ld_src(27u, index);
     for (var w = first_word; w < last_word; w++) {
         var value = current;
         if (shift != 0u) {
-            let next = ld_src(32u, index + 1u);
+            let next = ld_src(28u, index + 1u);
             value = (current >> shift) | (next << (32u - shift));
             current = next;
         }
-        st_dst_3(33u, e.dst_unit + w, value);
+        st_dst_3(29u, e.dst_unit + w, value);
         index += 1u;
         if (shift == 0u && w + 1u < last_word) {
-            current = ld_src(34u, index);
+            current = ld_src(30u, index);
         }
     }
 }
@@ -500,9 +516,9 @@ fn assemble_words_3(e: Entry, first_word: u32, last_word: u32, walk0: Walk) {
         let mask = owned_mask(e, w, lo, walk.b);
         let dst = e.dst_unit + w;
         if (mask == 0xFFFFFFFFu) {
-            st_dst_3(35u, dst, value);
+            st_dst_3(31u, dst, value);
         } else {
-            st_dst_3(36u, dst, (ld_dst_3(37u, dst) & ~mask) | value);
+            st_dst_3(32u, dst, (ld_dst_3(33u, dst) & ~mask) | value);
         }
     }
 }

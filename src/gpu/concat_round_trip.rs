@@ -9,7 +9,7 @@ use super::round_trip::{RoundTrip, usages};
 use super::scope::buffer_with_contents;
 use crate::error::Result;
 use crate::plan::align::align_up;
-use crate::plan::{ConcatPlan, Placement, PlanError, PlanMismatch};
+use crate::plan::{ConcatPlan, PlanError, PlanMismatch};
 use crate::semantics::{ConcatOperator, ResolvedConcat};
 use crate::tensor::HostTensor;
 
@@ -108,9 +108,9 @@ impl RoundTrip<'_> {
         let mut ranges = Vec::with_capacity(inputs.len());
         for (k, input) in inputs.iter().enumerate() {
             let bytes = input.as_bytes()?;
-            let start = match plan.placement() {
-                Placement::Arena => taking[k].unwrap_or(0),
-                Placement::Separate => align_up(page.len() as u64, 16),
+            let start = match plan.placement().is_shared() {
+                true => taking[k].unwrap_or(0),
+                false => align_up(page.len() as u64, 16),
             };
             let end = start + needs.inputs.get(k).map_or(0, |n| n.bytes);
             let end = end.max(start + bytes.len() as u64);
@@ -120,7 +120,7 @@ impl RoundTrip<'_> {
             page[start as usize..start as usize + bytes.len()].copy_from_slice(bytes);
             ranges.push(start..end);
         }
-        if plan.placement() == Placement::Arena {
+        if plan.placement().is_shared() {
             page.resize(page.len().max(needs.inputs[0].bytes as usize), 0);
             ranges = std::iter::once(0..needs.inputs[0].bytes).collect();
         }

@@ -37,7 +37,8 @@ pub use error::DeviceError;
 #[cfg(not(target_arch = "wasm32"))]
 pub use poller::Poller;
 pub use prepared::{EncodeFigures, PreparedSplit};
+pub use readback::READBACK_TIMEOUT;
 pub use region::{BufferRegion, buffer_usages};
-pub use round_trip::{READBACK_TIMEOUT, RoundTrip};
+pub use round_trip::RoundTrip;
 pub use splitter::GpuSplitter;
 pub use splitter_cache::SplitterCache;

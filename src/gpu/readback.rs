@@ -3,10 +3,15 @@
 //! asks for the staging buffer to be mapped; the bytes come back when wgpu
 //! calls back (awaited, or polled for by the blocking forms).
 
+use std::time::Duration;
+
 use super::error::DeviceError;
-use super::round_trip::READBACK_TIMEOUT;
 use super::scope::{map_read, scoped_async, unmap};
 use crate::error::{Error, Result};
+
+/// How long a blocking readback waits for the GPU before it fails with
+/// [`crate::gpu::DeviceError::Gpu`] instead of blocking forever.
+pub const READBACK_TIMEOUT: Duration = Duration::from_secs(120);
 
 type MapResult = std::result::Result<(), wgpu::BufferAsyncError>;
 

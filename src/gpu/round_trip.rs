@@ -6,10 +6,9 @@
 //! buffer and await its callback. Who drives that callback is wgpu's rule:
 //! on native backends `Device::poll` (the caller's loop, or a
 //! [`crate::gpu::Poller`]), on the web the browser. The blocking forms poll
-//! the device themselves, bounded by [`READBACK_TIMEOUT`].
+//! the device themselves, bounded by [`crate::gpu::READBACK_TIMEOUT`].
 
 use std::ops::Range;
-use std::time::Duration;
 
 use super::GpuSplitter;
 use super::readback::InFlight;
@@ -20,10 +19,6 @@ use crate::plan::align::align_up;
 use crate::plan::{PlanError, PlanMismatch, SplitPlan};
 use crate::semantics::{Operator, ResolvedSplit};
 use crate::tensor::HostTensor;
-
-/// How long a blocking readback waits for the GPU before it fails with
-/// [`crate::gpu::DeviceError::Gpu`] instead of blocking forever.
-pub const READBACK_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// A host tensor split on the GPU and read back: uploads the input into a
 /// buffer of its own, records the splitter's plan into regions of one page
@@ -68,7 +63,7 @@ impl<'s> RoundTrip<'s> {
     /// # Errors
     ///
     /// Resolution and planning errors, and [`crate::gpu::DeviceError::Gpu`] when the
-    /// device fails, is lost or does not finish within [`READBACK_TIMEOUT`].
+    /// device fails, is lost or does not finish within [`crate::gpu::READBACK_TIMEOUT`].
     pub fn split(self, op: &Operator, input: &HostTensor) -> Result<Vec<HostTensor>> {
         self.split_resolved(&op.resolve(input.shape())?, input)
     }
@@ -127,7 +122,7 @@ impl<'s> RoundTrip<'s> {
     }
 
     /// Executes a ready plan on `input` and reads the outputs back, blocking
-    /// (this polls the device, at most [`READBACK_TIMEOUT`]).
+    /// (this polls the device, at most [`crate::gpu::READBACK_TIMEOUT`]).
     ///
     /// # Errors
     ///

@@ -95,9 +95,9 @@ impl ConcatPlan {
         )?;
         let parts = concat.mirror_outputs().to_vec();
         // Errors name destination j as the concat input it is.
-        let inputs = match options.placement {
-            Placement::Separate => (0..parts.len()).filter(|&k| parts[k].is_some()).collect(),
-            Placement::Arena => Vec::new(),
+        let inputs = match options.placement.is_shared() {
+            true => Vec::new(),
+            false => (0..parts.len()).filter(|&k| parts[k].is_some()).collect(),
         };
         Ok(ConcatPlan {
             split: split.into_concat(inputs),
@@ -146,29 +146,23 @@ impl ConcatPlan {
     /// records, in one value.
     pub fn requirements(&self) -> ConcatRequirements {
         let split = &self.split;
-        let inputs = match self.placement() {
-            Placement::Arena => vec![DestinationRequirement {
+        let inputs = if self.placement().is_shared() {
+            vec![DestinationRequirement {
                 role: BufferRole::Arena,
                 bytes: split.destination_bytes(0),
                 usages: split.destination_usages(0),
-            }],
-            Placement::Separate => self
-                .parts
+            }]
+        } else {
+            let requirement = |input: usize, part: Option<usize>| DestinationRequirement {
+                role: BufferRole::ConcatInput(input),
+                bytes: part.map_or(0, |d| split.destination_bytes(d)),
+                usages: part.map_or(Usages::NONE, |d| split.destination_usages(d)),
+            };
+            self.parts
                 .iter()
                 .enumerate()
-                .map(|(input, part)| match *part {
-                    Some(d) => DestinationRequirement {
-                        role: BufferRole::ConcatInput(input),
-                        bytes: split.destination_bytes(d),
-                        usages: split.destination_usages(d),
-                    },
-                    None => DestinationRequirement {
-                        role: BufferRole::ConcatInput(input),
-                        bytes: 0,
-                        usages: Usages::NONE,
-                    },
-                })
-                .collect(),
+                .map(|(input, &part)| requirement(input, part))
+                .collect()
         };
         let dispatching = split.dispatch_count() > 0;
         ConcatRequirements {
@@ -237,26 +231,24 @@ impl ConcatPlan {
     /// [`EncodeError::RegionCount`] when `inputs` is not one region per
     /// input (or the one arena).
     pub(crate) fn destinations<T: Copy>(&self, inputs: &[T]) -> Result<Vec<T>, EncodeError> {
-        let expected = match self.placement() {
-            Placement::Arena => 1,
-            Placement::Separate => self.input_count(),
-        };
+        let shared = self.placement().is_shared();
+        let expected = if shared { 1 } else { self.input_count() };
         if inputs.len() != expected {
             return Err(EncodeError::RegionCount {
                 expected,
                 actual: inputs.len(),
             });
         }
-        Ok(match self.placement() {
-            Placement::Arena => inputs.to_vec(),
-            Placement::Separate => self
-                .parts
-                .iter()
-                .zip(inputs)
-                .filter(|(part, _)| part.is_some())
-                .map(|(_, &region)| region)
-                .collect(),
-        })
+        if shared {
+            return Ok(inputs.to_vec());
+        }
+        Ok(self
+            .parts
+            .iter()
+            .zip(inputs)
+            .filter(|(part, _)| part.is_some())
+            .map(|(_, &region)| region)
+            .collect())
     }
 
     /// What an encode of this plan records, as plain data (see

@@ -8,9 +8,9 @@ pub use super::classes::{
 };
 pub use super::kernel_choice::MAX_GROUP_MODULES;
 pub use super::kernels::{
-    COPY_VEC4S, CopyOutput, GeneratedLayout, MAX_COPY_OUTPUTS, MAX_ROW_BLOCK_BITS,
-    MIN_WORKING_PERCENT, Piece, RowBlock, RowCopies, RowOutput, RowStreams, STREAM_VEC4S,
-    StreamOutput,
+    COPY_VEC4S, ConcatPiece, ConcatWords, CopyOutput, GeneratedLayout, MAX_COPY_OUTPUTS,
+    MAX_ROW_BLOCK_BITS, MIN_WORKING_PERCENT, Piece, RowBlock, RowCopies, RowOutput, RowStreams,
+    STREAM_VEC4S, StreamOutput,
 };
 pub use super::passes::{DstWindow, Pass};
 pub use super::recording::{
@@ -25,9 +25,15 @@ pub use super::table::{
 };
 pub use super::wgsl::Bindings;
 
+use super::concat_plan::ConcatPlan;
+use super::direction::Direction;
+use super::error::PlanError;
 use super::kernels::Kernel;
+use super::limits::PlanLimits;
+use super::options::PlanOptions;
+use super::split_plan::SplitPlan;
 use crate::element::ElementType;
-use crate::semantics::ResolvedSplit;
+use crate::semantics::{ResolvedConcat, ResolvedSplit};
 
 /// The file of `kernel`'s template under `shaders/`.
 pub fn template_file(kernel: Kernel) -> &'static str {
@@ -43,4 +49,69 @@ pub fn samples(kernel: Kernel) -> Vec<(ResolvedSplit, ElementType)> {
         .samples()
         .map(|s| (s.resolve(), s.element_type))
         .collect()
+}
+
+/// A plan of one of `kernel`'s samples in one of the directions it moves
+/// bits: the sample split, or the concat that mirrors it (its mirror
+/// split, run backwards).
+#[derive(Debug, Clone)]
+pub struct SamplePlan {
+    /// The sample split (a concat's mirror).
+    pub split: ResolvedSplit,
+    /// Its element type.
+    pub element_type: ElementType,
+    /// True for the concat.
+    pub concat: bool,
+    /// The plan (a concat's mirror split plan).
+    pub plan: SplitPlan,
+}
+
+/// Every sample of `kernel` planned with it forced in every direction it
+/// moves bits (a concat where the kernel fits it), as `options` say
+/// otherwise: the suites of modules take these, so a kernel is in them for
+/// splits and concats alike.
+///
+/// # Errors
+///
+/// A sample the kernel does not split, or no sample it concatenates:
+/// [`PlanError::KernelDoesNotFit`].
+pub fn sample_plans(
+    kernel: Kernel,
+    limits: &PlanLimits,
+    options: &PlanOptions,
+) -> Result<Vec<SamplePlan>, PlanError> {
+    let options = options.kernel(kernel);
+    let mut plans = Vec::new();
+    for (split, element_type) in samples(kernel) {
+        for &direction in kernel.spec().directions {
+            let concat = direction == Direction::Concat;
+            let plan = if concat {
+                let mirror = ResolvedConcat::inverse_of(&split).ok_or(PlanError::Internal {
+                    detail: format!("a sample of {kernel} has no concat mirror"),
+                })?;
+                // A kernel may move fewer concats than splits (the words
+                // kernel: whole words only).
+                match ConcatPlan::new(&mirror, element_type, limits, &options) {
+                    Ok(plan) => plan.mirror().clone(),
+                    Err(PlanError::KernelDoesNotFit { .. }) => continue,
+                    Err(e) => return Err(e),
+                }
+            } else {
+                SplitPlan::new(&split, element_type, limits, &options)?
+            };
+            plans.push(SamplePlan {
+                split: split.clone(),
+                element_type,
+                concat,
+                plan,
+            });
+        }
+    }
+    for &direction in kernel.spec().directions {
+        let concat = direction == Direction::Concat;
+        if !plans.iter().any(|p| p.concat == concat) {
+            return Err(PlanError::KernelDoesNotFit { kernel });
+        }
+    }
+    Ok(plans)
 }

@@ -32,6 +32,7 @@ mod cost;
 #[cfg(feature = "serde")]
 mod cost_serde;
 mod direction;
+mod ends;
 pub(crate) mod error;
 mod estimate;
 mod gather;

@@ -200,6 +200,12 @@ impl SplitPlan {
         })
     }
 
+    /// Which way the plan moves bits (a concat plans its mirror split and
+    /// runs it backwards).
+    pub(crate) fn direction(&self) -> Direction {
+        self.direction.0
+    }
+
     /// The element type planned for.
     pub fn element_type(&self) -> ElementType {
         self.element_type

@@ -19,7 +19,7 @@ mod row_words;
 mod vec4;
 mod words;
 
-pub use concat_words::ConcatWords;
+pub use concat_words::{ConcatPiece, ConcatWords};
 pub use row_blocks::{MAX_ROW_BLOCK_BITS, Piece, RowBlock, RowOutput};
 pub use row_copies::{COPY_VEC4S, CopyOutput, MAX_COPY_OUTPUTS, MIN_WORKING_PERCENT, RowCopies};
 pub use row_streams::{RowStreams, STREAM_VEC4S, StreamOutput};
@@ -90,7 +90,7 @@ kernel_table! {
     /// ([`RowStreams`]): no lane switches runs inside its loop.
     RowStreams => row_streams,
     /// Concat only: each tensor word assembled from the pieces whose runs
-    /// overlap it, at any bit offset ([`ConcatWords`]).
+    /// overlap it, at any bit offset.
     ConcatWords => concat_words,
 }
 

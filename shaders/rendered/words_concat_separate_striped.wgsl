@@ -1,0 +1,375 @@
+// Rendered by tests/rendered_wgsl.rs: kernel words, striped lanes, outputs separate,
+// the concat mirroring the split of float [1023, 4096] on axis 1 into [1023, 1025, 1024, 1024] (the kernel's first sample).
+
+// Kernel words, outputs separate, 4 destination slot(s).
+const WORKGROUP_SIZE: u32 = 256u;
+const UNIT_BITS: u32 = 32u;
+const UNITS_PER_INVOCATION: u32 = 8u;
+const FLAG_PAD: u32 = 1u;
+const FLAG_ALIGNED: u32 = 2u;
+const FLAG_SKIP: u32 = 4u;
+
+struct Entry {
+    first_invocation: u32,
+    dst_unit: u32,
+    first_bit: u32,
+    len_bits: u32,
+    run_bits: u32,
+    block_bits: u32,
+    run_phase_bits: u32,
+    src_bit: u32,
+    flags: u32,
+    dst_slot: u32,
+    units_per_invocation: u32,
+    window_units: u32,
+}
+
+struct Table {
+    invocations: u32,
+    entry_count: u32,
+    source_window_units: u32,
+    padding: u32,
+    entries: array<Entry, 4>,
+}
+
+@group(0) @binding(0) var<uniform> table: Table;
+@group(0) @binding(1) var<storage, read_write> src_words: array<u32>;
+@group(0) @binding(2) var<storage, read> dst_words_0: array<u32>;
+@group(0) @binding(3) var<storage, read> dst_words_1: array<u32>;
+@group(0) @binding(4) var<storage, read> dst_words_2: array<u32>;
+@group(0) @binding(5) var<storage, read> dst_words_3: array<u32>;
+
+// The caller's offsets need not be multiples of the binding alignment:
+// each binding starts at its offset aligned down and ends where its window
+// ends, so the shift is the binding's length less the window's units that
+// the table holds. Tables depend on the plan alone, never on the offsets.
+// This module's bindings start at the caller's offsets: no shift.
+
+// Bits the source binding starts before the source window.
+fn source_shift_bits() -> u32 {
+    return 0u;
+}
+
+// Units slot 0's binding starts before a window of `window_units`.
+fn dst_shift_0(window_units: u32) -> u32 {
+    return 0u;
+}
+
+// Entry `e` at this dispatch's bindings, for slot 0.
+fn bound_0(e: Entry) -> Entry {
+    var b = e;
+    b.src_bit = e.src_bit + source_shift_bits();
+    b.dst_unit = e.dst_unit + dst_shift_0(e.window_units);
+    return b;
+}
+
+// Units slot 1's binding starts before a window of `window_units`.
+fn dst_shift_1(window_units: u32) -> u32 {
+    return 0u;
+}
+
+// Entry `e` at this dispatch's bindings, for slot 1.
+fn bound_1(e: Entry) -> Entry {
+    var b = e;
+    b.src_bit = e.src_bit + source_shift_bits();
+    b.dst_unit = e.dst_unit + dst_shift_1(e.window_units);
+    return b;
+}
+
+// Units slot 2's binding starts before a window of `window_units`.
+fn dst_shift_2(window_units: u32) -> u32 {
+    return 0u;
+}
+
+// Entry `e` at this dispatch's bindings, for slot 2.
+fn bound_2(e: Entry) -> Entry {
+    var b = e;
+    b.src_bit = e.src_bit + source_shift_bits();
+    b.dst_unit = e.dst_unit + dst_shift_2(e.window_units);
+    return b;
+}
+
+// Units slot 3's binding starts before a window of `window_units`.
+fn dst_shift_3(window_units: u32) -> u32 {
+    return 0u;
+}
+
+// Entry `e` at this dispatch's bindings, for slot 3.
+fn bound_3(e: Entry) -> Entry {
+    var b = e;
+    b.src_bit = e.src_bit + source_shift_bits();
+    b.dst_unit = e.dst_unit + dst_shift_3(e.window_units);
+    return b;
+}
+
+// Every load and store of the module's kernel goes through these accessors,
+// each call site numbered (`site`), so that the module's trace variant can
+// record what every invocation touches (plan::coalescing); elsewhere they
+// are plain accesses that the compilers inline.
+fn ld_src(site: u32, i: u32) -> u32 {
+    return src_words[i];
+}
+fn ld_dst_0(site: u32, i: u32) -> u32 {
+    return dst_words_0[i];
+}
+fn ld_dst_1(site: u32, i: u32) -> u32 {
+    return dst_words_1[i];
+}
+fn ld_dst_2(site: u32, i: u32) -> u32 {
+    return dst_words_2[i];
+}
+fn ld_dst_3(site: u32, i: u32) -> u32 {
+    return dst_words_3[i];
+}
+// Moves unit `d` of slot 0 into unit `s` of the source (a concat:
+// the same units, the other way).
+fn move_0(site: u32, d: u32, s: u32) {
+    st_src(site, s, ld_dst_0(site, d));
+}
+// Moves unit `d` of slot 1 into unit `s` of the source (a concat:
+// the same units, the other way).
+fn move_1(site: u32, d: u32, s: u32) {
+    st_src(site, s, ld_dst_1(site, d));
+}
+// Moves unit `d` of slot 2 into unit `s` of the source (a concat:
+// the same units, the other way).
+fn move_2(site: u32, d: u32, s: u32) {
+    st_src(site, s, ld_dst_2(site, d));
+}
+// Moves unit `d` of slot 3 into unit `s` of the source (a concat:
+// the same units, the other way).
+fn move_3(site: u32, d: u32, s: u32) {
+    st_src(site, s, ld_dst_3(site, d));
+}
+// Writes unit `i` of the source binding (a concat writes the tensor).
+fn st_src(site: u32, i: u32, v: u32) {
+    src_words[i] = v;
+}
+
+// The invocation's index in the dispatch (a 2-D grid past 65535 workgroups).
+fn invocation_index(wid: vec3<u32>, groups: vec3<u32>, lid: vec3<u32>) -> u32 {
+    return (wid.y * groups.x + wid.x) * WORKGROUP_SIZE + lid.x;
+}
+
+// True when this dispatch writes table entry `j`: FLAG_SKIP leaves it to
+// another dispatch of the pass (where two destinations' bindings would
+// overlap in one buffer).
+fn writes(j: u32) -> bool {
+    return (table.entries[j].flags & FLAG_SKIP) == 0u;
+}
+
+// Source bits [bit, bit + count), count in 1..=32, in the low bits.
+fn read_bits(bit: u32, count: u32) -> u32 {
+    let word = bit >> 5u;
+    let shift = bit & 31u;
+    var value = ld_src(0u, word) >> shift;
+    if (shift + count > 32u) {
+        value |= ld_src(1u, word + 1u) << (32u - shift);
+    }
+    if (count < 32u) {
+        value &= (1u << count) - 1u;
+    }
+    return value;
+}
+
+// The bits of destination word `w` the chunk owns, as a mask: [lo, hi)
+// relative to the chunk's first unit, plus, for the output's last word, the
+// tail past the output (written as zero). Other bits belong to another
+// pass's chunk (a mid-word boundary in a multi-pass plan) and are kept.
+fn owned_mask(e: Entry, w: u32, lo: u32, hi: u32) -> u32 {
+    let word_start = w * 32u;
+    let own_lo = lo - word_start;
+    var own_hi = hi - word_start;
+    if ((e.flags & FLAG_PAD) != 0u && hi == e.first_bit + e.len_bits) {
+        own_hi = 32u;
+    }
+    let upper = select((1u << own_hi) - 1u, 0xFFFFFFFFu, own_hi == 32u);
+    return upper & ~((1u << own_lo) - 1u);
+}
+
+// The walk state (b, row, r) through a chunk's runs.
+struct Walk {
+    b: u32,
+    row: u32,
+    r: u32,
+}
+
+// The value of destination word `w` bits [lo, hi) (relative to the chunk's
+// first unit): segments, each inside one run, from the walk state, which it
+// advances.
+fn assemble_word(e: Entry, w: u32, walk: ptr<function, Walk>) -> u32 {
+    let word_start = w * 32u;
+    let hi = min(word_start + 32u, e.first_bit + e.len_bits);
+    var value = 0u;
+    loop {
+        if ((*walk).b >= hi) {
+            break;
+        }
+        let count = min(hi - (*walk).b, e.run_bits - (*walk).r);
+        let bit = e.src_bit + (*walk).row * e.block_bits + (*walk).r;
+        value |= read_bits(bit, count) << ((*walk).b - word_start);
+        (*walk).b += count;
+        (*walk).r += count;
+        if ((*walk).r == e.run_bits) {
+            (*walk).r = 0u;
+            (*walk).row += 1u;
+        }
+    }
+    return value;
+}
+
+// Word-aligned chunk: whole words from whole words, walking the run without
+// dividing after the first word (`move_<slot>`: the other way in a concat).
+fn copy_aligned_words_0(e: Entry, first_word: u32, last_word: u32) {
+    let run = e.run_bits >> 5u;
+    let block = e.block_bits >> 5u;
+    let q = first_word + (e.run_phase_bits >> 5u);
+    var col = q % run;
+    var src = (e.src_bit >> 5u) + (q / run) * block + col;
+    for (var w = first_word; w < last_word; w++) {
+        move_0(2u, e.dst_unit + w, src);
+        col += 1u;
+        src += 1u;
+        if (col == run) {
+            col = 0u;
+            src += block - run;
+        }
+    }
+}
+
+// Word-aligned chunk: whole words from whole words, walking the run without
+// dividing after the first word (`move_<slot>`: the other way in a concat).
+fn copy_aligned_words_1(e: Entry, first_word: u32, last_word: u32) {
+    let run = e.run_bits >> 5u;
+    let block = e.block_bits >> 5u;
+    let q = first_word + (e.run_phase_bits >> 5u);
+    var col = q % run;
+    var src = (e.src_bit >> 5u) + (q / run) * block + col;
+    for (var w = first_word; w < last_word; w++) {
+        move_1(3u, e.dst_unit + w, src);
+        col += 1u;
+        src += 1u;
+        if (col == run) {
+            col = 0u;
+            src += block - run;
+        }
+    }
+}
+
+// Word-aligned chunk: whole words from whole words, walking the run without
+// dividing after the first word (`move_<slot>`: the other way in a concat).
+fn copy_aligned_words_2(e: Entry, first_word: u32, last_word: u32) {
+    let run = e.run_bits >> 5u;
+    let block = e.block_bits >> 5u;
+    let q = first_word + (e.run_phase_bits >> 5u);
+    var col = q % run;
+    var src = (e.src_bit >> 5u) + (q / run) * block + col;
+    for (var w = first_word; w < last_word; w++) {
+        move_2(4u, e.dst_unit + w, src);
+        col += 1u;
+        src += 1u;
+        if (col == run) {
+            col = 0u;
+            src += block - run;
+        }
+    }
+}
+
+// Word-aligned chunk: whole words from whole words, walking the run without
+// dividing after the first word (`move_<slot>`: the other way in a concat).
+fn copy_aligned_words_3(e: Entry, first_word: u32, last_word: u32) {
+    let run = e.run_bits >> 5u;
+    let block = e.block_bits >> 5u;
+    let q = first_word + (e.run_phase_bits >> 5u);
+    var col = q % run;
+    var src = (e.src_bit >> 5u) + (q / run) * block + col;
+    for (var w = first_word; w < last_word; w++) {
+        move_3(5u, e.dst_unit + w, src);
+        col += 1u;
+        src += 1u;
+        if (col == run) {
+            col = 0u;
+            src += block - run;
+        }
+    }
+}
+
+// A concat moves word-aligned chunks only (the kernel fits a concat where
+// every run, offset and row is whole words).
+fn split_words_0(e: Entry, i: u32) {
+    let first_word = i * e.units_per_invocation;
+    let last_word = min(first_word + e.units_per_invocation, (e.first_bit + e.len_bits + 31u) / 32u);
+    if (first_word < last_word) {
+        copy_aligned_words_0(e, first_word, last_word);
+    }
+}
+// A concat moves word-aligned chunks only (the kernel fits a concat where
+// every run, offset and row is whole words).
+fn split_words_1(e: Entry, i: u32) {
+    let first_word = i * e.units_per_invocation;
+    let last_word = min(first_word + e.units_per_invocation, (e.first_bit + e.len_bits + 31u) / 32u);
+    if (first_word < last_word) {
+        copy_aligned_words_1(e, first_word, last_word);
+    }
+}
+// A concat moves word-aligned chunks only (the kernel fits a concat where
+// every run, offset and row is whole words).
+fn split_words_2(e: Entry, i: u32) {
+    let first_word = i * e.units_per_invocation;
+    let last_word = min(first_word + e.units_per_invocation, (e.first_bit + e.len_bits + 31u) / 32u);
+    if (first_word < last_word) {
+        copy_aligned_words_2(e, first_word, last_word);
+    }
+}
+// A concat moves word-aligned chunks only (the kernel fits a concat where
+// every run, offset and row is whole words).
+fn split_words_3(e: Entry, i: u32) {
+    let first_word = i * e.units_per_invocation;
+    let last_word = min(first_word + e.units_per_invocation, (e.first_bit + e.len_bits + 31u) / 32u);
+    if (first_word < last_word) {
+        copy_aligned_words_3(e, first_word, last_word);
+    }
+}
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn split(
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+    @builtin(local_invocation_id) lid: vec3<u32>,
+) {
+    let g = invocation_index(wid, groups, lid);
+    if (g >= table.invocations) {
+        return;
+    }
+    if (0u < table.entry_count) {
+        let e = bound_0(table.entries[0u]);
+        let i = g - e.first_invocation;
+        let units = (e.first_bit + e.len_bits + UNIT_BITS - 1u) / UNIT_BITS;
+        if (g >= e.first_invocation && i * e.units_per_invocation < units) {
+            split_words_0(e, i);
+        }
+    }
+    if (1u < table.entry_count) {
+        let e = bound_1(table.entries[1u]);
+        let i = g - e.first_invocation;
+        let units = (e.first_bit + e.len_bits + UNIT_BITS - 1u) / UNIT_BITS;
+        if (g >= e.first_invocation && i * e.units_per_invocation < units) {
+            split_words_1(e, i);
+        }
+    }
+    if (2u < table.entry_count) {
+        let e = bound_2(table.entries[2u]);
+        let i = g - e.first_invocation;
+        let units = (e.first_bit + e.len_bits + UNIT_BITS - 1u) / UNIT_BITS;
+        if (g >= e.first_invocation && i * e.units_per_invocation < units) {
+            split_words_2(e, i);
+        }
+    }
+    if (3u < table.entry_count) {
+        let e = bound_3(table.entries[3u]);
+        let i = g - e.first_invocation;
+        let units = (e.first_bit + e.len_bits + UNIT_BITS - 1u) / UNIT_BITS;
+        if (g >= e.first_invocation && i * e.units_per_invocation < units) {
+            split_words_3(e, i);
+        }
+    }
+}
