@@ -1,5 +1,6 @@
-//! Planning: pure data derived from a [`ResolvedSplit`](crate::ResolvedSplit),
-//! with no GPU types, testable anywhere.
+//! Planning: pure data derived from a [`ResolvedSplit`](crate::ResolvedSplit)
+//! (or a [`ResolvedConcat`](crate::ResolvedConcat)), with no GPU types,
+//! testable anywhere.
 //!
 //! - [`RunLayout`] is the split as contiguous runs (the host path's plan);
 //! - [`SplitPlan`] is the GPU plan: where outputs live ([`Placement`]),
@@ -7,6 +8,8 @@
 //!   dispatches with their parameter tables;
 //! - [`SplitPlan::requirements`] says what it needs of the caller's
 //!   buffers and what an encode records, before anything is encoded;
+//! - [`ConcatPlan`] is a concat: the split it mirrors, planned the same
+//!   way and run backwards ([`ConcatPlan::requirements`]);
 //! - [`PlanLimits`] are the device limits a plan depends on;
 //! - [`Strategy`], [`CostModel`] (by [`DeviceClass`], with its
 //!   [`LaneOrder`]) choose between copies and the kernels, and
