@@ -63,5 +63,17 @@ impl From<wgpu_split::error::FrameworkError> for BurnSplitError {
     }
 }
 
+impl From<wgpu_split::plan::PlanError> for BurnSplitError {
+    fn from(e: wgpu_split::plan::PlanError) -> Self {
+        BurnSplitError::Split(e.into())
+    }
+}
+
+impl From<wgpu_split::ConcatError> for BurnSplitError {
+    fn from(e: wgpu_split::ConcatError) -> Self {
+        BurnSplitError::Split(e.into())
+    }
+}
+
 /// Result alias of the integration.
 pub type Result<T, E = BurnSplitError> = std::result::Result<T, E>;
