@@ -70,6 +70,11 @@ impl BurnSplitter {
         self.staging.release();
     }
 
+    /// The staging buffer (see [`crate::staging`]).
+    pub(crate) fn staging(&self) -> &Staging {
+        &self.staging
+    }
+
     /// burn's device the splitter works on.
     pub fn device(&self) -> &Device {
         &self.device
