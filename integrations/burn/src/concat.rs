@@ -6,8 +6,8 @@
 
 use burn::tensor::{AsIndex, DType, Tensor};
 use burn_cubecl::kernel::into_contiguous;
-use wgpu_split::{ConcatError, ResolvedConcat};
 use wgpu_split::frameworks::burn as burn_rules;
+use wgpu_split::{ConcatError, ResolvedConcat};
 
 use crate::element::element_type;
 use crate::error::{BurnSplitError, Result};

@@ -4,9 +4,9 @@
 
 use burn::tensor::{DType, Shape};
 use burn_cubecl::tensor::CubeTensor;
-use wgpu_split::{ConcatError, ResolvedConcat};
 use wgpu_split::gpu::BufferRegion;
 use wgpu_split::plan::{ConcatPlan, ConcatRequirements, PlanOptions, Strategy};
+use wgpu_split::{ConcatError, ResolvedConcat};
 
 use crate::allocation::{ConcatOutput, Guard, resource, runtime};
 use crate::error::{BurnSplitError, Result};
@@ -16,7 +16,10 @@ use crate::staging;
 /// The input regions an encode of a plan with `needs` reads: each
 /// input's bytes where burn keeps them, as many as the plan reads (a
 /// dispatch reads whole words; burn's pages hold them).
-fn input_regions<'g>(guards: &'g [Guard], needs: &ConcatRequirements) -> Result<Vec<BufferRegion<'g>>> {
+fn input_regions<'g>(
+    guards: &'g [Guard],
+    needs: &ConcatRequirements,
+) -> Result<Vec<BufferRegion<'g>>> {
     guards
         .iter()
         .zip(&needs.inputs)
@@ -124,13 +127,18 @@ impl BurnSplitter {
         element: wgpu_split::ElementType,
         copying: ConcatPlan,
     ) -> Result<(ConcatPlan, Option<u64>)> {
-        let options = PlanOptions::default().in_compute_pass();
+        let options = PlanOptions::default()
+            .strategy(self.dispatching_strategy())
+            .in_compute_pass();
         let dispatched = self
             .splitter()
             .plan_concat_with(concat, element, &options)?;
         // The staged output is copied back in whole words; its allocation
         // is rounded up to hold them.
-        let words = copying.requirements().output_region_bytes.next_multiple_of(4);
+        let words = copying
+            .requirements()
+            .output_region_bytes
+            .next_multiple_of(4);
         Ok(match self.splitter().strategy() {
             Strategy::Auto(model)
                 if staging::pays(model, copying.mirror(), dispatched.mirror(), words) =>

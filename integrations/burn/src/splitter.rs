@@ -75,6 +75,16 @@ impl BurnSplitter {
         &self.staging
     }
 
+    /// The strategy of a plan with dispatches only, for buffers copies
+    /// cannot go between: the splitter's, or the kernels alone where it
+    /// forces copies.
+    pub(crate) fn dispatching_strategy(&self) -> Strategy {
+        match self.splitter.strategy() {
+            Strategy::Copy => Strategy::Gather,
+            other => *other,
+        }
+    }
+
     /// burn's device the splitter works on.
     pub fn device(&self) -> &Device {
         &self.device
@@ -225,6 +235,7 @@ impl BurnSplitter {
         copying: SplitPlan,
         input: &BufferRegion<'_>,
     ) -> Result<(SplitPlan, Option<u64>)> {
+        let options = options.strategy(self.dispatching_strategy());
         let dispatched = self
             .splitter
             .plan_with(split, element, &options.in_compute_pass())?;

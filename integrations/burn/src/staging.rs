@@ -47,7 +47,12 @@ fn plan_seconds(model: &CostModel, plan: &SplitPlan) -> f64 {
 /// True when staging `bytes` (a split's input, a concat's output) and
 /// running `copying` costs less than running `dispatched` under `model`
 /// (for a concat, the plans' mirror splits).
-pub(crate) fn pays(model: &CostModel, copying: &SplitPlan, dispatched: &SplitPlan, bytes: u64) -> bool {
+pub(crate) fn pays(
+    model: &CostModel,
+    copying: &SplitPlan,
+    dispatched: &SplitPlan,
+    bytes: u64,
+) -> bool {
     let stage = model.copy_command_seconds
         + 2.0 * bytes as f64 / model.copy_bytes_per_second
         + model.host_seconds(1, 0);

@@ -97,7 +97,14 @@ fn stack_matches_burns_stack_on_every_new_dim() {
         let concat = burn_rules::stack(&shapes, dim).unwrap();
         let ours: Tensor<4> = s.stack(tensors.clone(), dim).unwrap();
         let burns: Tensor<4> = Tensor::stack(tensors, dim);
-        assert_concat(&host, DType::F32, &concat, ours, burns, &format!("stack on {dim}"));
+        assert_concat(
+            &host,
+            DType::F32,
+            &concat,
+            ours,
+            burns,
+            &format!("stack on {dim}"),
+        );
     }
     // One tensor, and rank 1 into rank 2.
     let (host, tensors) = inputs::<1, Int>(DType::I32, &[[9]], 200);
@@ -177,7 +184,14 @@ fn empty_inputs_write_nothing_as_in_burn() {
     let (host, tensors) = inputs::<3, Float>(DType::F32, &shapes, 400);
     let concat = burn_rules::cat(&shapes, 1).unwrap();
     let ours = s.cat(tensors.clone(), 1).unwrap();
-    assert_concat(&host, DType::F32, &concat, ours, Tensor::cat(tensors, 1), "some empty");
+    assert_concat(
+        &host,
+        DType::F32,
+        &concat,
+        ours,
+        Tensor::cat(tensors, 1),
+        "some empty",
+    );
     // All empty on the dim: an output empty there.
     let shapes = [[2, 0, 4]; 3];
     let (_, tensors) = inputs::<3, Float>(DType::F32, &shapes, 410);
@@ -251,7 +265,14 @@ fn views_repeated_and_many_inputs() {
     let (host, tensors) = inputs::<3, Int>(DType::U32, &shapes, 700);
     let concat = burn_rules::cat(&shapes, 1).unwrap();
     let ours = s.cat(tensors.clone(), 1).unwrap();
-    assert_concat(&host, DType::U32, &concat, ours, Tensor::cat(tensors, 1), "300 inputs");
+    assert_concat(
+        &host,
+        DType::U32,
+        &concat,
+        ours,
+        Tensor::cat(tensors, 1),
+        "300 inputs",
+    );
 }
 
 #[test]
@@ -262,7 +283,14 @@ fn a_detection_neck_and_an_attention_head_merge() {
     let (host, tensors) = inputs::<4, Float>(DType::F32, &shapes, 800);
     let concat = burn_rules::cat(&shapes, 1).unwrap();
     let ours = s.cat(tensors.clone(), 1).unwrap();
-    assert_concat(&host, DType::F32, &concat, ours, Tensor::cat(tensors, 1), "C2f");
+    assert_concat(
+        &host,
+        DType::F32,
+        &concat,
+        ours,
+        Tensor::cat(tensors, 1),
+        "C2f",
+    );
     // Eight heads merged on the last dim, in f16 where the device has it.
     let dtype = if device.supports_dtype(DType::F16) {
         DType::F16
@@ -273,5 +301,12 @@ fn a_detection_neck_and_an_attention_head_merge() {
     let (host, tensors) = inputs::<3, Float>(dtype, &shapes, 810);
     let concat = burn_rules::cat(&shapes, -1).unwrap();
     let ours = s.cat(tensors.clone(), -1).unwrap();
-    assert_concat(&host, dtype, &concat, ours, Tensor::cat(tensors, -1), "heads");
+    assert_concat(
+        &host,
+        dtype,
+        &concat,
+        ours,
+        Tensor::cat(tensors, -1),
+        "heads",
+    );
 }

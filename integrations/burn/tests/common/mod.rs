@@ -146,7 +146,9 @@ pub fn host_concat(
 ) -> Vec<u8> {
     let tensors: Vec<HostTensor> = inputs
         .iter()
-        .map(|(bytes, shape)| HostTensor::from_raw(element, shape, bytes.clone()).expect("host tensor"))
+        .map(|(bytes, shape)| {
+            HostTensor::from_raw(element, shape, bytes.clone()).expect("host tensor")
+        })
         .collect();
     let refs: Vec<&HostTensor> = tensors.iter().collect();
     wgpu_split::host::concat(&refs, concat)
