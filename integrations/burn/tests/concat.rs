@@ -201,19 +201,18 @@ fn empty_inputs_write_nothing_as_in_burn() {
     assert_eq!(burns.shape(), ours.shape());
     assert!(bytes_of(ours).is_empty());
     // Empty on another dim: the output is empty, its concat dim the sum.
+    // (burn 0.22's plain backend panics on such a cat or stack: the
+    // contiguity check of its slice_assign subtracts 1 from the empty dim.)
     let shapes = [[0, 3], [0, 5]];
     let (_, tensors) = inputs::<2, Int>(DType::I32, &shapes, 420);
-    let ours = s.cat(tensors.clone(), 1).unwrap();
+    let ours = s.cat(tensors, 1).unwrap();
     assert_eq!(ours.shape().to_vec(), [0, 8]);
-    assert_eq!(Tensor::cat(tensors, 1).shape(), ours.shape());
     assert!(bytes_of(ours).is_empty());
     // Stacked empties.
     let shapes = [[0, 4]; 3];
     let (_, tensors) = inputs::<2, Float>(DType::F32, &shapes, 430);
-    let ours: Tensor<3> = s.stack(tensors.clone(), 1).unwrap();
-    let burns: Tensor<3> = Tensor::stack(tensors, 1);
+    let ours: Tensor<3> = s.stack(tensors, 1).unwrap();
     assert_eq!(ours.shape().to_vec(), [0, 3, 4]);
-    assert_eq!(burns.shape(), ours.shape());
     assert!(bytes_of(ours).is_empty());
 }
 
