@@ -62,6 +62,49 @@ fn with_len<const D: usize>(base: [usize; D], dim: usize, len: usize) -> [usize;
     s
 }
 
+/// `s.cat` of tensors of `shapes` on `dim` against burn's own `cat` and
+/// the host concat, the output of the inputs' dtype.
+fn check_cat<const D: usize, K: SplitKind>(
+    s: &BurnSplitter,
+    dtype: DType,
+    shapes: &[[usize; D]],
+    dim: i64,
+    seed: u64,
+) {
+    let (host, tensors) = inputs::<D, K>(dtype, shapes, seed);
+    // What burn reports (its plain backend reports a Flex32 tensor as F32).
+    let reported = tensors[0].dtype();
+    let concat = burn_rules::cat(shapes, dim).unwrap();
+    let ours = s.cat(tensors.clone(), dim).unwrap();
+    let what = format!("{dtype:?} cat of {} on {dim}", shapes.len());
+    assert_eq!(ours.dtype(), reported, "{what}: dtype");
+    assert_concat(
+        &host,
+        dtype,
+        &concat,
+        ours,
+        Tensor::cat(tensors, dim),
+        &what,
+    );
+}
+
+/// `s.stack` of tensors of `shapes` on `dim` against burn's own `stack`
+/// and the host concat.
+fn check_stack<const D: usize, const D2: usize, K: SplitKind>(
+    s: &BurnSplitter,
+    dtype: DType,
+    shapes: &[[usize; D]],
+    dim: i64,
+    seed: u64,
+) {
+    let (host, tensors) = inputs::<D, K>(dtype, shapes, seed);
+    let concat = burn_rules::stack(shapes, dim).unwrap();
+    let ours: Tensor<D2, K> = s.stack(tensors.clone(), dim).unwrap();
+    let burns: Tensor<D2, K> = Tensor::stack(tensors, dim);
+    let what = format!("{dtype:?} stack of {} on {dim}", shapes.len());
+    assert_concat(&host, dtype, &concat, ours, burns, &what);
+}
+
 #[test]
 fn cat_matches_burns_cat_on_every_dim() {
     let (_, s) = gpu();
@@ -72,18 +115,7 @@ fn cat_matches_burns_cat_on_every_dim() {
         for lengths in [&[1, 3, 2][..], &[5], &[2; 7], &[7, 1], &[1; 3]] {
             seed += 10;
             let shapes: Vec<[usize; 3]> = lengths.iter().map(|&l| with_len(base, d, l)).collect();
-            let (host, tensors) = inputs::<3, Float>(DType::F32, &shapes, seed);
-            let concat = burn_rules::cat(&shapes, dim).unwrap();
-            let ours = s.cat(tensors.clone(), dim).unwrap();
-            let what = format!("cat {lengths:?} on {dim}");
-            assert_concat(
-                &host,
-                DType::F32,
-                &concat,
-                ours,
-                Tensor::cat(tensors, dim),
-                &what,
-            );
+            check_cat::<3, Float>(s, DType::F32, &shapes, dim, seed);
         }
     }
 }
@@ -93,25 +125,10 @@ fn stack_matches_burns_stack_on_every_new_dim() {
     let (_, s) = gpu();
     let shapes = [[3, 5, 7]; 4];
     for dim in -4i64..=3 {
-        let (host, tensors) = inputs::<3, Float>(DType::F32, &shapes, (110 + dim) as u64);
-        let concat = burn_rules::stack(&shapes, dim).unwrap();
-        let ours: Tensor<4> = s.stack(tensors.clone(), dim).unwrap();
-        let burns: Tensor<4> = Tensor::stack(tensors, dim);
-        assert_concat(
-            &host,
-            DType::F32,
-            &concat,
-            ours,
-            burns,
-            &format!("stack on {dim}"),
-        );
+        check_stack::<3, 4, Float>(s, DType::F32, &shapes, dim, (110 + dim) as u64);
     }
     // One tensor, and rank 1 into rank 2.
-    let (host, tensors) = inputs::<1, Int>(DType::I32, &[[9]], 200);
-    let concat = burn_rules::stack(&[[9]], -1).unwrap();
-    let ours: Tensor<2, Int> = s.stack(tensors.clone(), -1).unwrap();
-    let burns: Tensor<2, Int> = Tensor::stack(tensors, -1);
-    assert_concat(&host, DType::I32, &concat, ours, burns, "stack of one");
+    check_stack::<1, 2, Int>(s, DType::I32, &[[9]], -1, 200);
 }
 
 /// Concats of odd widths (pieces at unaligned offsets of every width) on
@@ -123,22 +140,9 @@ fn check_dtype<K: SplitKind>(s: &BurnSplitter, dtype: DType) {
             .iter()
             .map(|&l| with_len(base, d, l))
             .collect();
-        let (host, tensors) = inputs::<3, K>(dtype, &shapes, 300 + d as u64);
-        // What burn reports (its plain backend reports a Flex32 tensor as F32).
-        let reported = tensors[0].dtype();
-        let concat = burn_rules::cat(&shapes, d as i64).unwrap();
-        let ours = s.cat(tensors.clone(), d).unwrap();
-        assert_eq!(ours.dtype(), reported, "{dtype:?} dtype");
-        let what = format!("{dtype:?} cat on {d}");
-        assert_concat(&host, dtype, &concat, ours, Tensor::cat(tensors, d), &what);
+        check_cat::<3, K>(s, dtype, &shapes, d as i64, 300 + d as u64);
     }
-    let shapes = [base; 3];
-    let (host, tensors) = inputs::<3, K>(dtype, &shapes, 310);
-    let concat = burn_rules::stack(&shapes, 2).unwrap();
-    let ours: Tensor<4, K> = s.stack(tensors.clone(), 2).unwrap();
-    let burns: Tensor<4, K> = Tensor::stack(tensors, 2);
-    let what = format!("{dtype:?} stack");
-    assert_concat(&host, dtype, &concat, ours, burns, &what);
+    check_stack::<3, 4, K>(s, dtype, &[base; 3], 2, 310);
 }
 
 #[test]
@@ -181,17 +185,7 @@ fn empty_inputs_write_nothing_as_in_burn() {
     let (_, s) = gpu();
     // Empty on the concat dim: burn drops them after checking them.
     let shapes = [[2, 0, 4], [2, 3, 4], [2, 0, 4], [2, 1, 4]];
-    let (host, tensors) = inputs::<3, Float>(DType::F32, &shapes, 400);
-    let concat = burn_rules::cat(&shapes, 1).unwrap();
-    let ours = s.cat(tensors.clone(), 1).unwrap();
-    assert_concat(
-        &host,
-        DType::F32,
-        &concat,
-        ours,
-        Tensor::cat(tensors, 1),
-        "some empty",
-    );
+    check_cat::<3, Float>(s, DType::F32, &shapes, 1, 400);
     // All empty on the dim: an output empty there.
     let shapes = [[2, 0, 4]; 3];
     let (_, tensors) = inputs::<3, Float>(DType::F32, &shapes, 410);
@@ -260,52 +254,19 @@ fn views_repeated_and_many_inputs() {
     let ours = s.cat(vec![x.clone(), x.clone(), x.clone()], 0).unwrap();
     assert_eq!(bytes_of(ours), bytes_of(Tensor::cat(vec![x.clone(); 3], 0)));
     // 300 inputs: more than one dispatch can bind.
-    let shapes = [[2, 1, 3]; 300];
-    let (host, tensors) = inputs::<3, Int>(DType::U32, &shapes, 700);
-    let concat = burn_rules::cat(&shapes, 1).unwrap();
-    let ours = s.cat(tensors.clone(), 1).unwrap();
-    assert_concat(
-        &host,
-        DType::U32,
-        &concat,
-        ours,
-        Tensor::cat(tensors, 1),
-        "300 inputs",
-    );
+    check_cat::<3, Int>(s, DType::U32, &[[2, 1, 3]; 300], 1, 700);
 }
 
 #[test]
 fn a_detection_neck_and_an_attention_head_merge() {
     let (device, s) = gpu();
     // YOLOv8's C2f: three maps concatenated on the channels.
-    let shapes = [[1, 16, 20, 20]; 3];
-    let (host, tensors) = inputs::<4, Float>(DType::F32, &shapes, 800);
-    let concat = burn_rules::cat(&shapes, 1).unwrap();
-    let ours = s.cat(tensors.clone(), 1).unwrap();
-    assert_concat(
-        &host,
-        DType::F32,
-        &concat,
-        ours,
-        Tensor::cat(tensors, 1),
-        "C2f",
-    );
+    check_cat::<4, Float>(s, DType::F32, &[[1, 16, 20, 20]; 3], 1, 800);
     // Eight heads merged on the last dim, in f16 where the device has it.
     let dtype = if device.supports_dtype(DType::F16) {
         DType::F16
     } else {
         DType::F32
     };
-    let shapes = [[2, 16, 8]; 8];
-    let (host, tensors) = inputs::<3, Float>(dtype, &shapes, 810);
-    let concat = burn_rules::cat(&shapes, -1).unwrap();
-    let ours = s.cat(tensors.clone(), -1).unwrap();
-    assert_concat(
-        &host,
-        dtype,
-        &concat,
-        ours,
-        Tensor::cat(tensors, -1),
-        "heads",
-    );
+    check_cat::<3, Float>(s, dtype, &[[2, 16, 8]; 8], -1, 810);
 }

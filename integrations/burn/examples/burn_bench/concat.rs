@@ -2,13 +2,11 @@
 //! `Tensor::cat` / `Tensor::stack`, from the call to the device having
 //! finished, both checked equal byte for byte first.
 
-use std::time::Instant;
-
 use burn::tensor::{DType, Tensor, TensorData};
 use burn_cubecl::cubecl::wgpu::wgpu;
 use wgpu_split_burn::BurnSplitter;
 
-use super::{Timing, median, wait};
+use super::{Timing, alternate};
 
 /// One concat: tensors of `shapes` concatenated (or stacked) on `dim`.
 pub struct Case {
@@ -83,33 +81,13 @@ fn bench<const D: usize, const D2: usize>(
         b.into_data().as_bytes(),
         "wgpu-split and burn disagree"
     );
-    let (mut ours_ms, mut burn_ms, mut call_ms) = (Vec::new(), Vec::new(), Vec::new());
-    for run in 0..runs + 3 {
-        wait(device, wgpu_device);
-        let t = Instant::now();
-        let output = ours(inputs.clone());
-        let call = t.elapsed().as_secs_f64() * 1e3;
-        wait(device, wgpu_device);
-        let ours = t.elapsed().as_secs_f64() * 1e3;
-        drop(output);
-        wait(device, wgpu_device);
-        let t = Instant::now();
-        let output = theirs(inputs.clone());
-        // With fusion burn's call is lazy: the wait runs it.
-        wait(device, wgpu_device);
-        let burns = t.elapsed().as_secs_f64() * 1e3;
-        drop(output);
-        if run >= 3 {
-            ours_ms.push(ours);
-            burn_ms.push(burns);
-            call_ms.push(call);
-        }
-    }
-    Timing {
-        ours_ms: median(ours_ms),
-        burn_ms: median(burn_ms),
-        call_ms: median(call_ms),
-    }
+    alternate(
+        device,
+        wgpu_device,
+        runs,
+        || ours(inputs.clone()),
+        || theirs(inputs.clone()),
+    )
 }
 
 /// Runs `case`: its inputs made on burn's device, then timed.

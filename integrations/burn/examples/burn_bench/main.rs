@@ -85,6 +85,21 @@ struct Row {
     floor_ms: f64,
 }
 
+impl Row {
+    /// The row as JSON; `count` names its `outputs`.
+    fn json(&self, count: &str) -> serde_json::Value {
+        let t = &self.timing;
+        let mut row = serde_json::json!({
+            "name": self.name, "dtype": format!("{:?}", self.dtype), "mib": self.mib,
+            "wgpu_split_ms": t.ours_ms, "wgpu_split_call_ms": t.call_ms,
+            "burn_ms": t.burn_ms, "ratio": t.burn_ms / t.ours_ms,
+            "one_copy_ms": self.floor_ms,
+        });
+        row[count] = self.outputs.into();
+        row
+    }
+}
+
 /// One `copy_buffer_to_buffer` of `bytes` between two buffers of the
 /// device, timed like the two methods: the floor neither can go under.
 fn copy_floor(
@@ -166,21 +181,42 @@ fn bench<const D: usize, K: SplitKind>(
             "wgpu-split and burn disagree"
         );
     }
+    alternate(
+        &device,
+        setup_device,
+        runs,
+        || {
+            splitter
+                .split_resolved::<D, D, K>(input.clone(), split)
+                .unwrap()
+        },
+        || burn_split(&input, split),
+    )
+}
+
+/// Medians of `ours` and `theirs`, each timed from its call to the device
+/// having finished, alternating, after three rounds of warm-up.
+fn alternate<A, B>(
+    device: &Device,
+    wgpu_device: &wgpu::Device,
+    runs: usize,
+    ours: impl Fn() -> A,
+    theirs: impl Fn() -> B,
+) -> Timing {
     let (mut ours_ms, mut burn_ms, mut call_ms) = (Vec::new(), Vec::new(), Vec::new());
     for run in 0..runs + 3 {
-        wait(&device, setup_device);
+        wait(device, wgpu_device);
         let t = Instant::now();
-        let outputs = splitter
-            .split_resolved::<D, D, K>(input.clone(), split)
-            .unwrap();
+        let outputs = ours();
         let call = t.elapsed().as_secs_f64() * 1e3;
-        wait(&device, setup_device);
+        wait(device, wgpu_device);
         let ours = t.elapsed().as_secs_f64() * 1e3;
         drop(outputs);
-        wait(&device, setup_device);
+        wait(device, wgpu_device);
         let t = Instant::now();
-        let outputs = burn_split(&input, split);
-        wait(&device, setup_device);
+        let outputs = theirs();
+        // burn's calls may be lazy (fusion): the wait runs them.
+        wait(device, wgpu_device);
         let burns = t.elapsed().as_secs_f64() * 1e3;
         drop(outputs);
         if run >= 3 {
@@ -200,7 +236,7 @@ fn bench<const D: usize, K: SplitKind>(
 struct Timing {
     /// wgpu-split, from the call to the device being done.
     ours_ms: f64,
-    /// burn's split and copies, the same way.
+    /// burn's split and copies (or its concat), the same way.
     burn_ms: f64,
     /// wgpu-split's call alone (plan, allocate, record, submit).
     call_ms: f64,
@@ -319,18 +355,8 @@ fn main() {
             "fusion": fusion,
             "runs": o.runs,
             "quick": o.quick,
-            "cases": rows.iter().map(|r| serde_json::json!({
-                "name": r.name, "dtype": format!("{:?}", r.dtype), "outputs": r.outputs, "mib": r.mib,
-                "wgpu_split_ms": r.timing.ours_ms, "wgpu_split_call_ms": r.timing.call_ms,
-                "burn_ms": r.timing.burn_ms, "ratio": r.timing.burn_ms / r.timing.ours_ms,
-                "one_copy_ms": r.floor_ms,
-            })).collect::<Vec<_>>(),
-            "concat_cases": concat_rows.iter().map(|r| serde_json::json!({
-                "name": r.name, "dtype": format!("{:?}", r.dtype), "inputs": r.outputs, "mib": r.mib,
-                "wgpu_split_ms": r.timing.ours_ms, "wgpu_split_call_ms": r.timing.call_ms,
-                "burn_ms": r.timing.burn_ms, "ratio": r.timing.burn_ms / r.timing.ours_ms,
-                "one_copy_ms": r.floor_ms,
-            })).collect::<Vec<_>>(),
+            "cases": rows.iter().map(|r| r.json("outputs")).collect::<Vec<_>>(),
+            "concat_cases": concat_rows.iter().map(|r| r.json("inputs")).collect::<Vec<_>>(),
             "skipped": skipped.iter().map(|(n, w)| serde_json::json!({"name": n, "why": w})).collect::<Vec<_>>(),
         });
         if let Some(dir) = std::path::Path::new(&path).parent() {
