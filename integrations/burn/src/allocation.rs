@@ -1,13 +1,13 @@
 //! Where the outputs go in burn's memory: one allocation from burn's pool
 //! per output, or, for many outputs, one arena allocation sliced into the
 //! outputs (burn's own split hands out views of one allocation the same
-//! way).
+//! way); a concat's output is one allocation of its own.
 
 use burn_cubecl::cubecl::client::Client;
 use burn_cubecl::cubecl::server::{Handle, ServerError};
 use burn_cubecl::cubecl::wgpu::{AutoCompiler, WgpuServer, wgpu};
 use wgpu_split::gpu::BufferRegion;
-use wgpu_split::plan::SplitPlan;
+use wgpu_split::plan::{ConcatRequirements, SplitPlan};
 
 use crate::error::{BurnSplitError, Result};
 
@@ -106,5 +106,35 @@ impl Outputs {
             .zip(&needs.destinations)
             .map(|(g, d)| BufferRegion::new(&g.buffer, g.offset, d.bytes))
             .collect()
+    }
+}
+
+/// A concat's output: its handle and the guard of the memory under it.
+pub(crate) struct ConcatOutput {
+    /// The handle, for the tensor handed back.
+    pub handle: Handle,
+    /// The allocation.
+    pub guard: Guard,
+}
+
+impl ConcatOutput {
+    /// One allocation from `client`'s pool for the output `needs` describes,
+    /// rounded up to a word: it holds the region any plan of the concat
+    /// writes (a dispatch writes the last word whole) and the words a copy
+    /// from the staging buffer writes.
+    pub(crate) fn new(client: &Client, needs: &ConcatRequirements) -> Result<ConcatOutput> {
+        let bytes = needs.output_region_bytes.max(needs.output_bytes);
+        let handle = client.empty(bytes.next_multiple_of(4) as usize);
+        let guard = resource(client, &handle)?;
+        Ok(ConcatOutput { handle, guard })
+    }
+
+    /// The region an encode writes the output into.
+    pub(crate) fn region(&self, needs: &ConcatRequirements) -> BufferRegion<'_> {
+        BufferRegion::new(
+            &self.guard.buffer,
+            self.guard.offset,
+            needs.output_region_bytes,
+        )
     }
 }

@@ -1,6 +1,7 @@
 //! The integration's error: the core crate's [`wgpu_split::Error`] plus
-//! what can go wrong between burn and the split (another device, a dtype
-//! with no bit layout of its own, burn's runtime refusing a buffer).
+//! what can go wrong between burn and the split or concat (another device,
+//! a dtype with no bit layout of its own, inputs of different dtypes,
+//! burn's runtime refusing a buffer).
 
 use burn::tensor::DType;
 
@@ -35,8 +36,24 @@ pub enum BurnSplitError {
         /// Why not.
         why: &'static str,
     },
-    /// The caller asked for outputs of another rank than the split makes.
-    #[error("the split makes outputs of rank {actual}; the call asked for rank {asked}")]
+    /// Concat inputs of different dtypes (burn's `cat` and `stack` take
+    /// one dtype; a cast is not a copy).
+    #[error(
+        "input {index} has dtype {dtype:?}, but input {reference} has {expected:?}; a concat's inputs must have one dtype"
+    )]
+    DTypeMismatch {
+        /// The offending input's position.
+        index: usize,
+        /// Its dtype.
+        dtype: DType,
+        /// The position of the input it is compared with (the first).
+        reference: usize,
+        /// That input's dtype.
+        expected: DType,
+    },
+    /// The caller asked for outputs of another rank than the split (or
+    /// concat) makes.
+    #[error("the call makes outputs of rank {actual}; it was asked for rank {asked}")]
     OutputRank {
         /// The rank the call's type asked for.
         asked: usize,
@@ -59,6 +76,18 @@ impl From<wgpu_split::ResolveError> for BurnSplitError {
 
 impl From<wgpu_split::error::FrameworkError> for BurnSplitError {
     fn from(e: wgpu_split::error::FrameworkError) -> Self {
+        BurnSplitError::Split(e.into())
+    }
+}
+
+impl From<wgpu_split::plan::PlanError> for BurnSplitError {
+    fn from(e: wgpu_split::plan::PlanError) -> Self {
+        BurnSplitError::Split(e.into())
+    }
+}
+
+impl From<wgpu_split::ConcatError> for BurnSplitError {
+    fn from(e: wgpu_split::ConcatError) -> Self {
         BurnSplitError::Split(e.into())
     }
 }

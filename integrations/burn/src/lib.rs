@@ -3,6 +3,8 @@
 
 mod allocation;
 mod calls;
+mod concat;
+mod concat_run;
 mod element;
 mod error;
 mod primitive;

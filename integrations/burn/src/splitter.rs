@@ -70,6 +70,21 @@ impl BurnSplitter {
         self.staging.release();
     }
 
+    /// The staging buffer (see [`crate::staging`]).
+    pub(crate) fn staging(&self) -> &Staging {
+        &self.staging
+    }
+
+    /// The strategy of a plan with dispatches only, for buffers copies
+    /// cannot go between: the splitter's, or the kernels alone where it
+    /// forces copies.
+    pub(crate) fn dispatching_strategy(&self) -> Strategy {
+        match self.splitter.strategy() {
+            Strategy::Copy => Strategy::Gather,
+            other => *other,
+        }
+    }
+
     /// burn's device the splitter works on.
     pub fn device(&self) -> &Device {
         &self.device
@@ -220,6 +235,7 @@ impl BurnSplitter {
         copying: SplitPlan,
         input: &BufferRegion<'_>,
     ) -> Result<(SplitPlan, Option<u64>)> {
+        let options = options.strategy(self.dispatching_strategy());
         let dispatched = self
             .splitter
             .plan_with(split, element, &options.in_compute_pass())?;

@@ -3,9 +3,12 @@
 //! buffer). If the device's plan copies and the model says one more copy
 //! of the whole input into a buffer of the splitter's own, followed by
 //! that plan, beats the dispatch-only plan, the input goes through it.
+//! A concat whose output burn put in an input's page is the mirror: the
+//! copying plan writes the output into the staging buffer, and one more
+//! copy moves it into burn's allocation.
 //! On lavapipe, where a copy runs at 3-5x a kernel's speed, it does for
-//! splits of a few long runs; on GPUs the class models plan dispatches
-//! and never stage.
+//! splits and concats of a few long runs; on GPUs the class models plan
+//! dispatches and never stage.
 
 use std::sync::Mutex;
 
@@ -41,23 +44,25 @@ fn plan_seconds(model: &CostModel, plan: &SplitPlan) -> f64 {
         + model.host_seconds(plan.copy_count(), plan.dispatch_count() as u64)
 }
 
-/// True when staging `input_bytes` and running `copying` costs less than
-/// running `dispatched` under `model`.
+/// True when staging `bytes` (a split's input, a concat's output) and
+/// running `copying` costs less than running `dispatched` under `model`
+/// (for a concat, the plans' mirror splits).
 pub(crate) fn pays(
     model: &CostModel,
     copying: &SplitPlan,
     dispatched: &SplitPlan,
-    input_bytes: u64,
+    bytes: u64,
 ) -> bool {
     let stage = model.copy_command_seconds
-        + 2.0 * input_bytes as f64 / model.copy_bytes_per_second
+        + 2.0 * bytes as f64 / model.copy_bytes_per_second
         + model.host_seconds(1, 0);
     plan_seconds(model, copying) + stage < plan_seconds(model, dispatched)
 }
 
-/// The splitter's staging buffer: grown to the largest input staged,
-/// reused by every split (the queue runs them in order), freed by
-/// [`crate::BurnSplitter::release_staging`].
+/// The splitter's staging buffer: grown to the largest tensor staged,
+/// reused by every split and concat (the queue runs them in order), freed
+/// by [`crate::BurnSplitter::release_staging`]. A storage buffer too: a
+/// copying plan may also dispatch for some of its pieces.
 #[derive(Default)]
 pub(crate) struct Staging(Mutex<Option<wgpu::Buffer>>);
 
@@ -68,10 +73,20 @@ impl Staging {
         match &*held {
             Some(b) if b.size() >= bytes => b.clone(),
             _ => {
+                // Powers of two, so that growing is rare, but never past
+                // what the device allows (a staged tensor fits, as burn
+                // allocated it).
+                let size = bytes
+                    .next_power_of_two()
+                    .min(device.limits().max_buffer_size)
+                    .max(bytes)
+                    .max(256);
                 let b = device.create_buffer(&wgpu::BufferDescriptor {
                     label: Some("wgpu-split-burn staging"),
-                    size: bytes.next_power_of_two().max(256),
-                    usage: wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
+                    size,
+                    usage: wgpu::BufferUsages::STORAGE
+                        | wgpu::BufferUsages::COPY_SRC
+                        | wgpu::BufferUsages::COPY_DST,
                     mapped_at_creation: false,
                 });
                 *held = Some(b.clone());

@@ -5,35 +5,11 @@
 
 mod common;
 
-use burn::tensor::{DType, Device, Float, Tensor};
-use burn_cubecl::cubecl::wgpu::WgpuSetup;
+use burn::tensor::{DType, Float, Tensor};
 use common::*;
 use wgpu_split::error::FrameworkError;
 use wgpu_split::frameworks::torch;
-use wgpu_split_burn::{BurnSplitError, BurnSplitter};
-
-/// A wgpu device made by the caller (the core crate's context) and
-/// registered with burn as a runtime of its own.
-fn registered_device() -> &'static (Device, BurnSplitter) {
-    static DEVICE: std::sync::OnceLock<(Device, BurnSplitter)> = std::sync::OnceLock::new();
-    DEVICE.get_or_init(|| {
-        let ctx = wgpu_split::gpu::GpuContext::new_default()
-            .expect("a GPU adapter (apt-get install -y mesa-vulkan-drivers)");
-        let setup = WgpuSetup {
-            backend: ctx.adapter.get_info().backend,
-            instance: ctx.instance.clone(),
-            adapter: ctx.adapter.clone(),
-            device: ctx.device.clone(),
-            queue: ctx.queue.clone(),
-        };
-        let device = Device::wgpu_options()
-            .setup(setup.clone())
-            .init()
-            .expect("burn registers the device");
-        let splitter = BurnSplitter::new(&device, &setup).unwrap();
-        (device, splitter)
-    })
-}
+use wgpu_split_burn::BurnSplitError;
 
 #[test]
 fn a_device_the_caller_registered_with_burn_splits_its_tensors() {

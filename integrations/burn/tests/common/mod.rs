@@ -138,6 +138,49 @@ pub fn host_split(
         .collect()
 }
 
+/// The core crate's host concat of the same bytes: the oracle.
+pub fn host_concat(
+    inputs: &[(Vec<u8>, Vec<usize>)],
+    element: ElementType,
+    concat: &wgpu_split::ResolvedConcat,
+) -> Vec<u8> {
+    let tensors: Vec<HostTensor> = inputs
+        .iter()
+        .map(|(bytes, shape)| {
+            HostTensor::from_raw(element, shape, bytes.clone()).expect("host tensor")
+        })
+        .collect();
+    let refs: Vec<&HostTensor> = tensors.iter().collect();
+    wgpu_split::host::concat(&refs, concat)
+        .expect("host concat")
+        .as_bytes()
+        .expect("numeric")
+        .to_vec()
+}
+
+/// A wgpu device made by the caller (the core crate's context) and
+/// registered with burn as a runtime of its own, with a splitter on it.
+pub fn registered_device() -> &'static (Device, BurnSplitter) {
+    static DEVICE: OnceLock<(Device, BurnSplitter)> = OnceLock::new();
+    DEVICE.get_or_init(|| {
+        let ctx = wgpu_split::gpu::GpuContext::new_default()
+            .expect("a GPU adapter (apt-get install -y mesa-vulkan-drivers)");
+        let setup = WgpuSetup {
+            backend: ctx.adapter.get_info().backend,
+            instance: ctx.instance.clone(),
+            adapter: ctx.adapter.clone(),
+            device: ctx.device.clone(),
+            queue: ctx.queue.clone(),
+        };
+        let device = Device::wgpu_options()
+            .setup(setup.clone())
+            .init()
+            .expect("burn registers the device");
+        let splitter = BurnSplitter::new(&device, &setup).unwrap();
+        (device, splitter)
+    })
+}
+
 /// Which kind a dtype's tensors are.
 pub enum KindOf {
     /// Float tensors.

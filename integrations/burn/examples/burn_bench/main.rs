@@ -1,4 +1,5 @@
-//! wgpu-split against burn's own split, on one device in one process.
+//! wgpu-split against burn's own split and concat, on one device in one
+//! process.
 //!
 //! For every case of the core crate's `split_bench` that burn's wgpu backend
 //! can hold on this device: the host wall time from the call to the device
@@ -12,15 +13,21 @@
 //!   `copy` for a dense one), which is what a burn tensor needs before a
 //!   consumer may hold it apart from the input.
 //!
+//! Then the concat cases (`concat.rs`: YOLOv8's C2f channel concat,
+//! attention's head merge, a batcher's stack): `BurnSplitter::cat` /
+//! `stack` against burn's `Tensor::cat` / `Tensor::stack`, timed the same
+//! way.
+//!
 //! Both are checked equal byte for byte before they are timed; runs
-//! alternate between the two; medians are printed as a markdown table
+//! alternate between the two; medians are printed as markdown tables
 //! and, with `--json PATH`, written as JSON.
 //!
 //! `cargo run --release --example burn_bench [-- --quick] [--runs N] [--json PATH]`
 
-#[path = "../../../examples/split_bench/cases.rs"]
+#[path = "../../../../examples/split_bench/cases.rs"]
 #[allow(dead_code)]
 mod cases;
+mod concat;
 
 use std::time::Instant;
 
@@ -71,10 +78,26 @@ fn median(mut v: Vec<f64>) -> f64 {
 struct Row {
     name: &'static str,
     dtype: DType,
+    /// Outputs of a split, inputs of a concat.
     outputs: usize,
     mib: f64,
     timing: Timing,
     floor_ms: f64,
+}
+
+impl Row {
+    /// The row as JSON; `count` names its `outputs`.
+    fn json(&self, count: &str) -> serde_json::Value {
+        let t = &self.timing;
+        let mut row = serde_json::json!({
+            "name": self.name, "dtype": format!("{:?}", self.dtype), "mib": self.mib,
+            "wgpu_split_ms": t.ours_ms, "wgpu_split_call_ms": t.call_ms,
+            "burn_ms": t.burn_ms, "ratio": t.burn_ms / t.ours_ms,
+            "one_copy_ms": self.floor_ms,
+        });
+        row[count] = self.outputs.into();
+        row
+    }
 }
 
 /// One `copy_buffer_to_buffer` of `bytes` between two buffers of the
@@ -158,21 +181,42 @@ fn bench<const D: usize, K: SplitKind>(
             "wgpu-split and burn disagree"
         );
     }
+    alternate(
+        &device,
+        setup_device,
+        runs,
+        || {
+            splitter
+                .split_resolved::<D, D, K>(input.clone(), split)
+                .unwrap()
+        },
+        || burn_split(&input, split),
+    )
+}
+
+/// Medians of `ours` and `theirs`, each timed from its call to the device
+/// having finished, alternating, after three rounds of warm-up.
+fn alternate<A, B>(
+    device: &Device,
+    wgpu_device: &wgpu::Device,
+    runs: usize,
+    ours: impl Fn() -> A,
+    theirs: impl Fn() -> B,
+) -> Timing {
     let (mut ours_ms, mut burn_ms, mut call_ms) = (Vec::new(), Vec::new(), Vec::new());
     for run in 0..runs + 3 {
-        wait(&device, setup_device);
+        wait(device, wgpu_device);
         let t = Instant::now();
-        let outputs = splitter
-            .split_resolved::<D, D, K>(input.clone(), split)
-            .unwrap();
+        let outputs = ours();
         let call = t.elapsed().as_secs_f64() * 1e3;
-        wait(&device, setup_device);
+        wait(device, wgpu_device);
         let ours = t.elapsed().as_secs_f64() * 1e3;
         drop(outputs);
-        wait(&device, setup_device);
+        wait(device, wgpu_device);
         let t = Instant::now();
-        let outputs = burn_split(&input, split);
-        wait(&device, setup_device);
+        let outputs = theirs();
+        // burn's calls may be lazy (fusion): the wait runs them.
+        wait(device, wgpu_device);
         let burns = t.elapsed().as_secs_f64() * 1e3;
         drop(outputs);
         if run >= 3 {
@@ -192,7 +236,7 @@ fn bench<const D: usize, K: SplitKind>(
 struct Timing {
     /// wgpu-split, from the call to the device being done.
     ours_ms: f64,
-    /// burn's split and copies, the same way.
+    /// burn's split and copies (or its concat), the same way.
     burn_ms: f64,
     /// wgpu-split's call alone (plan, allocate, record, submit).
     call_ms: f64,
@@ -287,15 +331,7 @@ fn main() {
         };
         let bytes = case.shape.iter().product::<usize>() * dtype.size();
         let floor_ms = copy_floor(&device, &setup.device, &setup.queue, bytes as u64, o.runs);
-        println!(
-            "{:<28} {:>8.3} ms (call {:.3})  burn {:>8.3} ms  {:>5.1}x  one copy {:.3} ms",
-            case.name,
-            timing.ours_ms,
-            timing.call_ms,
-            timing.burn_ms,
-            timing.burn_ms / timing.ours_ms,
-            floor_ms
-        );
+        print_line(case.name, &timing, floor_ms);
         rows.push(Row {
             name: case.name,
             dtype,
@@ -305,10 +341,85 @@ fn main() {
             floor_ms,
         });
     }
+    let concat_rows = run_concats(&splitter, &setup, &o, &mut skipped);
+    print_table("split case", "outputs", &rows);
+    print_table("concat case", "inputs", &concat_rows);
+    for (name, why) in &skipped {
+        println!("skipped `{name}`: {why}");
+    }
+    if let Some(path) = o.json {
+        let json = serde_json::json!({
+            "adapter": info.name,
+            "backend": format!("{:?}", info.backend),
+            "burn": "0.22.1",
+            "fusion": fusion,
+            "runs": o.runs,
+            "quick": o.quick,
+            "cases": rows.iter().map(|r| r.json("outputs")).collect::<Vec<_>>(),
+            "concat_cases": concat_rows.iter().map(|r| r.json("inputs")).collect::<Vec<_>>(),
+            "skipped": skipped.iter().map(|(n, w)| serde_json::json!({"name": n, "why": w})).collect::<Vec<_>>(),
+        });
+        if let Some(dir) = std::path::Path::new(&path).parent() {
+            std::fs::create_dir_all(dir).ok();
+        }
+        std::fs::write(&path, serde_json::to_string_pretty(&json).unwrap()).expect("write JSON");
+        println!("wrote {path}");
+    }
+}
+
+/// The concat cases burn's wgpu backend holds on this device, timed.
+fn run_concats(
+    splitter: &BurnSplitter,
+    setup: &burn_cubecl::cubecl::wgpu::WgpuSetup,
+    o: &Options,
+    skipped: &mut Vec<(&'static str, String)>,
+) -> Vec<Row> {
+    let mut rows = Vec::new();
+    for case in concat::suite(o.quick) {
+        if !splitter.device().supports_dtype(case.dtype) {
+            let why = format!("burn's wgpu backend on this device has no {:?}", case.dtype);
+            skipped.push((case.name, why));
+            continue;
+        }
+        let timing = concat::run(splitter, &setup.device, &case, o.runs);
+        let bytes = case.bytes() as u64;
+        let floor_ms = copy_floor(
+            splitter.device(),
+            &setup.device,
+            &setup.queue,
+            bytes,
+            o.runs,
+        );
+        print_line(case.name, &timing, floor_ms);
+        rows.push(Row {
+            name: case.name,
+            dtype: case.dtype,
+            outputs: case.shapes.len(),
+            mib: bytes as f64 / (1 << 20) as f64,
+            timing,
+            floor_ms,
+        });
+    }
+    rows
+}
+
+/// One case's medians, as they come.
+fn print_line(name: &str, t: &Timing, floor_ms: f64) {
     println!(
-        "\n| case | dtype | outputs | MiB | wgpu-split ms (call) | burn ms | burn / wgpu-split | one copy ms | burn / one copy |\n|---|---|---:|---:|---:|---:|---:|---:|---:|"
+        "{name:<28} {:>8.3} ms (call {:.3})  burn {:>8.3} ms  {:>5.1}x  one copy {floor_ms:.3} ms",
+        t.ours_ms,
+        t.call_ms,
+        t.burn_ms,
+        t.burn_ms / t.ours_ms,
     );
-    for r in &rows {
+}
+
+/// `rows` as a markdown table; `count` names the rows' `outputs`.
+fn print_table(case: &str, count: &str, rows: &[Row]) {
+    println!(
+        "\n| {case} | dtype | {count} | MiB | wgpu-split ms (call) | burn ms | burn / wgpu-split | one copy ms | burn / one copy |\n|---|---|---:|---:|---:|---:|---:|---:|---:|"
+    );
+    for r in rows {
         let t = &r.timing;
         println!(
             "| `{}` | {:?} | {} | {:.1} | {:.2} ({:.2}) | {:.2} | **{:.1}x** | {:.2} | {:.1}x |",
@@ -323,30 +434,5 @@ fn main() {
             r.floor_ms,
             t.burn_ms / r.floor_ms
         );
-    }
-    for (name, why) in &skipped {
-        println!("skipped `{name}`: {why}");
-    }
-    if let Some(path) = o.json {
-        let json = serde_json::json!({
-            "adapter": info.name,
-            "backend": format!("{:?}", info.backend),
-            "burn": "0.22.1",
-            "fusion": fusion,
-            "runs": o.runs,
-            "quick": o.quick,
-            "cases": rows.iter().map(|r| serde_json::json!({
-                "name": r.name, "dtype": format!("{:?}", r.dtype), "outputs": r.outputs, "mib": r.mib,
-                "wgpu_split_ms": r.timing.ours_ms, "wgpu_split_call_ms": r.timing.call_ms,
-                "burn_ms": r.timing.burn_ms, "ratio": r.timing.burn_ms / r.timing.ours_ms,
-                "one_copy_ms": r.floor_ms,
-            })).collect::<Vec<_>>(),
-            "skipped": skipped.iter().map(|(n, w)| serde_json::json!({"name": n, "why": w})).collect::<Vec<_>>(),
-        });
-        if let Some(dir) = std::path::Path::new(&path).parent() {
-            std::fs::create_dir_all(dir).ok();
-        }
-        std::fs::write(&path, serde_json::to_string_pretty(&json).unwrap()).expect("write JSON");
-        println!("wrote {path}");
     }
 }
