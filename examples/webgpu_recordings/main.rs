@@ -78,11 +78,19 @@ struct Planned {
     plan: SplitPlan,
 }
 
+/// The split plans of the suite, their cases, and the kernels that move
+/// splits (their own cases plan with them).
+struct SplitPlans {
+    cases: Vec<Case>,
+    plans: Vec<Planned>,
+    kernels: Vec<Kernel>,
+}
+
 /// Every plan of the suite, each once (a strategy or kernel that plans the
 /// same as an earlier one adds nothing), and the cases they split; fails
 /// unless every kernel that moves splits runs in both placements and lane
 /// orders; and the kernels that move splits.
-fn plans() -> Result<(Vec<Case>, Vec<Planned>, Vec<Kernel>), String> {
+fn plans() -> Result<SplitPlans, String> {
     let limits = PlanLimits::WEBGPU_DEFAULT;
     let mut all_cases = Vec::new();
     let mut planned = Vec::new();
@@ -171,7 +179,11 @@ fn plans() -> Result<(Vec<Case>, Vec<Planned>, Vec<Kernel>), String> {
         })
         .collect();
     check_coverage("split", &required, &ran)?;
-    Ok((all_cases, planned, required))
+    Ok(SplitPlans {
+        cases: all_cases,
+        plans: planned,
+        kernels: required,
+    })
 }
 
 /// Fails unless every kernel in `required` (those whose own cases plan
@@ -322,7 +334,11 @@ impl<'r> Writer<'r> {
 
 /// Writes the suite: `path` (JSON) and its bytes beside it.
 fn write_suite(path: &str) -> Result<(), Box<dyn std::error::Error>> {
-    let (cases, plans, split_kernels) = plans()?;
+    let SplitPlans {
+        cases,
+        plans,
+        kernels: split_kernels,
+    } = plans()?;
     let concats = ConcatSuite::new()?;
     let idle: Vec<String> = Kernel::ALL
         .into_iter()
