@@ -37,20 +37,22 @@ mod concat_layout;
 mod contents;
 mod layout;
 mod timing;
+mod writer;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::path::Path;
 
 use cases::{Case, bench_cases, count_cases, kernel_cases, width_cases, window_cases};
 use concat::ConcatSuite;
-use contents::{Blobs, Guard, Placed, Rng, contents, split_placed};
+use contents::{Rng, split_placed};
 use layout::{Layout, regions};
-use serde_json::{Value, json};
-use wgpu_split::plan::internals::{RecordedModule, Recording, Region};
+use serde_json::json;
+use wgpu_split::plan::internals::{Recording, Region};
 use wgpu_split::plan::{
     CostModel, Kernel, LaneOrder, Placement, PlanLimits, PlanOptions, SplitPlan, Strategy,
 };
 use wgpu_split::{HostTensor, host};
+use writer::Writer;
 
 /// Both placements.
 const PLACEMENTS: [Placement; 2] = [Placement::Separate, Placement::Arena];
@@ -263,75 +265,6 @@ fn record(plans: &[Planned]) -> Result<Vec<Recorded<'_>>, String> {
     Ok(recorded)
 }
 
-/// The suite as it is written: the recordings' JSON entries, their bytes
-/// and their modules, each written once (modules are shared by many
-/// recordings).
-pub struct Writer<'r> {
-    blobs: Blobs,
-    guard: Guard,
-    modules: Vec<&'r RecordedModule>,
-    index: HashMap<&'r str, usize>,
-    entries: Vec<Value>,
-    /// Recordings per operator, in the order first written.
-    counts: Vec<(&'static str, usize)>,
-}
-
-impl<'r> Writer<'r> {
-    /// A suite whose caller buffers are all among `recordings`'.
-    fn new<'a>(recordings: impl Iterator<Item = &'a Recording>) -> Writer<'r> {
-        let mut blobs = Blobs::default();
-        let max_buffer = recordings
-            .flat_map(|r| r.buffers.iter().map(|b| b.size))
-            .max()
-            .unwrap_or(0);
-        let guard = Guard::new(&mut blobs, max_buffer);
-        Writer {
-            blobs,
-            guard,
-            modules: Vec::new(),
-            index: HashMap::new(),
-            entries: Vec::new(),
-            counts: Vec::new(),
-        }
-    }
-
-    /// Adds a recording of `operator` ("split" or "concat"), its tensors
-    /// `placed`.
-    pub fn push(
-        &mut self,
-        operator: &'static str,
-        name: &str,
-        recording: &'r Recording,
-        placed: Placed<'_>,
-    ) {
-        let n = self.entries.len();
-        let c = contents(&mut self.blobs, &self.guard, n, recording, placed);
-        let used: Vec<usize> = recording
-            .modules
-            .iter()
-            .map(|m| {
-                *self.index.entry(m.wgsl.as_str()).or_insert_with(|| {
-                    self.modules.push(m);
-                    self.modules.len() - 1
-                })
-            })
-            .collect();
-        self.entries.push(json!({
-            "name": name,
-            "operator": operator,
-            "buffers": recording.buffers,
-            "modules": used,
-            "commands": recording.commands,
-            "regions": c.regions,
-            "contents": c.buffers,
-        }));
-        match self.counts.iter_mut().find(|(o, _)| *o == operator) {
-            Some((_, count)) => *count += 1,
-            None => self.counts.push((operator, 1)),
-        }
-    }
-}
-
 /// Writes the suite: `path` (JSON) and its bytes beside it.
 fn write_suite(path: &str) -> Result<(), Box<dyn std::error::Error>> {
     let SplitPlans {
@@ -377,10 +310,11 @@ fn write_suite(path: &str) -> Result<(), Box<dyn std::error::Error>> {
         "format": "wgpu-split recordings 3",
         "limits": "WebGPU default",
         "blob": Path::new(&blob_name).file_name().and_then(|n| n.to_str()),
-        "modules": writer.modules,
-        "recordings": writer.entries,
+        "modules": writer.modules(),
+        "recordings": writer.entries(),
     });
-    let bytes = writer.blobs.into_bytes();
+    let modules = writer.modules().len();
+    let bytes = writer.into_bytes();
     write(&blob_name, &bytes)?;
     write(path, serde_json::to_string(&doc)?.as_bytes())?;
     let (concat_plans, concat_cases) = concats.counts();
@@ -393,7 +327,7 @@ fn write_suite(path: &str) -> Result<(), Box<dyn std::error::Error>> {
         concat_recordings.len(),
         concat_plans,
         concat_cases,
-        writer.modules.len(),
+        modules,
         bytes.len(),
     );
     Ok(())
