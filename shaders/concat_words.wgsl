@@ -2,27 +2,32 @@
 // (plan::kernels::concat_words): a concat writes the tensor (the source
 // binding) from its pieces (the destination slots). Invocation g owns
 // tensor word g of the pass's window (consecutive lanes on consecutive
-// words of the tensor, and of each piece), and assembles it from every
-// piece of the layout whose run in some row overlaps the word's 32 bits:
-// the piece's bits are read at their place in the piece (two words, funnel
-// shifted). A word that pieces of another dispatch share (a run boundary
-// between two groups) keeps those bits (a masked read-modify-write; the
-// dispatches of a pass run in order); the bits past the tensor's end are
-// zero. Positions count from piece 0's run in row 0, whose place in the
-// window comes from the table, so groups of one shape share a module;
-// every other piece's offset from it, every run and the row are constants.
+// words of the tensor, and of each piece; the binding starts whole words
+// before the window where the caller's offset is not aligned), and
+// assembles it from every piece of the layout whose run in some row
+// overlaps the word's 32 bits: the piece's bits are read at their place in
+// the piece (two words, funnel shifted). A word that pieces of another
+// dispatch share (a run boundary between two groups) keeps those bits (a
+// masked read-modify-write; the dispatches of a pass run in order); the
+// bits past the tensor's end are zero. Positions count from piece 0's run
+// in row 0, whose place in the window comes from the table, so groups of
+// one shape share a module; every other piece's offset from it, every run
+// and the row are constants.
 
 //#fragment body
-    let src0 = table.entries[0u].src_bit + source_shift_bits();
+    // Lane g owns word g of the window: word w of the binding, which
+    // starts the shift (whole words) before the window.
+    let w = g + source_shift_bits() / 32u;
+    let src0 = table.entries[0u].src_bit;
     let rows = i32(table.entries[0u].len_bits / {{run0}}u);
     // The word's first bit, counted from piece 0's run in row 0.
     let y0 = i32(g * 32u) - i32(src0);
     var value = 0u;
     var mask = 0u;
 {{pieces}}{{pad}}    if (mask == 0xFFFFFFFFu) {
-        st_src(__site__, g, value);
+        st_src(__site__, w, value);
     } else if (mask != 0u) {
-        st_src(__site__, g, (ld_src(__site__, g) & ~mask) | value);
+        st_src(__site__, w, (ld_src(__site__, w) & ~mask) | value);
     }
 //#fragment piece
     // Piece {{j}}: {{run}} bits, {{delta}} bits after piece 0's run in each
@@ -48,10 +53,11 @@
     }
 //#fragment pad
     // The tensor's last word (this layout's last piece ends the row): its
-    // bits past the tensor are zero.
+    // bits past the tensor are zero. A word wholly past the tensor (the
+    // lane past a tensor of whole words) is not the tensor's: not written.
     {
         let end = (rows - 1) * {{block}} + {{end}};
-        if (end >= y0 && end < y0 + 32) {
+        if (end > y0 && end < y0 + 32) {
             let kept = u32(end - y0);
             let tail = select(0xFFFFFFFFu << kept, 0u, kept == 32u);
             mask |= tail;

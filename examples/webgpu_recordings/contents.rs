@@ -1,8 +1,9 @@
-//! What every buffer of a recording holds before the split and what it
-//! must hold after, as segments of one file of bytes: pseudo-random guard
-//! bytes everywhere, the input in its region, and after the split each
-//! output's bytes from the host path (`wgpu_split::host::split`) with its
-//! padding zero, every other byte unchanged.
+//! What every buffer of a recording holds before the operator runs and
+//! what it must hold after, as segments of one file of bytes:
+//! pseudo-random guard bytes everywhere, the tensors read in their regions,
+//! and after the operator the tensors written, from the host path
+//! (`wgpu_split::host::split`, `host::concat`) with their padding zero,
+//! every other byte unchanged.
 
 use std::collections::HashMap;
 
@@ -98,77 +99,114 @@ impl Guard {
     }
 }
 
-/// One recording's data beside its commands: the input, every region (for
-/// messages), and every buffer's segments before and after.
+/// One recording's data beside its commands: every region (for messages),
+/// and every buffer's segments before and after.
 pub struct Contents {
-    pub input: [u64; 2],
     pub regions: Vec<Value>,
     pub buffers: Vec<Value>,
 }
 
-/// A recording's test data: `input` (the tensor's bytes) in its region,
-/// `outputs` (the host path's) in theirs.
-pub struct Data<'a> {
-    pub plan: &'a SplitPlan,
-    pub input: &'a [u8],
-    pub outputs: Vec<&'a [u8]>,
-    pub input_region: &'a Region,
-    pub destinations: &'a [Region],
+/// Where a recording's tensors lie in the caller's buffers: bytes they hold
+/// before the operator runs (and still after: what it reads), bytes it
+/// writes, and every region by name for messages.
+#[derive(Default)]
+pub struct Placed<'a> {
+    /// `(buffer, offset, bytes)`: held before and after.
+    pub held: Vec<(usize, u64, &'a [u8])>,
+    /// `(buffer, offset, bytes, zero bytes after them)`: written.
+    pub written: Vec<(usize, u64, &'a [u8], u64)>,
+    /// `{what, buffer, offset, size}` per region.
+    pub regions: Vec<Value>,
 }
 
-/// The contents of every buffer of `recording` (`index` in the suite): the
-/// caller's (guards, the input; after the split the outputs and their zero
-/// padding), the table (its bytes, unchanged) and the spare buffer (zero,
-/// unchanged).
-pub fn contents(
-    blobs: &mut Blobs,
-    guard: &Guard,
-    index: usize,
-    recording: &Recording,
-    data: &Data<'_>,
-) -> Contents {
-    let plan = data.plan;
-    let input_at = blobs.add(data.input);
-    let input_segment = [data.input_region.offset, input_at, data.input.len() as u64];
-    let zeros = blobs.add(&[0; 16]);
-    let mut regions = Vec::new();
-    // Per caller buffer: the segments the split writes.
-    let mut written: HashMap<usize, Vec<Segment>> = HashMap::new();
-    for (i, (o, bytes)) in plan.outputs().iter().zip(&data.outputs).enumerate() {
+impl<'a> Placed<'a> {
+    /// Names a region for messages.
+    pub fn region(&mut self, what: impl Into<String>, buffer: usize, offset: u64, size: u64) {
+        let what = what.into();
+        self.regions
+            .push(json!({"what": what, "buffer": buffer, "offset": offset, "size": size}));
+    }
+}
+
+/// The split's data: `input` (the tensor's bytes) in its region,
+/// `outputs` (the host path's) written in theirs with their padding zero.
+pub fn split_placed<'a>(
+    plan: &SplitPlan,
+    input: &'a [u8],
+    outputs: &[&'a [u8]],
+    input_region: &Region,
+    destinations: &[Region],
+) -> Placed<'a> {
+    let mut placed = Placed::default();
+    for (i, (o, bytes)) in plan.outputs().iter().zip(outputs).enumerate() {
         assert_eq!(bytes.len() as u64, o.len_bytes, "output {i}: host length");
-        let d = &data.destinations[plan.placement().destination_of(i)];
+        let d = &destinations[plan.placement().destination_of(i)];
         let start = d.offset + o.arena_offset_bytes;
-        regions.push(json!({"what": format!("output {i}"), "buffer": d.buffer, "offset": start, "size": o.region_bytes}));
-        if o.len_bytes == 0 {
-            continue;
-        }
-        let segments = written.entry(d.buffer).or_default();
-        segments.push([start, blobs.add(bytes), o.len_bytes]);
-        let pad = o.region_bytes - o.len_bytes;
-        if pad > 0 {
-            assert!(pad <= 16, "output {i}: {pad} bytes of padding");
-            segments.push([start + o.len_bytes, zeros, pad]);
+        placed.region(format!("output {i}"), d.buffer, start, o.region_bytes);
+        if o.len_bytes > 0 {
+            let pad = o.region_bytes - o.len_bytes;
+            placed.written.push((d.buffer, start, bytes, pad));
         }
     }
-    for (i, d) in data.destinations.iter().enumerate() {
+    for (i, d) in destinations.iter().enumerate() {
         let what = if plan.placement().is_shared() {
             "the arena".to_string()
         } else {
             format!("destination {i}")
         };
-        regions.push(json!({"what": what, "buffer": d.buffer, "offset": d.offset, "size": d.size}));
+        placed.region(what, d.buffer, d.offset, d.size);
     }
-    let r = data.input_region;
-    regions
-        .push(json!({"what": "the input", "buffer": r.buffer, "offset": r.offset, "size": r.size}));
+    let r = input_region;
+    placed.region("the input", r.buffer, r.offset, r.size);
+    placed.held.push((r.buffer, r.offset, input));
+    placed
+}
+
+/// The contents of every buffer of `recording` (`index` in the suite): the
+/// caller's (guards, the bytes `placed` holds; after the operator also the
+/// bytes it writes, with their zero padding), the table (its bytes,
+/// unchanged) and the spare buffer (zero, unchanged).
+pub fn contents(
+    blobs: &mut Blobs,
+    guard: &Guard,
+    index: usize,
+    recording: &Recording,
+    placed: Placed<'_>,
+) -> Contents {
+    let zeros = blobs.add(&[0; 16]);
+    let segments =
+        |blobs: &mut Blobs, list: &mut HashMap<usize, Vec<Segment>>, b, at, bytes: &[u8]| {
+            list.entry(b)
+                .or_default()
+                .push([at, blobs.add(bytes), bytes.len() as u64]);
+        };
+    let mut held: HashMap<usize, Vec<Segment>> = HashMap::new();
+    for &(b, at, bytes) in &placed.held {
+        if !bytes.is_empty() {
+            segments(blobs, &mut held, b, at, bytes);
+        }
+    }
+    // Per caller buffer: the segments the operator writes.
+    let mut written: HashMap<usize, Vec<Segment>> = HashMap::new();
+    for &(b, at, bytes, pad) in &placed.written {
+        segments(blobs, &mut written, b, at, bytes);
+        if pad > 0 {
+            assert!(
+                pad <= 16,
+                "{pad} bytes of padding at byte {at} of buffer {b}"
+            );
+            written
+                .entry(b)
+                .or_default()
+                .push([at + bytes.len() as u64, zeros, pad]);
+        }
+    }
     let caller = recording.buffers.len() - 2;
     let mut buffers = Vec::with_capacity(recording.buffers.len());
     for (b, recorded) in recording.buffers.iter().enumerate() {
         let (before, after) = if b < caller {
             let mut before = vec![guard.segment(index, b, recorded.size)];
-            if b == r.buffer {
-                before.push(input_segment);
-            }
+            before.extend(held.remove(&b).unwrap_or_default());
             let mut after = before.clone();
             after.extend(written.remove(&b).unwrap_or_default());
             (before, after)
@@ -184,12 +222,11 @@ pub fn contents(
         buffers.push(json!({"before": before, "after": after}));
     }
     assert!(
-        written.is_empty(),
-        "outputs written outside the caller's buffers"
+        written.is_empty() && held.is_empty(),
+        "tensors outside the caller's buffers"
     );
     Contents {
-        input: [input_at, data.input.len() as u64],
-        regions,
+        regions: placed.regions,
         buffers,
     }
 }

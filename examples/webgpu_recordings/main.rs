@@ -6,9 +6,14 @@
 //! overlapping, gapped), 1 to 100 outputs, each into buffers of their own,
 //! into one page packed at 4- and 16-byte steps and (plans without copies)
 //! into the input's page after the input, all planned for WebGPU's default
-//! limits. Beside each recording: the input (pseudo-random bytes), and every
-//! buffer's bytes before the split (guard bytes around every region) and
-//! after it (the host path's outputs, every other byte unchanged).
+//! limits. Then the concats (`concat.rs`): the inverse of every split case
+//! that has one and concats of their own (a tensor given twice, inputs
+//! that take no part, copies), every kernel that moves concats in both
+//! placements and lane orders, the inputs in buffers of their own, packed
+//! pages, the output's page, or sharing one region. Beside each recording,
+//! every buffer's bytes before the operator (guard bytes around every
+//! region, the tensors read) and after it (the host path's outputs, every
+//! other byte unchanged).
 //!
 //! ```text
 //! cargo run --example webgpu_recordings -- OUT.json
@@ -27,22 +32,47 @@
 #[allow(dead_code)]
 mod bench_cases;
 mod cases;
+mod concat;
+mod concat_cases;
+mod concat_layout;
 mod contents;
 mod layout;
 mod timing;
+mod writer;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::path::Path;
 
 use cases::{Case, bench_cases, count_cases, kernel_cases, width_cases, window_cases};
-use contents::{Blobs, Data, Guard, Rng, contents};
+use concat::ConcatSuite;
+use contents::{Rng, split_placed};
 use layout::{Layout, regions};
 use serde_json::json;
-use wgpu_split::plan::internals::{RecordedModule, Recording, Region};
+use wgpu_split::plan::internals::{Recording, Region};
 use wgpu_split::plan::{
     CostModel, Kernel, LaneOrder, Placement, PlanLimits, PlanOptions, SplitPlan, Strategy,
 };
 use wgpu_split::{HostTensor, host};
+use writer::Writer;
+
+/// Both placements.
+const PLACEMENTS: [Placement; 2] = [Placement::Separate, Placement::Arena];
+
+/// Both lane orders, by the cost model that picks each: blocked
+/// (lavapipe's model) and striped (a GPU's).
+const LANES: [(&str, Strategy); 2] = [
+    ("blocked", Strategy::Auto(CostModel::LAVAPIPE)),
+    ("striped", Strategy::Auto(CostModel::DISCRETE_GPU)),
+];
+
+/// The strategies the varied cases are planned with.
+const STRATEGIES: [(&str, Strategy); 5] = [
+    ("lavapipe", Strategy::Auto(CostModel::LAVAPIPE)),
+    ("discrete", Strategy::Auto(CostModel::DISCRETE_GPU)),
+    ("gather", Strategy::Gather),
+    ("per_output", Strategy::GatherPerOutput),
+    ("copy", Strategy::Copy),
+];
 
 /// A plan to record, its case (an index into the cases) and its name.
 struct Planned {
@@ -51,9 +81,19 @@ struct Planned {
     plan: SplitPlan,
 }
 
+/// The split plans of the suite, their cases, and the kernels that move
+/// splits (their own cases plan with them).
+struct SplitPlans {
+    cases: Vec<Case>,
+    plans: Vec<Planned>,
+    kernels: Vec<Kernel>,
+}
+
 /// Every plan of the suite, each once (a strategy or kernel that plans the
-/// same as an earlier one adds nothing), and the cases they split.
-fn plans() -> (Vec<Case>, Vec<Planned>) {
+/// same as an earlier one adds nothing), and the cases they split; fails
+/// unless every kernel that moves splits runs in both placements and lane
+/// orders; and the kernels that move splits.
+fn plans() -> Result<SplitPlans, String> {
     let limits = PlanLimits::WEBGPU_DEFAULT;
     let mut all_cases = Vec::new();
     let mut planned = Vec::new();
@@ -70,35 +110,27 @@ fn plans() -> (Vec<Case>, Vec<Planned>) {
             });
         }
     };
-    let placements = [Placement::Separate, Placement::Arena];
-    // Each kernel's cases in both placements and both lane orders: blocked
-    // (lavapipe's model) and striped (a GPU's).
-    let lanes = [
-        ("blocked", Strategy::Auto(CostModel::LAVAPIPE)),
-        ("striped", Strategy::Auto(CostModel::DISCRETE_GPU)),
-    ];
+    let mut required = Vec::new();
+    // Each kernel's cases in both placements and both lane orders.
     for (kernel, c) in kernel_cases() {
         all_cases.push(c);
         let i = all_cases.len() - 1;
-        for placement in placements {
-            for (order, strategy) in lanes {
+        for placement in PLACEMENTS {
+            for (order, strategy) in LANES {
                 let options = PlanOptions::default()
                     .strategy(strategy)
                     .in_compute_pass()
                     .kernel(kernel)
                     .placement(placement);
+                let case = &all_cases[i];
+                if SplitPlan::new(&case.split, case.element_type, &limits, &options).is_ok() {
+                    required.push(kernel);
+                }
                 let name = format!("{} {} {order}", all_cases[i].name, placement.name());
                 add(&mut all_cases, name, i, options);
             }
         }
     }
-    let strategies = [
-        ("lavapipe", Strategy::Auto(CostModel::LAVAPIPE)),
-        ("discrete", Strategy::Auto(CostModel::DISCRETE_GPU)),
-        ("gather", Strategy::Gather),
-        ("per_output", Strategy::GatherPerOutput),
-        ("copy", Strategy::Copy),
-    ];
     // Every kernel that can move the split, forced, for the widths and
     // windows (split_bench's cases take the strategies' kernels: forcing
     // each there compiled 90 more modules for little more coverage).
@@ -113,8 +145,8 @@ fn plans() -> (Vec<Case>, Vec<Planned>) {
     {
         all_cases.push(c);
         let i = all_cases.len() - 1;
-        for placement in placements {
-            for (s, strategy) in strategies {
+        for placement in PLACEMENTS {
+            for (s, strategy) in STRATEGIES {
                 let options = PlanOptions::default()
                     .strategy(strategy)
                     .placement(placement);
@@ -134,7 +166,7 @@ fn plans() -> (Vec<Case>, Vec<Planned>) {
     for c in count_cases() {
         all_cases.push(c);
         let i = all_cases.len() - 1;
-        for placement in placements {
+        for placement in PLACEMENTS {
             let options = PlanOptions::default()
                 .strategy(Strategy::Gather)
                 .placement(placement);
@@ -142,32 +174,48 @@ fn plans() -> (Vec<Case>, Vec<Planned>) {
             add(&mut all_cases, name, i, options);
         }
     }
-    (all_cases, planned)
+    let ran: Vec<_> = planned
+        .iter()
+        .map(|p| {
+            let lanes = p.plan.shaders().first().map(|s| s.lanes());
+            (p.plan.kernel(), p.plan.placement(), lanes)
+        })
+        .collect();
+    check_coverage("split", &required, &ran)?;
+    Ok(SplitPlans {
+        cases: all_cases,
+        plans: planned,
+        kernels: required,
+    })
 }
 
-/// Fails unless every kernel runs in both placements and both lane orders
-/// somewhere in `plans` (a kernel added to [`Kernel::ALL`] joins the suite
-/// through its samples and the forced variants; this says when no case
-/// gives it work).
-fn check_coverage(plans: &[Planned]) -> Result<(), String> {
+/// Fails unless every kernel in `required` (those whose own cases plan
+/// with them forced for `what`: a kernel added to [`Kernel::ALL`] joins
+/// the suite through its samples and the forced variants) runs in both
+/// placements and both lane orders among the plans that `ran` (kernel,
+/// placement, first module's lanes); and unless every kernel moves splits
+/// or concats. This says when no case gives a kernel work.
+fn check_coverage(
+    what: &str,
+    required: &[Kernel],
+    ran: &[(Kernel, Placement, Option<LaneOrder>)],
+) -> Result<(), String> {
     let orders = [LaneOrder::Blocked, LaneOrder::Striped];
     let missing: Vec<String> = Kernel::ALL
         .into_iter()
-        .flat_map(|k| [Placement::Separate, Placement::Arena].map(|p| (k, p)))
+        .filter(|k| required.contains(k))
+        .flat_map(|k| PLACEMENTS.map(|p| (k, p)))
         .flat_map(|(k, p)| orders.map(|l| (k, p, l)))
-        .filter(|&(k, p, l)| {
-            !plans.iter().any(|x| {
-                x.plan.kernel() == k
-                    && x.plan.placement() == p
-                    && x.plan.shaders().first().is_some_and(|s| s.lanes() == l)
-            })
-        })
+        .filter(|&(k, p, l)| !ran.contains(&(k, p, Some(l))))
         .map(|(k, p, l)| format!("{k:?} {} {}", p.name(), l.name()))
         .collect();
     if missing.is_empty() {
         Ok(())
     } else {
-        Err(format!("no recorded plan runs {}", missing.join(", ")))
+        Err(format!(
+            "no recorded {what} plan runs {}",
+            missing.join(", ")
+        ))
     }
 }
 
@@ -220,73 +268,67 @@ fn record(plans: &[Planned]) -> Result<Vec<Recorded<'_>>, String> {
 
 /// Writes the suite: `path` (JSON) and its bytes beside it.
 fn write_suite(path: &str) -> Result<(), Box<dyn std::error::Error>> {
-    let (cases, plans) = plans();
-    check_coverage(&plans)?;
+    let SplitPlans {
+        cases,
+        plans,
+        kernels: split_kernels,
+    } = plans()?;
+    let concats = ConcatSuite::new()?;
+    let idle: Vec<String> = Kernel::ALL
+        .into_iter()
+        .filter(|k| !split_kernels.contains(k) && !concats.kernels().contains(k))
+        .map(|k| k.name().to_string())
+        .collect();
+    if !idle.is_empty() {
+        return Err(format!(
+            "kernels that move neither splits nor concats: {}",
+            idle.join(", ")
+        )
+        .into());
+    }
     let recordings = record(&plans)?;
-    let mut blobs = Blobs::default();
-    let max_buffer = recordings
-        .iter()
-        .flat_map(|r| r.recording.buffers.iter().map(|b| b.size))
-        .max()
-        .unwrap_or(0);
-    let guard = Guard::new(&mut blobs, max_buffer);
+    let concat_recordings = concats.record()?;
+    let mut writer = Writer::new(
+        recordings
+            .iter()
+            .map(|r| &r.recording)
+            .chain(concat_recordings.iter().map(|r| &r.recording)),
+    );
     let data: Vec<_> = cases
         .iter()
         .enumerate()
         .map(|(i, c)| case_data(i, c))
         .collect::<Result<_, _>>()?;
-    // Modules are shared by many recordings: each is written once.
-    let mut modules: Vec<&RecordedModule> = Vec::new();
-    let mut index: HashMap<&str, usize> = HashMap::new();
-    let mut entries = Vec::new();
-    for (n, r) in recordings.iter().enumerate() {
+    for r in &recordings {
         let (input, outputs) = &data[r.planned.case];
-        let data = Data {
-            plan: &r.planned.plan,
-            input,
-            outputs: outputs.iter().map(Vec::as_slice).collect(),
-            input_region: &r.input,
-            destinations: &r.destinations,
-        };
-        let c = contents(&mut blobs, &guard, n, &r.recording, &data);
-        let used: Vec<usize> = r
-            .recording
-            .modules
-            .iter()
-            .map(|m| {
-                *index.entry(m.wgsl.as_str()).or_insert_with(|| {
-                    modules.push(m);
-                    modules.len() - 1
-                })
-            })
-            .collect();
-        entries.push(json!({
-            "name": r.name,
-            "buffers": r.recording.buffers,
-            "modules": used,
-            "commands": r.recording.commands,
-            "input": c.input,
-            "regions": c.regions,
-            "contents": c.buffers,
-        }));
+        let outputs: Vec<&[u8]> = outputs.iter().map(Vec::as_slice).collect();
+        let placed = split_placed(&r.planned.plan, input, &outputs, &r.input, &r.destinations);
+        writer.push("split", &r.name, &r.recording, placed);
     }
+    concats.write(&mut writer, &concat_recordings)?;
     let blob_name = blob_path(path);
     let doc = json!({
-        "format": "wgpu-split recordings 2",
+        "format": "wgpu-split recordings 3",
         "limits": "WebGPU default",
         "blob": Path::new(&blob_name).file_name().and_then(|n| n.to_str()),
-        "modules": modules,
-        "recordings": entries,
+        "modules": writer.modules(),
+        "recordings": writer.entries(),
     });
-    let bytes = blobs.into_bytes();
+    let modules = writer.modules().len();
+    let bytes = writer.into_bytes();
     write(&blob_name, &bytes)?;
     write(path, serde_json::to_string(&doc)?.as_bytes())?;
+    let (concat_plans, concat_cases) = concats.counts();
     println!(
-        "{} recordings of {} plans of {} cases, {} modules, {} bytes of data: {path}",
+        "{} split recordings of {} plans of {} cases, {} concat recordings of {} plans of {} \
+         cases, {} modules, {} bytes of data: {path}",
         recordings.len(),
         plans.len(),
         cases.len(),
-        modules.len(),
+        concat_recordings.len(),
+        concat_plans,
+        concat_cases,
+        modules,
         bytes.len(),
     );
     Ok(())

@@ -1,8 +1,9 @@
-// Proves the browser suite can fail: plants four faults into a few
+// Proves the browser suite can fail: plants five faults into a few
 // recordings of a suite (an expected output byte, an expected guard byte, a
-// WGSL module that does not parse, one whose entry point returns at once),
-// runs `run.mjs` on them beside untouched ones, and checks that exactly the
-// planted recordings fail, each with its kind of message. Exits 1 otherwise.
+// WGSL module that does not parse, one whose entry point returns at once,
+// and a concat's module that returns at once), runs `run.mjs` on them
+// beside untouched splits and concats, and checks that exactly the planted
+// recordings fail, each with its kind of message. Exits 1 otherwise.
 //
 //   node --experimental-websocket tests/browser/self_check.mjs OUT.json
 
@@ -59,18 +60,28 @@ const r4 = pick((r) => r.modules.length === 1 && disjoint(r, used), 'a fourth mo
 used.add(r4.modules[0]);
 const m3 = doc.modules[r3.modules[0]];
 m3.wgsl = m3.wgsl.replace(/fn\s+\w+\s*\(/, (f) => `${f};`);
-const m4 = doc.modules[r4.modules[0]];
-const entry = new RegExp(`fn\\s+${m4.entry_point}\\s*\\([^{]*\\{`);
-if (!entry.test(m4.wgsl)) throw new Error(`no entry point ${m4.entry_point} in module ${r4.modules[0]}`);
-m4.wgsl = m4.wgsl.replace(entry, (f) => `${f}\n    return;`);
+/// Makes module `index`'s entry point return at once.
+function returnAtOnce(index) {
+  const m = doc.modules[index];
+  const entry = new RegExp(`fn\\s+${m.entry_point}\\s*\\([^{]*\\{`);
+  if (!entry.test(m.wgsl)) throw new Error(`no entry point ${m.entry_point} in module ${index}`);
+  m.wgsl = m.wgsl.replace(entry, (f) => `${f}\n    return;`);
+}
+returnAtOnce(r4.modules[0]);
+// 5. A concat's module: its output keeps the guard bytes.
+const r5 = pick((r) => r.operator === 'concat' && r.modules.length === 1 && disjoint(r, used), 'a concat module');
+used.add(r5.modules[0]);
+returnAtOnce(r5.modules[0]);
 const clean = [0, 1, 2].map(() => pick((r) => disjoint(r, used), 'an untouched recording'));
+clean.push(pick((r) => r.operator === 'concat' && disjoint(r, used), 'an untouched concat'));
 const expected = new Map([
   [r1.name, /\(output \d+, byte \d+\)/],
   [r2.name, /guard byte/],
   [r3.name, /compilation error/],
   [r4.name, /\(output \d+, byte \d+\)/],
+  [r5.name, /\(the output, byte \d+\)/],
 ]);
-doc.recordings = [r1, r2, r3, r4, ...clean];
+doc.recordings = [r1, r2, r3, r4, r5, ...clean];
 
 const dir = mkdtempSync(join(tmpdir(), 'wgpu-split-self-check-'));
 let ok = false;
@@ -89,11 +100,11 @@ try {
     else if (!message.test(block)) problems.push(`${name}: reported without ${message}:\n${block}`);
   }
   for (const name of failed) if (!expected.has(name)) problems.push(`an untouched recording failed: ${name}`);
-  if (!/4 failed/.test(out)) problems.push('the summary does not count 4 failures');
+  if (!/5 failed/.test(out)) problems.push('the summary does not count 5 failures');
   ok = problems.length === 0;
   // What the driver said of the planted faults.
   for (const line of out.split('\n')) if (/^(FAIL|    |Chromium WebGPU)/.test(line)) console.log(`  ${line}`);
-  console.log(ok ? `self-check: the 4 planted faults fail their recordings (${[...expected.keys()].join('; ')}), the ${clean.length} untouched pass` : `self-check FAILED:\n${problems.join('\n')}\n--- run.mjs said:\n${out}${run.stderr}`);
+  console.log(ok ? `self-check: the 5 planted faults fail their recordings (${[...expected.keys()].join('; ')}), the ${clean.length} untouched pass` : `self-check FAILED:\n${problems.join('\n')}\n--- run.mjs said:\n${out}${run.stderr}`);
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -3,8 +3,9 @@
 // every byte of every buffer with what the host path expects.
 //
 // The data: `NAME.json` holds the modules (WGSL, entry point, bind group
-// layout) and the recordings (buffers, modules, commands, and per buffer the
-// bytes it holds before and after the split as segments of `NAME.bin`);
+// layout) and the recordings (operator, buffers, modules, commands, and per
+// buffer the bytes it holds before and after the split or concat as
+// segments of `NAME.bin`);
 // `NAME.bin` holds the bytes the segments name (guard bytes, inputs, host
 // outputs, tables).
 
@@ -265,7 +266,7 @@ async function execute(rec) {
 /// Executes recordings `from` to `to` (exclusive); returns the counts and
 /// every failure with its recording's name.
 export async function run(from, to) {
-  const out = { recordings: 0, dispatches: 0, copies: 0, compared: 0, failed: [], warnings: [], times: [] };
+  const out = { recordings: 0, operators: {}, dispatches: 0, copies: 0, compared: 0, failed: [], warnings: [], times: [] };
   const seenModules = new Set();
   const batch = doc.recordings.slice(from, to);
   const compiling = performance.now();
@@ -277,6 +278,10 @@ export async function run(from, to) {
     const r = await execute(rec);
     out.times.push([performance.now() - started, rec.name]);
     out.recordings += 1;
+    // Per operator (split, concat): recordings run and failed.
+    const op = (out.operators[rec.operator ?? 'split'] ??= { recordings: 0, failed: 0 });
+    op.recordings += 1;
+    if (r.failures.length > 0) op.failed += 1;
     out.dispatches += r.dispatches;
     out.copies += r.copies;
     out.compared += r.compared;

@@ -1,5 +1,5 @@
-// Replays what wgpu-split encodes record (the JSON of
-// `cargo run --example webgpu_recordings -- OUT.json`) through Dawn, the
+// Replays what wgpu-split encodes record, splits and concats (the JSON of
+// `cargo run --example webgpu_recordings -- OUT.json`), through Dawn, the
 // WebGPU implementation of Chrome, on its Null backend: every WGSL module
 // compiled by Tint, every bind group layout, bind group, pipeline, copy,
 // pass and dispatch validated under WebGPU's default limits, nothing
@@ -113,9 +113,14 @@ async function replay(recording) {
 let failed = 0;
 let dispatchCount = 0;
 let copyCount = 0;
+/// Per operator (split, concat): recordings replayed and failed.
+const operators = {};
 const started = Date.now();
 for (const recording of doc.recordings) {
   const { errors, warnings } = await replay(recording);
+  const op = (operators[recording.operator ?? 'split'] ??= { recordings: 0, failed: 0 });
+  op.recordings += 1;
+  if (errors.length > 0) op.failed += 1;
   dispatchCount += recording.commands.filter((c) => c.command === 'dispatch').length;
   copyCount += recording.commands.filter((c) => c.command === 'copy').length;
   if (errors.length > 0) {
@@ -128,8 +133,10 @@ for (const recording of doc.recordings) {
   if (verbose) for (const w of warnings) console.log(`    ${w}`);
 }
 const seconds = ((Date.now() - started) / 1000).toFixed(1);
+const ops = Object.entries(operators);
 console.log(
-  `Dawn (Null backend, WebGPU default limits): ${doc.recordings.length - failed} recordings valid, ${failed} failed; ` +
+  `Dawn (Null backend, WebGPU default limits): ${ops.map(([n, o]) => `${o.recordings} ${n}`).join(' + ')} recordings ` +
+    `(${ops.map(([, o]) => o.failed).join(' + ')} failed); ${doc.recordings.length - failed} recordings valid, ${failed} failed; ` +
     `${doc.modules.length} modules compiled by Tint, ${dispatchCount} dispatches and ${copyCount} copies validated in ${seconds} s`,
 );
 process.exit(failed > 0 ? 1 : 0);
