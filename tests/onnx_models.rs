@@ -216,8 +216,8 @@ fn every_captured_node_is_bit_exact_on_the_gpu_under_every_plan_that_fits() {
         }
     }
     eprintln!("plans run, by nodes: {ran:?}");
-    // Every kernel ran on real shapes, in both placements.
-    for kernel in Kernel::ALL {
+    // Every kernel that moves splits ran on real shapes, in both placements.
+    for kernel in Kernel::ALL.into_iter().filter(|k| k.moves_splits()) {
         for placement in ["Separate", "Arena"] {
             let name = format!("{} {placement}", kernel.name());
             assert!(

@@ -114,7 +114,10 @@ fn split(
     if (g >= table.invocations) {
         return;
     }
-    let src0 = table.entries[0u].src_bit + source_shift_bits();
+    // Lane g owns word g of the window: word w of the binding, which
+    // starts the shift (whole words) before the window.
+    let w = g + source_shift_bits() / 32u;
+    let src0 = table.entries[0u].src_bit;
     let rows = i32(table.entries[0u].len_bits / 40u);
     // The word's first bit, counted from piece 0's run in row 0.
     let y0 = i32(g * 32u) - i32(src0);
@@ -163,10 +166,11 @@ fn split(
         }
     }
     // The tensor's last word (this layout's last piece ends the row): its
-    // bits past the tensor are zero.
+    // bits past the tensor are zero. A word wholly past the tensor (the
+    // lane past a tensor of whole words) is not the tensor's: not written.
     {
         let end = (rows - 1) * 296 + 296;
-        if (end >= y0 && end < y0 + 32) {
+        if (end > y0 && end < y0 + 32) {
             let kept = u32(end - y0);
             let tail = select(0xFFFFFFFFu << kept, 0u, kept == 32u);
             mask |= tail;
@@ -174,8 +178,8 @@ fn split(
         }
     }
     if (mask == 0xFFFFFFFFu) {
-        st_src(2u, g, value);
+        st_src(2u, w, value);
     } else if (mask != 0u) {
-        st_src(3u, g, (ld_src(4u, g) & ~mask) | value);
+        st_src(3u, w, (ld_src(4u, w) & ~mask) | value);
     }
 }

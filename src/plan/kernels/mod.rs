@@ -95,14 +95,26 @@ kernel_table! {
 }
 
 impl Kernel {
+    /// True when it moves splits (every kernel but
+    /// [`Kernel::ConcatWords`]).
+    pub fn moves_splits(self) -> bool {
+        self.spec().directions.contains(&Direction::Split)
+    }
+
+    /// True when it moves concats (some of them: the words kernel moves
+    /// whole words only).
+    pub fn moves_concats(self) -> bool {
+        self.spec().directions.contains(&Direction::Concat)
+    }
+
     /// Its position in [`Kernel::ALL`] (declaration order).
     pub(crate) const fn index(self) -> usize {
         self as usize
     }
 
     /// Its name: `words`, `row_copies`, `row_words`, `vec4`, `row_blocks`,
-    /// `funnel`, `row_streams` (the key of its bandwidth in a stored cost
-    /// model).
+    /// `funnel`, `row_streams`, `concat_words` (the key of its bandwidth in
+    /// a stored cost model).
     pub fn name(self) -> &'static str {
         self.spec().name
     }
