@@ -194,12 +194,13 @@ fn the_plan_picks_row_copies_or_vec4_when_everything_is_128_bit_aligned() {
         let actual = common::round_trip(gpu).run_plan(&plan, &input).unwrap();
         assert_outputs_equal(&expected, &actual, &format!("vec4 {placement:?}"));
     }
+    // Runs of whole words only: the row-words kernel.
     let split = ResolvedSplit::new(&[6, 64], 1, vec![17, 31, 16], true).unwrap();
     assert_eq!(
         gather_plan(gpu, &split, ElementType::Float).kernel(),
-        Kernel::Words
+        Kernel::RowWords
     );
-    check(gpu, &input, &split, "word");
+    check(gpu, &input, &split, "row words");
 }
 
 /// Runs the gather plan in both placements and compares with the host path.

@@ -191,15 +191,16 @@ fn the_kernel_is_the_widest_that_divides_everything() {
         kernel(&[8, 6], 1, vec![4, 2], ElementType::Float),
         both(Kernel::RowBlocks)
     );
-    // Rows of 6 words cut 4 and 2 in 7 rows: no whole vec4s; on GPUs row
-    // words (a word a lane), on lavapipe the word kernel.
+    // Rows of 6 words cut 4 and 2 in 7 rows: no whole vec4s; row words (a
+    // word a lane on GPUs, a stretch on lavapipe, where it calibrates at
+    // twice the word kernel's rate).
     assert_eq!(
         kernel(&[7, 6], 1, vec![4, 2], ElementType::Float),
         both(Kernel::RowWords)
     );
     let split = ResolvedSplit::new(&[7, 6], 1, vec![4, 2], true).unwrap();
     let blocked = blocked_kernels(&split, ElementType::Float, &PlanLimits::LAVAPIPE);
-    assert_eq!(blocked, both(Kernel::Words));
+    assert_eq!(blocked, both(Kernel::RowWords));
     assert_eq!(
         kernel(&[8, 32], 1, vec![16, 16], ElementType::Uint8),
         both(Kernel::RowCopies)
@@ -216,7 +217,7 @@ fn the_kernel_is_the_widest_that_divides_everything() {
     );
     let split = ResolvedSplit::new(&[1, 36], 1, vec![33, 3], true).unwrap();
     let blocked = blocked_kernels(&split, ElementType::Float, &PlanLimits::LAVAPIPE);
-    assert_eq!(blocked, both(Kernel::Words));
+    assert_eq!(blocked, both(Kernel::RowWords));
     // One vec4 beside eight: with blocked lanes most row-copy lanes would
     // idle on the short output, so the table-driven vec4 kernel takes it
     // on lavapipe; striped, every lane copies one vec4 of the row's runs,
@@ -290,11 +291,11 @@ fn runs_of_128_bits_and_more_at_any_offset_take_row_streams_or_the_funnel() {
     assert_eq!(blocked, both(Kernel::Vec4));
     // A run shorter than 128 bits of whole words: on GPUs row words; on
     // lavapipe row streams gather it word by word, and with outputs of a
-    // partial vec4, words.
+    // partial vec4, row words.
     for (shape, lengths, on_lavapipe) in [
         ([8400, 84], vec![3, 81], Kernel::RowStreams),
-        ([8401, 84], vec![3, 81], Kernel::Words),
-        ([3, 41], vec![20, 21], Kernel::Words),
+        ([8401, 84], vec![3, 81], Kernel::RowWords),
+        ([3, 41], vec![20, 21], Kernel::RowWords),
     ] {
         assert_eq!(
             kernel(&shape, 1, lengths.clone(), ElementType::Float),

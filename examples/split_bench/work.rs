@@ -154,7 +154,15 @@ fn prepare(
     let size = problem.baseline.len() as u64;
     let planned = method.plan_options(splitter, calibrated);
     let work = if let (Some((options, limits)), Some(concat)) = (&planned, &problem.concat) {
-        match ConcatPlan::new(concat, case.element_type, limits, options) {
+        // On the device's limits, through the splitter (its class model
+        // ranks the kernels of a forced strategy, as a runtime's plans);
+        // on other limits (the GPU classes'), as the strategy's model says.
+        let planned = if limits == splitter.limits() {
+            splitter.plan_concat_with(concat, case.element_type, options)
+        } else {
+            ConcatPlan::new(concat, case.element_type, limits, options)
+        };
+        match planned {
             Ok(plan) => concat_work(splitter, plan, &problem.expected)?,
             Err(e) => {
                 eprintln!("    {method}: n/a: {e}");
@@ -162,7 +170,12 @@ fn prepare(
             }
         }
     } else if let Some((options, limits)) = planned {
-        match SplitPlan::new(&problem.split, case.element_type, &limits, &options) {
+        let planned = if &limits == splitter.limits() {
+            splitter.plan_with(&problem.split, case.element_type, &options)
+        } else {
+            SplitPlan::new(&problem.split, case.element_type, &limits, &options)
+        };
+        match planned {
             Ok(plan) => {
                 let buffers = RoundTrip::new(splitter).create_destinations(&plan)?;
                 Work::Plan(Box::new(plan), buffers)

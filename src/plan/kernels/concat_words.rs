@@ -34,7 +34,7 @@ pub(super) const SPEC: KernelSpec = KernelSpec {
     template: WGSL,
     moves: Moves::Generated(layout),
     moves_alone: |_| false,
-    probe: SUB_BYTE,
+    probe: PROBE,
     samples: &[
         SUB_BYTE,
         // Nibbles at odd offsets, three pieces.
@@ -52,14 +52,24 @@ pub(super) const SPEC: KernelSpec = KernelSpec {
             element_type: ElementType::Int2,
         },
     ],
-    // Lavapipe and GPUs alike: a word a lane, a loop over each piece's rows
-    // per word.
-    rates: ClassRates::on_gpus(1.5e9, 0.8),
+    // Lavapipe: median of three release calibrations (2026-11-25: 1.4, 1.3,
+    // 1.3 GB/s). GPUs: 1.00-1.19x the ideal sectors (access_trace
+    // --concat), more ALU per word than any other kernel: 0.8 until measured.
+    rates: ClassRates::on_gpus(1.3e9, 0.8),
     inherits: Some(Kernel::Words),
     directions: &[Direction::Concat],
 };
 
 /// u8 rows of 37 bytes into 5 and 32: no run on a word boundary.
+/// The calibration probe: u8 rows of 37 bytes into 5 and 32, 8,192 rows
+/// (300 KiB: large enough that the dispatch's fixed cost is a small part).
+const PROBE: SampleSplit = SampleSplit {
+    shape: &[8192, 37],
+    axis: 1,
+    lengths: &[5, 32],
+    element_type: ElementType::Uint8,
+};
+
 const SUB_BYTE: SampleSplit = SampleSplit {
     shape: &[256, 37],
     axis: 1,

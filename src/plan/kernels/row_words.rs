@@ -38,9 +38,10 @@ pub(super) const SPEC: KernelSpec = KernelSpec {
             element_type: ElementType::Float16,
         },
     ],
+    // Lavapipe: median of three release calibrations (2026-11-25: 5.0, 4.8, 4.8 GB/s).
     // GPUs: 0.966 of the ideal sectors, above row streams (0.967 to 0.918 on the 34 splits both
     // move) and the funnel (0.973 to 0.942; tests/coalescing.rs).
-    rates: ClassRates::on_gpus(2.0e9, 0.97),
+    rates: ClassRates::on_gpus(4.8e9, 0.97),
     inherits: Some(Kernel::Words),
     directions: &[Direction::Split, Direction::Concat],
 };
