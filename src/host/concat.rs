@@ -56,7 +56,7 @@ pub fn concat(inputs: &[&HostTensor], concat: &ResolvedConcat) -> Result<HostTen
 
 /// Concatenates fixed-width `inputs` into a caller-provided buffer of
 /// exactly the output's packed byte length (the host analogue of recording
-/// into a preallocated GPU buffer). Concats of 1 MiB or more whose elements
+/// into a preallocated GPU buffer). Concats of 8 MiB or more whose elements
 /// are whole bytes use every core.
 ///
 /// # Errors

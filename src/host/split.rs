@@ -76,7 +76,7 @@ fn split_strings(input: &HostTensor, split: &ResolvedSplit) -> Result<Vec<HostTe
 
 /// Splits a fixed-width `input` into caller-provided buffers, one per output,
 /// each exactly the output's packed byte length (the host analogue of
-/// recording into preallocated GPU buffers). Splits of 1 MiB or more whose
+/// recording into preallocated GPU buffers). Splits of 8 MiB or more whose
 /// elements are whole bytes use every core.
 ///
 /// # Errors
