@@ -215,18 +215,20 @@ proptest! {
 fn large_splits_use_every_core_and_stay_exact() {
     let mut rng = Rng::new(5);
     for (element_type, shape, axis, lengths) in [
-        (ElementType::Float, vec![300, 1000], 1, vec![333, 0, 667]),
-        (ElementType::Float, vec![300, 1000], 0, vec![1, 298, 1]),
+        (ElementType::Float, vec![2100, 1000], 1, vec![333, 0, 667]),
+        (ElementType::Float, vec![2100, 1000], 0, vec![1, 2098, 1]),
+        (ElementType::Float, vec![25_000, 85], 1, vec![4, 1, 80]),
         (
             ElementType::Uint8,
-            vec![3, 1100, 1000],
+            vec![9, 1100, 1000],
             1,
             vec![550, 549, 1],
         ),
-        (ElementType::Complex128, vec![7, 10_000], 0, vec![3, 4]),
+        (ElementType::Complex128, vec![56, 10_000], 0, vec![24, 32]),
     ] {
         let input = random_tensor(&mut rng, element_type, &shape);
-        assert!(input.as_bytes().unwrap().len() >= 1 << 20);
+        // Past the host path's 8 MiB threshold: every core takes a share.
+        assert!(input.as_bytes().unwrap().len() >= 8 << 20);
         let split = ResolvedSplit::new(&shape, axis, lengths, true).unwrap();
         check(
             &input,

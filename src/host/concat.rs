@@ -2,7 +2,9 @@
 //! written backwards.
 
 use super::output_bytes;
-use super::runs::{copy_bits, fill_from, fill_in_parallel, run_ranges};
+use super::runs::{
+    PARALLEL_MIN_BYTES, copy_bits, copy_run, fill_in_parallel, run_ranges, scatter_runs,
+};
 use crate::element::ElementType;
 use crate::error::Result;
 use crate::plan::RunLayout;
@@ -147,16 +149,47 @@ fn concat_whole_bytes(layout: &RunLayout, parts: &[&[u8]], width: usize, output:
     let runs = layout.runs();
     let row_bytes = layout.block() * width;
     let total = output.len();
+    if total == 0 {
+        return; // no rows: every input is empty too
+    }
+    if total < PARALLEL_MIN_BYTES {
+        // One thread: each input scattered into the rows in one strided walk.
+        for (run, part) in runs.iter().zip(parts) {
+            if run.len > 0 {
+                scatter_runs(
+                    &mut output[run.offset * width..],
+                    part,
+                    row_bytes,
+                    run.len * width,
+                );
+            }
+        }
+        return;
+    }
     fill_in_parallel(&mut [output], width, total, |_, start, piece| {
-        fill_from(piece, start, |position| {
-            let (row, column) = (position / row_bytes, position % row_bytes);
-            // The runs tile the row in order: the first that ends past the
-            // column holds it (empty runs end where they start).
-            let window = runs.partition_point(|r| (r.offset + r.len) * width <= column);
+        // The piece's first byte: its row and column, and the run that
+        // holds the column (the runs tile the row in order: the first that
+        // ends past it; empty runs end where they start). From there the
+        // runs follow in order, row by row.
+        let (mut row, mut column) = (start / row_bytes, start % row_bytes);
+        let mut window = runs.partition_point(|r| (r.offset + r.len) * width <= column);
+        let mut done = 0;
+        while done < piece.len() {
             let (run_start, run_bytes) = (runs[window].offset * width, runs[window].len * width);
-            let from = row * run_bytes + column - run_start;
-            &parts[window][from..from + run_start + run_bytes - column]
-        });
+            let n = (run_start + run_bytes - column).min(piece.len() - done);
+            if n > 0 {
+                let from = row * run_bytes + column - run_start;
+                copy_run(&mut piece[done..done + n], &parts[window][from..from + n]);
+                done += n;
+                column += n;
+            }
+            if column == run_start + run_bytes {
+                window += 1;
+                if window == runs.len() {
+                    (row, column, window) = (row + 1, 0, 0);
+                }
+            }
+        }
     });
 }
 

@@ -1,7 +1,9 @@
 //! The host split: one tensor into parts, run by run.
 
 use super::output_bytes;
-use super::runs::{copy_bits, fill_from, fill_in_parallel, run_ranges};
+use super::runs::{
+    PARALLEL_MIN_BYTES, copy_bits, copy_run, fill_in_parallel, gather_runs, run_ranges,
+};
 use crate::element::ElementType;
 use crate::error::Result;
 use crate::plan::RunLayout;
@@ -169,14 +171,32 @@ fn split_sub_byte(layout: &RunLayout, bytes: &[u8], bits: usize, outputs: &mut [
 /// one long row per output).
 fn split_whole_bytes(layout: &RunLayout, bytes: &[u8], width: usize, outputs: &mut [&mut [u8]]) {
     let block = layout.block() * width;
+    if bytes.is_empty() {
+        return; // no rows: every part is empty too
+    }
+    if bytes.len() < PARALLEL_MIN_BYTES {
+        // One thread: each part gathered from the rows in one strided walk.
+        for (run, out) in layout.runs().iter().zip(outputs.iter_mut()) {
+            if run.len > 0 {
+                gather_runs(out, &bytes[run.offset * width..], block, run.len * width);
+            }
+        }
+        return;
+    }
     fill_in_parallel(outputs, width, bytes.len(), |index, start, piece| {
         let run = layout.runs()[index];
         let (row_bytes, offset) = (run.len * width, run.offset * width);
-        // Output position p is column p % row_bytes of row p / row_bytes.
-        fill_from(piece, start, |position| {
-            let (row, column) = (position / row_bytes, position % row_bytes);
-            let from = row * block + offset + column;
-            &bytes[from..from + row_bytes - column]
-        });
+        // The piece's first byte is column start % row_bytes of row
+        // start / row_bytes; from there the runs follow row by row.
+        let (row, mut column) = (start / row_bytes.max(1), start % row_bytes.max(1));
+        let mut from = row * block + offset + column;
+        let mut done = 0;
+        while done < piece.len() {
+            let n = (row_bytes - column).min(piece.len() - done);
+            copy_run(&mut piece[done..done + n], &bytes[from..from + n]);
+            done += n;
+            from += block - column;
+            column = 0;
+        }
     });
 }
