@@ -263,7 +263,7 @@ fn large_concats_use_every_core_and_stay_exact() {
         ),
         (
             ElementType::Float,
-            vec![vec![25_000, 4], vec![25_000, 1], vec![25_000, 80]],
+            vec![vec![25_001, 4], vec![25_001, 1], vec![25_001, 80]],
             1,
         ),
         (

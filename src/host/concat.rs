@@ -2,9 +2,7 @@
 //! written backwards.
 
 use super::output_bytes;
-use super::runs::{
-    PARALLEL_MIN_BYTES, copy_bits, copy_run, fill_in_parallel, run_ranges, scatter_runs,
-};
+use super::runs::{copy_bits, copy_run, fill_in_parallel, run_ranges, scatter_runs};
 use crate::element::ElementType;
 use crate::error::Result;
 use crate::plan::RunLayout;
@@ -144,53 +142,62 @@ fn write_output(
 
 /// Whole-byte elements: memcpy of runs, on every core for large outputs.
 /// Each thread takes an equal contiguous share of the output, cut at element
-/// boundaries; a share's bytes come from the windows whose runs it crosses.
+/// boundaries: the rest of a row, whole rows (each input scattered into them
+/// in one strided walk), the start of a row.
 fn concat_whole_bytes(layout: &RunLayout, parts: &[&[u8]], width: usize, output: &mut [u8]) {
-    let runs = layout.runs();
     let row_bytes = layout.block() * width;
     let total = output.len();
-    if total == 0 {
-        return; // no rows: every input is empty too
-    }
-    if total < PARALLEL_MIN_BYTES {
-        // One thread: each input scattered into the rows in one strided walk.
-        for (run, part) in runs.iter().zip(parts) {
-            if run.len > 0 {
-                scatter_runs(
-                    &mut output[run.offset * width..],
-                    part,
-                    row_bytes,
-                    run.len * width,
-                );
-            }
-        }
-        return;
-    }
     fill_in_parallel(&mut [output], width, total, |_, start, piece| {
-        // The piece's first byte: its row and column, and the run that
-        // holds the column (the runs tile the row in order: the first that
-        // ends past it; empty runs end where they start). From there the
-        // runs follow in order, row by row.
-        let (mut row, mut column) = (start / row_bytes, start % row_bytes);
-        let mut window = runs.partition_point(|r| (r.offset + r.len) * width <= column);
+        let (mut row, column) = (start / row_bytes, start % row_bytes);
         let mut done = 0;
-        while done < piece.len() {
-            let (run_start, run_bytes) = (runs[window].offset * width, runs[window].len * width);
-            let n = (run_start + run_bytes - column).min(piece.len() - done);
-            if n > 0 {
-                let from = row * run_bytes + column - run_start;
-                copy_run(&mut piece[done..done + n], &parts[window][from..from + n]);
-                done += n;
-                column += n;
-            }
-            if column == run_start + run_bytes {
-                window += 1;
-                if window == runs.len() {
-                    (row, column, window) = (row + 1, 0, 0);
+        if column > 0 {
+            done = (row_bytes - column).min(piece.len());
+            fill_row(layout, parts, width, &mut piece[..done], row, column);
+            row += 1;
+        }
+        let rows = (piece.len() - done) / row_bytes;
+        if rows > 0 {
+            let whole = &mut piece[done..done + rows * row_bytes];
+            for (run, part) in layout.runs().iter().zip(parts) {
+                let n = run.len * width;
+                if n > 0 {
+                    let from = &part[row * n..(row + rows) * n];
+                    scatter_runs(&mut whole[run.offset * width..], from, row_bytes, n);
                 }
             }
+            (done, row) = (done + rows * row_bytes, row + rows);
+        }
+        if done < piece.len() {
+            fill_row(layout, parts, width, &mut piece[done..], row, 0);
         }
     });
+}
+
+/// Fills `piece` with bytes `column..` of output row `row`: from the runs
+/// that cover them (the runs tile the row in order; empty runs end where
+/// they start).
+fn fill_row(
+    layout: &RunLayout,
+    parts: &[&[u8]],
+    width: usize,
+    piece: &mut [u8],
+    row: usize,
+    mut column: usize,
+) {
+    let mut done = 0;
+    for (run, part) in layout.runs().iter().zip(parts) {
+        let (run_start, n) = (run.offset * width, run.len * width);
+        if run_start + n <= column {
+            continue;
+        }
+        if done == piece.len() {
+            break;
+        }
+        let k = (run_start + n - column).min(piece.len() - done);
+        let from = row * n + column - run_start;
+        copy_run(&mut piece[done..done + k], &part[from..from + k]);
+        (done, column) = (done + k, column + k);
+    }
 }
 
 /// 2- and 4-bit elements: bit copies from each part's own first element

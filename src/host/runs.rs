@@ -12,7 +12,7 @@ use crate::plan::{Run, RunLayout};
 /// threads cost more than they bring under it (on the CI machine a 4.9 MB
 /// concat reached 0.69 of one memcpy on two threads, 0.99 on one; 16 MB
 /// ones 1.3x on two).
-pub(super) const PARALLEL_MIN_BYTES: usize = 8 << 20;
+const PARALLEL_MIN_BYTES: usize = 8 << 20;
 
 /// Cuts every buffer into equal shares of whole `width`-byte elements, one
 /// per thread, and calls `fill(buffer index, start, share)` for each share

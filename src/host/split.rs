@@ -1,9 +1,7 @@
 //! The host split: one tensor into parts, run by run.
 
 use super::output_bytes;
-use super::runs::{
-    PARALLEL_MIN_BYTES, copy_bits, copy_run, fill_in_parallel, gather_runs, run_ranges,
-};
+use super::runs::{copy_bits, copy_run, fill_in_parallel, gather_runs, run_ranges};
 use crate::element::ElementType;
 use crate::error::Result;
 use crate::plan::RunLayout;
@@ -171,32 +169,36 @@ fn split_sub_byte(layout: &RunLayout, bytes: &[u8], bits: usize, outputs: &mut [
 /// one long row per output).
 fn split_whole_bytes(layout: &RunLayout, bytes: &[u8], width: usize, outputs: &mut [&mut [u8]]) {
     let block = layout.block() * width;
-    if bytes.is_empty() {
-        return; // no rows: every part is empty too
-    }
-    if bytes.len() < PARALLEL_MIN_BYTES {
-        // One thread: each part gathered from the rows in one strided walk.
-        for (run, out) in layout.runs().iter().zip(outputs.iter_mut()) {
-            if run.len > 0 {
-                gather_runs(out, &bytes[run.offset * width..], block, run.len * width);
-            }
-        }
-        return;
-    }
     fill_in_parallel(outputs, width, bytes.len(), |index, start, piece| {
         let run = layout.runs()[index];
-        let (row_bytes, offset) = (run.len * width, run.offset * width);
-        // The piece's first byte is column start % row_bytes of row
-        // start / row_bytes; from there the runs follow row by row.
-        let (row, mut column) = (start / row_bytes.max(1), start % row_bytes.max(1));
-        let mut from = row * block + offset + column;
+        let n = run.len * width;
+        if n == 0 {
+            return;
+        }
+        // Row r of this part is source[r * block..][..n]. The piece holds
+        // the part's bytes from `start` on: the rest of a row, whole rows
+        // (one strided walk), the start of a row.
+        let source = &bytes[run.offset * width..];
+        let (mut row, column) = (start / n, start % n);
         let mut done = 0;
-        while done < piece.len() {
-            let n = (row_bytes - column).min(piece.len() - done);
-            copy_run(&mut piece[done..done + n], &bytes[from..from + n]);
-            done += n;
-            from += block - column;
-            column = 0;
+        if column > 0 {
+            done = (n - column).min(piece.len());
+            copy_run(&mut piece[..done], &source[row * block + column..][..done]);
+            row += 1;
+        }
+        let rows = (piece.len() - done) / n;
+        if rows > 0 {
+            gather_runs(
+                &mut piece[done..done + rows * n],
+                &source[row * block..],
+                block,
+                n,
+            );
+            (done, row) = (done + rows * n, row + rows);
+        }
+        if done < piece.len() {
+            let rest = piece.len() - done;
+            copy_run(&mut piece[done..], &source[row * block..][..rest]);
         }
     });
 }
