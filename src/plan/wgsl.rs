@@ -108,12 +108,10 @@ fn unit_names(unit_bits: u64) -> (&'static str, &'static str, &'static str) {
 }
 
 /// The prelude of a module for kernel `kernel` moving `unit_bits` units,
-/// in `variant`.
+/// in `variant`: its constants, table, bindings and accessors.
 pub(crate) fn prelude(kernel: &str, unit_bits: u64, variant: &Variant) -> String {
-    let Variant {
-        placement, slots, ..
-    } = *variant;
-    let (unit, source, destination) = unit_names(unit_bits);
+    let (unit, source, _) = unit_names(unit_bits);
+    let (source_writable, destinations_writable) = writability(variant);
     let fields = |names: &[&'static str]| {
         PRELUDE.repeat("field", names.iter(), |n| vec![("name", n.to_string())])
     };
@@ -121,84 +119,8 @@ pub(crate) fn prelude(kernel: &str, unit_bits: u64, variant: &Variant) -> String
         Some(n) => (format!("array<Entry, {n}>"), "uniform"),
         None => ("array<Entry>".to_string(), "storage, read"),
     };
-    // A split writes its destinations; a concat reads them, and writes the
-    // source. Where the tensor and a piece share a buffer
-    // (`writable_source`), both are bound writable (WebGPU forbids one
-    // buffer bound read-only and writable in one dispatch).
-    let (source_writable, destinations_writable) = match variant.direction {
-        Direction::Split => (variant.writable_source, true),
-        Direction::Concat => (true, variant.writable_source),
-    };
-    let access = |writable: bool| if writable { "read_write" } else { "read" };
-    let destinations = PRELUDE.repeat("destination", 0..slots, |&slot| {
-        vec![
-            ("binding", Bindings::destination(slot).to_string()),
-            ("array", destination.to_string()),
-            ("slot", slot.to_string()),
-            ("unit", unit.to_string()),
-            ("access", access(destinations_writable).to_string()),
-        ]
-    });
-    let bound_entries = PRELUDE.repeat("bound_entry", 0..slots, |&slot| {
-        let dst_shift = if variant.shifted {
-            format!("arrayLength(&{destination}_{slot}) - window_units")
-        } else {
-            "0u".to_string()
-        };
-        vec![("slot", slot.to_string()), ("dst_shift", dst_shift)]
-    });
-    let record = |binding: u32, store: bool, index: &str| {
-        record_line(variant, unit_bits, binding, store, index)
-    };
-    let slot_holes = |slot: u32, store: bool| {
-        let binding = Bindings::destination(slot);
-        vec![
-            ("slot", slot.to_string()),
-            ("unit", unit.to_string()),
-            ("array", destination.to_string()),
-            ("record", record(binding, store, "i")),
-        ]
-    };
-    let mut accessors = PRELUDE.repeat("load_slot", 0..slots, |&slot| slot_holes(slot, false));
-    if destinations_writable {
-        accessors += &PRELUDE.repeat("store_slot", 0..slots, |&slot| slot_holes(slot, true));
-    }
-    let move_fragment = match variant.direction {
-        Direction::Split => "split_move",
-        Direction::Concat => "concat_move",
-    };
-    accessors += &PRELUDE.repeat(move_fragment, 0..slots, |&slot| {
-        vec![("slot", slot.to_string())]
-    });
-    if source_writable {
-        accessors += &PRELUDE.fill(
-            "store_source",
-            &[
-                ("unit", &unit),
-                ("source", &source),
-                ("record", &record(Bindings::SOURCE, true, "i")),
-            ],
-        );
-    }
-    let source_word = if unit_bits == 128 {
-        PRELUDE.fill(
-            "source_word",
-            &[
-                (
-                    "record",
-                    &record_line(variant, 32, Bindings::SOURCE, false, "w"),
-                ),
-                ("source", &source),
-            ],
-        )
-    } else {
-        String::new()
-    };
-    let trace = if variant.traced {
-        PRELUDE.fill("trace", &[("trace_binding", &Bindings::trace(slots))])
-    } else {
-        String::new()
-    };
+    let (destinations, bound_entries) =
+        destination_bindings(variant, unit_bits, destinations_writable);
     let (shifts, source_shift) = if variant.shifted {
         (
             "This module's dispatches have such shifts.",
@@ -210,12 +132,20 @@ pub(crate) fn prelude(kernel: &str, unit_bits: u64, variant: &Variant) -> String
             "0u".to_string(),
         )
     };
+    let trace = if variant.traced {
+        PRELUDE.fill(
+            "trace",
+            &[("trace_binding", &Bindings::trace(variant.slots))],
+        )
+    } else {
+        String::new()
+    };
     PRELUDE.fill(
         "prelude",
         &[
             ("kernel", &kernel),
-            ("placement", &placement.name()),
-            ("slots", &slots),
+            ("placement", &variant.placement.name()),
+            ("slots", &variant.slots),
             ("workgroup_size", &WORKGROUP_SIZE),
             ("unit_bits", &unit_bits),
             ("units_per_invocation", &UNITS_PER_INVOCATION),
@@ -236,9 +166,123 @@ pub(crate) fn prelude(kernel: &str, unit_bits: u64, variant: &Variant) -> String
             ("shifts", &shifts),
             ("source_shift", &source_shift),
             ("trace", &trace),
-            ("record_src", &record(Bindings::SOURCE, false, "i")),
-            ("source_word", &source_word),
-            ("accessors", &accessors),
+            (
+                "record_src",
+                &record_line(variant, unit_bits, Bindings::SOURCE, false, "i"),
+            ),
+            ("source_word", &source_word(variant, unit_bits)),
+            (
+                "accessors",
+                &accessors(variant, unit_bits, source_writable, destinations_writable),
+            ),
+        ],
+    )
+}
+
+/// Which of the source and the destinations `variant` binds writable. A
+/// split writes its destinations; a concat reads them, and writes the
+/// source. Where the tensor and a piece share a buffer
+/// (`writable_source`), both are bound writable (WebGPU forbids one buffer
+/// bound read-only and writable in one dispatch).
+fn writability(variant: &Variant) -> (bool, bool) {
+    match variant.direction {
+        Direction::Split => (variant.writable_source, true),
+        Direction::Concat => (true, variant.writable_source),
+    }
+}
+
+/// WGSL's access mode of a binding.
+fn access(writable: bool) -> &'static str {
+    if writable { "read_write" } else { "read" }
+}
+
+/// The destinations' bindings, and the table entry each slot binds.
+fn destination_bindings(variant: &Variant, unit_bits: u64, writable: bool) -> (String, String) {
+    let (unit, _, destination) = unit_names(unit_bits);
+    let destinations = PRELUDE.repeat("destination", 0..variant.slots, |&slot| {
+        vec![
+            ("binding", Bindings::destination(slot).to_string()),
+            ("array", destination.to_string()),
+            ("slot", slot.to_string()),
+            ("unit", unit.to_string()),
+            ("access", access(writable).to_string()),
+        ]
+    });
+    let bound_entries = PRELUDE.repeat("bound_entry", 0..variant.slots, |&slot| {
+        let dst_shift = if variant.shifted {
+            format!("arrayLength(&{destination}_{slot}) - window_units")
+        } else {
+            "0u".to_string()
+        };
+        vec![("slot", slot.to_string()), ("dst_shift", dst_shift)]
+    });
+    (destinations, bound_entries)
+}
+
+/// The load and store accessors of every slot, each slot's move in the
+/// variant's direction, and the source's store where it is writable.
+fn accessors(
+    variant: &Variant,
+    unit_bits: u64,
+    source_writable: bool,
+    destinations_writable: bool,
+) -> String {
+    let (unit, source, destination) = unit_names(unit_bits);
+    let slots = variant.slots;
+    let slot_holes = |slot: u32, store: bool| {
+        let binding = Bindings::destination(slot);
+        vec![
+            ("slot", slot.to_string()),
+            ("unit", unit.to_string()),
+            ("array", destination.to_string()),
+            (
+                "record",
+                record_line(variant, unit_bits, binding, store, "i"),
+            ),
+        ]
+    };
+    let mut accessors = PRELUDE.repeat("load_slot", 0..slots, |&slot| slot_holes(slot, false));
+    if destinations_writable {
+        accessors += &PRELUDE.repeat("store_slot", 0..slots, |&slot| slot_holes(slot, true));
+    }
+    let move_fragment = match variant.direction {
+        Direction::Split => "split_move",
+        Direction::Concat => "concat_move",
+    };
+    accessors += &PRELUDE.repeat(move_fragment, 0..slots, |&slot| {
+        vec![("slot", slot.to_string())]
+    });
+    if source_writable {
+        accessors += &PRELUDE.fill(
+            "store_source",
+            &[
+                ("unit", &unit),
+                ("source", &source),
+                (
+                    "record",
+                    &record_line(variant, unit_bits, Bindings::SOURCE, true, "i"),
+                ),
+            ],
+        );
+    }
+    accessors
+}
+
+/// A vec4 module's reader of one 32-bit word of its source
+/// (`ld_src_word`); nothing for word modules.
+fn source_word(variant: &Variant, unit_bits: u64) -> String {
+    if unit_bits != 128 {
+        return String::new();
+    }
+    let (_, source, _) = unit_names(unit_bits);
+    PRELUDE.fill(
+        "source_word",
+        &[
+            (
+                "record",
+                &record_line(variant, 32, Bindings::SOURCE, false, "w"),
+            ),
+            ("source", &source),
         ],
     )
 }
