@@ -2,7 +2,7 @@
 //! written backwards.
 
 use super::output_bytes;
-use super::runs::{copy_bits, copy_run, fill_in_parallel, run_ranges, scatter_runs};
+use super::runs::{copy_bits, fill_in_parallel, run_ranges, scatter_runs};
 use crate::element::ElementType;
 use crate::error::Result;
 use crate::plan::RunLayout;
@@ -195,7 +195,7 @@ fn fill_row(
         }
         let k = (run_start + n - column).min(piece.len() - done);
         let from = row * n + column - run_start;
-        copy_run(&mut piece[done..done + k], &part[from..from + k]);
+        piece[done..done + k].copy_from_slice(&part[from..from + k]);
         (done, column) = (done + k, column + k);
     }
 }

@@ -2,7 +2,8 @@
 //! whole tensor (outer blocks of `block` elements) into parts, one run per
 //! part per block; a concat writes the parts back into one whole tensor. The
 //! copies are the same runs in both directions: byte runs filled share by
-//! share on every core ([`fill_in_parallel`]), bit runs for
+//! share on every core ([`fill_in_parallel`]) in strided walks
+//! ([`gather_runs`], [`scatter_runs`]), bit runs for
 //! sub-byte elements ([`copy_bits`]) and element ranges for strings
 //! ([`run_ranges`]).
 
@@ -53,18 +54,6 @@ pub(super) fn fill_in_parallel<F>(
                 scope.spawn(move || run_task(task));
             }
         });
-    }
-}
-
-/// Copies `src` into `dst`, slices of one length; narrow lengths as
-/// moves of a length the compiler knows rather than calls to memcpy.
-#[inline(always)]
-pub(super) fn copy_run(dst: &mut [u8], src: &[u8]) {
-    match dst.len() {
-        4 => dst[..4].copy_from_slice(&src[..4]),
-        8 => dst[..8].copy_from_slice(&src[..8]),
-        16 => dst[..16].copy_from_slice(&src[..16]),
-        _ => dst.copy_from_slice(src),
     }
 }
 

@@ -1,7 +1,7 @@
 //! The host split: one tensor into parts, run by run.
 
 use super::output_bytes;
-use super::runs::{copy_bits, copy_run, fill_in_parallel, gather_runs, run_ranges};
+use super::runs::{copy_bits, fill_in_parallel, gather_runs, run_ranges};
 use crate::element::ElementType;
 use crate::error::Result;
 use crate::plan::RunLayout;
@@ -183,7 +183,7 @@ fn split_whole_bytes(layout: &RunLayout, bytes: &[u8], width: usize, outputs: &m
         let mut done = 0;
         if column > 0 {
             done = (n - column).min(piece.len());
-            copy_run(&mut piece[..done], &source[row * block + column..][..done]);
+            piece[..done].copy_from_slice(&source[row * block + column..][..done]);
             row += 1;
         }
         let rows = (piece.len() - done) / n;
@@ -198,7 +198,7 @@ fn split_whole_bytes(layout: &RunLayout, bytes: &[u8], width: usize, outputs: &m
         }
         if done < piece.len() {
             let rest = piece.len() - done;
-            copy_run(&mut piece[done..], &source[row * block..][..rest]);
+            piece[done..].copy_from_slice(&source[row * block..][..rest]);
         }
     });
 }
