@@ -9,7 +9,7 @@ use std::collections::HashSet;
 
 use wgpu_split::plan::internals::Recording;
 use wgpu_split::plan::{
-    ConcatPlan, Kernel, LaneOrder, Placement, PlanLimits, PlanOptions, SplitPlan, Strategy,
+    ConcatPlan, Kernel, LaneOrder, Placement, PlanLimits, PlanOptions, SplitPlan,
 };
 use wgpu_split::{HostTensor, host};
 
@@ -19,7 +19,7 @@ use super::concat_cases::{
 };
 use super::concat_layout::{ConcatLayout, ConcatRegions, concat_regions};
 use super::contents::{Placed, Rng};
-use super::{LANES, PLACEMENTS, STRATEGIES, check_coverage};
+use super::{check_coverage, kernel_variants, varied_variants};
 
 /// A concat plan to record, its case (an index into the cases) and its
 /// name.
@@ -69,19 +69,12 @@ impl ConcatSuite {
         for (kernel, c) in kernel_concat_cases() {
             cases.push(c);
             let i = cases.len() - 1;
-            for placement in PLACEMENTS {
-                for (order, strategy) in LANES {
-                    let options = PlanOptions::default()
-                        .strategy(strategy)
-                        .in_compute_pass()
-                        .kernel(kernel)
-                        .placement(placement);
-                    if plans_with(&cases[i], &limits, &options) {
-                        required.push(kernel);
-                    }
-                    let name = format!("{} {} {order}", cases[i].name, placement.name());
-                    add(&cases, name, i, options);
+            for (variant, options) in kernel_variants(kernel) {
+                if plans_with(&cases[i], &limits, &options) {
+                    required.push(kernel);
                 }
+                let name = format!("{} {variant}", cases[i].name);
+                add(&cases, name, i, options);
             }
         }
         let varied = varied_concat_cases()
@@ -91,22 +84,9 @@ impl ConcatSuite {
         for (c, forced) in varied {
             cases.push(c);
             let i = cases.len() - 1;
-            for placement in PLACEMENTS {
-                for (s, strategy) in STRATEGIES {
-                    let options = PlanOptions::default()
-                        .strategy(strategy)
-                        .placement(placement);
-                    let name = format!("{} {} {s}", cases[i].name, placement.name());
-                    add(&cases, name, i, options);
-                }
-                for kernel in Kernel::ALL.into_iter().filter(|_| forced) {
-                    let options = PlanOptions::default()
-                        .strategy(Strategy::Gather)
-                        .kernel(kernel)
-                        .placement(placement);
-                    let name = format!("{} {} {kernel:?}", cases[i].name, placement.name());
-                    add(&cases, name, i, options);
-                }
+            for (variant, options) in varied_variants(forced) {
+                let name = format!("{} {variant}", cases[i].name);
+                add(&cases, name, i, options);
             }
         }
         let ran: Vec<(Kernel, Placement, Option<LaneOrder>)> = plans

@@ -74,6 +74,45 @@ const STRATEGIES: [(&str, Strategy); 5] = [
     ("copy", Strategy::Copy),
 ];
 
+/// `kernel` forced in both placements and both lane orders, recorded
+/// inside a compute pass: each variant's name and options.
+fn kernel_variants(kernel: Kernel) -> Vec<(String, PlanOptions)> {
+    let mut variants = Vec::new();
+    for placement in PLACEMENTS {
+        for (order, strategy) in LANES {
+            let options = PlanOptions::default()
+                .strategy(strategy)
+                .in_compute_pass()
+                .kernel(kernel)
+                .placement(placement);
+            variants.push((format!("{} {order}", placement.name()), options));
+        }
+    }
+    variants
+}
+
+/// A varied case's variants: every strategy in both placements and, where
+/// `forced`, every kernel forced (gathered); each variant's name and options.
+fn varied_variants(forced: bool) -> Vec<(String, PlanOptions)> {
+    let mut variants = Vec::new();
+    for placement in PLACEMENTS {
+        for (s, strategy) in STRATEGIES {
+            let options = PlanOptions::default()
+                .strategy(strategy)
+                .placement(placement);
+            variants.push((format!("{} {s}", placement.name()), options));
+        }
+        for kernel in Kernel::ALL.into_iter().filter(|_| forced) {
+            let options = PlanOptions::default()
+                .strategy(Strategy::Gather)
+                .kernel(kernel)
+                .placement(placement);
+            variants.push((format!("{} {kernel:?}", placement.name()), options));
+        }
+    }
+    variants
+}
+
 /// A plan to record, its case (an index into the cases) and its name.
 struct Planned {
     name: String,
@@ -115,20 +154,13 @@ fn plans() -> Result<SplitPlans, String> {
     for (kernel, c) in kernel_cases() {
         all_cases.push(c);
         let i = all_cases.len() - 1;
-        for placement in PLACEMENTS {
-            for (order, strategy) in LANES {
-                let options = PlanOptions::default()
-                    .strategy(strategy)
-                    .in_compute_pass()
-                    .kernel(kernel)
-                    .placement(placement);
-                let case = &all_cases[i];
-                if SplitPlan::new(&case.split, case.element_type, &limits, &options).is_ok() {
-                    required.push(kernel);
-                }
-                let name = format!("{} {} {order}", all_cases[i].name, placement.name());
-                add(&mut all_cases, name, i, options);
+        for (variant, options) in kernel_variants(kernel) {
+            let case = &all_cases[i];
+            if SplitPlan::new(&case.split, case.element_type, &limits, &options).is_ok() {
+                required.push(kernel);
             }
+            let name = format!("{} {variant}", all_cases[i].name);
+            add(&mut all_cases, name, i, options);
         }
     }
     // Every kernel that can move the split, forced, for the widths and
@@ -145,22 +177,9 @@ fn plans() -> Result<SplitPlans, String> {
     {
         all_cases.push(c);
         let i = all_cases.len() - 1;
-        for placement in PLACEMENTS {
-            for (s, strategy) in STRATEGIES {
-                let options = PlanOptions::default()
-                    .strategy(strategy)
-                    .placement(placement);
-                let name = format!("{} {} {s}", all_cases[i].name, placement.name());
-                add(&mut all_cases, name, i, options);
-            }
-            for kernel in Kernel::ALL.into_iter().filter(|_| forced) {
-                let options = PlanOptions::default()
-                    .strategy(Strategy::Gather)
-                    .kernel(kernel)
-                    .placement(placement);
-                let name = format!("{} {} {kernel:?}", all_cases[i].name, placement.name());
-                add(&mut all_cases, name, i, options);
-            }
+        for (variant, options) in varied_variants(forced) {
+            let name = format!("{} {variant}", all_cases[i].name);
+            add(&mut all_cases, name, i, options);
         }
     }
     for c in count_cases() {
