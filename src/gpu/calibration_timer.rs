@@ -6,7 +6,7 @@
 use std::time::Instant;
 
 use super::error::DeviceError;
-use super::scope::{map_read, scoped, unmap};
+use super::scope::{map_read, poll, read_mapped, scoped};
 use super::splitter::GpuSplitter;
 use crate::error::Result;
 
@@ -278,12 +278,7 @@ impl<'a> Timer<'a> {
         map_read(device, readback, "reading timestamps", |_| {})?;
         self.wait(index)?;
         let ticks: Vec<u64> =
-            bytemuck::pod_collect_to_vec(&readback.slice(..).get_mapped_range().map_err(|e| {
-                DeviceError::Gpu {
-                    detail: format!("reading timestamps: {e}"),
-                }
-            })?);
-        unmap(device, readback, "reading timestamps")?;
+            bytemuck::pod_collect_to_vec(&read_mapped(device, readback, "reading timestamps")?);
         let period = f64::from(self.splitter.queue().get_timestamp_period());
         Ok((
             ticks[1].saturating_sub(ticks[0]) as f64 * period * 1e-9,
@@ -294,19 +289,20 @@ impl<'a> Timer<'a> {
     /// Waits for submission `index` alone: on a queue other threads keep
     /// feeding, waiting for every submission would wait for theirs too.
     fn wait(&self, index: wgpu::SubmissionIndex) -> Result<()> {
-        self.splitter
-            .device()
-            .poll(wgpu::PollType::Wait {
+        poll(
+            self.splitter.device(),
+            wgpu::PollType::Wait {
                 submission_index: Some(index),
                 timeout: Some(super::READBACK_TIMEOUT),
-            })
-            .map(|_| ())
-            .map_err(|e| {
-                DeviceError::Gpu {
-                    detail: format!("calibrating: {e}"),
-                }
-                .into()
-            })
+            },
+        )
+        .map(|_| ())
+        .map_err(|e| {
+            DeviceError::Gpu {
+                detail: format!("calibrating: {e}"),
+            }
+            .into()
+        })
     }
 }
 

@@ -49,10 +49,13 @@ impl Poller {
             .name("wgpu-split poller".to_string())
             .spawn(move || {
                 while !flag.load(Ordering::Relaxed) {
-                    let waited = device.poll(wgpu::PollType::Wait {
-                        submission_index: None,
-                        timeout: Some(WAIT),
-                    });
+                    let waited = super::scope::poll(
+                        &device,
+                        wgpu::PollType::Wait {
+                            submission_index: None,
+                            timeout: Some(WAIT),
+                        },
+                    );
                     // Nothing in flight, or a lost device (whose pending
                     // callbacks have already been called with errors).
                     if waited.as_ref().is_ok_and(|s| s.is_queue_empty()) || waited.is_err() {

@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use super::error::DeviceError;
-use super::scope::{map_read, scoped_async, unmap};
+use super::scope::{map_read, poll, read_mapped, scoped_async};
 use crate::error::{Error, Result};
 
 /// How long a blocking readback waits for the GPU before it fails with
@@ -70,14 +70,16 @@ impl InFlight {
     /// Polls the device until the work is done (at most
     /// [`READBACK_TIMEOUT`]), then reads the page: the blocking form.
     pub(super) fn wait_and_read(self, what: &str) -> Result<Vec<u8>> {
-        self.device
-            .poll(wgpu::PollType::Wait {
+        poll(
+            &self.device,
+            wgpu::PollType::Wait {
                 submission_index: Some(self.submission.clone()),
                 timeout: Some(READBACK_TIMEOUT),
-            })
-            .map_err(|e| DeviceError::Gpu {
-                detail: format!("waiting for the {what}: {e}"),
-            })?;
+            },
+        )
+        .map_err(|e| DeviceError::Gpu {
+            detail: format!("waiting for the {what}: {e}"),
+        })?;
         pollster::block_on(self.read())
     }
 
@@ -93,15 +95,10 @@ impl InFlight {
         mapped.map_err(|e| DeviceError::Gpu {
             detail: format!("mapping the readback buffer: {e}"),
         })?;
-        let bytes = self
-            .staging
-            .slice(..)
-            .get_mapped_range()
-            .map_err(|e| DeviceError::Gpu {
-                detail: format!("reading the readback buffer: {e}"),
-            })?
-            .to_vec();
-        unmap(&self.device, &self.staging, "unmapping the readback buffer")?;
-        Ok(bytes)
+        Ok(read_mapped(
+            &self.device,
+            &self.staging,
+            "reading the readback buffer",
+        )?)
     }
 }

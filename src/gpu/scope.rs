@@ -5,10 +5,13 @@
 //! error scopes, so that a device destroyed or lost on another thread
 //! midway gives a typed [`DeviceError`] and never reaches the
 //! uncaptured-error handler (whose default panics). Calls that return
-//! their errors (`get_mapped_range`, `poll`) map them. Nothing here blocks.
+//! their errors (`get_mapped_range`, `poll`) map them. Nothing here blocks
+//! but the crate's own polls and its reads of mapped memory, which exclude
+//! each other ([`poll`], [`read_mapped`]).
 
 use std::future::Future;
 use std::pin::pin;
+use std::sync::RwLock;
 use std::task::{Context, Poll, Waker};
 
 use super::error::DeviceError;
@@ -157,4 +160,44 @@ pub(crate) fn map_read(
     scoped(device, what, || {
         buffer.slice(..).map_async(wgpu::MapMode::Read, done)
     })
+}
+
+/// Held by every poll the crate makes (shared) and by every read of mapped
+/// memory it makes (alone). wgpu 30 frees a buffer's memory when its device
+/// has been destroyed and a poll then releases its resources, even while a
+/// view of the mapping is alive (gfx-rs/wgpu#10256; on GL the read then
+/// dies of SIGSEGV: `docs/lab/mapped_view_destroy.rs`), so a device
+/// destroyed on another thread must never be polled by the crate (its
+/// [`crate::gpu::Poller`], another thread's blocking read) while one of its
+/// reads copies out. Polls made outside the crate cannot take part: that is
+/// wgpu's race, said in the README's limits.
+static MAPPED_READS: RwLock<()> = RwLock::new(());
+
+/// `device.poll(poll_type)`, never while the crate reads mapped memory.
+pub(crate) fn poll(
+    device: &wgpu::Device,
+    poll_type: wgpu::PollType,
+) -> Result<wgpu::PollStatus, wgpu::PollError> {
+    let _polling = MAPPED_READS.read().unwrap_or_else(|e| e.into_inner());
+    device.poll(poll_type)
+}
+
+/// Copies all of `buffer`'s mapped range out and unmaps it (inside error
+/// scopes), while no poll of the crate can free the mapping; `what` names
+/// the read in errors.
+pub(crate) fn read_mapped(
+    device: &wgpu::Device,
+    buffer: &wgpu::Buffer,
+    what: &str,
+) -> Result<Vec<u8>, DeviceError> {
+    let _reading = MAPPED_READS.write().unwrap_or_else(|e| e.into_inner());
+    let bytes = buffer
+        .slice(..)
+        .get_mapped_range()
+        .map_err(|e| DeviceError::Gpu {
+            detail: format!("{what}: {e}"),
+        })?
+        .to_vec();
+    unmap(device, buffer, what)?;
+    Ok(bytes)
 }

@@ -9,7 +9,7 @@ use std::ops::Range;
 use super::dispatch::{bind_group, table_buffer};
 use super::error::DeviceError;
 use super::region::{BufferRegion, plain_regions};
-use super::scope::{buffer_with_contents, scoped, submit, unmap};
+use super::scope::{buffer_with_contents, poll, read_mapped, scoped, submit};
 use super::splitter::GpuSplitter;
 use crate::error::Result;
 use crate::plan::coalescing::{Access, TracedBinding, TracedDispatch};
@@ -275,21 +275,15 @@ fn read(splitter: &GpuSplitter, buffer: &wgpu::Buffer) -> Result<Vec<u8>> {
         staging.slice(..).map_async(wgpu::MapMode::Read, |_| {});
         staging
     })?;
-    device
-        .poll(wgpu::PollType::Wait {
+    poll(
+        device,
+        wgpu::PollType::Wait {
             submission_index: None,
             timeout: Some(super::READBACK_TIMEOUT),
-        })
-        .map_err(|e| DeviceError::Gpu {
-            detail: format!("waiting for a trace: {e}"),
-        })?;
-    let bytes = staging
-        .slice(..)
-        .get_mapped_range()
-        .map_err(|e| DeviceError::Gpu {
-            detail: format!("reading a trace: {e}"),
-        })?
-        .to_vec();
-    unmap(device, &staging, "reading a trace")?;
-    Ok(bytes)
+        },
+    )
+    .map_err(|e| DeviceError::Gpu {
+        detail: format!("waiting for a trace: {e}"),
+    })?;
+    Ok(read_mapped(device, &staging, "reading a trace")?)
 }
