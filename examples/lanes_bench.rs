@@ -4,12 +4,14 @@
 //! should run fastest), timed on the adapter at hand.
 //!
 //! ```text
-//! cargo run --release --example lanes_bench -- [--quick] [--runs N]
+//! cargo run --release --example lanes_bench -- [--quick] [--runs N] [--json PATH]
 //! ```
 //!
 //! For every split_bench case and every generated kernel that moves it
 //! (forced, for a compute pass, into buffers of their own, with the
-//! adapter's limits and its class model's kernel ranks), both lane orders
+//! adapter's limits and its class model's kernel ranks), and for every
+//! concat case and every generated kernel that moves concats only (the
+//! concat-words kernel), both lane orders
 //! are planned, checked byte for byte against the host path, then timed in
 //! alternating rounds (timestamp queries where the adapter has them);
 //! the table gives each order's median GB/s (bytes read + written) and the
@@ -28,19 +30,21 @@ mod measure;
 
 use gpu_timer::GpuTimer;
 use wgpu_split::gpu::{BufferRegion, GpuContext, GpuSplitter, PreparedSplit, RoundTrip};
-use wgpu_split::plan::{Kernel, LaneOrder, PlanOptions, SplitPlan, Strategy};
-use wgpu_split::{ElementType, ResolvedSplit, host};
+use wgpu_split::plan::{ConcatPlan, Kernel, LaneOrder, PlanOptions, SplitPlan, Strategy};
+use wgpu_split::{ElementType, HostTensor, ResolvedConcat, ResolvedSplit, host};
 
 type Failure = Box<dyn std::error::Error>;
 
 fn main() -> Result<(), Failure> {
     let mut quick = false;
     let mut runs = 15;
+    let mut json: Option<String> = None;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
             "--quick" => quick = true,
             "--runs" => runs = args.next().ok_or("--runs needs a value")?.parse()?,
+            "--json" => json = Some(args.next().ok_or("--json needs a path")?),
             other => return Err(format!("unknown argument {other}").into()),
         }
     }
@@ -56,37 +60,90 @@ fn main() -> Result<(), Failure> {
         "{:<28} {:<12} {:>12} {:>12} {:>16}",
         "case", "kernel", "blocked GB/s", "striped GB/s", "striped/blocked"
     );
+    let mut rows = Vec::new();
+    // `same`: the kernel lays lanes one way whatever the order asked for
+    // (both plans are one plan; the ratio is the timer's noise).
+    let mut row = |case: &str, kernel: Kernel, r: [f64; 3], same: bool| {
+        let note = if same {
+            "  (one lane order: the same plan)"
+        } else {
+            ""
+        };
+        println!(
+            "{:<28} {:<12} {:>12.2} {:>12.2} {:>16.2}{note}",
+            case,
+            kernel.name(),
+            r[0],
+            r[1],
+            r[2]
+        );
+        rows.push(serde_json::json!({
+            "case": case, "kernel": kernel.name(), "blocked_gbps": r[0],
+            "striped_gbps": r[1], "striped_over_blocked": r[2], "same_plan": same,
+        }));
+    };
+    let generated = || Kernel::ALL.into_iter().filter(|k| k.is_generated());
     for case in cases::suite(quick) {
         let split = case.op.resolve(&case.shape)?;
-        for kernel in Kernel::ALL.into_iter().filter(|k| k.is_generated()) {
+        for kernel in generated() {
             let [Some(blocked), Some(striped)] = [LaneOrder::Blocked, LaneOrder::Striped]
                 .map(|lanes| plan_of(&splitter, &split, case.element_type, kernel, lanes))
             else {
                 continue;
             };
-            let row = time_pair(
-                &splitter,
-                &timer,
-                &split,
-                case.element_type,
-                [&blocked, &striped],
-                runs,
-            )?;
-            println!(
-                "{:<28} {:<12} {:>12.2} {:>12.2} {:>16.2}",
+            let pair = split_pair(&splitter, &split, case.element_type, [&blocked, &striped])?;
+            row(
                 case.name,
-                kernel.name(),
-                row[0],
-                row[1],
-                row[2]
+                kernel,
+                time_pair(&timer, &pair, runs),
+                blocked == striped,
             );
         }
+    }
+    for case in cases::concat_suite(quick) {
+        let Some(concat) = case.concat()? else {
+            continue;
+        };
+        for kernel in generated().filter(|k| k.moves_concats() && !k.moves_splits()) {
+            let [Some(blocked), Some(striped)] = [LaneOrder::Blocked, LaneOrder::Striped]
+                .map(|lanes| concat_plan_of(&splitter, &concat, case.element_type, kernel, lanes))
+            else {
+                continue;
+            };
+            let pair = concat_pair(&splitter, &concat, case.element_type, [&blocked, &striped])?;
+            row(
+                case.name,
+                kernel,
+                time_pair(&timer, &pair, runs),
+                blocked == striped,
+            );
+        }
+    }
+    if let Some(path) = json {
+        let doc = serde_json::json!({ "adapter": ctx.describe(), "runs": runs, "quick": quick, "rows": rows });
+        std::fs::write(&path, serde_json::to_string_pretty(&doc)?)?;
+        println!("wrote {path}");
     }
     Ok(())
 }
 
-/// `kernel` forced with `lanes`, for a compute pass, the adapter's model
-/// ranking otherwise; `None` where it does not move the split.
+/// The options that force `kernel` with `lanes`, for a compute pass, the
+/// adapter's model ranking otherwise; `None` where the splitter's strategy
+/// carries no model.
+fn forced(splitter: &GpuSplitter, kernel: Kernel, lanes: LaneOrder) -> Option<PlanOptions> {
+    let Strategy::Auto(model) = *splitter.strategy() else {
+        return None;
+    };
+    let model = wgpu_split::plan::CostModel { lanes, ..model };
+    Some(
+        PlanOptions::default()
+            .strategy(Strategy::Auto(model))
+            .in_compute_pass()
+            .kernel(kernel),
+    )
+}
+
+/// `split` with `kernel` forced with `lanes`; `None` where it does not move it.
 fn plan_of(
     splitter: &GpuSplitter,
     split: &ResolvedSplit,
@@ -94,15 +151,22 @@ fn plan_of(
     kernel: Kernel,
     lanes: LaneOrder,
 ) -> Option<SplitPlan> {
-    let Strategy::Auto(model) = *splitter.strategy() else {
-        return None;
-    };
-    let model = wgpu_split::plan::CostModel { lanes, ..model };
-    let options = PlanOptions::default()
-        .strategy(Strategy::Auto(model))
-        .in_compute_pass()
-        .kernel(kernel);
-    splitter.plan_with(split, t, &options).ok()
+    splitter
+        .plan_with(split, t, &forced(splitter, kernel, lanes)?)
+        .ok()
+}
+
+/// `concat` with `kernel` forced with `lanes`; `None` where it does not move it.
+fn concat_plan_of(
+    splitter: &GpuSplitter,
+    concat: &ResolvedConcat,
+    t: ElementType,
+    kernel: Kernel,
+    lanes: LaneOrder,
+) -> Option<ConcatPlan> {
+    splitter
+        .plan_concat_with(concat, t, &forced(splitter, kernel, lanes)?)
+        .ok()
 }
 
 /// What a timed run records into the encoder.
@@ -114,23 +178,22 @@ struct Prepared {
     _buffers: (wgpu::Buffer, Vec<wgpu::Buffer>),
 }
 
-/// Median GB/s of each plan and the median per-round ratio of the second
-/// to the first, each checked against the host path first.
-fn time_pair(
+/// Two plans of one move, prepared on buffers of their own, and the bytes
+/// it moves.
+struct Pair {
+    prepared: Vec<Prepared>,
+    moved: u64,
+}
+
+/// Each split plan checked against the host path, then prepared.
+fn split_pair(
     splitter: &GpuSplitter,
-    timer: &GpuTimer,
     split: &ResolvedSplit,
     t: ElementType,
     plans: [&SplitPlan; 2],
-    runs: usize,
-) -> Result<[f64; 3], Failure> {
+) -> Result<Pair, Failure> {
     let input = measure::random_tensor(split, t)?;
     let expected = host::split(&input, split)?;
-    let moved: u64 = expected
-        .iter()
-        .map(|e| e.as_bytes().map_or(0, |b| b.len() as u64))
-        .sum::<u64>()
-        .max(input.as_bytes()?.len() as u64);
     let mut prepared = Vec::new();
     for plan in plans {
         let actual = RoundTrip::new(splitter).run_plan(plan, &input)?;
@@ -149,7 +212,61 @@ fn time_pair(
             _buffers: (input_buffer, outputs),
         });
     }
-    let records: Vec<Record<'_>> = prepared
+    Ok(Pair {
+        prepared,
+        moved: moved_bytes(&input, &expected),
+    })
+}
+
+/// Each concat plan checked against the host path, then prepared.
+fn concat_pair(
+    splitter: &GpuSplitter,
+    concat: &ResolvedConcat,
+    t: ElementType,
+    plans: [&ConcatPlan; 2],
+) -> Result<Pair, Failure> {
+    let joined = measure::random_tensor(concat.mirror(), t)?;
+    let inputs = host::split(&joined, concat.mirror())?;
+    let refs: Vec<&HostTensor> = inputs.iter().collect();
+    let expected = host::concat(&refs, concat)?;
+    let mut prepared = Vec::new();
+    for plan in plans {
+        let actual = RoundTrip::new(splitter).run_concat_plan(plan, &refs)?;
+        if actual != expected {
+            return Err(
+                format!("{:?}: the output differs from the host path", plan.kernel()).into(),
+            );
+        }
+        let round_trip = RoundTrip::new(splitter);
+        let buffers = (inputs.iter())
+            .map(|i| round_trip.create_input(i.as_bytes()?))
+            .collect::<Result<Vec<_>, _>>()?;
+        let output =
+            round_trip.create_input(&vec![0; plan.requirements().output_region_bytes as usize])?;
+        let regions: Vec<BufferRegion> = buffers.iter().map(BufferRegion::whole).collect();
+        let p = splitter.prepare_concat(plan, &regions, BufferRegion::whole(&output))?;
+        prepared.push(Prepared {
+            prepared: p,
+            _buffers: (output, buffers),
+        });
+    }
+    Ok(Pair {
+        prepared,
+        moved: moved_bytes(&expected, &inputs),
+    })
+}
+
+/// The bytes a move between `whole` and its `parts` counts (the larger side).
+fn moved_bytes(whole: &HostTensor, parts: &[HostTensor]) -> u64 {
+    let bytes = |t: &HostTensor| t.as_bytes().map_or(0, |b| b.len() as u64);
+    parts.iter().map(bytes).sum::<u64>().max(bytes(whole))
+}
+
+/// Median GB/s of each prepared plan and the median per-round ratio of the
+/// second to the first, timed in alternating rounds.
+fn time_pair(timer: &GpuTimer, pair: &Pair, runs: usize) -> [f64; 3] {
+    let records: Vec<Record<'_>> = pair
+        .prepared
         .iter()
         .map(|p| {
             Box::new(move |encoder: &mut wgpu::CommandEncoder| {
@@ -173,8 +290,8 @@ fn time_pair(
         seconds[1].push(times[1]);
         ratios.push(times[0] / times[1]);
     }
-    let gbs = |s: &Vec<f64>| 2.0 * moved as f64 / median(s.clone()) / 1e9;
-    Ok([gbs(&seconds[0]), gbs(&seconds[1]), median(ratios)])
+    let gbs = |s: &Vec<f64>| 2.0 * pair.moved as f64 / median(s.clone()) / 1e9;
+    [gbs(&seconds[0]), gbs(&seconds[1]), median(ratios)]
 }
 
 fn median(mut v: Vec<f64>) -> f64 {

@@ -685,9 +685,7 @@ fn onnx_node_tests_pass_on_the_gpu() {
     };
     use wgpu_split::onnx::node_test::{Summary, run_directories_with};
     for (name, count) in [("onnx-node", 31), ("onnx-extra", 79)] {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/data")
-            .join(name);
+        let root = common::repo_root().join("tests/data").join(name);
         // Every directory: the splits' and the concats'.
         let mut dirs: Vec<_> = std::fs::read_dir(root)
             .unwrap()

@@ -7,7 +7,7 @@
 mod common;
 
 use std::collections::{BTreeMap, HashMap};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use common::{assert_outputs_equal, gpu};
 use wgpu_split::error::PlanError;
@@ -17,7 +17,7 @@ use wgpu_split::onnx::{OnnxModel, SplitOperator};
 use wgpu_split::plan::{Kernel, Placement, PlanOptions, Strategy};
 
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/onnx-models")
+    common::repo_root().join("tests/data/onnx-models")
 }
 
 fn manifest() -> Vec<serde_json::Value> {

@@ -2,9 +2,15 @@
 //!
 //! ```text
 //! cargo run --release --example split_bench -- [--quick] [--runs N] [--case NAME]
-//!     [--json PATH] [--plot PATH] [--calibrate] [--report]
+//!     [--json PATH] [--plot PATH] [--calibrate] [--report] [--cases PATH]
 //! cargo run --example split_bench -- --markdown REPORT.json [--full] [--plot PATH]
 //! ```
+//!
+//! Every run calibrates first (`plan_calibrated` plans with what it
+//! measured; the JSON keeps both models); `--calibrate` only calibrates,
+//! prints the class model beside the calibrated one, and exits without
+//! timing a case. `--cases PATH` writes the cases as data (shapes, axes,
+//! pieces, bytes counted) for `scripts/torch_peer.py` and exits.
 //!
 //! `--markdown` prints the README's table from a JSON report (`--full`: the
 //! table of every method and ratio, `docs/PERFORMANCE.md`'s), draws
@@ -47,7 +53,15 @@ struct Options {
     report: bool,
     markdown: Option<String>,
     full: bool,
+    cases: Option<String>,
 }
+
+const USAGE: &str = "\
+usage: split_bench [--quick] [--runs N] [--case NAME] [--json PATH] [--plot PATH] [--report]
+       split_bench --calibrate     calibrate only: print the class model and the calibrated
+                                   one, time no case, exit (every run calibrates first anyway)
+       split_bench --cases PATH [--quick]   write the cases as data (torch_peer.py) and exit
+       split_bench --markdown REPORT.json [--full] [--plot PATH]";
 
 fn parse_args() -> Result<Options, String> {
     let mut o = Options {
@@ -60,6 +74,7 @@ fn parse_args() -> Result<Options, String> {
         report: false,
         markdown: None,
         full: false,
+        cases: None,
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -81,9 +96,8 @@ fn parse_args() -> Result<Options, String> {
             "--json" => o.json = Some(value("--json")?),
             "--plot" => o.plot = Some(value("--plot")?),
             "--markdown" => o.markdown = Some(value("--markdown")?),
-            "-h" | "--help" => {
-                return Err("usage: split_bench [--quick] [--runs N] [--case NAME] [--json PATH] [--plot PATH] [--calibrate] [--report]\n       split_bench --markdown REPORT.json [--full] [--plot PATH]".into());
-            }
+            "--cases" => o.cases = Some(value("--cases")?),
+            "-h" | "--help" => return Err(USAGE.into()),
             other => return Err(format!("unknown argument {other}")),
         }
     }
@@ -155,6 +169,16 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let options = parse_args()?;
     if let Some(path) = &options.markdown {
         return print_markdown(path, &options);
+    }
+    if let Some(path) = &options.cases {
+        let cases: Vec<Case> = suite(options.quick)
+            .into_iter()
+            .chain(concat_suite(options.quick))
+            .collect();
+        let json = report::cases_json(&cases, options.quick)?;
+        write_file(path, serde_json::to_string_pretty(&json)?.as_bytes())?;
+        println!("wrote {path}");
+        return Ok(());
     }
     let wanted = wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS;
     let ctx = pollster::block_on(GpuContext::request_with_features(wanted))?;

@@ -260,3 +260,45 @@ pub fn markdown_full(rows: &[Row]) -> String {
     }
     out
 }
+
+/// The cases as data, for a peer that times the same moves another way
+/// (`scripts/torch_peer.py`): each split's input shape, axis and pieces
+/// (where each output starts on the axis, its length and its shape), each
+/// concat's inputs the same way (`stack`: joined on a new axis), and the
+/// bytes the GB/s figures count (read + written = 2 x `moved_bytes`).
+pub fn cases_json(
+    cases: &[crate::cases::Case],
+    quick: bool,
+) -> wgpu_split::Result<serde_json::Value> {
+    let mut out = Vec::new();
+    for case in cases {
+        let split = case.op.resolve(&case.shape)?;
+        let (op, shapes, stack) = match case.concat()? {
+            Some(concat) => {
+                let stack = concat.input_shapes()[0].len() < concat.output_shape().len();
+                ("concat", concat.input_shapes().to_vec(), stack)
+            }
+            None => ("split", split.output_shapes(), false),
+        };
+        let t = case.element_type;
+        let bytes = |shape: &[usize]| t.byte_len(shape.iter().product()).unwrap_or(0) as u64;
+        let pieces: Vec<serde_json::Value> = (split.starts().iter())
+            .zip(split.lengths())
+            .zip(&shapes)
+            .map(|((start, length), shape)| {
+                serde_json::json!({"start": start, "length": length, "shape": shape})
+            })
+            .collect();
+        let moved = shapes
+            .iter()
+            .map(|s| bytes(s))
+            .sum::<u64>()
+            .max(bytes(&case.shape));
+        out.push(serde_json::json!({
+            "name": case.name, "op": op, "dtype": t.name(), "bits": t.bit_width(),
+            "shape": case.shape, "axis": split.axis(), "pieces": pieces,
+            "stack": stack, "moved_bytes": moved,
+        }));
+    }
+    Ok(serde_json::json!({ "quick": quick, "cases": out }))
+}

@@ -146,11 +146,17 @@ pub fn naive_split(input: &HostTensor, split: &ResolvedSplit) -> Vec<HostTensor>
     outputs
 }
 
+/// The checkout the tests read their data from: `WGPU_SPLIT_ROOT` where
+/// set (the GPU bundle's copy of `tests/data`, `scripts/gpu_bundle.sh`,
+/// where the test binaries run with no checkout), else this crate's.
+pub fn repo_root() -> std::path::PathBuf {
+    std::env::var_os("WGPU_SPLIT_ROOT")
+        .map_or_else(|| env!("CARGO_MANIFEST_DIR").into(), Into::into)
+}
+
 /// The node-test directories of `tests/data/<set>`, sorted.
 pub fn data_dirs(set: &str) -> Vec<std::path::PathBuf> {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data")
-        .join(set);
+    let root = repo_root().join("tests/data").join(set);
     let mut dirs: Vec<std::path::PathBuf> = std::fs::read_dir(root)
         .unwrap()
         .map(|e| e.unwrap().path())
