@@ -321,6 +321,8 @@ fn run() -> Result<bool, Failure> {
         "burn": data.burn, "suites": data.suites, "node_tests": data.node,
         "cost_models": {
             "class": data.bench["device"]["default_cost_model"],
+            "plan": data.bench["device"]["plan_cost_model"],
+            "plan_origin": data.bench["device"]["plan_model_origin"],
             "calibrated": data.bench["device"]["calibrated_cost_model"],
         },
         "targets": data.targets(), "missing": missing,
@@ -606,13 +608,15 @@ fn report_markdown(
         n["status"].as_str().unwrap_or_default(),
         n["seconds"].as_f64().unwrap_or(0.0)
     );
-    md += "\n## The cost model: the class model the planner used against the calibrated one\n\n";
+    md += "\n## The cost model: the one the planner used against the calibrated one\n\n";
     let device = &data.bench["device"];
     let _ = writeln!(
         md,
-        "Class `{}`.\n\n```json\n{{\"class\": {},\n \"calibrated\": {}}}\n```",
+        "Class `{}`; `plan` planned with `{}`.\n\n```json\n{{\"class\": {},\n \"plan\": {},\n \"calibrated\": {}}}\n```",
         device["class"].as_str().unwrap_or("unknown"),
+        device["plan_model_origin"].as_str().unwrap_or("unknown"),
         device["default_cost_model"],
+        device["plan_cost_model"],
         device["calibrated_cost_model"]
     );
     md += "\n## Steps\n\n| step | status | s | command |\n|---|---|---:|---|\n";

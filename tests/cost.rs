@@ -7,7 +7,7 @@ mod common;
 use std::time::Instant;
 
 use common::{Rng, assert_outputs_equal, gpu, random_tensor};
-use wgpu_split::gpu::device_class;
+use wgpu_split::gpu::{ModelOrigin, device_class};
 use wgpu_split::plan::{
     CostModel, DeviceClass, Kernel, PlanLimits, PlanOptions, SplitPlan, Strategy,
 };
@@ -243,10 +243,68 @@ fn adapters_map_to_classes_by_type_and_name() {
         device_class(&with("Virtio-GPU", T::VirtualGpu)),
         DeviceClass::Unknown
     );
-    // This machine's adapter, and the splitter's default model for it.
+    // This machine's adapter, and the splitter's default model for it: the
+    // class's on a GPU, measured at the start on a software adapter.
     println!("this adapter: {} -> {:?}", info.name, device_class(&info));
     let expected = CostModel::for_class(device_class(&info));
-    assert_eq!(*gpu.strategy(), Strategy::Auto(expected));
+    match gpu.model_origin() {
+        ModelOrigin::Class => assert_eq!(*gpu.strategy(), Strategy::Auto(expected)),
+        origin => assert_eq!(
+            device_class(&info),
+            DeviceClass::Software,
+            "{origin:?}: only a software adapter measures at the start"
+        ),
+    }
+}
+
+/// A software adapter's kernels run on the host's cores, so their speed
+/// against its copies follows the machine (issue 41: lavapipe's vec4 copy
+/// 1.6 GB/s on one VM, 5-10 GB/s on another): the first splitter of the
+/// process measures the adapter with a short calibration and plans with
+/// it; later splitters on the same adapter reuse it.
+#[test]
+fn a_software_adapter_plans_with_what_it_measured_at_the_start() {
+    let Some(gpu) = gpu("a_software_adapter_plans_with_what_it_measured_at_the_start") else {
+        return;
+    };
+    let info = gpu.device().adapter_info();
+    if device_class(&info) != DeviceClass::Software {
+        println!(
+            "{} is not a software adapter: nothing measured at the start",
+            info.name
+        );
+        assert_eq!(gpu.model_origin(), ModelOrigin::Class);
+        return;
+    }
+    let ModelOrigin::MeasuredAtStart { seconds } = gpu.model_origin() else {
+        panic!("a software adapter's splitter: {:?}", gpu.model_origin());
+    };
+    let Strategy::Auto(model) = *gpu.strategy() else {
+        panic!("{:?}", gpu.strategy());
+    };
+    println!("measured at the start in {seconds:.2} s: {model:#?}");
+    assert_ne!(
+        model,
+        CostModel::LAVAPIPE,
+        "the measured model is not the class's"
+    );
+    let mut positive = vec![model.copy_bytes_per_second, model.dispatch_seconds];
+    positive.extend(model.gather_bytes_per_second.iter().map(|(_, rate)| rate));
+    assert!(
+        positive.iter().all(|v| v.is_finite() && *v > 0.0),
+        "{model:?}"
+    );
+    // Once per process: a splitter on a device of its own reuses it.
+    let ctx = wgpu_split::gpu::GpuContext::new_default().unwrap();
+    let again = wgpu_split::gpu::GpuSplitter::new(&ctx.device, &ctx.queue).unwrap();
+    assert_eq!(
+        again.model_origin(),
+        ModelOrigin::MeasuredAtStart { seconds }
+    );
+    assert_eq!(*again.strategy(), Strategy::Auto(model));
+    // A strategy given by the caller is said to be given.
+    let given = again.with_strategy(Strategy::Auto(CostModel::LAVAPIPE));
+    assert_eq!(given.model_origin(), ModelOrigin::Given);
 }
 
 #[test]

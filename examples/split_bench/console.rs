@@ -62,7 +62,13 @@ fn figures(model: &CostModel) -> Vec<(String, String)> {
 
 /// The planner's model for the adapter's class beside the one
 /// `calibrate()` measured, figure by figure.
-pub fn print_models(class: &str, default: &CostModel, calibration: &Calibration, seconds: f64) {
+pub fn print_models(
+    class: &str,
+    default: &CostModel,
+    plan: &CostModel,
+    calibration: &Calibration,
+    seconds: f64,
+) {
     let unsteady: Vec<String> = calibration.unsteady.iter().map(figure_name).collect();
     println!(
         "calibration: {:.2} s, {} (resolution {}); unsteady: {}",
@@ -85,12 +91,16 @@ pub fn print_models(class: &str, default: &CostModel, calibration: &Calibration,
     println!();
     let default_head = format!("{class} class");
     println!(
-        "{:<28} {:>14} {:>14}",
-        "cost model", default_head, "calibrated"
+        "{:<28} {:>14} {:>14} {:>14}",
+        "cost model", default_head, "plan's", "calibrated"
     );
     let measured = figures(&calibration.model);
-    for ((what, value), (_, calibrated)) in figures(default).into_iter().zip(measured) {
-        println!("{what:<28} {value:>14} {calibrated:>14}");
+    let rows = figures(default)
+        .into_iter()
+        .zip(figures(plan))
+        .zip(measured);
+    for (((what, value), (_, planned)), (_, calibrated)) in rows {
+        println!("{what:<28} {value:>14} {planned:>14} {calibrated:>14}");
     }
 }
 

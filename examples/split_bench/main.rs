@@ -40,8 +40,8 @@ use std::time::Instant;
 
 use cases::{Case, concat_suite, suite};
 use gpu_timer::GpuTimer;
-use wgpu_split::gpu::{GpuContext, calibrate, device_class};
-use wgpu_split::plan::CostModel;
+use wgpu_split::gpu::{GpuContext, ModelOrigin, calibrate, device_class};
+use wgpu_split::plan::{CostModel, Strategy};
 
 struct Options {
     quick: bool,
@@ -193,13 +193,33 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     );
     let class = device_class(&info);
     let default_model = CostModel::for_class(class);
+    let plan_model = match splitter.strategy() {
+        Strategy::Auto(model) => *model,
+        _ => default_model,
+    };
+    println!(
+        "plan's model: {}",
+        match splitter.model_origin() {
+            ModelOrigin::Class => format!("the {class:?} class's documented one"),
+            ModelOrigin::MeasuredAtStart { seconds } => format!(
+                "measured on this adapter when the splitter was made ({seconds:.2} s, 3 runs per figure: a software adapter)"
+            ),
+            _ => "given".to_string(),
+        }
+    );
     // Every run calibrates first: `plan_calibrated` plans with what it
     // measures.
     let calibrated = {
         let started = Instant::now();
         let calibration = calibrate(&splitter)?;
         let seconds = started.elapsed().as_secs_f64();
-        console::print_models(&format!("{class:?}"), &default_model, &calibration, seconds);
+        console::print_models(
+            &format!("{class:?}"),
+            &default_model,
+            &plan_model,
+            &calibration,
+            seconds,
+        );
         Some(calibration.model)
     };
     if options.calibrate {
@@ -248,6 +268,8 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             "driver_info": info.driver_info,
             "class": format!("{class:?}"),
             "default_cost_model": default_model,
+            "plan_cost_model": plan_model,
+            "plan_model_origin": format!("{:?}", splitter.model_origin()),
             "calibrated_cost_model": calibrated,
             "timing": timer.kind(),
             "runs": options.runs,

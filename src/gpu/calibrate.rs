@@ -3,7 +3,7 @@
 //! runtime can store and plan with, and whether each figure can be trusted.
 
 pub use super::calibration_timer::Timing;
-use super::calibration_timer::{Measured, Record, Timer};
+use super::calibration_timer::{Measured, RUNS, Record, Timer};
 use super::device_class::device_class;
 use super::region::BufferRegion;
 use super::round_trip::RoundTrip;
@@ -219,7 +219,12 @@ fn host_costs(measured: &[Measured], big: u64, many: u64, class: &CostModel) -> 
 ///
 /// [`crate::gpu::DeviceError::Gpu`] when the device fails or is lost.
 pub fn calibrate(splitter: &GpuSplitter) -> Result<Calibration> {
-    let mut timer = Timer::new(splitter)?;
+    calibrate_runs(splitter, RUNS)
+}
+
+/// [`calibrate`] with `runs` timed runs per figure.
+pub(super) fn calibrate_runs(splitter: &GpuSplitter, runs: usize) -> Result<Calibration> {
+    let mut timer = Timer::new(splitter, runs)?;
     let f32_t = ElementType::Float;
     let tiny = ResolvedSplit::new(&[2, 2], 1, vec![1, 1], true)?;
     let gather = PlanOptions::default().strategy(Strategy::Gather);

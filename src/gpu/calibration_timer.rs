@@ -10,8 +10,12 @@ use super::scope::{map_read, poll, read_mapped, scoped};
 use super::splitter::GpuSplitter;
 use crate::error::Result;
 
-/// Measurements per figure, after one warm-up.
+/// Measurements per figure, after one warm-up ([`crate::gpu::calibrate`]).
 pub(super) const RUNS: usize = 9;
+
+/// Measurements per figure of the short calibration a splitter made on a
+/// software adapter runs ([`crate::gpu::GpuSplitter::new`]).
+pub(super) const QUICK_RUNS: usize = 3;
 
 /// Every figure is timed over at least this many of the timer's quanta
 /// (WebGPU quantises timestamps: about 65 µs was measured on wasm, so a
@@ -96,10 +100,13 @@ pub(super) struct Timer<'a> {
     queries: Option<(wgpu::QuerySet, wgpu::Buffer, wgpu::Buffer)>,
     /// Seconds: [`Timer::measure_resolution`] sets it.
     resolution: f64,
+    /// Timed runs per figure ([`RUNS`] or [`QUICK_RUNS`]).
+    runs: usize,
 }
 
 impl<'a> Timer<'a> {
-    pub(super) fn new(splitter: &'a GpuSplitter) -> Result<Self> {
+    /// A timer of `runs` timed runs per figure.
+    pub(super) fn new(splitter: &'a GpuSplitter, runs: usize) -> Result<Self> {
         let device = splitter.device();
         let needed =
             wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS;
@@ -130,6 +137,7 @@ impl<'a> Timer<'a> {
             splitter,
             queries,
             resolution: 0.0,
+            runs,
         })
     }
 
@@ -145,11 +153,11 @@ impl<'a> Timer<'a> {
             let tick = f64::from(self.splitter.queue().get_timestamp_period()) * 1e-9;
             resolution_from(&durations, tick)
         } else {
-            let mut empties = (0..RUNS)
+            let mut empties = (0..self.runs)
                 .map(|_| Ok(self.once(&|_| Ok(()))?.0))
                 .collect::<Result<Vec<f64>>>()?;
             empties.sort_by(f64::total_cmp);
-            (empties[RUNS / 2] - empties[0]).max(1e-6)
+            (empties[self.runs / 2] - empties[0]).max(1e-6)
         };
         Ok(())
     }
@@ -167,7 +175,7 @@ impl<'a> Timer<'a> {
         }
     }
 
-    /// Seconds of each of `records` over [`RUNS`] runs after a warm-up
+    /// Seconds of each of `records` over the timer's runs after a warm-up
     /// ([`estimate`]), the runs interleaved: round `r` runs every record
     /// once, so figures that are compared (one kernel against another)
     /// see the same slow and fast minutes of the device (lavapipe's rates
@@ -204,14 +212,14 @@ impl<'a> Timer<'a> {
         Ok(measured)
     }
 
-    /// One warm-up round and [`RUNS`] timed rounds of `records`, record
+    /// One warm-up round and the timer's timed rounds of `records`, record
     /// `i` recorded `repeats[i]` times per run.
     fn rounds(&self, records: &[&Record<'_>], repeats: &[usize]) -> Result<Vec<Measured>> {
         let wall_clock = self.queries.is_none();
-        let mut runs = vec![Vec::with_capacity(RUNS); records.len()];
-        let mut empties = vec![Vec::with_capacity(RUNS); records.len()];
-        let mut hosts = vec![Vec::with_capacity(RUNS); records.len()];
-        for run in 0..=RUNS {
+        let mut runs = vec![Vec::with_capacity(self.runs); records.len()];
+        let mut empties = vec![Vec::with_capacity(self.runs); records.len()];
+        let mut hosts = vec![Vec::with_capacity(self.runs); records.len()];
+        for run in 0..=self.runs {
             for (i, (record, &k)) in records.iter().zip(repeats).enumerate() {
                 let empty = if wall_clock {
                     self.once(&|_| Ok(()))?.0
@@ -235,7 +243,7 @@ impl<'a> Timer<'a> {
                 if wall_clock {
                     let (low, _) = estimate(empties.clone());
                     empties.sort_by(f64::total_cmp);
-                    steady &= empties[RUNS / 2] - low <= 0.5 * seconds;
+                    steady &= empties[empties.len() / 2] - low <= 0.5 * seconds;
                 }
                 Measured {
                     seconds,

@@ -27,6 +27,7 @@ mod round_trip;
 mod scope;
 mod splitter;
 mod splitter_cache;
+mod start;
 pub mod trace;
 
 pub use cache::{CachePolicy, CacheUsage, TABLE_OVERHEAD_BYTES};
@@ -40,5 +41,5 @@ pub use prepared::{EncodeFigures, PreparedSplit};
 pub use readback::READBACK_TIMEOUT;
 pub use region::{BufferRegion, buffer_usages};
 pub use round_trip::RoundTrip;
-pub use splitter::GpuSplitter;
+pub use splitter::{GpuSplitter, ModelOrigin};
 pub use splitter_cache::SplitterCache;

@@ -35,8 +35,11 @@ pub struct Poller {
     thread: Option<JoinHandle<()>>,
 }
 
-/// How long one poll waits for the GPU before checking whether to stop.
-const WAIT: Duration = Duration::from_millis(10);
+/// How long the thread sleeps between polls while work is in flight. Each
+/// poll returns at once: a poll that waited for the GPU would hold the
+/// crate's lock against its own reads of mapped memory that long
+/// (`scope::poll`), and an async read would wait for it.
+const BUSY: Duration = Duration::from_micros(200);
 /// How long the thread sleeps when nothing is in flight.
 const IDLE: Duration = Duration::from_millis(1);
 
@@ -49,17 +52,13 @@ impl Poller {
             .name("wgpu-split poller".to_string())
             .spawn(move || {
                 while !flag.load(Ordering::Relaxed) {
-                    let waited = super::scope::poll(
-                        &device,
-                        wgpu::PollType::Wait {
-                            submission_index: None,
-                            timeout: Some(WAIT),
-                        },
-                    );
+                    let polled = super::scope::poll(&device, wgpu::PollType::Poll);
                     // Nothing in flight, or a lost device (whose pending
                     // callbacks have already been called with errors).
-                    if waited.as_ref().is_ok_and(|s| s.is_queue_empty()) || waited.is_err() {
+                    if polled.as_ref().is_ok_and(|s| s.is_queue_empty()) || polled.is_err() {
                         std::thread::sleep(IDLE);
+                    } else {
+                        std::thread::sleep(BUSY);
                     }
                 }
             })

@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use super::error::DeviceError;
-use super::scope::{map_read, poll, read_mapped, scoped_async};
+use super::scope::{map_read, poll, read_mapped_async, scoped_async};
 use crate::error::{Error, Result};
 
 /// How long a blocking readback waits for the GPU before it fails with
@@ -95,10 +95,6 @@ impl InFlight {
         mapped.map_err(|e| DeviceError::Gpu {
             detail: format!("mapping the readback buffer: {e}"),
         })?;
-        Ok(read_mapped(
-            &self.device,
-            &self.staging,
-            "reading the readback buffer",
-        )?)
+        Ok(read_mapped_async(&self.device, &self.staging, "reading the readback buffer").await?)
     }
 }

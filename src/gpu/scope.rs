@@ -184,13 +184,42 @@ pub(crate) fn poll(
 
 /// Copies all of `buffer`'s mapped range out and unmaps it (inside error
 /// scopes), while no poll of the crate can free the mapping; `what` names
-/// the read in errors.
+/// the read in errors. Blocks while a poll of the crate runs.
 pub(crate) fn read_mapped(
     device: &wgpu::Device,
     buffer: &wgpu::Buffer,
     what: &str,
 ) -> Result<Vec<u8>, DeviceError> {
     let _reading = MAPPED_READS.write().unwrap_or_else(|e| e.into_inner());
+    copy_out(device, buffer, what)
+}
+
+/// [`read_mapped`] for async callers: never blocks; while a poll of the
+/// crate runs (another thread's blocking wait, a `Poller`'s poll) it
+/// yields to the executor and tries again.
+pub(crate) async fn read_mapped_async(
+    device: &wgpu::Device,
+    buffer: &wgpu::Buffer,
+    what: &str,
+) -> Result<Vec<u8>, DeviceError> {
+    loop {
+        match MAPPED_READS.try_write() {
+            Ok(_reading) => return copy_out(device, buffer, what),
+            Err(std::sync::TryLockError::Poisoned(e)) => {
+                let _reading = e.into_inner();
+                return copy_out(device, buffer, what);
+            }
+            Err(std::sync::TryLockError::WouldBlock) => YieldNow(false).await,
+        }
+    }
+}
+
+/// The copy itself, under the lock.
+fn copy_out(
+    device: &wgpu::Device,
+    buffer: &wgpu::Buffer,
+    what: &str,
+) -> Result<Vec<u8>, DeviceError> {
     let bytes = buffer
         .slice(..)
         .get_mapped_range()
@@ -200,4 +229,21 @@ pub(crate) fn read_mapped(
         .to_vec();
     unmap(device, buffer, what)?;
     Ok(bytes)
+}
+
+/// Pending once (waking its task at once), then ready: lets the executor
+/// run its other tasks.
+struct YieldNow(bool);
+
+impl Future for YieldNow {
+    type Output = ();
+
+    fn poll(mut self: std::pin::Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        if self.0 {
+            return Poll::Ready(());
+        }
+        self.0 = true;
+        cx.waker().wake_by_ref();
+        Poll::Pending
+    }
 }

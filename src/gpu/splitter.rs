@@ -47,9 +47,32 @@ pub struct GpuSplitter {
     queue: wgpu::Queue,
     limits: PlanLimits,
     strategy: Strategy,
-    /// The documented model of the device's class.
+    /// The model of the device: its class's documented one, or on a
+    /// software adapter the one measured when the splitter was made.
     class_model: CostModel,
+    origin: ModelOrigin,
     resources: Resources,
+}
+
+/// Where the cost model a [`GpuSplitter`] plans with came from
+/// ([`GpuSplitter::model_origin`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
+pub enum ModelOrigin {
+    /// The documented model of the adapter's class
+    /// ([`CostModel::for_class`] of [`crate::gpu::device_class`]): every
+    /// GPU adapter.
+    Class,
+    /// Measured on this adapter by a short calibration when the process
+    /// made its first splitter on it, in `seconds`: a software adapter
+    /// (lavapipe, llvmpipe, SwiftShader, WARP), whose kernels run on the
+    /// host's cores at a speed against its copies that follows the machine.
+    MeasuredAtStart {
+        /// How long the calibration took.
+        seconds: f64,
+    },
+    /// Given by [`GpuSplitter::with_strategy`].
+    Given,
 }
 
 /// The planner's limits of a wgpu device.
@@ -66,16 +89,10 @@ pub(crate) fn plan_limits(limits: &wgpu::Limits) -> PlanLimits {
 }
 
 impl GpuSplitter {
-    /// A splitter for `device` (handles are cloned; wgpu devices are
-    /// reference-counted). The table-driven kernels are compiled now for
-    /// one destination, so a device that rejects them fails here rather
-    /// than in the middle of a runtime's step; the others on first use.
-    ///
-    /// # Errors
-    ///
-    /// [`crate::gpu::DeviceError::Gpu`] when the device is lost or rejects
-    /// a kernel.
-    pub fn new(device: &wgpu::Device, queue: &wgpu::Queue) -> Result<Self> {
+    /// A splitter for `device` planning with its adapter's class model
+    /// (what [`GpuSplitter::new`] starts from). The table-driven kernels
+    /// are compiled now for one destination.
+    pub(super) fn with_class_model(device: &wgpu::Device, queue: &wgpu::Queue) -> Result<Self> {
         let model = CostModel::for_class(device_class(&device.adapter_info()));
         let keys: Vec<ShaderKey> = Kernel::ALL
             .into_iter()
@@ -86,8 +103,25 @@ impl GpuSplitter {
             limits: plan_limits(&device.limits()),
             strategy: Strategy::Auto(model),
             class_model: model,
+            origin: ModelOrigin::Class,
             resources: Resources::new(device, &keys)?,
         })
+    }
+
+    /// The same splitter planning with `model`, measured on its adapter
+    /// when it started (in `seconds`).
+    pub(super) fn measured_at_start(self, model: CostModel, seconds: f64) -> Self {
+        GpuSplitter {
+            strategy: Strategy::Auto(model),
+            class_model: model,
+            origin: ModelOrigin::MeasuredAtStart { seconds },
+            ..self
+        }
+    }
+
+    /// Where the model of [`GpuSplitter::strategy`] came from.
+    pub fn model_origin(&self) -> ModelOrigin {
+        self.origin
     }
 
     /// The splitter's own resources (pipelines, tables, spare buffer).
@@ -117,11 +151,14 @@ impl GpuSplitter {
 
     /// The same splitter with another default [`Strategy`]. The default is
     /// [`Strategy::Auto`] with the documented model of the device's class
-    /// ([`CostModel::for_class`] of [`crate::gpu::device_class`]); pass a
-    /// model from [`crate::gpu::calibrate`] to plan with measured figures,
-    /// or [`Strategy::Gather`] to plan dispatches only.
+    /// ([`CostModel::for_class`] of [`crate::gpu::device_class`]), or on a
+    /// software adapter the one measured at its start
+    /// ([`GpuSplitter::new`]); pass a model from [`crate::gpu::calibrate`]
+    /// to plan with measured figures, or [`Strategy::Gather`] to plan
+    /// dispatches only.
     pub fn with_strategy(mut self, strategy: Strategy) -> Self {
         self.strategy = strategy;
+        self.origin = ModelOrigin::Given;
         self
     }
 
