@@ -18,11 +18,11 @@ impl GpuSplitter {
     ///
     /// It plans with its adapter's class model, except on a software
     /// adapter (device type CPU): there the first splitter of the process
-    /// runs a short calibration on `device` (0.3-0.6 s on lavapipe, about
-    /// 190 MiB of host memory meanwhile; later splitters on the adapter
-    /// reuse it) and plans with what it measured
-    /// ([`ModelOrigin::MeasuredAtStart`]). GPU adapters never calibrate
-    /// here.
+    /// runs a short calibration on `device` (0.35-0.47 s on lavapipe, 0.8 s
+    /// with Mesa's shader cache cold; about 190 MiB of host memory
+    /// meanwhile; later splitters on the adapter reuse it) and plans with
+    /// what it measured ([`crate::gpu::ModelOrigin::MeasuredAtStart`]).
+    /// GPU adapters never calibrate here.
     ///
     /// # Errors
     ///
