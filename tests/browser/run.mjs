@@ -2,10 +2,12 @@
 // and bytes of `cargo run --example webgpu_recordings -- OUT.json`), in
 // headless Chromium: WGSL compiled by Tint, run by the SwiftShader Vulkan
 // that Chromium bundles, under Chrome's WebGPU validation, on a device
-// with WebGPU's default limits. Every byte of every buffer is read back and compared with
-// the host path's; prints each failing recording with the buffer and the
-// first differing byte, then the counts; exits 1 on any failure (a missing
-// browser is a failure, never a skip).
+// with WebGPU's default limits. Each recording is first validated against
+// exactly its recorded usages, then run in its recorded order; every byte
+// of every buffer is read back and compared with the host path's; prints
+// each failing recording with the buffer and the first differing byte,
+// then the counts; exits 1 on any failure (a missing browser is a failure,
+// never a skip).
 //
 //   node --experimental-websocket tests/browser/run.mjs OUT.json [--batch N] [--verbose]
 //   node --experimental-websocket tests/browser/run.mjs --timing TIMING.json [--rounds N]
@@ -113,7 +115,7 @@ async function suite(page, dataUrl, args) {
       `device: default limits (maxStorageBuffersPerShaderStage ${a.maxStorageBuffersPerShaderStage}, minStorageBufferOffsetAlignment ${a.minStorageBufferOffsetAlignment}); ` +
       `${loaded.recordings} recordings, ${loaded.modules} modules, ${loaded.blobBytes} bytes of data`,
   );
-  const total = { recordings: 0, operators: {}, dispatches: 0, copies: 0, compared: 0, failed: [], warnings: new Set(), modules: new Set(), times: [], compileMs: 0 };
+  const total = { recordings: 0, operators: {}, dispatches: 0, copies: 0, compared: 0, invalid: 0, failed: [], warnings: new Set(), modules: new Set(), times: [], compileMs: 0 };
   const t0 = Date.now();
   for (let from = 0; from < loaded.recordings; from += args.batch) {
     const to = Math.min(from + args.batch, loaded.recordings);
@@ -133,6 +135,7 @@ async function suite(page, dataUrl, args) {
     total.dispatches += r.dispatches;
     total.copies += r.copies;
     total.compared += r.compared;
+    total.invalid += r.invalid;
     total.failed.push(...r.failed);
     r.warnings.forEach((w) => total.warnings.add(w));
     r.modules.forEach((m) => total.modules.add(m));
@@ -155,7 +158,7 @@ async function suite(page, dataUrl, args) {
   const perOperator = `${ops.map(([n, o]) => `${o.recordings} ${n}`).join(' + ')} recordings (${ops.map(([, o]) => o.failed).join(' + ')} failed)`;
   console.log(
     `Chromium WebGPU (${a.vendor} ${a.architecture}, default limits): ${perOperator}; ${total.recordings - total.failed.length} of ${total.recordings} recordings exact, ` +
-      `${total.failed.length} failed; ${total.modules.size} modules, ${total.dispatches} dispatches, ${total.copies} copies executed, ` +
+      `${total.failed.length} failed (${total.invalid} of them in the validation with their recorded usages); ${total.modules.size} modules, ${total.dispatches} dispatches, ${total.copies} copies executed, ` +
       `${total.compared} bytes compared in ${seconds} s (${(total.compileMs / 1000).toFixed(1)} s of it compiling)`,
   );
   return total.failed.length > 0 || total.recordings === 0 ? 1 : 0;

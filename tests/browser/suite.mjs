@@ -1,6 +1,8 @@
 // In the page: executes the recordings of `webgpu_recordings` on the
-// browser's WebGPU device (requested with the default limits) and compares
-// every byte of every buffer with what the host path expects.
+// browser's WebGPU device (requested with the default limits), each in its
+// recorded order after validating it once against exactly its recorded
+// usages, and compares every byte of every buffer with what the host path
+// expects.
 //
 // The data: `NAME.json` holds the modules (WGSL, entry point, bind group
 // layout) and the recordings (operator, buffers, modules, commands, and per
@@ -132,54 +134,85 @@ function whereIs(rec, b, at) {
 
 const hex = (x) => `0x${x.toString(16).padStart(2, '0')}`;
 
-/// The recording's buffers, each filled with its bytes before the split
-/// (its usages, plus `COPY_SRC` to read it back).
-function createBuffers(rec) {
+/// The recording's buffers, each filled with its bytes before the split.
+/// For the execution, its usages plus `COPY_SRC` (to read it back);
+/// `exact` (the validation): exactly its recorded usages and size, so that
+/// a copy or binding the recorded usages forbid fails as it would in wgpu.
+function createBuffers(rec, exact = false) {
   const usage = USAGE();
   return rec.buffers.map((b, k) => {
+    const size = exact ? b.size : align4(b.size);
+    // Mapping at creation needs a multiple of 4 bytes (every recorded size
+    // is one); a buffer left unfilled still validates the same.
+    const mapped = size % 4 === 0;
     const buffer = device.createBuffer({
       label: b.label,
-      size: align4(b.size),
-      usage: b.usages.reduce((u, name) => u | usage[name], 0) | usage.COPY_SRC,
-      mappedAtCreation: true,
+      size,
+      usage: b.usages.reduce((u, name) => u | usage[name], 0) | (exact ? 0 : usage.COPY_SRC),
+      mappedAtCreation: mapped,
     });
-    fill(new Uint8Array(buffer.getMappedRange()), rec.contents[k].before);
-    buffer.unmap();
+    if (mapped) {
+      fill(new Uint8Array(buffer.getMappedRange()), rec.contents[k].before);
+      buffer.unmap();
+    }
     return buffer;
   });
 }
 
-/// Records the recording's commands as an encode does: its copies, then
-/// its dispatches in one compute pass.
+/// Records the recording's commands in their recorded order, as an encode
+/// does: each copy outside compute passes, consecutive dispatches in one
+/// pass (a copy between dispatches ends it, and a later dispatch opens
+/// another), so a recording whose order matters runs in its order.
 function encode(rec, buffers, modules) {
   const encoder = device.createCommandEncoder();
-  for (const c of rec.commands.filter((x) => x.command === 'copy')) {
-    encoder.copyBufferToBuffer(buffers[c.src], c.src_offset, buffers[c.dst], c.dst_offset, c.size);
-  }
-  const dispatches = rec.commands.filter((x) => x.command === 'dispatch');
-  if (dispatches.length > 0) {
-    const pass = encoder.beginComputePass();
-    let bound = -1;
-    for (const d of dispatches) {
-      const m = modules[d.module];
-      if (d.module !== bound) {
-        // A module that failed to compile has no pipeline: the pass is
-        // invalid, which the validation scope reports.
-        if (m.pipeline) pass.setPipeline(m.pipeline);
-        bound = d.module;
-      }
-      pass.setBindGroup(0, device.createBindGroup({
-        layout: m.layout,
-        entries: d.bindings.map((b) => ({
-          binding: b.binding,
-          resource: { buffer: buffers[b.buffer], offset: b.offset, size: b.size },
-        })),
-      }));
-      pass.dispatchWorkgroups(...d.workgroups);
+  let pass = null;
+  let bound = -1;
+  for (const c of rec.commands) {
+    if (c.command === 'copy') {
+      pass?.end();
+      pass = null;
+      encoder.copyBufferToBuffer(buffers[c.src], c.src_offset, buffers[c.dst], c.dst_offset, c.size);
+      continue;
     }
-    pass.end();
+    // A command this suite does not know would otherwise be left out.
+    if (c.command !== 'dispatch') throw new Error(`${rec.name}: unknown command ${c.command}`);
+    if (!pass) {
+      pass = encoder.beginComputePass();
+      // A new pass has no pipeline set.
+      bound = -1;
+    }
+    const m = modules[c.module];
+    if (c.module !== bound) {
+      // A module that failed to compile has no pipeline: the pass is
+      // invalid, which the validation scope reports.
+      if (m.pipeline) pass.setPipeline(m.pipeline);
+      bound = c.module;
+    }
+    pass.setBindGroup(0, device.createBindGroup({
+      layout: m.layout,
+      entries: c.bindings.map((b) => ({
+        binding: b.binding,
+        resource: { buffer: buffers[b.buffer], offset: b.offset, size: b.size },
+      })),
+    }));
+    pass.dispatchWorkgroups(...c.workgroups);
   }
+  pass?.end();
   return encoder.finish();
+}
+
+/// Validates the recording once against exactly its recorded usages: its
+/// commands encoded in order and submitted on buffers created as recorded
+/// (the execution adds `COPY_SRC` to every buffer, which would let a copy
+/// from a buffer without it pass). Nothing is read back; returns the
+/// scope's answer, a failure or null, as a promise.
+function validate(rec, modules) {
+  device.pushErrorScope('validation');
+  const buffers = createBuffers(rec, true);
+  device.queue.submit([encode(rec, buffers, modules)]);
+  // Destroying after the submit lets the submitted work finish.
+  for (const b of buffers) b.destroy();
+  return device.popErrorScope().then((e) => (e ? `validation against the recorded usages failed: ${e.message}` : null));
 }
 
 /// Copies every buffer into one readable buffer, in a submit of its own
@@ -219,7 +252,7 @@ function compare(rec, k, actual) {
   );
 }
 
-/// Executes one recording; returns its counts and failures.
+/// Validates and executes one recording; returns its counts and failures.
 async function execute(rec) {
   const failures = [];
   stray = [];
@@ -231,8 +264,12 @@ async function execute(rec) {
   await compile(rec.modules);
   const modules = rec.modules.map((m) => compiled.get(m));
   for (const c of modules) failures.push(...c.errors);
+  // Its own scope, inside the execution's: its errors are counted apart.
+  const validation = validate(rec, modules);
   device.queue.submit([encode(rec, buffers, modules)]);
   const { readback, offsets } = readBack(buffers);
+  const invalid = await validation;
+  if (invalid) failures.push(invalid);
   for (const scope of ['validation', 'out-of-memory', 'internal']) {
     const e = await device.popErrorScope();
     if (e) failures.push(`${scope} error: ${e.message}`);
@@ -260,13 +297,14 @@ async function execute(rec) {
     dispatches: rec.commands.filter((x) => x.command === 'dispatch').length,
     copies: rec.commands.filter((x) => x.command === 'copy').length,
     compared,
+    invalid: invalid ? 1 : 0,
   };
 }
 
 /// Executes recordings `from` to `to` (exclusive); returns the counts and
 /// every failure with its recording's name.
 export async function run(from, to) {
-  const out = { recordings: 0, operators: {}, dispatches: 0, copies: 0, compared: 0, failed: [], warnings: [], times: [] };
+  const out = { recordings: 0, operators: {}, dispatches: 0, copies: 0, compared: 0, invalid: 0, failed: [], warnings: [], times: [] };
   const seenModules = new Set();
   const batch = doc.recordings.slice(from, to);
   const compiling = performance.now();
@@ -285,6 +323,7 @@ export async function run(from, to) {
     out.dispatches += r.dispatches;
     out.copies += r.copies;
     out.compared += r.compared;
+    out.invalid += r.invalid;
     rec.modules.forEach((m) => seenModules.add(m));
     if (r.failures.length > 0) out.failed.push({ name: rec.name, failures: r.failures });
     for (const w of r.warnings) if (!out.warnings.includes(w)) out.warnings.push(w);

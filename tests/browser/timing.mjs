@@ -70,26 +70,38 @@ async function prepare(device, c, blob) {
     const pipeline = device.createComputePipeline({ layout: device.createPipelineLayout({ bindGroupLayouts: [layout] }), compute: { module, entryPoint: m.entry_point } });
     modules.push({ layout, pipeline });
   }
-  const dispatches = c.commands.filter((x) => x.command === 'dispatch').map((d) => ({
+  // A dispatch with its pipeline and bind group, made before anything is timed.
+  const dispatch = (d) => ({
     pipeline: modules[d.module].pipeline,
     group: device.createBindGroup({
       layout: modules[d.module].layout,
       entries: d.bindings.map((b) => ({ binding: b.binding, resource: { buffer: buffers[b.buffer], offset: b.offset, size: b.size } })),
     }),
     workgroups: d.workgroups,
-  }));
-  const copies = c.commands.filter((x) => x.command === 'copy');
+  });
+  // The commands in their recorded order (the order can matter).
+  const steps = c.commands.map((x) => {
+    if (x.command === 'copy') return { copy: x };
+    if (x.command === 'dispatch') return { dispatch: dispatch(x) };
+    throw new Error(`${c.name}: unknown command ${x.command}`);
+  });
+  // As an encode records them: each copy outside compute passes,
+  // consecutive dispatches in one pass (a copy between them ends it).
   const plan = (encoder) => {
-    for (const x of copies) encoder.copyBufferToBuffer(buffers[x.src], x.src_offset, buffers[x.dst], x.dst_offset, x.size);
-    if (dispatches.length > 0) {
-      const pass = encoder.beginComputePass();
-      for (const d of dispatches) {
-        pass.setPipeline(d.pipeline);
-        pass.setBindGroup(0, d.group);
-        pass.dispatchWorkgroups(...d.workgroups);
+    let pass = null;
+    for (const { copy: x, dispatch: d } of steps) {
+      if (x) {
+        pass?.end();
+        pass = null;
+        encoder.copyBufferToBuffer(buffers[x.src], x.src_offset, buffers[x.dst], x.dst_offset, x.size);
+        continue;
       }
-      pass.end();
+      pass ??= encoder.beginComputePass();
+      pass.setPipeline(d.pipeline);
+      pass.setBindGroup(0, d.group);
+      pass.dispatchWorkgroups(...d.workgroups);
     }
+    pass?.end();
   };
   // The copy: as many bytes as the split moves, padded to a vec4.
   const size = Math.ceil(c.moved / 16) * 16;
@@ -116,7 +128,7 @@ async function prepare(device, c, blob) {
     pass.end();
   };
   const release = () => [...buffers, src, dst].forEach((b) => b.destroy());
-  return { buffers, plan, copy, errors, check: { src: fnv1a(copyData), dst }, release, dispatches: dispatches.length, copies: copies.length };
+  return { buffers, plan, copy, errors, check: { src: fnv1a(copyData), dst }, release, dispatches: steps.filter((x) => x.dispatch).length, copies: steps.filter((x) => x.copy).length };
 }
 
 /// The bytes of `buffer` from `offset`, `len` of them.

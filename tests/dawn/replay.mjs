@@ -72,31 +72,38 @@ async function replay(recording) {
   // The recording's modules (a dispatch's `module` indexes this list).
   const compiled = [];
   for (const m of recording.modules) compiled.push(await compile(device, doc.modules[m]));
+  // The commands in their recorded order: a copy ends the compute pass
+  // (consecutive dispatches share one), as an encode records them.
   const encoder = device.createCommandEncoder();
-  const dispatches = recording.commands.filter((c) => c.command === 'dispatch');
-  for (const c of recording.commands.filter((c) => c.command === 'copy')) {
-    encoder.copyBufferToBuffer(buffers[c.src], c.src_offset, buffers[c.dst], c.dst_offset, c.size);
-  }
-  if (dispatches.length > 0) {
-    const pass = encoder.beginComputePass();
-    let current = -1;
-    for (const d of dispatches) {
-      if (d.module !== current) {
-        pass.setPipeline(compiled[d.module].pipeline);
-        current = d.module;
-      }
-      const group = device.createBindGroup({
-        layout: compiled[d.module].layout,
-        entries: d.bindings.map((b) => ({
-          binding: b.binding,
-          resource: { buffer: buffers[b.buffer], offset: b.offset, size: b.size },
-        })),
-      });
-      pass.setBindGroup(0, group);
-      pass.dispatchWorkgroups(...d.workgroups);
+  let pass = null;
+  let current = -1;
+  for (const c of recording.commands) {
+    if (c.command === 'copy') {
+      pass?.end();
+      pass = null;
+      encoder.copyBufferToBuffer(buffers[c.src], c.src_offset, buffers[c.dst], c.dst_offset, c.size);
+      continue;
     }
-    pass.end();
+    if (c.command !== 'dispatch') throw new Error(`${recording.name}: unknown command ${c.command}`);
+    if (!pass) {
+      pass = encoder.beginComputePass();
+      current = -1;
+    }
+    if (c.module !== current) {
+      pass.setPipeline(compiled[c.module].pipeline);
+      current = c.module;
+    }
+    const group = device.createBindGroup({
+      layout: compiled[c.module].layout,
+      entries: c.bindings.map((b) => ({
+        binding: b.binding,
+        resource: { buffer: buffers[b.buffer], offset: b.offset, size: b.size },
+      })),
+    });
+    pass.setBindGroup(0, group);
+    pass.dispatchWorkgroups(...c.workgroups);
   }
+  pass?.end();
   device.queue.submit([encoder.finish()]);
   await device.queue.onSubmittedWorkDone();
   const errors = [];
