@@ -213,9 +213,13 @@ fn prepare(
 }
 
 /// Device seconds of each prepared method in every round, and its median
-/// host seconds to record. Each round starts one method later, so no method
-/// always runs right after the same one (the first of a round measured up
-/// to 25 % slower than the same commands timed later in the round).
+/// host seconds to record. Each round runs the methods in an order of its
+/// own (a fixed pseudo-random shuffle), so no method always runs right
+/// after the same one: what ran before decides what the host's caches
+/// hold. With each round only rotated, `plan` always ran right after the
+/// shader copy of another buffer and found the input out of cache: on
+/// tensors of 3 MB (the YOLO heads) it timed 1.6-2x slower than `gather`,
+/// the same commands (equal plans) that ran after another split.
 fn time_round_robin(
     splitter: &GpuSplitter,
     timer: &GpuTimer,
@@ -228,9 +232,17 @@ fn time_round_robin(
     for p in prepared {
         timer.warm_up(&|e: &mut wgpu::CommandEncoder| p.record(splitter, input_buffer, e));
     }
-    for round in 0..runs {
-        for k in 0..prepared.len() {
-            let i = (round + k) % prepared.len();
+    let mut order: Vec<usize> = (0..prepared.len()).collect();
+    let mut state = 0x9E37_79B9_7F4A_7C15_u64;
+    for _ in 0..runs {
+        // Fisher-Yates with a xorshift: the same orders every run.
+        for k in (1..order.len()).rev() {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            order.swap(k, (state % (k as u64 + 1)) as usize);
+        }
+        for &i in &order {
             let p = &prepared[i];
             let (device, host) =
                 timer.once(&|e: &mut wgpu::CommandEncoder| p.record(splitter, input_buffer, e));
