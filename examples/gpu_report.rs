@@ -230,12 +230,9 @@ fn run() -> Result<bool, Failure> {
     };
     let cases_args = with_quick(vec!["--cases".into(), file("cases.json")]);
     steps.push(runner.step("cases", &bin("split_bench"), &cases_args, 30));
-    let bench = with_quick(vec![
-        "--runs".into(),
-        runs.into(),
-        "--json".into(),
-        file("split_bench.json"),
-    ]);
+    // A bench's arguments: its runs and the JSON it writes, quick or not.
+    let timed = |json: &str| with_quick(strings(&["--runs", runs, "--json", &file(json)]));
+    let bench = timed("split_bench.json");
     steps.push(runner.step("split_bench", &bin("split_bench"), &bench, 200));
     let peer = vec![
         o.bundle.join("torch_peer.py").display().to_string(),
@@ -247,19 +244,9 @@ fn run() -> Result<bool, Failure> {
         runs.into(),
     ];
     steps.push(runner.step("torch peer", Path::new("python3"), &peer, 90));
-    let lanes = with_quick(vec![
-        "--runs".into(),
-        runs.into(),
-        "--json".into(),
-        file("lanes_bench.json"),
-    ]);
+    let lanes = timed("lanes_bench.json");
     steps.push(runner.step("lanes_bench", &bin("lanes_bench"), &lanes, 60));
-    let burn = with_quick(vec![
-        "--runs".into(),
-        runs.into(),
-        "--json".into(),
-        file("burn_bench.json"),
-    ]);
+    let burn = timed("burn_bench.json");
     steps.push(runner.step("burn_bench", &bin("burn_bench"), &burn, 90));
     let mut suites = Vec::new();
     for suite in SUITES {
