@@ -37,7 +37,7 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// The module path of a file under `src/`, e.g. `plan::passes`.
+/// The module path of a file under `src/`, e.g. `plan::passes::pass_table`.
 fn module_of(src: &Path, file: &Path) -> String {
     let rel = file.strip_prefix(src).unwrap().with_extension("");
     let parts: Vec<String> = rel
@@ -170,7 +170,7 @@ fn no_module_imports_form_a_circle() {
 }
 
 /// Every `.rs` file under `src/`, with its path relative to the crate
-/// (`src/plan/passes.rs`) and its text.
+/// (`src/plan/passes/mod.rs`) and its text.
 fn sources() -> Vec<(String, String)> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = Vec::new();

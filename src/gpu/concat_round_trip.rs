@@ -8,7 +8,7 @@ use super::region::BufferRegion;
 use super::round_trip::{RoundTrip, usages};
 use super::scope::buffer_with_contents;
 use crate::error::Result;
-use crate::plan::align::align_up;
+use crate::plan::geometry::align_up;
 use crate::plan::{ConcatPlan, PlanError, PlanMismatch};
 use crate::semantics::{ConcatOperator, ResolvedConcat};
 use crate::tensor::HostTensor;

@@ -15,7 +15,7 @@ use super::readback::InFlight;
 use super::region::BufferRegion;
 use super::scope::{buffer_with_contents, scoped};
 use crate::error::Result;
-use crate::plan::align::align_up;
+use crate::plan::geometry::align_up;
 use crate::plan::{PlanError, PlanMismatch, SplitPlan};
 use crate::semantics::{Operator, ResolvedSplit};
 use crate::tensor::HostTensor;

@@ -5,20 +5,20 @@
 
 use std::ops::Range;
 
-use super::cost::CostModel;
-use super::direction::Direction;
-use super::error::{EncodeError, PlanError};
-use super::kernels::Kernel;
-use super::limits::PlanLimits;
-use super::options::PlanOptions;
-use super::placement::Placement;
-use super::recording::Recording;
-use super::regions::Region;
-use super::requirements::DestinationRequirement;
-use super::shader::ShaderKey;
-use super::split_plan::SplitPlan;
-use super::usages::{BufferRole, Usages};
 use crate::element::ElementType;
+use crate::plan::binding::regions::Region;
+use crate::plan::binding::requirements::DestinationRequirement;
+use crate::plan::binding::usages::{BufferRole, Usages};
+use crate::plan::choice::cost::CostModel;
+use crate::plan::choice::placement::Placement;
+use crate::plan::error::{EncodeError, PlanError};
+use crate::plan::geometry::Direction;
+use crate::plan::kernels::Kernel;
+use crate::plan::kernels::shader::ShaderKey;
+use crate::plan::limits::PlanLimits;
+use crate::plan::options::PlanOptions;
+use crate::plan::recording::Recording;
+use crate::plan::split_plan::SplitPlan;
 use crate::semantics::ResolvedConcat;
 
 /// A complete GPU plan for one concat: its mirror split

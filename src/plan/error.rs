@@ -3,10 +3,10 @@
 //! [`EncodeError`] are plain arithmetic on offsets and sizes
 //! ([`crate::plan::SplitPlan::bind`]), so the CPU emulator tests them.
 
-use super::kernels::Kernel;
-use super::limits::PlanLimits;
-use super::usages::{BufferRole, Usages};
 use crate::element::ElementType;
+use crate::plan::binding::usages::{BufferRole, Usages};
+use crate::plan::kernels::Kernel;
+use crate::plan::limits::PlanLimits;
 
 /// Why a split cannot be planned.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

@@ -2,37 +2,37 @@
 //! passes and their bindings, the generated layouts, the shader keys'
 //! variants. Not part of the supported API: it changes with the kernels.
 
-pub use super::binding::{BoundDispatch, BoundPlan, SlotBinding};
-pub use super::classes::{
-    DISCRETE_GPU_BYTES_PER_SECOND, INTEGRATED_GPU_BYTES_PER_SECOND, UNKNOWN_GPU_BYTES_PER_SECOND,
+pub use crate::plan::binding::regions::Region;
+pub use crate::plan::binding::{BoundDispatch, BoundPlan, SlotBinding};
+pub use crate::plan::choice::kernel_choice::MAX_GROUP_MODULES;
+pub use crate::plan::kernels::shader::{BindingKind, LayoutEntry, MAX_UNIFORM_ENTRIES};
+pub use crate::plan::kernels::table::fingerprint;
+pub use crate::plan::kernels::table::{
+    FLAG_ALIGNED, FLAG_PAD, FLAG_SKIP, TableEntry, TableHeader, UNITS_PER_INVOCATION,
+    WORKGROUP_SIZE,
 };
-pub use super::kernel_choice::MAX_GROUP_MODULES;
-pub use super::kernels::{
+pub use crate::plan::kernels::wgsl::Bindings;
+pub use crate::plan::kernels::{
     COPY_VEC4S, ConcatPiece, ConcatWords, CopyOutput, GeneratedLayout, MAX_COPY_OUTPUTS,
     MAX_ROW_BLOCK_BITS, MIN_WORKING_PERCENT, Piece, RowBlock, RowCopies, RowOutput, RowStreams,
     STREAM_VEC4S, StreamOutput,
 };
-pub use super::passes::{DstWindow, Pass};
-pub use super::recording::{
+pub use crate::plan::kernels::{
+    DISCRETE_GPU_BYTES_PER_SECOND, INTEGRATED_GPU_BYTES_PER_SECOND, UNKNOWN_GPU_BYTES_PER_SECOND,
+};
+pub use crate::plan::passes::{DstWindow, Pass};
+pub use crate::plan::recording::{
     RecordedBinding, RecordedBuffer, RecordedCommand, RecordedModule, Recording, SPARE_BUFFER_BYTES,
 };
-pub use super::regions::Region;
-pub use super::shader::{BindingKind, LayoutEntry, MAX_UNIFORM_ENTRIES};
-pub use super::table::fingerprint;
-pub use super::table::{
-    FLAG_ALIGNED, FLAG_PAD, FLAG_SKIP, TableEntry, TableHeader, UNITS_PER_INVOCATION,
-    WORKGROUP_SIZE,
-};
-pub use super::wgsl::Bindings;
 
-use super::concat_plan::ConcatPlan;
-use super::direction::Direction;
-use super::error::PlanError;
-use super::kernels::Kernel;
-use super::limits::PlanLimits;
-use super::options::PlanOptions;
-use super::split_plan::SplitPlan;
 use crate::element::ElementType;
+use crate::plan::concat_plan::ConcatPlan;
+use crate::plan::error::PlanError;
+use crate::plan::geometry::Direction;
+use crate::plan::kernels::Kernel;
+use crate::plan::limits::PlanLimits;
+use crate::plan::options::PlanOptions;
+use crate::plan::split_plan::SplitPlan;
 use crate::semantics::{ResolvedConcat, ResolvedSplit};
 
 /// The file of `kernel`'s template under `shaders/`.

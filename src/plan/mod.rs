@@ -14,9 +14,18 @@
 //! - [`Strategy`], [`CostModel`] (by [`DeviceClass`], with its
 //!   [`LaneOrder`]) choose between copies and the kernels, and
 //!   [`CostModel::plan_cost`] says what a whole plan costs;
-//! - the kernels live in `kernels/`, one module each behind one table, and
-//!   [`ShaderKey`] names the WGSL module a plan's dispatches run;
+//! - [`ShaderKey`] names the WGSL module a plan's dispatches run;
 //! - [`coalescing`] counts what a GPU's warps would make of an access trace.
+//!
+//! A plan is made in stages, one folder each, in the order
+//! [`SplitPlan::new`] runs them: `geometry` (the split's runs, each
+//! output's bits, where it lands, the chunks of a tensor larger than a
+//! binding), `choice` (copies or a kernel, the placement, the cost model),
+//! `passes` (chunks grouped into passes, their tables and shader modules),
+//! `binding` (the caller's regions bound to each dispatch, the buffers'
+//! usages and roles, what each region must hold) and `recording.rs` (what
+//! an encode records, as data). `kernels` holds the kernels, one file each
+//! behind one table, with the WGSL they generate and the table ABI.
 //!
 //! The kernels see each output as a contiguous bit string (`outer` runs of
 //! `run_bits`, packed); output bit `p` comes from source bit
@@ -25,61 +34,36 @@
 //! chunks whose source and destination fit in windows, grouped greedily into
 //! passes.
 
-pub(crate) mod align;
 mod binding;
-mod chunks;
-mod classes;
+mod choice;
 pub mod coalescing;
 mod concat_plan;
-mod cost;
-#[cfg(feature = "serde")]
-mod cost_serde;
-mod direction;
-mod ends;
 pub(crate) mod error;
-mod estimate;
-mod gather;
-mod geometry;
-mod kernel_choice;
+pub(crate) mod geometry;
 mod kernels;
-mod lanes;
 mod limits;
-mod modules;
 mod options;
-mod outputs;
-mod pass_table;
 mod passes;
-mod placement;
 mod recording;
-mod regions;
-mod requirements;
-mod runs;
-mod shader;
 mod split_plan;
-mod strategy;
-mod table;
-mod template;
-mod usages;
-mod views;
-mod wgsl;
 
+pub use binding::requirements::{DestinationRequirement, Requirements};
+pub use binding::usages::{BufferRole, Usages};
+pub use choice::cost::{CostModel, DeviceClass, KernelRates};
+pub use choice::estimate::PlanCost;
+pub use choice::placement::Placement;
+pub use choice::strategy::{CopyRuns, Strategy};
 pub use concat_plan::{ConcatPlan, ConcatRequirements};
-pub use cost::{CostModel, DeviceClass, KernelRates};
-pub(crate) use direction::Direction;
 pub use error::{EncodeError, PlanError, PlanMismatch};
-pub use estimate::PlanCost;
+pub(crate) use geometry::Direction;
+pub use geometry::outputs::PlannedOutput;
+pub use geometry::runs::{Run, RunLayout};
 pub use kernels::Kernel;
-pub use lanes::LaneOrder;
+pub use kernels::lanes::LaneOrder;
+pub use kernels::shader::ShaderKey;
 pub use limits::{MAX_DESTINATIONS_PER_DISPATCH, PlanLimits};
 pub use options::PlanOptions;
-pub use outputs::PlannedOutput;
-pub use placement::Placement;
-pub use requirements::{DestinationRequirement, Requirements};
-pub use runs::{Run, RunLayout};
-pub use shader::ShaderKey;
 pub use split_plan::SplitPlan;
-pub use strategy::{CopyRuns, Strategy};
-pub use usages::{BufferRole, Usages};
 
 /// What tests and tools need of the plan's insides (the table ABI, the
 /// passes and their bindings, the generated layouts, the shader keys'

@@ -8,13 +8,13 @@
 
 use std::ops::Range;
 
-use super::binding::{BoundPlan, SlotBinding};
-use super::error::EncodeError;
-use super::regions::Region;
-use super::shader::LayoutEntry;
-use super::split_plan::SplitPlan;
-use super::usages::Usages;
-use super::wgsl::Bindings;
+use crate::plan::binding::regions::Region;
+use crate::plan::binding::usages::Usages;
+use crate::plan::binding::{BoundPlan, SlotBinding};
+use crate::plan::error::EncodeError;
+use crate::plan::kernels::shader::LayoutEntry;
+use crate::plan::kernels::wgsl::Bindings;
+use crate::plan::split_plan::SplitPlan;
 
 /// The bytes of the splitter's spare buffer: one 16-byte binding per slot,
 /// each at its own multiple of the largest storage offset alignment WebGPU

@@ -5,24 +5,24 @@
 
 use std::ops::Range;
 
-use super::cost::CostModel;
-use super::direction::Direction;
-use super::error::PlanError;
-use super::gather::Gather;
-use super::geometry::OutputGeometry;
-use super::kernel_choice::{Dispatches, gather_dispatches};
-use super::kernels::{GeneratedLayout, Kernel};
-use super::limits::PlanLimits;
-use super::options::PlanOptions;
-use super::outputs::{PlannedOutput, plan_outputs};
-use super::passes::Pass;
-use super::placement::Placement;
-use super::runs::RunLayout;
-use super::shader::ShaderKey;
-use super::strategy::{CopyRuns, Strategy, choose_copies, copy_runs};
-use super::table::fingerprint;
-use super::views::views;
 use crate::element::ElementType;
+use crate::plan::choice::cost::CostModel;
+use crate::plan::choice::gather::Gather;
+use crate::plan::choice::kernel_choice::{Dispatches, gather_dispatches};
+use crate::plan::choice::placement::Placement;
+use crate::plan::choice::strategy::{CopyRuns, Strategy, choose_copies, copy_runs};
+use crate::plan::error::PlanError;
+use crate::plan::geometry::Direction;
+use crate::plan::geometry::OutputGeometry;
+use crate::plan::geometry::outputs::views;
+use crate::plan::geometry::outputs::{PlannedOutput, plan_outputs};
+use crate::plan::geometry::runs::RunLayout;
+use crate::plan::kernels::shader::ShaderKey;
+use crate::plan::kernels::table::fingerprint;
+use crate::plan::kernels::{GeneratedLayout, Kernel};
+use crate::plan::limits::PlanLimits;
+use crate::plan::options::PlanOptions;
+use crate::plan::passes::Pass;
 use crate::semantics::ResolvedSplit;
 
 /// A complete GPU plan for one split: where every output goes, which
@@ -168,7 +168,7 @@ impl SplitPlan {
             table,
         } = gather_dispatches(&gather, &model, options.kernel)?;
         let fingerprint = fingerprint(&table);
-        let (modules, pass_module) = super::modules::pass_modules(
+        let (modules, pass_module) = crate::plan::passes::modules::pass_modules(
             kernel,
             options.placement,
             model.lanes,

@@ -19,12 +19,12 @@
 use std::ops::Range;
 
 use super::{BoundDispatch, PassBytes, next_slice};
-use crate::plan::align::align_down;
-use crate::plan::lanes::LaneOrder;
-use crate::plan::pass_table::grid;
-use crate::plan::regions::Region;
+use crate::plan::binding::regions::Region;
+use crate::plan::geometry::align_down;
+use crate::plan::kernels::lanes::LaneOrder;
+use crate::plan::kernels::table::{TableEntry, TableHeader};
+use crate::plan::passes::pass_table::grid;
 use crate::plan::split_plan::SplitPlan;
-use crate::plan::table::{TableEntry, TableHeader};
 
 /// Open dispatches a destination is tried against: the most recently
 /// opened (a packed page needs as many as one binding alignment holds

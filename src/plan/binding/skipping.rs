@@ -7,9 +7,9 @@
 use std::ops::Range;
 
 use super::{BoundDispatch, PassBytes, next_slice};
-use crate::plan::regions::Region;
+use crate::plan::binding::regions::Region;
+use crate::plan::kernels::table::{FLAG_SKIP, TableEntry, TableHeader};
 use crate::plan::split_plan::SplitPlan;
-use crate::plan::table::{FLAG_SKIP, TableEntry, TableHeader};
 
 /// The skipping copies a bound plan's table appends to the plan's: per
 /// dispatch of a split pass, in recording order, its pass and the slots it

@@ -12,11 +12,11 @@ use super::{
     ClassRates, Generated, GeneratedLayout, Kernel, KernelSpec, Moves, Order, SampleSplit,
 };
 use crate::element::ElementType;
-use crate::plan::direction::Direction;
-use crate::plan::gather::Gather;
+use crate::plan::choice::gather::Gather;
+use crate::plan::geometry::Direction;
 use crate::plan::geometry::OutputGeometry;
-use crate::plan::template::Template;
-use crate::plan::wgsl::{Variant, entry_point};
+use crate::plan::kernels::template::Template;
+use crate::plan::kernels::wgsl::{Variant, entry_point};
 
 const WGSL: Template = Template::new(
     "concat_words.wgsl",

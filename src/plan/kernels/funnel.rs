@@ -5,10 +5,10 @@
 
 use super::{ClassRates, KernelSpec, LONG_UNALIGNED_RUNS, Moves, Order, SampleSplit};
 use crate::element::ElementType;
-use crate::plan::direction::Direction;
+use crate::plan::geometry::Direction;
 use crate::plan::geometry::OutputGeometry;
-use crate::plan::template::Template;
-use crate::plan::wgsl::{VEC4_BITS, table_driven};
+use crate::plan::kernels::template::Template;
+use crate::plan::kernels::wgsl::{VEC4_BITS, table_driven};
 
 const WGSL: Template = Template::new("funnel.wgsl", include_str!("../../../shaders/funnel.wgsl"));
 

@@ -9,12 +9,17 @@
 //! calibration read the table; adding a kernel is a file here, its template
 //! under `shaders/`, and a line in the [`kernel_table!`] below.
 
+pub(crate) mod lanes;
+pub(crate) mod shader;
+pub(crate) mod table;
+pub(crate) mod template;
+pub(crate) mod wgsl;
+
 mod concat_words;
 mod funnel;
 mod row_blocks;
 mod row_copies;
 mod row_streams;
-mod row_streams_striped;
 mod row_words;
 mod vec4;
 mod words;
@@ -24,16 +29,12 @@ pub use row_blocks::{MAX_ROW_BLOCK_BITS, Piece, RowBlock, RowOutput};
 pub use row_copies::{COPY_VEC4S, CopyOutput, MAX_COPY_OUTPUTS, MIN_WORKING_PERCENT, RowCopies};
 pub use row_streams::{RowStreams, STREAM_VEC4S, StreamOutput};
 
-use super::classes::{
-    DISCRETE_GPU_BYTES_PER_SECOND, INTEGRATED_GPU_BYTES_PER_SECOND, UNKNOWN_GPU_BYTES_PER_SECOND,
-};
-use super::direction::Direction;
-use super::gather::Gather;
-use super::geometry::OutputGeometry;
-use super::template::Template;
-use super::wgsl::Variant;
 use crate::element::ElementType;
+use crate::plan::choice::gather::Gather;
+use crate::plan::geometry::{Direction, OutputGeometry};
 use crate::semantics::ResolvedSplit;
+use template::Template;
+use wgsl::Variant;
 
 /// The table of kernels: one line per kernel (its documentation, its
 /// variant of [`Kernel`] and its module here, whose `SPEC` is everything
@@ -201,6 +202,24 @@ pub(crate) const LONG_UNALIGNED_RUNS: SampleSplit = SampleSplit {
     lengths: &[2048, 2049],
     element_type: ElementType::Uint8,
 };
+
+// The published figures the GPU class models rest on
+// ([`crate::docs::device`], "Class models"): what a plain vec4 kernel
+// copies on each class, of which every kernel's rate there is a share.
+
+/// What a plain vec4 kernel copies on [`crate::plan::CostModel::DISCRETE_GPU`], bytes
+/// read + written per second: 0.8 of the 360-384 GB/s peak of an RTX 3060
+/// or RX 6700 XT ([`crate::docs::device`], "Class models").
+pub const DISCRETE_GPU_BYTES_PER_SECOND: f64 = 300e9;
+
+/// What a plain vec4 kernel copies on [`crate::plan::CostModel::INTEGRATED_GPU`]: 0.8
+/// of the 68-100 GB/s of the LPDDR4X and LPDDR5 systems of Apple M1-M3,
+/// Intel Iris Xe and Radeon 680M.
+pub const INTEGRATED_GPU_BYTES_PER_SECOND: f64 = 60e9;
+
+/// What a plain vec4 kernel is assumed to copy on an adapter nothing is
+/// known of ([`crate::plan::CostModel::CONSERVATIVE`]).
+pub const UNKNOWN_GPU_BYTES_PER_SECOND: f64 = 20e9;
 
 /// A kernel's documented bandwidth (bytes read + written per second) on
 /// each class of adapter, for the class cost models

@@ -15,13 +15,13 @@ use super::{
     ClassRates, Generated, GeneratedLayout, Kernel, KernelSpec, Moves, Order, SampleSplit,
 };
 use crate::element::ElementType;
-use crate::plan::direction::Direction;
-use crate::plan::gather::Gather;
+use crate::plan::choice::gather::Gather;
+use crate::plan::geometry::Direction;
 use crate::plan::geometry::OutputGeometry;
-use crate::plan::lanes::LaneOrder;
-use crate::plan::table::WORKGROUP_SIZE;
-use crate::plan::template::Template;
-use crate::plan::wgsl::{Variant, entry_point, workgroup_entry_point};
+use crate::plan::kernels::lanes::LaneOrder;
+use crate::plan::kernels::table::WORKGROUP_SIZE;
+use crate::plan::kernels::template::Template;
+use crate::plan::kernels::wgsl::{Variant, entry_point, workgroup_entry_point};
 
 const WGSL: Template = Template::new(
     "row_blocks.wgsl",

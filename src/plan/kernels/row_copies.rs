@@ -25,12 +25,12 @@ use super::{
     SampleSplit,
 };
 use crate::element::ElementType;
-use crate::plan::direction::Direction;
-use crate::plan::gather::Gather;
+use crate::plan::choice::gather::Gather;
+use crate::plan::geometry::Direction;
 use crate::plan::geometry::OutputGeometry;
-use crate::plan::lanes::LaneOrder;
-use crate::plan::template::Template;
-use crate::plan::wgsl::{Variant, entry_point, read_entries};
+use crate::plan::kernels::lanes::LaneOrder;
+use crate::plan::kernels::template::Template;
+use crate::plan::kernels::wgsl::{Variant, entry_point, read_entries};
 
 pub(super) const WGSL: Template = Template::new(
     "row_copies.wgsl",

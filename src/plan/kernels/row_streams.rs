@@ -3,7 +3,8 @@
 //! vec4s that lies inside one input row, and streams it with one funnel
 //! shift (one vec4 load and one store per 16 bytes); the vec4s that
 //! straddle two rows are shared out among the row's invocations. Striped
-//! lanes (GPUs): `row_streams_striped.rs`.
+//! lanes (GPUs): each output's invocations on its consecutive vec4s
+//! ([`RowStreams::striped`]).
 //!
 //! A run shorter than a vec4 (whole words at whole-word offsets, as the
 //! one-word objectness column of YOLOv5's [4, 1, 80] head) is gathered
@@ -26,14 +27,14 @@ use super::{
     SampleSplit,
 };
 use crate::element::ElementType;
-use crate::plan::direction::Direction;
-use crate::plan::gather::Gather;
+use crate::plan::choice::gather::Gather;
+use crate::plan::geometry::Direction;
 use crate::plan::geometry::OutputGeometry;
-use crate::plan::lanes::LaneOrder;
-use crate::plan::template::Template;
-use crate::plan::wgsl::{VEC4_BITS, Variant, entry_point, read_entries};
+use crate::plan::kernels::lanes::LaneOrder;
+use crate::plan::kernels::template::Template;
+use crate::plan::kernels::wgsl::{VEC4_BITS, Variant, entry_point, read_entries};
 
-pub(super) const WGSL: Template = Template::new(
+const WGSL: Template = Template::new(
     "row_streams.wgsl",
     include_str!("../../../shaders/row_streams.wgsl"),
 );
@@ -279,7 +280,7 @@ impl RowStreams {
     /// Output `j`'s vec4 `g` (written to its slot), for a short run: four
     /// words, each from the row and column it lies at, stepping through
     /// the rows by selects (no division past the first word).
-    pub(super) fn gather(&self, j: usize, variant: &Variant, out: &StreamOutput) -> String {
+    fn gather(&self, j: usize, variant: &Variant, out: &StreamOutput) -> String {
         let slot = variant.placement.slot_of_entry(j);
         let (q, in_range, src_bits) = match self.lanes {
             LaneOrder::Blocked => (
@@ -356,6 +357,43 @@ impl RowStreams {
                 ),
                 ("block", &self.block_bits),
                 ("stores", &stores),
+            ],
+        )
+    }
+
+    /// The striped body (GPUs): each output's entry owns a range of
+    /// invocations, one of the output's vec4s each, shifted out of its
+    /// row's run (the rest from the next row's where the vec4 crosses the
+    /// run's end; a short run's vec4 gathered word by word), so that
+    /// consecutive lanes touch consecutive vec4s of the output and, inside
+    /// a row, of the input.
+    fn striped(&self, variant: &Variant) -> String {
+        let streams: String = self
+            .outputs
+            .iter()
+            .enumerate()
+            .map(|(j, out)| {
+                if out.is_short() {
+                    return self.gather(j, variant, out);
+                }
+                WGSL.fill(
+                    "striped_stream",
+                    &[
+                        ("unless_skipped", &variant.unless_skipped(j)),
+                        ("j", &j),
+                        ("run", &out.run_bits),
+                        ("block", &self.block_bits),
+                        ("gap", &(self.block_bits - out.run_bits)),
+                        ("slot", &variant.placement.slot_of_entry(j)),
+                    ],
+                )
+            })
+            .collect();
+        WGSL.fill(
+            "striped_body",
+            &[
+                ("entries", &read_entries(variant, self.outputs.len())),
+                ("streams", &streams),
             ],
         )
     }

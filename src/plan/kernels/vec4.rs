@@ -4,9 +4,9 @@
 
 use super::{ALIGNED_RUNS, ClassRates, KernelSpec, Moves, Order, SampleSplit};
 use crate::element::ElementType;
-use crate::plan::direction::Direction;
-use crate::plan::template::Template;
-use crate::plan::wgsl::table_driven;
+use crate::plan::geometry::Direction;
+use crate::plan::kernels::template::Template;
+use crate::plan::kernels::wgsl::table_driven;
 
 const WGSL: Template = Template::new("vec4.wgsl", include_str!("../../../shaders/vec4.wgsl"));
 

@@ -4,9 +4,9 @@
 
 use super::{ClassRates, KernelSpec, Moves, Order, SampleSplit};
 use crate::element::ElementType;
-use crate::plan::direction::Direction;
-use crate::plan::template::Template;
-use crate::plan::wgsl::table_driven_of;
+use crate::plan::geometry::Direction;
+use crate::plan::kernels::template::Template;
+use crate::plan::kernels::wgsl::table_driven_of;
 
 const WGSL: Template = Template::new("words.wgsl", include_str!("../../../shaders/words.wgsl"));
 

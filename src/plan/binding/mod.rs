@@ -25,19 +25,24 @@
 //! would alias): one upload serves every offset. Plans keep one alignment
 //! of room in every window for the difference.
 
+pub(crate) mod ends;
+pub(crate) mod regions;
+pub(crate) mod requirements;
+pub(crate) mod usages;
+
 mod regroup;
 mod skipping;
 
 use std::borrow::Cow;
 use std::ops::Range;
 
-use super::align::{align_down, align_up};
-use super::direction::Direction;
-use super::error::EncodeError;
-use super::regions::Region;
-use super::shader::ShaderKey;
-use super::split_plan::SplitPlan;
-use super::table::fingerprint;
+use crate::plan::binding::regions::Region;
+use crate::plan::error::EncodeError;
+use crate::plan::geometry::Direction;
+use crate::plan::geometry::{align_down, align_up};
+use crate::plan::kernels::shader::ShaderKey;
+use crate::plan::kernels::table::fingerprint;
+use crate::plan::split_plan::SplitPlan;
 use regroup::Regrouped;
 use skipping::{Skipping, non_aliasing_groups};
 

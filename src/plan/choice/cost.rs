@@ -2,10 +2,11 @@
 //! device, chosen per adapter class, measured at run time by
 //! [`crate::gpu::calibrate`], and stored as plain data.
 
-use super::classes::{DISCRETE_GPU_BYTES_PER_SECOND, INTEGRATED_GPU_BYTES_PER_SECOND};
-use super::geometry::OutputGeometry;
-use super::kernels::{Kernel, Order};
-use super::lanes::LaneOrder;
+use crate::plan::geometry::OutputGeometry;
+use crate::plan::kernels::lanes::LaneOrder;
+use crate::plan::kernels::{
+    DISCRETE_GPU_BYTES_PER_SECOND, INTEGRATED_GPU_BYTES_PER_SECOND, Kernel, Order,
+};
 
 /// What kind of adapter a cost model is for, from what wgpu reports
 /// (`crate::gpu::device_class` maps an `AdapterInfo` to it).

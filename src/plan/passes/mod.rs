@@ -1,14 +1,17 @@
 //! Grouping chunks into passes (one dispatch each) and writing each pass's
 //! parameter table, as the shader reads it.
 
+pub(crate) mod modules;
+pub(crate) mod pass_table;
+
 use std::ops::Range;
 
-use super::align::{align_down, align_up};
-use super::chunks::Chunk;
-use super::error::PlanError;
-use super::gather::Gather;
-use super::kernels::{GeneratedLayout, Kernel};
-use super::lanes::LaneOrder;
+use crate::plan::choice::gather::Gather;
+use crate::plan::error::PlanError;
+use crate::plan::geometry::chunks::Chunk;
+use crate::plan::geometry::{align_down, align_up};
+use crate::plan::kernels::lanes::LaneOrder;
+use crate::plan::kernels::{GeneratedLayout, Kernel};
 
 /// One destination a pass binds: which destination, and the bytes bound.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]

@@ -3,8 +3,8 @@
 //! consumer kernel can bind directly. Every decision that depends on it is
 //! a method here, so the rest of the crate never matches on it.
 
-use super::limits::PlanLimits;
-use super::usages::BufferRole;
+use crate::plan::binding::usages::BufferRole;
+use crate::plan::limits::PlanLimits;
 
 /// Where a plan writes its outputs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]

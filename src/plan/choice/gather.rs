@@ -1,11 +1,11 @@
 //! [`Gather`]: what the dispatches of a plan move, and everything kernel
 //! choice and pass building need to know about it, in one value.
 
-use super::direction::Direction;
-use super::geometry::OutputGeometry;
-use super::lanes::LaneOrder;
-use super::limits::PlanLimits;
-use super::placement::Placement;
+use crate::plan::choice::placement::Placement;
+use crate::plan::geometry::Direction;
+use crate::plan::geometry::OutputGeometry;
+use crate::plan::kernels::lanes::LaneOrder;
+use crate::plan::limits::PlanLimits;
 
 /// The gathered outputs (those the dispatches move rather than copy
 /// commands) and the plan's facts kernel choice and pass building need.

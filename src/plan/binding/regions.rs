@@ -3,10 +3,10 @@
 //! extents, overlaps. Plain arithmetic, so the CPU emulator tests it; the
 //! GPU side adds only what needs wgpu (mapped, destroyed, foreign buffers).
 
-use super::direction::Direction;
-use super::error::EncodeError;
-use super::split_plan::SplitPlan;
-use super::usages::{BufferRole, Usages};
+use crate::plan::binding::usages::{BufferRole, Usages};
+use crate::plan::error::EncodeError;
+use crate::plan::geometry::Direction;
+use crate::plan::split_plan::SplitPlan;
 
 /// A region of a caller's buffer, as plain numbers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

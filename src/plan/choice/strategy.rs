@@ -1,9 +1,9 @@
 //! How each output moves: copy commands or the gather dispatch, chosen by a
 //! [`Strategy`] and, for [`Strategy::Auto`], a [`CostModel`].
 
-use super::cost::CostModel;
-use super::error::PlanError;
-use super::geometry::OutputGeometry;
+use crate::plan::choice::cost::CostModel;
+use crate::plan::error::PlanError;
+use crate::plan::geometry::OutputGeometry;
 
 /// How the planner moves each output.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -1,7 +1,54 @@
-//! Each output's runs in bits: the planner's working units. A sub-byte
-//! element makes byte counts fractional, so everything here is in bits.
+//! The split's runs and geometry: the first stage of a plan. A split is
+//! contiguous runs of its input ([`runs`]), each output's runs in bits
+//! ([`OutputGeometry`]; a sub-byte element makes byte counts fractional,
+//! so everything here is in bits), which way the bits move ([`Direction`]),
+//! where each output lands ([`outputs`]) and the chunks a tensor larger
+//! than one binding is cut into ([`chunks`]).
 
-use super::runs::RunLayout;
+pub(crate) mod chunks;
+pub(crate) mod outputs;
+pub(crate) mod runs;
+
+use crate::plan::geometry::runs::RunLayout;
+
+/// Which way a plan moves bits between the tensor and its pieces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub(crate) enum Direction {
+    /// The tensor is read and its pieces written (a split).
+    #[default]
+    Split,
+    /// The pieces are read and the tensor written (a concat).
+    Concat,
+}
+
+impl Direction {
+    /// A short name, for labels and generated code.
+    pub fn name(self) -> &'static str {
+        match self {
+            Direction::Split => "split",
+            Direction::Concat => "concat",
+        }
+    }
+
+    /// What the operator calls the tensor: a split's input, a concat's
+    /// output.
+    pub fn tensor(self) -> &'static str {
+        match self {
+            Direction::Split => "input",
+            Direction::Concat => "output",
+        }
+    }
+}
+
+/// `x` rounded up to a multiple of `a` (`a > 0`).
+pub(crate) fn align_up(x: u64, a: u64) -> u64 {
+    x.div_ceil(a) * a
+}
+
+/// `x` rounded down to a multiple of `a` (`a > 0`).
+pub(crate) fn align_down(x: u64, a: u64) -> u64 {
+    x / a * a
+}
 
 /// One output's run geometry in the packed input, in bits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -3,12 +3,12 @@
 //! kernel, its layout) and renders its source; the GPU side keys its
 //! pipeline cache on it.
 
-use super::direction::Direction;
-use super::kernels::{GeneratedLayout, Kernel, Moves};
-use super::lanes::LaneOrder;
-use super::placement::Placement;
-use super::table::{TableEntry, TableHeader};
-use super::wgsl::{Bindings, Variant, number_sites, prelude};
+use crate::plan::choice::placement::Placement;
+use crate::plan::geometry::Direction;
+use crate::plan::kernels::lanes::LaneOrder;
+use crate::plan::kernels::table::{TableEntry, TableHeader};
+use crate::plan::kernels::wgsl::{Bindings, Variant, number_sites, prelude};
+use crate::plan::kernels::{GeneratedLayout, Kernel, Moves};
 
 /// Most entries an arena's table holds as a uniform buffer (1.5 KiB).
 pub const MAX_UNIFORM_ENTRIES: usize = 32;
@@ -207,7 +207,7 @@ impl ShaderKey {
     /// the same on every machine and in every process for the same module
     /// (a key for a runtime's own pipeline cache).
     pub fn id(&self) -> u64 {
-        super::table::fingerprint(self.source().as_bytes())
+        crate::plan::kernels::table::fingerprint(self.source().as_bytes())
     }
 
     /// The module's entry point.

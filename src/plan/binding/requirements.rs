@@ -3,9 +3,9 @@
 //! each destination's bytes and usages, the alignment of every offset, and
 //! the commands an encode records.
 
-use super::direction::Direction;
-use super::split_plan::SplitPlan;
-use super::usages::{BufferRole, Usages};
+use crate::plan::binding::usages::{BufferRole, Usages};
+use crate::plan::geometry::Direction;
+use crate::plan::split_plan::SplitPlan;
 
 /// What a plan needs of the caller's buffers and what it records
 /// ([`SplitPlan::requirements`]), known before anything is encoded.

@@ -1,8 +1,8 @@
 //! Cutting outputs into chunks whose source and destination each fit one
 //! binding window. Under the limits every output is one chunk.
 
-use super::align::align_down;
-use super::geometry::OutputGeometry;
+use crate::plan::geometry::OutputGeometry;
+use crate::plan::geometry::align_down;
 
 /// A piece of one output: output bits `[start_bit, end_bit)`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

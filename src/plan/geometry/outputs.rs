@@ -3,11 +3,11 @@
 
 use std::ops::Range;
 
-use super::align::align_up;
-use super::error::PlanError;
-use super::geometry::OutputGeometry;
-use super::limits::PlanLimits;
-use super::placement::Placement;
+use crate::plan::choice::placement::Placement;
+use crate::plan::error::PlanError;
+use crate::plan::geometry::OutputGeometry;
+use crate::plan::geometry::align_up;
+use crate::plan::limits::PlanLimits;
 use crate::semantics::ResolvedSplit;
 
 /// One output as planned.
@@ -89,4 +89,28 @@ pub(crate) fn plan_outputs(
         })
         .collect();
     Ok((planned, arena_bytes as u64))
+}
+
+/// View mode (see [`crate::plan::SplitPlan::input_views`]): with one outer block every
+/// output is one contiguous range of the input; each must start on a byte
+/// and at a bindable offset.
+pub(crate) fn views(
+    geometry: &[OutputGeometry],
+    outputs: &[PlannedOutput],
+    outer: u64,
+    limits: &PlanLimits,
+) -> Option<Vec<Range<u64>>> {
+    if outer > 1 {
+        return None;
+    }
+    geometry
+        .iter()
+        .zip(outputs)
+        .map(|(g, slot)| {
+            let start = g.offset_bits / 8;
+            let exact =
+                g.offset_bits.is_multiple_of(8) && start.is_multiple_of(limits.alignment_bytes());
+            exact.then_some(start..start + slot.len_bytes)
+        })
+        .collect()
 }

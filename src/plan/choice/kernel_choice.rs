@@ -2,15 +2,15 @@
 //! of the table that fit, tried in the cost model's order, each planned into
 //! passes until one fits the device.
 
-use super::align::{align_down, align_up};
-use super::chunks::{Chunk, chunks};
-use super::cost::CostModel;
-use super::direction::Direction;
-use super::error::PlanError;
-use super::gather::Gather;
-use super::kernels::{GeneratedLayout, Kernel, Moves};
-use super::pass_table::build_passes;
-use super::passes::{Pass, PassContext};
+use crate::plan::choice::cost::CostModel;
+use crate::plan::choice::gather::Gather;
+use crate::plan::error::PlanError;
+use crate::plan::geometry::Direction;
+use crate::plan::geometry::chunks::{Chunk, chunks};
+use crate::plan::geometry::{align_down, align_up};
+use crate::plan::kernels::{GeneratedLayout, Kernel, Moves};
+use crate::plan::passes::pass_table::build_passes;
+use crate::plan::passes::{Pass, PassContext};
 
 /// The gather's kernel, passes and tables (no passes when nothing is
 /// gathered); a generated kernel's passes carry their layouts.

@@ -3,9 +3,9 @@
 //! output and inputs), and the copy commands between them in the plan's
 //! direction.
 
-use super::direction::Direction;
-use super::split_plan::SplitPlan;
-use super::usages::BufferRole;
+use crate::plan::binding::usages::BufferRole;
+use crate::plan::geometry::Direction;
+use crate::plan::split_plan::SplitPlan;
 
 /// One copy command of an encode: `size` bytes between the tensor's region
 /// (from `tensor_offset`) and destination `destination`'s (from

@@ -4,12 +4,14 @@
 
 use std::ops::Range;
 
-use super::align::align_up;
-use super::chunks::Chunk;
-use super::error::PlanError;
-use super::limits::PlanLimits;
-use super::passes::{DstWindow, Pass, PassContext, PassGroup};
-use super::table::{FLAG_ALIGNED, FLAG_PAD, TableEntry, TableHeader, WORKGROUP_SIZE};
+use crate::plan::error::PlanError;
+use crate::plan::geometry::align_up;
+use crate::plan::geometry::chunks::Chunk;
+use crate::plan::kernels::table::{
+    FLAG_ALIGNED, FLAG_PAD, TableEntry, TableHeader, WORKGROUP_SIZE,
+};
+use crate::plan::limits::PlanLimits;
+use crate::plan::passes::{DstWindow, Pass, PassContext, PassGroup};
 
 impl PassContext<'_> {
     /// The table entry of chunk `c`, writing slot `slot` of `group`.

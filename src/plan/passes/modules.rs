@@ -1,12 +1,12 @@
 //! A plan's shader modules: the distinct modules its passes run, each
 //! built once however many passes share it.
 
-use super::direction::Direction;
-use super::kernels::Kernel;
-use super::lanes::LaneOrder;
-use super::passes::Pass;
-use super::placement::Placement;
-use super::shader::ShaderKey;
+use crate::plan::choice::placement::Placement;
+use crate::plan::geometry::Direction;
+use crate::plan::kernels::Kernel;
+use crate::plan::kernels::lanes::LaneOrder;
+use crate::plan::kernels::shader::ShaderKey;
+use crate::plan::passes::Pass;
 
 /// The distinct modules of `passes`, in the order they first run, and per
 /// pass the index of its module there. A generated module binds its own
