@@ -13,6 +13,7 @@ use super::region::BufferRegion;
 use super::resources::Resources;
 use super::scope::scoped;
 use crate::error::Result;
+use crate::plan::binding::BoundPlan;
 use crate::plan::{BufferRole, SplitPlan};
 
 /// The buffers an encode uses, each once, with the role it is named by.
@@ -64,10 +65,11 @@ fn check_usable(which: BufferRole, buffer: &wgpu::Buffer) -> Result<(), DeviceEr
 /// destroyed, and every buffer copy commands touch of this device.
 pub(crate) fn probe_buffers(
     resources: &Resources,
-    plan: &SplitPlan,
+    bound: &BoundPlan<'_>,
     input: &BufferRegion<'_>,
     destinations: &[BufferRegion<'_>],
 ) -> Result<()> {
+    let plan = bound.plan();
     for (which, region) in used_buffers(plan, input, destinations) {
         check_usable(which, region.buffer)?;
     }

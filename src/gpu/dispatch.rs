@@ -13,12 +13,14 @@ use super::resources::{CachedTable, Resources};
 use super::scope::{buffer_with_contents, scoped};
 use crate::error::Result;
 use crate::plan::SplitPlan;
-use crate::plan::internals::{Bindings, BoundDispatch, BoundPlan, SlotBinding};
+use crate::plan::binding::BoundDispatch;
+use crate::plan::binding::BoundPlan;
+use crate::plan::binding::SlotBinding;
+use crate::plan::kernels::wgsl::Bindings;
 
 /// Pipelines, table and bind groups of every dispatch of `bound`.
 pub(crate) fn prepare_dispatches(
     resources: &Resources,
-    plan: &SplitPlan,
     bound: &BoundPlan<'_>,
     input: &BufferRegion<'_>,
     destinations: &[BufferRegion<'_>],
@@ -26,7 +28,7 @@ pub(crate) fn prepare_dispatches(
     if bound.dispatches.is_empty() {
         return Ok(PreparedSplit::empty());
     }
-    let (keys, modules) = bound.shaders(plan);
+    let (keys, modules) = bound.shaders();
     let table = table_buffer(resources, bound)?;
     let device = &resources.device;
     // A buffer from another device, a destroyed buffer or a lost device
@@ -41,7 +43,7 @@ pub(crate) fn prepare_dispatches(
                 let group = bind_group(
                     resources,
                     &kernels[module].layout,
-                    plan,
+                    bound.plan(),
                     &table,
                     d,
                     input,

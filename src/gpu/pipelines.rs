@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 
 use super::cache::{BoundedCache, lock};
 use crate::plan::ShaderKey;
-use crate::plan::internals::BindingKind;
+use crate::plan::kernels::shader::BindingKind;
 
 /// One compiled kernel with its bind group layout.
 #[derive(Debug)]

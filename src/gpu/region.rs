@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::ops::Range;
 
 use crate::plan::Usages;
-use crate::plan::internals::Region;
+use crate::plan::binding::regions::Region;
 
 /// A region of a caller's buffer: the buffer, a byte offset and a length.
 /// A tensor in a buffer of its own is [`BufferRegion::whole`]; a slice of a

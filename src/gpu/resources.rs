@@ -9,11 +9,11 @@ use super::error::DeviceError;
 use super::pipelines::{CompiledKernel, Pipelines};
 use super::scope::scoped;
 use crate::plan::ShaderKey;
-use crate::plan::internals::SPARE_BUFFER_BYTES;
+use crate::plan::recording::SPARE_BUFFER_BYTES;
 
 /// An uploaded table and what determines its bytes (to confirm a hit):
 /// the plan's table, or the plan's and the packing's grouping
-/// ([`crate::plan::internals::BoundPlan::table_identity`]).
+/// ([`crate::plan::binding::BoundPlan::table_identity`]).
 #[derive(Debug)]
 pub(crate) struct CachedTable {
     pub identity: Vec<u8>,

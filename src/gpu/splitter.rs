@@ -12,6 +12,7 @@ use super::scope::scoped;
 use super::splitter_cache::SplitterCache;
 use crate::element::ElementType;
 use crate::error::Result;
+use crate::plan::binding::BoundPlan;
 use crate::plan::{
     CostModel, EncodeError, Kernel, Placement, PlanError, PlanLimits, PlanMismatch, PlanOptions,
     ShaderKey, SplitPlan, Strategy,
@@ -299,19 +300,15 @@ impl GpuSplitter {
         input: BufferRegion<'_>,
         destinations: &[BufferRegion<'_>],
     ) -> Result<()> {
-        let prepared = self.checked(plan, &input, destinations)?;
+        let (bound, prepared) = self.checked(plan, &input, destinations)?;
+        let tensor = (input.buffer, input.offset);
+        let pieces: Vec<_> = destinations.iter().map(|d| (d.buffer, d.offset)).collect();
         // Recording checks little at once (the rest when the encoder
         // finishes), but what it reports goes to the device: a lost one
         // is a typed error here too.
         Ok(scoped(self.device(), "recording the split", || {
-            for c in plan.copy_commands() {
-                let d = &destinations[c.destination];
-                let [(src, src_offset), (dst, dst_offset)] = c.ends(
-                    plan.direction(),
-                    (input.buffer, input.offset),
-                    (d.buffer, d.offset),
-                );
-                encoder.copy_buffer_to_buffer(src, src_offset, dst, dst_offset, c.size);
+            for ([(src, src_offset), (dst, dst_offset)], size) in bound.copies(tensor, &pieces) {
+                encoder.copy_buffer_to_buffer(src, src_offset, dst, dst_offset, size);
             }
             if prepared.dispatch_count() > 0 {
                 let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
@@ -346,7 +343,7 @@ impl GpuSplitter {
             }
             .into());
         }
-        self.checked(plan, &input, destinations)
+        Ok(self.checked(plan, &input, destinations)?.1)
     }
 
     /// What [`GpuSplitter::encode`] would record into these regions (copies,
@@ -384,9 +381,7 @@ impl GpuSplitter {
         input: BufferRegion<'_>,
         destinations: &[BufferRegion<'_>],
     ) -> Result<EncodeFigures> {
-        self.check_limits(plan)?;
-        let (plain_input, plain_destinations) = plain_regions(&input, destinations);
-        let bound = plan.bind(&plain_input, &plain_destinations)?;
+        let bound = self.bound(plan, &input, destinations)?;
         Ok(EncodeFigures {
             copies: plan.copy_count(),
             dispatches: bound.dispatch_count(),
@@ -406,18 +401,30 @@ impl GpuSplitter {
         .into())
     }
 
-    /// Every check (the plan against the device, the regions, the buffers),
-    /// then the dispatches bound to the regions.
-    fn checked(
+    /// The plan checked against the device and bound to the regions (what
+    /// [`GpuSplitter::figures`] and every encode ask of the plan, once).
+    fn bound<'p>(
         &self,
-        plan: &SplitPlan,
+        plan: &'p SplitPlan,
         input: &BufferRegion<'_>,
         destinations: &[BufferRegion<'_>],
-    ) -> Result<PreparedSplit> {
+    ) -> Result<BoundPlan<'p>> {
         self.check_limits(plan)?;
         let (plain_input, plain_destinations) = plain_regions(input, destinations);
-        let bound = plan.bind(&plain_input, &plain_destinations)?;
-        probe_buffers(&self.resources, plan, input, destinations)?;
-        prepare_dispatches(&self.resources, plan, &bound, input, destinations)
+        Ok(plan.bind(&plain_input, &plain_destinations)?)
+    }
+
+    /// Every check (the plan against the device, the regions, the buffers),
+    /// then the dispatches bound to the regions.
+    fn checked<'p>(
+        &self,
+        plan: &'p SplitPlan,
+        input: &BufferRegion<'_>,
+        destinations: &[BufferRegion<'_>],
+    ) -> Result<(BoundPlan<'p>, PreparedSplit)> {
+        let bound = self.bound(plan, input, destinations)?;
+        probe_buffers(&self.resources, &bound, input, destinations)?;
+        let prepared = prepare_dispatches(&self.resources, &bound, input, destinations)?;
+        Ok((bound, prepared))
     }
 }

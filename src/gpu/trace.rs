@@ -12,9 +12,11 @@ use super::region::{BufferRegion, plain_regions};
 use super::scope::{buffer_with_contents, poll, read_mapped, scoped, submit};
 use super::splitter::GpuSplitter;
 use crate::error::Result;
+use crate::plan::binding::BoundDispatch;
+use crate::plan::binding::SlotBinding;
 use crate::plan::coalescing::{Access, TracedBinding, TracedDispatch};
-use crate::plan::internals::Bindings;
-use crate::plan::internals::{BoundDispatch, SlotBinding, TableHeader};
+use crate::plan::kernels::table::TableHeader;
+use crate::plan::kernels::wgsl::Bindings;
 use crate::plan::{ConcatPlan, SplitPlan};
 
 /// Records kept per invocation at first; a dispatch whose invocations made
@@ -101,7 +103,7 @@ fn traced_run(
     let input_region = BufferRegion::new(&input_buffer, 0, plan.input_binding_bytes());
     let (plain_input, plain_destinations) = plain_regions(&input_region, &regions);
     let bound = plan.bind(&plain_input, &plain_destinations)?;
-    let (keys, modules) = bound.shaders(plan);
+    let (keys, modules) = bound.shaders();
     let table = table_buffer(splitter.resources(), &bound)?;
     let table_bytes = bound.table();
     let mut traced = Vec::with_capacity(bound.dispatches.len());

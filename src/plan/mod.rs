@@ -34,17 +34,17 @@
 //! chunks whose source and destination fit in windows, grouped greedily into
 //! passes.
 
-mod binding;
+pub(crate) mod binding;
 mod choice;
 pub mod coalescing;
 mod concat_plan;
 pub(crate) mod error;
 pub(crate) mod geometry;
-mod kernels;
+pub(crate) mod kernels;
 mod limits;
 mod options;
 mod passes;
-mod recording;
+pub(crate) mod recording;
 mod split_plan;
 
 pub use binding::requirements::{DestinationRequirement, Requirements};

@@ -165,7 +165,7 @@ impl SplitPlan {
             usages: vec!["STORAGE", "COPY_SRC", "COPY_DST"],
         });
         let mut commands = self.recorded_copies(input, destinations);
-        let (keys, modules) = bound.shaders(self);
+        let (keys, modules) = bound.shaders();
         commands.extend(self.recorded_dispatches(
             &bound,
             &modules,

@@ -63,6 +63,20 @@ impl SplitPlan {
         self
     }
 
+    /// Every copy command of an encode, in order, as its source and
+    /// destination `(buffer, offset)` pairs and its size, given where the
+    /// tensor's region and each destination's region are.
+    pub(crate) fn copies_between<'a, B: Copy + 'a>(
+        &'a self,
+        tensor: (B, u64),
+        destinations: &'a [(B, u64)],
+    ) -> impl Iterator<Item = ([(B, u64); 2], u64)> + 'a {
+        self.copy_commands().map(move |c| {
+            let ends = c.ends(self.direction(), tensor, destinations[c.destination]);
+            (ends, c.size)
+        })
+    }
+
     /// Every copy command of an encode, in order.
     pub(crate) fn copy_commands(&self) -> impl Iterator<Item = CopyCommand> + '_ {
         self.copies().iter().flat_map(move |c| {

@@ -122,8 +122,8 @@ impl<'p> BoundPlan<'p> {
     /// pass's module, in the variant that skips entries when a pass was
     /// split and that binds the source writable when a destination shares
     /// its buffer.
-    pub fn shaders(&self, plan: &SplitPlan) -> (Vec<ShaderKey>, Vec<usize>) {
-        let (keys, of_pass) = plan.pass_modules();
+    pub fn shaders(&self) -> (Vec<ShaderKey>, Vec<usize>) {
+        let (keys, of_pass) = self.plan.pass_modules();
         let keys = keys
             .iter()
             .map(|key| {
@@ -181,6 +181,22 @@ impl<'p> BoundPlan<'p> {
     /// Dispatches an encode records.
     pub fn dispatch_count(&self) -> usize {
         self.dispatches.len()
+    }
+
+    /// The plan bound.
+    pub fn plan(&self) -> &'p SplitPlan {
+        self.plan
+    }
+
+    /// Every copy command of the encode, in order, as its source and
+    /// destination `(buffer, offset)` and its size, given where the
+    /// tensor's region and each destination's region are.
+    pub fn copies<'a, B: Copy + 'a>(
+        &'a self,
+        tensor: (B, u64),
+        destinations: &'a [(B, u64)],
+    ) -> impl Iterator<Item = ([(B, u64); 2], u64)> + 'a {
+        self.plan.copies_between(tensor, destinations)
     }
 }
 
