@@ -22,7 +22,7 @@ import { fileURLToPath } from 'node:url';
 import { Browser, chromiumPath, within } from './chromium.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const PAGE_FILES = { '/index.html': 'text/html', '/suite.mjs': 'text/javascript', '/timing.mjs': 'text/javascript' };
+const PAGE_FILES = { '/index.html': 'text/html', '/suite.mjs': 'text/javascript', '/timing.mjs': 'text/javascript', '/plans.mjs': 'text/javascript' };
 
 /// The timing's extra flag: WebGPU's developer features, without which
 /// Chrome may quantize timestamps (not seen with --enable-unsafe-webgpu;

@@ -5,7 +5,7 @@
 // before and after, so copies count too). Outputs are checked against the
 // host path's hashes before anything is timed. Reported, not targeted.
 
-const align4 = (n) => Math.ceil(n / 4) * 4;
+import { fnv1a, generated, prepare as preparePlan, read, timed } from './plans.mjs';
 
 const COPY_SHADER = `
 @group(0) @binding(0) var<storage, read> src: array<vec4<u32>>;
@@ -19,90 +19,13 @@ fn copy(@builtin(workgroup_id) group: vec3<u32>, @builtin(num_workgroups) groups
   }
 }`;
 
-/// `len` bytes of xorshift32 from `seed`, as the generator
-/// (`webgpu_recordings`'s `Rng`) makes them, padded to a word.
-function generated(seed, len) {
-  const words = new Uint32Array(Math.ceil(len / 4));
-  let x = seed >>> 0 || 1;
-  for (let i = 0; i < words.length; i++) {
-    x ^= x << 13;
-    x >>>= 0;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    x >>>= 0;
-    words[i] = x;
-  }
-  return new Uint8Array(words.buffer);
-}
-
-/// 32-bit FNV-1a.
-function fnv1a(bytes) {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < bytes.length; i++) h = Math.imul(h ^ bytes[i], 0x01000193) >>> 0;
-  return h >>> 0;
-}
-
 const median = (v) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)];
 const gcd = (a, b) => (b === 0n ? a : gcd(b, a % b));
 
 /// Everything a case runs: its plan's encode and the copy's.
 async function prepare(device, c, blob) {
   const U = GPUBufferUsage;
-  const usage = { STORAGE: U.STORAGE, COPY_SRC: U.COPY_SRC, COPY_DST: U.COPY_DST, UNIFORM: U.UNIFORM };
-  const errors = [];
-  const buffers = c.buffers.map((b) =>
-    device.createBuffer({ label: b.label, size: Math.max(4, align4(b.size)), usage: b.usages.reduce((u, n) => u | usage[n], 0) | U.COPY_SRC | U.COPY_DST }),
-  );
-  const input = generated(c.input.seed, c.input.len);
-  device.queue.writeBuffer(buffers[c.input.buffer], c.input.offset, input);
-  const [at, from, len] = c.table;
-  const table = new Uint8Array(align4(len));
-  table.set(blob.subarray(from, from + len));
-  if (len > 0) device.queue.writeBuffer(buffers[c.buffers.length - 2], at, table);
-  const modules = [];
-  for (const m of c.modules) {
-    const module = device.createShaderModule({ code: m.wgsl });
-    const info = await module.getCompilationInfo();
-    errors.push(...info.messages.filter((x) => x.type === 'error').map((x) => `compilation: ${x.message}`));
-    const layout = device.createBindGroupLayout({
-      entries: m.layout.map((e) => ({ binding: e.binding, visibility: GPUShaderStage.COMPUTE, buffer: { type: e.kind, minBindingSize: e.min_binding_size } })),
-    });
-    const pipeline = device.createComputePipeline({ layout: device.createPipelineLayout({ bindGroupLayouts: [layout] }), compute: { module, entryPoint: m.entry_point } });
-    modules.push({ layout, pipeline });
-  }
-  // A dispatch with its pipeline and bind group, made before anything is timed.
-  const dispatch = (d) => ({
-    pipeline: modules[d.module].pipeline,
-    group: device.createBindGroup({
-      layout: modules[d.module].layout,
-      entries: d.bindings.map((b) => ({ binding: b.binding, resource: { buffer: buffers[b.buffer], offset: b.offset, size: b.size } })),
-    }),
-    workgroups: d.workgroups,
-  });
-  // The commands in their recorded order (the order can matter).
-  const steps = c.commands.map((x) => {
-    if (x.command === 'copy') return { copy: x };
-    if (x.command === 'dispatch') return { dispatch: dispatch(x) };
-    throw new Error(`${c.name}: unknown command ${x.command}`);
-  });
-  // As an encode records them: each copy outside compute passes,
-  // consecutive dispatches in one pass (a copy between them ends it).
-  const plan = (encoder) => {
-    let pass = null;
-    for (const { copy: x, dispatch: d } of steps) {
-      if (x) {
-        pass?.end();
-        pass = null;
-        encoder.copyBufferToBuffer(buffers[x.src], x.src_offset, buffers[x.dst], x.dst_offset, x.size);
-        continue;
-      }
-      pass ??= encoder.beginComputePass();
-      pass.setPipeline(d.pipeline);
-      pass.setBindGroup(0, d.group);
-      pass.dispatchWorkgroups(...d.workgroups);
-    }
-    pass?.end();
-  };
+  const p = await preparePlan(device, c, blob, [generated(c.input.seed, c.input.len)]);
   // The copy: as many bytes as the split moves, padded to a vec4.
   const size = Math.ceil(c.moved / 16) * 16;
   const src = device.createBuffer({ size, usage: U.STORAGE | U.COPY_DST | U.COPY_SRC });
@@ -127,38 +50,11 @@ async function prepare(device, c, blob) {
     pass.dispatchWorkgroups(Math.ceil(groups / rows), rows);
     pass.end();
   };
-  const release = () => [...buffers, src, dst].forEach((b) => b.destroy());
-  return { buffers, plan, copy, errors, check: { src: fnv1a(copyData), dst }, release, dispatches: steps.filter((x) => x.dispatch).length, copies: steps.filter((x) => x.copy).length };
-}
-
-/// The bytes of `buffer` from `offset`, `len` of them.
-async function read(device, buffer, offset, len) {
-  const start = offset - (offset % 4);
-  const size = align4(offset + len) - start;
-  const staging = device.createBuffer({ size, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
-  const encoder = device.createCommandEncoder();
-  encoder.copyBufferToBuffer(buffer, start, staging, 0, size);
-  device.queue.submit([encoder.finish()]);
-  await staging.mapAsync(GPUMapMode.READ);
-  const bytes = new Uint8Array(staging.getMappedRange()).slice(offset - start, offset - start + len);
-  staging.destroy();
-  return bytes;
-}
-
-/// One timed run of `record`: nanoseconds between the timestamps of an
-/// empty pass before it and one after it, and the raw values.
-async function timed(device, querySet, resolve, readback, record) {
-  const encoder = device.createCommandEncoder();
-  encoder.beginComputePass({ timestampWrites: { querySet, beginningOfPassWriteIndex: 0 } }).end();
-  record(encoder);
-  encoder.beginComputePass({ timestampWrites: { querySet, endOfPassWriteIndex: 1 } }).end();
-  encoder.resolveQuerySet(querySet, 0, 2, resolve, 0);
-  encoder.copyBufferToBuffer(resolve, 0, readback, 0, 16);
-  device.queue.submit([encoder.finish()]);
-  await readback.mapAsync(GPUMapMode.READ);
-  const [a, b] = new BigUint64Array(readback.getMappedRange().slice(0));
-  readback.unmap();
-  return { ns: Number(b - a), raw: [a, b] };
+  const release = () => {
+    p.release();
+    [src, dst].forEach((b) => b.destroy());
+  };
+  return { ...p, copy, check: { src: fnv1a(copyData), dst }, release };
 }
 
 /// Times every case; returns the report's text and whether anything failed.
