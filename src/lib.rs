@@ -1,12 +1,15 @@
 //! # wgpu-split
 //!
-//! Bit-exact tensor split operators for runtimes built on wgpu: ONNX `Split`
-//! (opsets 1, 2, 11, 13, 18), ONNX `SplitToSequence` (11, 24), OpenVINO
-//! `VariadicSplit-1` and OpenVINO `Split-1`, for every ONNX element type.
+//! Bit-exact tensor split and concat for runtimes built on wgpu: ONNX
+//! `Split` (opsets 1, 2, 11, 13, 18), `SplitToSequence` (11, 24), `Concat`
+//! and `ConcatFromSequence`; OpenVINO `VariadicSplit-1`, `Split-1` and
+//! `Concat-1`; the split and cat calls of torch, numpy, candle and burn;
+//! every element width from 2 to 128 bits on the GPU (strings on the host).
 //!
-//! You hand it a tensor that already lives in a GPU buffer and a split node;
-//! it records every output into your own command encoder, exact to the bit,
-//! with no round trip through the CPU.
+//! You hand it a tensor that already lives in a GPU buffer and a node; it
+//! records every output into your own command encoder, exact to the bit,
+//! with no round trip through the CPU. A concat is the split it undoes,
+//! run backwards: the same plans, kernels and checks.
 //!
 //! # Recording a split into your command stream
 //!
