@@ -192,10 +192,8 @@ pub(crate) const ALIGNED_RUNS: SampleSplit = SampleSplit {
 
 /// The probe of the kernels for long runs at any bit offset (funnel, row
 /// streams): u8 rows of 4,097 bytes split into 2,048 and 2,049 (8 MiB), the
-/// shape of split_bench's u8 case. (Rows of 16,388 bytes split 8,193 and
-/// 8,195 ranked the funnel first in some calibrations, 6.1 against 4.9
-/// GB/s, where split_bench's case ran row streams 1.25x faster; this probe
-/// ranked row streams first in 7 of 7.)
+/// shape of split_bench's u8 case (why this shape: `docs/DEVICE.md`,
+/// "Lavapipe's speeds").
 pub(crate) const LONG_UNALIGNED_RUNS: SampleSplit = SampleSplit {
     shape: &[2048, 4097],
     axis: 1,

@@ -11,14 +11,8 @@
 //! dispatch's slots (WebGPU's 7), each group of outputs is a dispatch of a
 //! module of its own, whose run starts count from the group's input
 //! window (its first run aligned down), so groups of one shape share a
-//! module: eight attention heads ran at 0.76-0.99 of a copy against
-//! 0.56-0.88 with the vec4 kernel, though 64 outputs of 8 vec4s ran 5-10 %
-//! slower than it (`docs/DEVICE.md`). On lavapipe, side by side with that
-//! kernel (split_bench `gpu_discrete / shader_copy`, two rounds): QKV 0.92
-//! and 0.89 against 0.78 and 0.76, `f32_4096x4096_axis0_4` 1.01 and 0.98
-//! against 0.85 and 0.79, `axis1_4` 0.96 and 0.83 against 0.85 and 0.77;
-//! see `docs/DEVICE.md` for the variants measured (stretches of 1, 2, 4 and
-//! 8, consecutive lanes on consecutive vec4s).
+//! module. How it measured against the vec4 kernel on lavapipe:
+//! `docs/DEVICE.md`, "Lavapipe's speeds".
 
 use super::{
     ALIGNED_RUNS, ClassRates, Generated, GeneratedLayout, Kernel, KernelSpec, Moves, Order,
