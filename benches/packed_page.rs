@@ -76,7 +76,7 @@ fn bench(c: &mut Criterion) {
         println!(
             "{name}: {} kernel; the plan announces {} dispatches and a {}-byte table, \
              an encode records {} dispatches and a {}-byte table",
-            plan.kernel(),
+            plan.runs(),
             plan.dispatch_count(),
             plan.table().len(),
             figures.dispatches,

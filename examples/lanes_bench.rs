@@ -127,7 +127,7 @@ fn main() -> Result<(), Failure> {
     Ok(())
 }
 
-/// The options that force `kernel` with `lanes`, for a compute pass, the
+/// The options that force `kernel`'s per-layout form with `lanes`, for a compute pass, the
 /// adapter's model ranking otherwise; `None` where the splitter's strategy
 /// carries no model.
 fn forced(splitter: &GpuSplitter, kernel: Kernel, lanes: LaneOrder) -> Option<PlanOptions> {
@@ -139,7 +139,8 @@ fn forced(splitter: &GpuSplitter, kernel: Kernel, lanes: LaneOrder) -> Option<Pl
         PlanOptions::default()
             .strategy(Strategy::Auto(model))
             .in_compute_pass()
-            .kernel(kernel),
+            .kernel(kernel)
+            .form(wgpu_split::plan::Form::PerLayout),
     )
 }
 

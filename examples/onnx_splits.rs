@@ -166,7 +166,7 @@ fn print_plans(split: &ResolvedSplit, element_type: ElementType) {
                 let moved: u64 = plan.outputs().iter().map(|o| o.len_bytes).sum();
                 let kernel = match plan.dispatch_count() {
                     0 => "-",
-                    _ => plan.kernel().name(),
+                    _ => plan.runs(),
                 };
                 println!(
                     "    {name:<12} kernel {kernel:<11} dispatches {:<3} copies {:<5} bytes moved {moved}",

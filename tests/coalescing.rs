@@ -187,7 +187,7 @@ fn corpus() -> Vec<(String, ElementType, ResolvedSplit)> {
     let mut splits: Vec<(String, ElementType, ResolvedSplit)> = Kernel::ALL
         .into_iter()
         .flat_map(wgpu_split::plan::internals::samples)
-        .map(|(split, t)| (format!("{t} {:?}", split.input_shape()), t, split))
+        .map(|(_, split, t)| (format!("{t} {:?}", split.input_shape()), t, split))
         .collect();
     splits.extend(bench_splits());
     splits.extend(sweep());
@@ -251,7 +251,6 @@ fn gpu_classes_rank_the_kernels_as_their_traces_do() {
     let ranked = [
         Kernel::RowWords,
         Kernel::RowBlocks,
-        Kernel::RowStreams,
         Kernel::Funnel,
         Kernel::Words,
     ];

@@ -14,9 +14,7 @@ mod common;
 
 use common::emulator::{ConcatLayout, check_emulated_concat};
 use common::{Rng, one_type_per_width, random_tensor, tiny};
-use wgpu_split::plan::{
-    ConcatPlan, CostModel, Kernel, PlanError, PlanLimits, PlanOptions, Strategy,
-};
+use wgpu_split::plan::{ConcatPlan, CostModel, PlanError, PlanLimits, PlanOptions, Strategy};
 use wgpu_split::{ElementType, HostTensor, OnnxSplitToSequence, ResolvedConcat};
 
 /// The options a concat is planned with: the class models' choices, the
@@ -32,11 +30,9 @@ fn every_option() -> Vec<(String, PlanOptions)> {
     .into_iter()
     .map(|(name, s)| (name.to_string(), PlanOptions::default().strategy(s)))
     .collect();
-    for kernel in Kernel::ALL {
-        let forced = PlanOptions::default()
-            .strategy(Strategy::Gather)
-            .kernel(kernel);
-        options.push((format!("{kernel:?}"), forced));
+    for forced in common::kernel_forms() {
+        let options_of = common::forced(PlanOptions::default().strategy(Strategy::Gather), forced);
+        options.push((format!("{forced:?}"), options_of));
     }
     let arena = wgpu_split::plan::Placement::Arena;
     let arenas: Vec<_> = options
@@ -137,21 +133,21 @@ fn random_concats_of_every_width_are_exact_in_the_emulator() {
                 runs += 1;
             }
             if plan.dispatch_count() > 0 {
-                *kernels.entry(plan.kernel()).or_insert(0) += 1;
+                *kernels.entry((plan.kernel(), plan.form())).or_insert(0) += 1;
             }
         }
     }
     eprintln!("{runs} emulated concats exact; plans per kernel: {kernels:?}");
     for kernel in [
-        Kernel::Words,
-        Kernel::Vec4,
-        Kernel::RowCopies,
-        Kernel::RowWords,
-        Kernel::ConcatWords,
+        common::WORDS,
+        common::VEC4_TABLE,
+        common::ROW_COPIES,
+        common::ROW_WORDS,
+        common::CONCAT_WORDS,
     ] {
         assert!(
             kernels.get(&kernel).is_some_and(|&n| n >= 20),
-            "{kernel} ran in too few plans: {kernels:?}"
+            "{kernel:?} ran in too few plans: {kernels:?}"
         );
     }
     assert!(runs > 5000, "{runs}");

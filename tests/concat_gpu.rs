@@ -10,8 +10,8 @@ use common::{Rng, gpu, one_type_per_width, random_tensor, read_buffer, refused, 
 use wgpu_split::frameworks::torch;
 use wgpu_split::gpu::{BufferRegion, GpuSplitter};
 use wgpu_split::plan::{
-    BufferRole, ConcatPlan, CostModel, DeviceClass, EncodeError, Kernel, Placement, PlanError,
-    PlanLimits, PlanOptions, Strategy,
+    BufferRole, ConcatPlan, CostModel, DeviceClass, EncodeError, Placement, PlanError, PlanLimits,
+    PlanOptions, Strategy,
 };
 use wgpu_split::{ElementType, Error, HostTensor, ResolvedConcat, host};
 
@@ -220,10 +220,9 @@ fn every_width_kernel_and_model_is_exact() {
                     }
                 }
             }
-            for kernel in Kernel::ALL {
-                let options = PlanOptions::default()
-                    .strategy(Strategy::Gather)
-                    .kernel(kernel);
+            for kernel in common::kernel_forms() {
+                let options =
+                    common::forced(PlanOptions::default().strategy(Strategy::Gather), kernel);
                 match ConcatPlan::new(&concat, t, limits, &options) {
                     Ok(plan) => plans.push((format!("{kernel:?}"), plan)),
                     Err(PlanError::KernelDoesNotFit { .. }) => {}
@@ -239,14 +238,14 @@ fn every_width_kernel_and_model_is_exact() {
                     plan.kernel()
                 );
                 if plan.dispatch_count() > 0 {
-                    kernels_run.insert(format!("{:?}", plan.kernel()));
+                    kernels_run.insert(plan.runs());
                 }
                 runs += 1;
             }
         }
     }
     eprintln!("{runs} concats exact; kernels run: {kernels_run:?}");
-    for kernel in ["Vec4", "Words", "RowCopies", "RowWords", "ConcatWords"] {
+    for kernel in ["vec4", "words", "row_copies", "row_words", "concat_words"] {
         assert!(
             kernels_run.contains(kernel),
             "{kernel} never ran: {kernels_run:?}"
@@ -279,8 +278,8 @@ fn multi_pass_concats_are_exact() {
                 }
                 Err(e) => panic!("{name} {t:?}: {e}"),
             }
-            for kernel in Kernel::ALL {
-                let options = gather.kernel(kernel);
+            for kernel in common::kernel_forms() {
+                let options = common::forced(gather, kernel);
                 let plan = match ConcatPlan::new(&concat, t, &limits, &options) {
                     Ok(plan) => plan,
                     Err(PlanError::KernelDoesNotFit { .. }) => continue,

@@ -37,43 +37,34 @@ fn auto_plan(model: CostModel, shape: &[usize], axis: usize, lengths: Vec<usize>
 #[test]
 fn the_kernel_is_the_one_the_model_says_is_fastest() {
     let kernel = |model: CostModel, shape: &[usize], lengths: Vec<usize>| {
-        auto_plan(model, shape, 1, lengths).kernel()
+        common::runs(&auto_plan(model, shape, 1, lengths))
     };
     // f32 [840, 10] split [5, 5]: runs of 160 bits in rows of 320, so row
     // blocks (4 rows), the funnel and words all fit.
     let both = || vec![5, 5];
     let m = CostModel::LAVAPIPE;
     let rate = |k| m.gather_bytes_per_second.get(k);
-    assert_eq!(kernel(m, &[840, 10], both()), Kernel::RowBlocks);
-    let half_funnel = rate(Kernel::Funnel) / 2.0;
-    let funnel_first = with_rates(
-        m,
-        &[
-            (Kernel::RowBlocks, half_funnel),
-            (Kernel::RowStreams, half_funnel),
-        ],
-    );
-    assert_eq!(kernel(funnel_first, &[840, 10], both()), Kernel::Funnel);
-    let streams_first = with_rates(m, &[(Kernel::RowBlocks, rate(Kernel::RowStreams) / 2.0)]);
+    assert_eq!(kernel(m, &[840, 10], both()), common::ROW_BLOCKS);
+    // The funnel above row blocks: its per-layout form (row streams).
+    let funnel_first = with_rates(m, &[(Kernel::RowBlocks, rate(Kernel::Funnel) / 2.0)]);
     assert_eq!(
-        kernel(streams_first, &[840, 10], both()),
-        Kernel::RowStreams
+        kernel(funnel_first, &[840, 10], both()),
+        common::ROW_STREAMS
     );
     // A device where none beats the word kernel: words.
     let half_words = rate(Kernel::Words) / 2.0;
     let words_first = with_rates(
         m,
         &[
-            (Kernel::RowStreams, half_words),
             (Kernel::RowBlocks, half_words),
             (Kernel::Funnel, half_words),
             (Kernel::RowWords, half_words),
         ],
     );
-    assert_eq!(kernel(words_first, &[840, 10], both()), Kernel::Words);
-    // u8 rows of 4097 bytes split [2048, 2049]: the funnel and row streams
-    // fit; every model ranks row streams (generated, no lane crossing a run
-    // end) above the table-driven funnel.
+    assert_eq!(kernel(words_first, &[840, 10], both()), common::WORDS);
+    // u8 rows of 4097 bytes split [2048, 2049]: both forms of the funnel
+    // fit; the per-layout one (row streams: no lane crossing a run end) is
+    // tried first on every model.
     let u8_plan = |model: CostModel| {
         let split = ResolvedSplit::new(&[64, 4097], 1, vec![2048, 2049], true).unwrap();
         let options = PlanOptions::default().strategy(Strategy::Auto(model));
@@ -84,24 +75,21 @@ fn the_kernel_is_the_one_the_model_says_is_fastest() {
             &options,
         )
         .unwrap()
-        .kernel()
     };
-    assert_eq!(u8_plan(m), Kernel::RowStreams);
+    let u8_plan = |model: CostModel| common::runs(&u8_plan(model));
+    assert_eq!(u8_plan(m), common::ROW_STREAMS);
     for model in [
         CostModel::CONSERVATIVE,
         CostModel::DISCRETE_GPU,
         CostModel::INTEGRATED_GPU,
     ] {
-        assert_eq!(u8_plan(model), Kernel::RowStreams);
+        assert_eq!(u8_plan(model), common::ROW_STREAMS);
     }
-    // A stored model from before the row-stream kernel loads with 0 for it.
-    let stored = with_rates(m, &[(Kernel::RowStreams, 0.0)]);
-    assert_eq!(u8_plan(stored), Kernel::Funnel);
     // Aligned runs take row copies (the vec4 kernel generated per layout)
     // on every model.
     assert_eq!(
         kernel(words_first, &[840, 12], vec![4, 8]),
-        Kernel::RowCopies
+        common::ROW_COPIES
     );
 }
 
@@ -164,12 +152,12 @@ fn close_calls_lean_to_the_option_that_slows_down_less() {
             host_dispatch_seconds: 0.0,
             ..CostModel::LAVAPIPE
         },
-        &[(Kernel::Vec4, 4e9), (Kernel::RowCopies, 4e9)],
+        &[(Kernel::Vec4, 4e9)],
     );
     let plan = auto_plan(even, &[1024, 1024], 1, vec![512, 512]);
     assert_eq!((plan.dispatch_count(), plan.copy_count()), (0, 2048));
     // A gather twice as fast wins although it slows down more.
-    let faster = with_rates(even, &[(Kernel::Vec4, 8e9), (Kernel::RowCopies, 8e9)]);
+    let faster = with_rates(even, &[(Kernel::Vec4, 8e9)]);
     let plan = auto_plan(faster, &[1024, 1024], 1, vec![512, 512]);
     assert_eq!((plan.dispatch_count(), plan.copy_count()), (1, 0));
 }
@@ -187,7 +175,7 @@ fn the_hosts_time_to_record_counts_against_many_commands() {
             host_copy_seconds: 1e-6,
             ..CostModel::LAVAPIPE
         },
-        &[(Kernel::Vec4, 4e9), (Kernel::RowCopies, 4e9)],
+        &[(Kernel::Vec4, 4e9)],
     );
     let plan = auto_plan(even, &[1024, 1024], 1, vec![512, 512]);
     assert_eq!((plan.dispatch_count(), plan.copy_count()), (1, 0));
@@ -382,7 +370,7 @@ fn a_cost_model_is_plain_data_that_round_trips() {
     assert_eq!(back, model);
     assert!(text.contains("\"copy_command_seconds\":1.25e-6"), "{text}");
     // Rates are stored by kernel name.
-    assert!(text.contains("\"row_streams\":6300000000.0"), "{text}");
+    assert!(text.contains("\"funnel\":6300000000.0"), "{text}");
     // A model stored before rates were keyed by kernel (one field per
     // kernel, and no row-stream field before that kernel existed) still
     // loads, with the missing kernel's rate 0 (never chosen).
@@ -393,7 +381,8 @@ fn a_cost_model_is_plain_data_that_round_trips() {
         "copy_load_factor":1.2,"gather_load_factor":2.5}"#;
     let back: CostModel = serde_json::from_str(old).unwrap();
     let rates = back.gather_bytes_per_second;
-    assert_eq!(rates.get(Kernel::RowStreams), 0.0);
+    assert_eq!(rates.get(Kernel::Funnel), 5.7e9);
+    assert_eq!(rates.get(Kernel::Vec4), 5.5e9);
     assert_eq!(rates.get(Kernel::RowBlocks), 8.1e9);
     assert_eq!(rates.get(Kernel::Words), 2.2e9);
     assert_eq!(
@@ -403,4 +392,19 @@ fn a_cost_model_is_plain_data_that_round_trips() {
         },
         CostModel::LAVAPIPE
     );
+    // A model stored before the vec4 kernel took the row copies and the
+    // funnel the row streams as their per-layout forms: each merged
+    // kernel's rate is its per-layout form's (what its probe measures now),
+    // a former name stored 0 (never chosen) aside.
+    let merged = r#"{"copy_bytes_per_second":18.4e9,"copy_command_seconds":0.34e-6,
+        "gather_bytes_per_second":{"words":2.2e9,"row_copies":8.0e9,"row_words":4.8e9,
+        "vec4":5.5e9,"row_blocks":8.1e9,"funnel":5.7e9,"row_streams":0.0,
+        "concat_words":1.3e9},
+        "dispatch_seconds":61e-6,"copy_load_factor":1.2,"gather_load_factor":2.5}"#;
+    let rates = serde_json::from_str::<CostModel>(merged)
+        .unwrap()
+        .gather_bytes_per_second;
+    assert_eq!(rates.get(Kernel::Vec4), 8.0e9);
+    assert_eq!(rates.get(Kernel::Funnel), 5.7e9);
+    assert_eq!(rates.get(Kernel::RowWords), 4.8e9);
 }

@@ -9,7 +9,7 @@ use common::{Rng, gpu, random_tensor, read_buffer, refused};
 use wgpu_split::error::EncodeError;
 use wgpu_split::gpu::{BufferRegion, GpuSplitter, buffer_usages};
 use wgpu_split::plan::Placement;
-use wgpu_split::plan::{Kernel, PlanOptions, SplitPlan, Strategy};
+use wgpu_split::plan::{PlanOptions, SplitPlan, Strategy};
 use wgpu_split::{
     BufferRole, ElementType, Error, HostTensor, OnnxSplit, OnnxSplitToSequence, OpenVinoSplit,
     OpenVinoVariadicSplit, Operator, ParamTensor, ResolvedSplit, host,
@@ -520,8 +520,8 @@ fn a_prepared_split_records_between_the_runtimes_own_dispatches() {
     let limits = wgpu_split::plan::PlanLimits::WEBGPU_DEFAULT;
     let plan = SplitPlan::new(&split, ElementType::Float, &limits, &gather).unwrap();
     assert_eq!(
-        (plan.kernel(), plan.shaders().len()),
-        (Kernel::RowCopies, 2)
+        (common::runs(&plan), plan.shaders().len()),
+        (common::ROW_COPIES, 2)
     );
     let input = random_tensor(&mut Rng::new(5), ElementType::Float, &[4, 256]);
     assert_eq!(record_in_a_pass_and_check(gpu, &plan, &input, &split), 2);
@@ -777,20 +777,20 @@ fn the_input_may_share_a_page_with_its_outputs() {
             ElementType::Uint8,
             vec![16, 90],
             vec![17, 17, 17, 17, 22],
-            Some(Kernel::RowStreams),
+            Some(common::ROW_STREAMS),
         ),
         (ElementType::Uint8, vec![4, 27], vec![3; 9], None),
         (
             ElementType::Float,
             vec![64, 85],
             vec![5, 80],
-            Some(Kernel::Funnel),
+            Some(common::FUNNEL_TABLE),
         ),
         (
             ElementType::Int4,
             vec![6, 10],
             vec![3, 7],
-            Some(Kernel::Words),
+            Some(common::WORDS),
         ),
         // Past 7 destinations: row copies in groups, a module per group
         // shape (2 and 3 modules in the separate plans).
@@ -814,7 +814,9 @@ fn the_input_may_share_a_page_with_its_outputs() {
             let mut options = PlanOptions::default()
                 .strategy(Strategy::Gather)
                 .placement(placement);
-            options.kernel = kernel;
+            if let Some(forced) = kernel {
+                options = common::forced(options, forced);
+            }
             let limits = wgpu_split::plan::PlanLimits::WEBGPU_DEFAULT;
             let plan = SplitPlan::new(&split, t, &limits, &options).unwrap();
             let context = format!("{t} {shape:?} {placement:?} {}", plan.kernel());

@@ -10,7 +10,8 @@ use proptest::prelude::*;
 use wgpu_split::error::PlanError;
 use wgpu_split::gpu::GpuSplitter;
 use wgpu_split::plan::{
-    CostModel, Kernel, Placement, PlanLimits, PlanOptions, SplitPlan, Strategy as PlanStrategy,
+    CostModel, Form, Kernel, Placement, PlanLimits, PlanOptions, SplitPlan,
+    Strategy as PlanStrategy,
 };
 use wgpu_split::{
     ElementType, Error, HostTensor, OnnxSplit, OnnxSplitToSequence, Operator, ResolvedSplit, host,
@@ -182,14 +183,14 @@ fn the_plan_picks_row_copies_or_vec4_when_everything_is_128_bit_aligned() {
     let input = random_tensor(&mut rng, ElementType::Float, &[6, 64]);
     let split = ResolvedSplit::new(&[6, 64], 1, vec![16, 32, 16], true).unwrap();
     assert_eq!(
-        gather_plan(gpu, &split, ElementType::Float).kernel(),
-        Kernel::RowCopies
+        common::runs(&gather_plan(gpu, &split, ElementType::Float)),
+        common::ROW_COPIES
     );
     check(gpu, &input, &split, "row copies");
     // The table-driven vec4 kernel (past one dispatch's outputs), forced.
     let expected = host::split(&input, &split).unwrap();
     for placement in [Placement::Separate, Placement::Arena] {
-        let options = gather().kernel(Kernel::Vec4).placement(placement);
+        let options = common::forced(gather(), common::VEC4_TABLE).placement(placement);
         let plan = gpu.plan_with(&split, ElementType::Float, &options).unwrap();
         let actual = common::round_trip(gpu).run_plan(&plan, &input).unwrap();
         assert_outputs_equal(&expected, &actual, &format!("vec4 {placement:?}"));
@@ -205,7 +206,7 @@ fn the_plan_picks_row_copies_or_vec4_when_everything_is_128_bit_aligned() {
 
 /// Runs the gather plan in both placements and compares with the host path.
 fn check_gather_plans(gpu: &GpuSplitter, input: &HostTensor, split: &ResolvedSplit) -> Kernel {
-    check_plans_with(gpu, input, split, PlanStrategy::Gather)
+    check_plans_with(gpu, input, split, gather()).0
 }
 
 /// [`check_gather_plans`] with another strategy (a cost model that ranks
@@ -214,17 +215,13 @@ fn check_plans_with(
     gpu: &GpuSplitter,
     input: &HostTensor,
     split: &ResolvedSplit,
-    strategy: PlanStrategy,
-) -> Kernel {
+    options: PlanOptions,
+) -> (Kernel, Form) {
     let expected = host::split(input, split).unwrap();
     let mut kernel = None;
     for outputs in [Placement::Separate, Placement::Arena] {
         let plan = gpu
-            .plan_with(
-                split,
-                input.element_type(),
-                &PlanOptions::default().strategy(strategy).placement(outputs),
-            )
+            .plan_with(split, input.element_type(), &options.placement(outputs))
             .unwrap();
         let actual = common::round_trip(gpu).run_plan(&plan, input).unwrap();
         let context = format!(
@@ -233,7 +230,7 @@ fn check_plans_with(
             plan.kernel()
         );
         assert_outputs_equal(&expected, &actual, &context);
-        kernel = Some(plan.kernel());
+        kernel = Some(common::runs(&plan));
     }
     kernel.unwrap()
 }
@@ -245,7 +242,7 @@ fn kernel_cases(
     gpu: &GpuSplitter,
     mut cases: Vec<(ElementType, Vec<usize>, Vec<usize>)>,
     generate: common::SplitGenerator,
-    (kernel, strategy): (Kernel, PlanStrategy),
+    (kernel, options): ((Kernel, Form), PlanOptions),
     seed: u64,
 ) -> (usize, usize) {
     let mut rng = Rng::new(seed);
@@ -261,7 +258,7 @@ fn kernel_cases(
         .filter(|(t, shape, lengths)| {
             let split = ResolvedSplit::new(shape, 1, lengths.clone(), true).unwrap();
             let input = random_tensor(&mut rng, *t, shape);
-            check_plans_with(gpu, &input, &split, strategy) == kernel
+            check_plans_with(gpu, &input, &split, options) == kernel
         })
         .count();
     (taken, total)
@@ -282,7 +279,7 @@ fn the_funnel_moves_unaligned_runs_of_every_width() {
         gpu,
         cases,
         common::funnel_split,
-        (Kernel::Funnel, PlanStrategy::Auto(common::funnel_first())),
+        (common::FUNNEL_TABLE, common::funnel_first()),
         78,
     );
     // The rest had runs that happen to be vec4-aligned.
@@ -311,12 +308,12 @@ fn row_streams_move_unaligned_runs_of_every_width() {
         (ElementType::Float16, vec![8, 22], vec![4, 6, 12]),
         (ElementType::Float, vec![12, 131], vec![3, 128]),
     ];
-    let strategy = PlanStrategy::Auto(common::streams_first());
+    let options = PlanOptions::default().strategy(PlanStrategy::Auto(common::streams_first()));
     let (streams, total) = kernel_cases(
         gpu,
         cases,
         common::funnel_split,
-        (Kernel::RowStreams, strategy),
+        (common::ROW_STREAMS, options),
         81,
     );
     // The rest had runs that happen to be vec4-aligned.
@@ -343,7 +340,7 @@ fn row_blocks_move_short_runs_of_every_width() {
         gpu,
         cases,
         common::row_block_split,
-        (Kernel::RowBlocks, PlanStrategy::Gather),
+        (common::ROW_BLOCKS, gather()),
         79,
     );
     // The rest have blocks past 64 words.
@@ -653,10 +650,10 @@ proptest! {
         let mut rng = Rng::new(seed);
         let split = common::funnel_split(&mut rng, element_type, count);
         let input = random_tensor(&mut rng, element_type, split.input_shape());
-        let strategy = PlanStrategy::Auto(common::streams_first());
-        let kernel = check_plans_with(gpu, &input, &split, strategy);
+        let options = PlanOptions::default().strategy(PlanStrategy::Auto(common::streams_first()));
+        let kernel = check_plans_with(gpu, &input, &split, options);
         prop_assert!(
-            matches!(kernel, Kernel::RowStreams | Kernel::RowCopies | Kernel::Vec4),
+            [common::ROW_STREAMS, common::ROW_COPIES, common::VEC4_TABLE].contains(&kernel),
             "{kernel:?}"
         );
     }

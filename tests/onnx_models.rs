@@ -164,17 +164,22 @@ fn every_captured_node_passes_on_the_host() {
     assert_eq!(sets, 17 + 4 * 3);
 }
 
-/// Every plan the test asks for: each kernel forced (dispatches only) and
+/// Every plan the test asks for: each kernel forced in each of its forms (dispatches only) and
 /// copies only, each into separate regions and into one arena.
 fn forced_plans() -> Vec<(String, PlanOptions)> {
     let mut plans = Vec::new();
     for placement in [Placement::Separate, Placement::Arena] {
-        for kernel in Kernel::ALL {
+        let forms = Kernel::ALL
+            .into_iter()
+            .flat_map(|k| k.forms().iter().map(move |&f| (k, f)));
+        for (kernel, form) in forms {
             let options = PlanOptions::default()
                 .strategy(Strategy::Gather)
                 .kernel(kernel)
+                .form(form)
                 .placement(placement);
-            plans.push((format!("{} {placement:?}", kernel.name()), options));
+            let name = format!("{} {} {placement:?}", kernel.name(), form.name());
+            plans.push((name, options));
         }
         let copies = PlanOptions::default()
             .strategy(Strategy::Copy)
@@ -216,10 +221,15 @@ fn every_captured_node_is_bit_exact_on_the_gpu_under_every_plan_that_fits() {
         }
     }
     eprintln!("plans run, by nodes: {ran:?}");
-    // Every kernel that moves splits ran on real shapes, in both placements.
-    for kernel in Kernel::ALL.into_iter().filter(|k| k.moves_splits()) {
+    // Every form of every kernel that moves splits ran on real shapes, in
+    // both placements.
+    let forms = Kernel::ALL
+        .into_iter()
+        .filter(|k| k.moves_splits())
+        .flat_map(|k| k.forms().iter().map(move |&f| (k, f)));
+    for (kernel, form) in forms {
         for placement in ["Separate", "Arena"] {
-            let name = format!("{} {placement}", kernel.name());
+            let name = format!("{} {} {placement}", kernel.name(), form.name());
             assert!(
                 ran.get(&name).copied().unwrap_or(0) > 0,
                 "{name} ran on no node: {ran:?}"

@@ -283,7 +283,8 @@ fn every_table_driven_kernel_lane_order_and_packing_regroups_exactly() {
                 let (split, t) = split_for(kernel, &mut rng, count);
                 let options = PlanOptions::default()
                     .strategy(gathering(lanes))
-                    .kernel(kernel);
+                    .kernel(kernel)
+                    .form(wgpu_split::plan::Form::Table);
                 let Ok(plan) = SplitPlan::new(&split, t, &WEBGPU, &options) else {
                     continue;
                 };

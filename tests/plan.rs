@@ -7,7 +7,10 @@
 mod common;
 
 use common::emulator::{Layout, check_emulated};
-use common::{Rng, random_tensor, tiny};
+use common::{
+    FUNNEL_TABLE, ROW_BLOCKS, ROW_COPIES, ROW_STREAMS, ROW_WORDS, Rng, VEC4_TABLE, WORDS,
+    random_tensor, runs, tiny,
+};
 use proptest::prelude::*;
 use wgpu_split::error::{EncodeError, PlanError};
 use wgpu_split::plan::internals::{
@@ -15,7 +18,8 @@ use wgpu_split::plan::internals::{
 };
 use wgpu_split::plan::internals::{GeneratedLayout, RowCopies};
 use wgpu_split::plan::{
-    CostModel, Kernel, LaneOrder, Placement, PlanLimits, PlanOptions, SplitPlan, Strategy, Usages,
+    CostModel, Form, Kernel, LaneOrder, Placement, PlanLimits, PlanOptions, SplitPlan, Strategy,
+    Usages,
 };
 use wgpu_split::{ElementType, HostTensor, OnnxSplitToSequence, ResolvedSplit};
 
@@ -93,13 +97,17 @@ fn options(strategy: Strategy, outputs: Placement) -> PlanOptions {
 
 /// The kernels lavapipe's model (blocked lanes) plans for a compute pass,
 /// in both placements.
-fn blocked_kernels(split: &ResolvedSplit, t: ElementType, limits: &PlanLimits) -> [Kernel; 2] {
+fn blocked_kernels(
+    split: &ResolvedSplit,
+    t: ElementType,
+    limits: &PlanLimits,
+) -> [(Kernel, Form); 2] {
     [Placement::Separate, Placement::Arena].map(|placement| {
         let options = PlanOptions::default()
             .strategy(Strategy::Auto(CostModel::LAVAPIPE))
             .in_compute_pass()
             .placement(placement);
-        SplitPlan::new(split, t, limits, &options).unwrap().kernel()
+        runs(&SplitPlan::new(split, t, limits, &options).unwrap())
     })
 }
 
@@ -115,8 +123,18 @@ fn plans_with(
     limits: &PlanLimits,
     strategy: Strategy,
 ) -> [SplitPlan; 2] {
+    plans_of(split, t, limits, PlanOptions::default().strategy(strategy))
+}
+
+/// The plans of `options`, in both placements.
+fn plans_of(
+    split: &ResolvedSplit,
+    t: ElementType,
+    limits: &PlanLimits,
+    options: PlanOptions,
+) -> [SplitPlan; 2] {
     [Placement::Separate, Placement::Arena]
-        .map(|o| SplitPlan::new(split, t, limits, &options(strategy, o)).unwrap())
+        .map(|o| SplitPlan::new(split, t, limits, &options.placement(o)).unwrap())
 }
 
 #[test]
@@ -175,66 +193,66 @@ fn arena_slots_are_aligned_for_direct_binding() {
 fn the_kernel_is_the_widest_that_divides_everything() {
     let kernel = |shape: &[usize], axis, lengths: Vec<usize>, t| {
         let split = ResolvedSplit::new(shape, axis, lengths, true).unwrap();
-        gather_plans(&split, t, &PlanLimits::LAVAPIPE).map(|p| p.kernel())
+        gather_plans(&split, t, &PlanLimits::LAVAPIPE).map(|p| runs(&p))
     };
     let both = |k| [k, k];
     assert_eq!(
         kernel(&[4096, 4096], 0, vec![1024; 4], ElementType::Float),
-        both(Kernel::RowCopies)
+        both(ROW_COPIES)
     );
     assert_eq!(
         kernel(&[4096, 4096], 1, vec![1024; 4], ElementType::Float),
-        both(Kernel::RowCopies)
+        both(ROW_COPIES)
     );
     // Runs of 4 and 2 floats: two rows make whole vec4s of everything.
     assert_eq!(
         kernel(&[8, 6], 1, vec![4, 2], ElementType::Float),
-        both(Kernel::RowBlocks)
+        both(ROW_BLOCKS)
     );
     // Rows of 6 words cut 4 and 2 in 7 rows: no whole vec4s; row words (a
     // word a lane on GPUs, a stretch on lavapipe, where it calibrates at
     // twice the word kernel's rate).
     assert_eq!(
         kernel(&[7, 6], 1, vec![4, 2], ElementType::Float),
-        both(Kernel::RowWords)
+        both(ROW_WORDS)
     );
     let split = ResolvedSplit::new(&[7, 6], 1, vec![4, 2], true).unwrap();
     let blocked = blocked_kernels(&split, ElementType::Float, &PlanLimits::LAVAPIPE);
-    assert_eq!(blocked, both(Kernel::RowWords));
+    assert_eq!(blocked, both(ROW_WORDS));
     assert_eq!(
         kernel(&[8, 32], 1, vec![16, 16], ElementType::Uint8),
-        both(Kernel::RowCopies)
+        both(ROW_COPIES)
     );
     assert_eq!(
         kernel(&[8, 33], 1, vec![16, 17], ElementType::Uint8),
-        both(Kernel::Words)
+        both(WORDS)
     );
     // One row (outer = 1): only the runs and offsets matter (whole words:
     // row words on GPUs, words on lavapipe).
     assert_eq!(
         kernel(&[1, 36], 1, vec![33, 3], ElementType::Float),
-        both(Kernel::RowWords)
+        both(ROW_WORDS)
     );
     let split = ResolvedSplit::new(&[1, 36], 1, vec![33, 3], true).unwrap();
     let blocked = blocked_kernels(&split, ElementType::Float, &PlanLimits::LAVAPIPE);
-    assert_eq!(blocked, both(Kernel::RowWords));
+    assert_eq!(blocked, both(ROW_WORDS));
     // One vec4 beside eight: with blocked lanes most row-copy lanes would
     // idle on the short output, so the table-driven vec4 kernel takes it
     // on lavapipe; striped, every lane copies one vec4 of the row's runs,
     // and row copies take it.
     assert_eq!(
         kernel(&[1, 36], 1, vec![4, 32], ElementType::Float),
-        both(Kernel::RowCopies)
+        both(ROW_COPIES)
     );
     let split = ResolvedSplit::new(&[1, 36], 1, vec![4, 32], true).unwrap();
     let blocked = blocked_kernels(&split, ElementType::Float, &PlanLimits::LAVAPIPE);
-    assert_eq!(blocked, both(Kernel::Vec4));
+    assert_eq!(blocked, both(VEC4_TABLE));
     // Past 32 outputs the table-driven vec4 kernel takes an arena; separate
     // destinations take row copies in groups, a dispatch each (lavapipe
     // binds 31 destinations per dispatch: two groups, two modules).
     assert_eq!(
         kernel(&[2, 160], 1, vec![4; 40], ElementType::Float),
-        [Kernel::RowCopies, Kernel::Vec4]
+        [ROW_COPIES, VEC4_TABLE]
     );
 }
 
@@ -242,7 +260,7 @@ fn the_kernel_is_the_widest_that_divides_everything() {
 fn runs_of_128_bits_and_more_at_any_offset_take_row_streams_or_the_funnel() {
     let kernel = |shape: &[usize], axis, lengths: Vec<usize>, t| {
         let split = ResolvedSplit::new(shape, axis, lengths, true).unwrap();
-        gather_plans(&split, t, &PlanLimits::WEBGPU_DEFAULT).map(|p| p.kernel())
+        gather_plans(&split, t, &PlanLimits::WEBGPU_DEFAULT).map(|p| runs(&p))
     };
     let both = |k| [k, k];
     // The split_bench cases: rows of 4097 bytes, runs of 500 bytes of int4;
@@ -251,55 +269,60 @@ fn runs_of_128_bits_and_more_at_any_offset_take_row_streams_or_the_funnel() {
     // them where asked for (and where one dispatch cannot hold them all).
     assert_eq!(
         kernel(&[4096, 4097], 1, vec![2048, 2049], ElementType::Uint8),
-        both(Kernel::RowStreams)
+        both(ROW_STREAMS)
     );
     assert_eq!(
         kernel(&[4096, 4099], 1, vec![1000, 1000, 2099], ElementType::Int4),
-        both(Kernel::RowStreams)
+        both(ROW_STREAMS)
     );
     // Whole words: on GPUs row words (a word a lane, every sector whole),
     // on lavapipe row streams.
     assert_eq!(
         kernel(&[8400, 85], 1, vec![5, 80], ElementType::Float),
-        both(Kernel::RowWords)
+        both(ROW_WORDS)
     );
     let split = ResolvedSplit::new(&[8400, 85], 1, vec![5, 80], true).unwrap();
     let blocked = blocked_kernels(&split, ElementType::Float, &PlanLimits::WEBGPU_DEFAULT);
-    assert_eq!(blocked, both(Kernel::RowStreams));
+    assert_eq!(blocked, both(ROW_STREAMS));
     let funnel = |shape: &[usize], lengths: Vec<usize>, t| {
         let split = ResolvedSplit::new(shape, 1, lengths, true).unwrap();
-        let strategy = Strategy::Auto(common::funnel_first());
-        plans_with(&split, t, &PlanLimits::WEBGPU_DEFAULT, strategy).map(|p| p.kernel())
+        plans_of(
+            &split,
+            t,
+            &PlanLimits::WEBGPU_DEFAULT,
+            common::funnel_first(),
+        )
+        .map(|p| runs(&p))
     };
     assert_eq!(
         funnel(&[4096, 4099], vec![1000, 1000, 2099], ElementType::Int4),
-        both(Kernel::Funnel)
+        both(FUNNEL_TABLE)
     );
     assert_eq!(
         funnel(&[8400, 85], vec![5, 80], ElementType::Float),
-        both(Kernel::Funnel)
+        both(FUNNEL_TABLE)
     );
     // Rows of 84 floats are 21 vec4s: [4, 80] is aligned: striped row
     // copies, one vec4 a lane; blocked, the vec4 kernel (30 % of row
     // copies' steps would idle).
     assert_eq!(
         kernel(&[8400, 84], 1, vec![4, 80], ElementType::Float),
-        both(Kernel::RowCopies)
+        both(ROW_COPIES)
     );
     let split = ResolvedSplit::new(&[8400, 84], 1, vec![4, 80], true).unwrap();
     let blocked = blocked_kernels(&split, ElementType::Float, &PlanLimits::WEBGPU_DEFAULT);
-    assert_eq!(blocked, both(Kernel::Vec4));
+    assert_eq!(blocked, both(VEC4_TABLE));
     // A run shorter than 128 bits of whole words: on GPUs row words; on
     // lavapipe row streams gather it word by word, and with outputs of a
     // partial vec4, row words.
     for (shape, lengths, on_lavapipe) in [
-        ([8400, 84], vec![3, 81], Kernel::RowStreams),
-        ([8401, 84], vec![3, 81], Kernel::RowWords),
-        ([3, 41], vec![20, 21], Kernel::RowWords),
+        ([8400, 84], vec![3, 81], ROW_STREAMS),
+        ([8401, 84], vec![3, 81], ROW_WORDS),
+        ([3, 41], vec![20, 21], ROW_WORDS),
     ] {
         assert_eq!(
             kernel(&shape, 1, lengths.clone(), ElementType::Float),
-            both(Kernel::RowWords)
+            both(ROW_WORDS)
         );
         let split = ResolvedSplit::new(&shape, 1, lengths, true).unwrap();
         let blocked = blocked_kernels(&split, ElementType::Float, &PlanLimits::WEBGPU_DEFAULT);
@@ -307,7 +330,7 @@ fn runs_of_128_bits_and_more_at_any_offset_take_row_streams_or_the_funnel() {
     }
     assert_eq!(
         kernel(&[2, 41], 1, vec![8, 33], ElementType::Float),
-        both(Kernel::RowWords)
+        both(ROW_WORDS)
     );
     // Funnel plans move 16-byte units: offsets are multiples of 16.
     let split = ResolvedSplit::new(&[4096, 4097], 1, vec![2048, 2049], true).unwrap();
@@ -316,20 +339,25 @@ fn runs_of_128_bits_and_more_at_any_offset_take_row_streams_or_the_funnel() {
     // An output cut into chunks (past the binding limit) takes words.
     let [plan, _] = gather_plans(&split, ElementType::Uint8, &tiny(1 << 20, 1 << 16));
     assert!(plan.dispatch_count() > 2);
-    assert_eq!(plan.kernel(), Kernel::Words);
+    assert_eq!(runs(&plan), WORDS);
 }
 
 /// Splits from `generate` for every width and 1 to 5 outputs, planned for
 /// WebGPU's and lavapipe's limits in both placements, run through the
 /// emulator; returns how many plans took `kernel` (of 140).
-fn plans_of_every_width(generate: common::SplitGenerator, kernel: Kernel, seed: u64) -> usize {
-    plans_of_every_width_with(generate, (kernel, Strategy::Gather), seed)
+fn plans_of_every_width(
+    generate: common::SplitGenerator,
+    kernel: (Kernel, Form),
+    seed: u64,
+) -> usize {
+    let gather = PlanOptions::default().strategy(Strategy::Gather);
+    plans_of_every_width_with(generate, (kernel, gather), seed)
 }
 
-/// [`plans_of_every_width`] planned with `strategy`.
+/// [`plans_of_every_width`] planned with `options`.
 fn plans_of_every_width_with(
     generate: common::SplitGenerator,
-    (kernel, strategy): (Kernel, Strategy),
+    (kernel, options): ((Kernel, Form), PlanOptions),
     seed: u64,
 ) -> usize {
     let mut rng = Rng::new(seed);
@@ -339,8 +367,8 @@ fn plans_of_every_width_with(
             let split = generate(&mut rng, t, count);
             let input = random_tensor(&mut rng, t, split.input_shape());
             for limits in [PlanLimits::WEBGPU_DEFAULT, PlanLimits::LAVAPIPE] {
-                for plan in plans_with(&split, t, &limits, strategy) {
-                    taken += usize::from(plan.kernel() == kernel);
+                for plan in plans_of(&split, t, &limits, options) {
+                    taken += usize::from(runs(&plan) == kernel);
                     check_plan(&plan, &input, &split, &format!("{t} {split:?}"));
                 }
             }
@@ -352,16 +380,15 @@ fn plans_of_every_width_with(
 #[test]
 fn funnel_plans_of_every_width_are_exact() {
     // The rest have runs that happen to be vec4-aligned.
-    let strategy = Strategy::Auto(common::funnel_first());
-    let funnels = plans_of_every_width_with(common::funnel_split, (Kernel::Funnel, strategy), 77);
+    let options = common::funnel_first();
+    let funnels = plans_of_every_width_with(common::funnel_split, (FUNNEL_TABLE, options), 77);
     assert!(funnels >= 100, "{funnels} of 140 plans took the funnel");
 }
 
 #[test]
 fn row_stream_plans_of_every_width_are_exact() {
-    let strategy = Strategy::Auto(common::streams_first());
-    let streams =
-        plans_of_every_width_with(common::funnel_split, (Kernel::RowStreams, strategy), 82);
+    let options = PlanOptions::default().strategy(Strategy::Auto(common::streams_first()));
+    let streams = plans_of_every_width_with(common::funnel_split, (ROW_STREAMS, options), 82);
     assert!(streams >= 100, "{streams} of 140 plans took row streams");
 }
 
@@ -373,7 +400,7 @@ fn long_unaligned_runs_take_row_streams_on_lavapipe() {
     let split = ResolvedSplit::new(&[64, 4097], 1, vec![2048, 2049], true).unwrap();
     let auto = Strategy::Auto(CostModel::LAVAPIPE);
     for plan in plans_with(&split, ElementType::Uint8, &PlanLimits::LAVAPIPE, auto) {
-        assert_eq!(plan.kernel(), Kernel::RowStreams);
+        assert_eq!(runs(&plan), ROW_STREAMS);
         let Some(GeneratedLayout::RowStreams(rs)) = plan.generated_layouts().first().copied()
         else {
             panic!("a row-stream plan")
@@ -386,12 +413,12 @@ fn long_unaligned_runs_take_row_streams_on_lavapipe() {
     }
     // So does the conservative model (generated kernels rank first).
     let [plan, _] = gather_plans(&split, ElementType::Uint8, &PlanLimits::LAVAPIPE);
-    assert_eq!(plan.kernel(), Kernel::RowStreams);
+    assert_eq!(runs(&plan), ROW_STREAMS);
     // Rows of partial vec4s in total (the input is not whole vec4s): not
     // row streams.
     let split = ResolvedSplit::new(&[3, 4097], 1, vec![2048, 2049], true).unwrap();
     let [plan, _] = plans_with(&split, ElementType::Uint8, &PlanLimits::LAVAPIPE, auto);
-    assert_ne!(plan.kernel(), Kernel::RowStreams);
+    assert_ne!(runs(&plan), ROW_STREAMS);
 }
 
 #[test]
@@ -404,7 +431,7 @@ fn short_runs_take_row_blocks() {
     // input and 1, 2 and 3 vec4s of the outputs.
     let [separate, arena] = plans(&[4096, 6], vec![1, 2, 3], ElementType::Float16);
     for plan in [&separate, &arena] {
-        assert_eq!(plan.kernel(), Kernel::RowBlocks);
+        assert_eq!(runs(plan), ROW_BLOCKS);
         let Some(GeneratedLayout::RowBlock(rb)) = plan.generated_layouts().first().copied() else {
             panic!("a row-block plan")
         };
@@ -419,12 +446,12 @@ fn short_runs_take_row_blocks() {
     // Rows that do not fill whole blocks, blocks past 64 words, a per-output
     // baseline: other kernels.
     assert_ne!(
-        plans(&[4095, 6], vec![1, 2, 3], ElementType::Float16)[0].kernel(),
-        Kernel::RowBlocks
+        runs(&plans(&[4095, 6], vec![1, 2, 3], ElementType::Float16)[0]),
+        ROW_BLOCKS
     );
     assert_ne!(
-        plans(&[4096, 67], vec![1, 66], ElementType::Float)[0].kernel(),
-        Kernel::RowBlocks
+        runs(&plans(&[4096, 67], vec![1, 66], ElementType::Float)[0]),
+        ROW_BLOCKS
     );
     let split = ResolvedSplit::new(&[4096, 6], 1, vec![1, 2, 3], true).unwrap();
     let per_output = options(Strategy::GatherPerOutput, Placement::Separate);
@@ -435,25 +462,22 @@ fn short_runs_take_row_blocks() {
         &per_output,
     )
     .unwrap();
-    assert_ne!(plan.kernel(), Kernel::RowBlocks);
+    assert_ne!(runs(&plan), ROW_BLOCKS);
     // More outputs than one dispatch binds (7 on WebGPU): row blocks in
     // groups, a dispatch and a module each; one dispatch in an arena.
     let split = ResolvedSplit::new(&[128, 8], 1, vec![1; 8], true).unwrap();
     let [separate, arena] = gather_plans(&split, ElementType::Float16, &PlanLimits::WEBGPU_DEFAULT);
     assert_eq!(
-        (separate.kernel(), separate.dispatch_count()),
-        (Kernel::RowBlocks, 2)
+        (runs(&separate), separate.dispatch_count()),
+        (ROW_BLOCKS, 2)
     );
-    assert_eq!(
-        (arena.kernel(), arena.dispatch_count()),
-        (Kernel::RowBlocks, 1)
-    );
+    assert_eq!((runs(&arena), arena.dispatch_count()), (ROW_BLOCKS, 1));
 }
 
 #[test]
 fn row_block_plans_of_every_width_are_exact() {
     // The rest have blocks past 64 words (wide elements, long rows).
-    let rows = plans_of_every_width(common::row_block_split, Kernel::RowBlocks, 80);
+    let rows = plans_of_every_width(common::row_block_split, ROW_BLOCKS, 80);
     assert!(rows >= 100, "{rows} of 140 plans took row blocks");
 }
 
@@ -614,7 +638,7 @@ fn separate_destinations_past_one_dispatch_take_row_copies_in_groups() {
     // multiple of 256 bytes), so its run starts at vec4 0 of its window.
     let heads = ResolvedSplit::new(&[16, 4096], 1, vec![512; 8], true).unwrap();
     let plan = plan_of(&heads, Placement::Separate);
-    assert_eq!(plan.kernel(), Kernel::RowCopies);
+    assert_eq!(runs(&plan), ROW_COPIES);
     assert_eq!(plan.dispatch_count(), 2);
     assert_eq!(plan.generated_layouts().len(), 2);
     let [first, last] = [&plan.passes()[0], &plan.passes()[1]];
@@ -636,17 +660,14 @@ fn separate_destinations_past_one_dispatch_take_row_copies_in_groups() {
     check_plan(&plan, &input, &heads, "8 heads");
     // An arena binds one destination: one dispatch, one module.
     let arena = plan_of(&heads, Placement::Arena);
-    assert_eq!(
-        (arena.kernel(), arena.dispatch_count()),
-        (Kernel::RowCopies, 1)
-    );
+    assert_eq!((runs(&arena), arena.dispatch_count()), (ROW_COPIES, 1));
     check_plan(&arena, &input, &heads, "8 heads, arena");
     // 64 outputs of 128 bytes: groups start 896 bytes apart, so at 0 or 128
     // bytes into their aligned windows; with the last group of one, three
     // modules for ten dispatches.
     let columns = ResolvedSplit::new(&[8, 2048], 1, vec![32; 64], true).unwrap();
     let plan = plan_of(&columns, Placement::Separate);
-    assert_eq!(plan.kernel(), Kernel::RowCopies);
+    assert_eq!(runs(&plan), ROW_COPIES);
     assert_eq!(
         (plan.dispatch_count(), plan.generated_layouts().len()),
         (10, 3)
@@ -657,17 +678,17 @@ fn separate_destinations_past_one_dispatch_take_row_copies_in_groups() {
     let striped = striped_of(&columns, ElementType::Float);
     assert_eq!(
         (
-            striped.kernel(),
+            runs(&striped),
             striped.dispatch_count(),
             striped.shaders().len()
         ),
-        (Kernel::RowCopies, 10, 2)
+        (ROW_COPIES, 10, 2)
     );
     check_plan(&striped, &input, &columns, "64 columns, striped");
     // SplitToSequence into 100 rows of 256 bytes: 15 dispatches, 2 modules.
     let rows = OnnxSplitToSequence::new(11).resolve(&[100, 64]).unwrap();
     let plan = plan_of(&rows, Placement::Separate);
-    assert_eq!(plan.kernel(), Kernel::RowCopies);
+    assert_eq!(runs(&plan), ROW_COPIES);
     assert_eq!(
         (plan.dispatch_count(), plan.generated_layouts().len()),
         (15, 2)
@@ -680,10 +701,7 @@ fn separate_destinations_past_one_dispatch_take_row_copies_in_groups() {
         .resolve(&[100_000, 64])
         .unwrap();
     let plan = plan_of(&many, Placement::Separate);
-    assert_eq!(
-        (plan.kernel(), plan.dispatch_count()),
-        (Kernel::RowCopies, 14_286)
-    );
+    assert_eq!((runs(&plan), plan.dispatch_count()), (ROW_COPIES, 14_286));
     assert_eq!(plan.shaders().len(), 2);
     // Runs at byte offsets (u8 rows of 4,097 bytes into 9): row streams in
     // groups too, the second group's run starts counted from its window
@@ -691,15 +709,9 @@ fn separate_destinations_past_one_dispatch_take_row_copies_in_groups() {
     let bytes =
         ResolvedSplit::new(&[16, 4097], 1, [vec![455; 8], vec![457]].concat(), true).unwrap();
     let plan = SplitPlan::new(&bytes, ElementType::Uint8, webgpu, &blocked).unwrap();
-    assert_eq!(
-        (plan.kernel(), plan.dispatch_count()),
-        (Kernel::RowStreams, 2)
-    );
+    assert_eq!((runs(&plan), plan.dispatch_count()), (ROW_STREAMS, 2));
     let striped = striped_of(&bytes, ElementType::Uint8);
-    assert_eq!(
-        (striped.kernel(), striped.dispatch_count()),
-        (Kernel::RowStreams, 2)
-    );
+    assert_eq!((runs(&striped), striped.dispatch_count()), (ROW_STREAMS, 2));
     let input = random_tensor(&mut rng, ElementType::Uint8, &[16, 4097]);
     check_plan(&striped, &input, &bytes, "9 runs at byte offsets, striped");
     let Some(GeneratedLayout::RowStreams(second)) = &plan.passes()[1].layout else {
@@ -723,10 +735,7 @@ fn separate_destinations_past_one_dispatch_take_row_copies_in_groups() {
             &options(Strategy::Gather, Placement::Separate),
         )
         .unwrap();
-        assert_eq!(
-            (plan.kernel(), plan.dispatch_count()),
-            (Kernel::RowBlocks, 2)
-        );
+        assert_eq!((runs(&plan), plan.dispatch_count()), (ROW_BLOCKS, 2));
         assert_eq!(plan.shaders().len(), 2);
         assert!(plan.passes().iter().all(|p| p.src_window_bytes.start == 0));
         let input = random_tensor(&mut rng, t, &shape);
@@ -738,7 +747,7 @@ fn separate_destinations_past_one_dispatch_take_row_copies_in_groups() {
     let narrow = ResolvedSplit::new(&[2, 160], 1, vec![4; 40], true).unwrap();
     let plan = plan_of(&narrow, Placement::Separate);
     const { assert!(MAX_GROUP_MODULES < 6) };
-    assert_eq!((plan.kernel(), plan.dispatch_count()), (Kernel::Vec4, 6));
+    assert_eq!((runs(&plan), plan.dispatch_count()), (VEC4_TABLE, 6));
     assert_eq!(plan.shaders().len(), 1);
 }
 
@@ -759,13 +768,13 @@ fn plans_for_a_compute_pass_gather_everything_with_the_models_kernel() {
     assert_eq!(plan(&auto).dispatch_count(), 0);
     let in_pass = plan(&auto.in_compute_pass());
     assert_eq!(in_pass.copy_count(), 0);
-    // The kernel follows the model: u8 rows of 130 bytes split in two fit
+    // The kernel follows the model: f32 rows of 130 words split in two fit
     // several kernels chosen by rate; a model that rates one far above the
     // others gets it.
     let odd = ResolvedSplit::new(&[256, 130], 1, vec![65, 65], true).unwrap();
     let odd_plan =
-        |options: &PlanOptions| SplitPlan::new(&odd, ElementType::Uint8, &limits, options);
-    let candidates: Vec<Kernel> = [Kernel::Funnel, Kernel::RowBlocks, Kernel::RowStreams]
+        |options: &PlanOptions| SplitPlan::new(&odd, ElementType::Float, &limits, options);
+    let candidates: Vec<Kernel> = [Kernel::Funnel, Kernel::RowBlocks, Kernel::RowWords]
         .into_iter()
         .filter(|&k| odd_plan(&PlanOptions::default().kernel(k)).is_ok())
         .collect();
@@ -897,7 +906,7 @@ fn offsets_need_only_word_alignment_and_never_change_the_table() {
     );
     let split = ResolvedSplit::new(&[4, 16], 1, vec![8, 8], true).unwrap();
     let [vec4, _] = gather_plans(&split, ElementType::Float, &PlanLimits::WEBGPU_DEFAULT);
-    assert_eq!(vec4.kernel(), Kernel::RowCopies);
+    assert_eq!(runs(&vec4), ROW_COPIES);
     let e = bind_at(&vec4, 16, &[4, 64]).unwrap_err();
     assert!(
         matches!(e, EncodeError::MisalignedOffset { alignment: 16, .. }),
@@ -977,7 +986,7 @@ fn check_generated_with(
         &plan,
         &input,
         &split,
-        &format!("{element_type} {split:?} {:?}", plan.kernel()),
+        &format!("{element_type} {split:?} {:?}", runs(&plan)),
     );
 }
 

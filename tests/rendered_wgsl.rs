@@ -1,6 +1,9 @@
 //! What the GPU runs, readable without running anything: every kernel's
-//! module for its first sample split (and the concat mirroring it, for a
-//! kernel that moves concats), in both placements and both lane orders, rendered into `shaders/rendered/` and checked against what the
+//! module in each of its forms for the form's first sample split (and the
+//! concat mirroring it, for a kernel that moves concats), in both
+//! placements and both lane orders, rendered into `shaders/rendered/`
+//! (`<kernel>[_<form>]_<placement>_<lanes>.wgsl`, the form named where a
+//! kernel has two) and checked against what the
 //! crate renders today. `WGPU_SPLIT_BLESS=1 cargo test --test rendered_wgsl`
 //! rewrites them after a deliberate change (review the diff).
 
@@ -21,14 +24,24 @@ fn rendered() -> Vec<(String, String)> {
                     .placement(placement);
                 let plans = sample_plans(kernel, &PlanLimits::WEBGPU_DEFAULT, &options)
                     .unwrap_or_else(|e| panic!("{kernel} {placement:?}: {e}"));
-                // The first sample in each direction the kernel moves.
-                let firsts = [false, true].map(|c| plans.iter().find(|p| p.concat == c));
-                for sample in firsts.into_iter().flatten() {
+                // The first sample of each form in each direction the kernel
+                // moves.
+                let firsts = kernel.forms().iter().flat_map(|&form| {
+                    let plans = &plans;
+                    [false, true]
+                        .map(move |c| plans.iter().find(|p| p.concat == c && p.form == form))
+                });
+                for sample in firsts.flatten() {
                     let (split, t) = (&sample.split, sample.element_type);
                     let key = &sample.plan.shaders()[0];
                     let direction = if sample.concat { "_concat" } else { "" };
+                    let form = if kernel.forms().len() > 1 {
+                        format!("_{}", sample.form.name())
+                    } else {
+                        String::new()
+                    };
                     let name = format!(
-                        "{}{direction}_{}_{}.wgsl",
+                        "{}{form}{direction}_{}_{}.wgsl",
                         kernel.name(),
                         placement.name(),
                         model.lanes.name()
@@ -39,8 +52,9 @@ fn rendered() -> Vec<(String, String)> {
                         "split:"
                     };
                     let header = format!(
-                        "// Rendered by tests/rendered_wgsl.rs: kernel {kernel}, {} lanes, outputs {},\n\
-                         // {what} {t} {:?} on axis {} into {:?} (the kernel's first sample).\n\n",
+                        "// Rendered by tests/rendered_wgsl.rs: kernel {kernel} ({} form), {} lanes, outputs {},\n\
+                         // {what} {t} {:?} on axis {} into {:?} (the form's first sample).\n\n",
+                        sample.form.name(),
                         model.lanes.name(),
                         placement.name(),
                         split.input_shape(),

@@ -14,7 +14,7 @@ use wgpu_split::plan::internals::{
 };
 use wgpu_split::plan::internals::{Bindings, GeneratedLayout};
 use wgpu_split::plan::{
-    CostModel, Kernel, LaneOrder, Placement, PlanLimits, PlanOptions, ShaderKey, SplitPlan,
+    CostModel, Form, Kernel, LaneOrder, Placement, PlanLimits, PlanOptions, ShaderKey, SplitPlan,
     Strategy,
 };
 use wgpu_split::{ElementType, ResolvedSplit};
@@ -84,6 +84,7 @@ fn check_generated(kernel: Kernel, t: ElementType, shape: &[usize], lengths: Vec
             .strategy(Strategy::Auto(model))
             .in_compute_pass()
             .kernel(kernel)
+            .form(Form::PerLayout)
             .placement(placement);
         let plan = SplitPlan::new(&split, t, &PlanLimits::WEBGPU_DEFAULT, &options).unwrap();
         assert_eq!(plan.kernel(), kernel, "{t} {shape:?}");
@@ -142,7 +143,7 @@ fn generated_row_copy_kernels_validate() {
         (ElementType::Float16, vec![16, 2304], vec![768; 3]),
         (ElementType::Float, vec![1, 4096], vec![1024; 4]),
     ] {
-        check_generated(Kernel::RowCopies, t, &shape, lengths);
+        check_generated(Kernel::Vec4, t, &shape, lengths);
     }
 }
 
@@ -155,14 +156,14 @@ fn generated_row_stream_kernels_validate() {
         (ElementType::Int4, vec![32, 4099], vec![1000, 1000, 2099]),
         (ElementType::Uint8, vec![16, 90], vec![17, 17, 17, 17, 22]),
     ] {
-        check_generated(Kernel::RowStreams, t, &shape, lengths);
+        check_generated(Kernel::Funnel, t, &shape, lengths);
     }
     // Short runs of whole words beside long ones (YOLOv5's head).
     for (t, shape, lengths) in [
         (ElementType::Float, vec![16, 85], vec![4, 1, 80]),
         (ElementType::Int4, vec![32, 520], vec![8, 512]),
     ] {
-        check_generated(Kernel::RowStreams, t, &shape, lengths);
+        check_generated(Kernel::Funnel, t, &shape, lengths);
     }
 }
 
@@ -172,10 +173,11 @@ fn arena_tables_of_row_copies_and_row_streams_are_uniform_up_to_32_entries() {
         let split = ResolvedSplit::new(shape, 1, lengths, true).unwrap();
         let options = PlanOptions::default()
             .strategy(Strategy::Gather)
-            .kernel(kernel)
             .placement(Placement::Arena);
+        let (kernel, form) = kernel;
+        let options = options.kernel(kernel).form(form);
         let plan = SplitPlan::new(&split, t, &PlanLimits::WEBGPU_DEFAULT, &options).unwrap();
-        assert_eq!(plan.kernel(), kernel);
+        assert_eq!((plan.kernel(), plan.form()), (kernel, form));
         let key = plan.shaders().into_iter().next().unwrap();
         check_bindings(&validated(&key.source()), &key);
         let layout = key.bind_group_layout();
@@ -192,7 +194,7 @@ fn arena_tables_of_row_copies_and_row_streams_are_uniform_up_to_32_entries() {
             ElementType::Float16,
             &[16, 2304],
             vec![768; 3],
-            Kernel::RowCopies
+            (Kernel::Vec4, Form::PerLayout)
         ),
         (BindingKind::Uniform, entries(3))
     );
@@ -203,14 +205,20 @@ fn arena_tables_of_row_copies_and_row_streams_are_uniform_up_to_32_entries() {
             ElementType::Uint8,
             &[16, 17 * outputs],
             vec![17; outputs],
-            Kernel::RowStreams,
+            (Kernel::Funnel, Form::PerLayout),
         )
     };
     assert_eq!(streams(n), (BindingKind::Uniform, entries(n as u64)));
     assert_eq!(streams(n + 1), (BindingKind::ReadOnlyStorage, entries(1)));
     // The table-driven kernels keep a storage table in an arena.
     assert_eq!(
-        table_of(ElementType::Float, &[16, 64], vec![16; 4], Kernel::Vec4).0,
+        table_of(
+            ElementType::Float,
+            &[16, 64],
+            vec![16; 4],
+            (Kernel::Vec4, Form::Table)
+        )
+        .0,
         BindingKind::ReadOnlyStorage
     );
 }
@@ -437,11 +445,18 @@ fn templates_are_wgsl_with_named_holes_and_no_rust_escapes() {
     // escaped for Rust's format strings.
     let files: Vec<String> = templates().into_iter().map(|(f, _)| f).collect();
     for kernel in Kernel::ALL {
-        let file = wgpu_split::plan::internals::template_file(kernel);
-        assert!(
-            files.iter().any(|f| f == file),
-            "{kernel}: {file} in {files:?}"
+        let forms = wgpu_split::plan::internals::template_files(kernel);
+        assert_eq!(
+            forms.len(),
+            kernel.forms().len(),
+            "{kernel}: a template per form"
         );
+        for file in forms {
+            assert!(
+                files.iter().any(|f| f == file),
+                "{kernel}: {file} in {files:?}"
+            );
+        }
     }
     for (file, text) in templates() {
         assert!(!text.contains("\\n"), "shaders/{file}");
@@ -476,7 +491,8 @@ fn row_streams_skip_only_stretches_that_can_lie_past_a_row() {
         let options = PlanOptions::default()
             .strategy(Strategy::Auto(CostModel::LAVAPIPE))
             .in_compute_pass()
-            .kernel(Kernel::RowStreams);
+            .kernel(Kernel::Funnel)
+            .form(Form::PerLayout);
         let plan = SplitPlan::new(&split, t, &PlanLimits::WEBGPU_DEFAULT, &options).unwrap();
         let Some(GeneratedLayout::RowStreams(rs)) = plan.generated_layouts().first().copied()
         else {

@@ -61,12 +61,14 @@ fn main() {
         let split = ResolvedSplit::new(&shape, axis, lengths.clone(), true).unwrap();
         let auto = PlanOptions::default().strategy(Strategy::Auto(CostModel::DISCRETE_GPU));
         let grouped = SplitPlan::new(&split, t, &limits, &auto).unwrap();
+        // Before groups: the table-driven form of the same kernel (the
+        // funnel's, the vec4 kernel's), or words for row blocks.
         let before = match grouped.kernel() {
-            Kernel::RowStreams => Kernel::Funnel,
             Kernel::RowBlocks => Kernel::Words,
-            _ => Kernel::Vec4,
+            kernel => kernel,
         };
-        let vec4 = SplitPlan::new(&split, t, &limits, &auto.kernel(before)).unwrap();
+        let table = auto.kernel(before).form(wgpu_split::plan::Form::Table);
+        let vec4 = SplitPlan::new(&split, t, &limits, &table).unwrap();
         let input_bytes = grouped.input_binding_bytes();
         let input = RoundTrip::new(&splitter)
             .create_input(&vec![0x3C; input_bytes as usize])

@@ -170,7 +170,7 @@ pub fn trace_case(
     Ok(Row {
         case: name.to_string(),
         class,
-        kernel: full.kernel().to_string(),
+        kernel: full.runs().to_string(),
         lanes: full
             .shaders()
             .first()

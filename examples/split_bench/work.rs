@@ -357,14 +357,14 @@ impl Prepared {
                 "{} dispatch, {} copies, {} kernel",
                 plan.dispatch_count(),
                 plan.copy_count(),
-                plan.kernel()
+                plan.runs()
             ),
             Work::Plan(plan, _) => format!("0 dispatch, {} copies", plan.copy_count()),
             Work::Concat(plan, ..) if plan.dispatch_count() > 0 => format!(
                 "{} dispatch, {} copies, {} kernel",
                 plan.dispatch_count(),
                 plan.copy_count(),
-                plan.kernel()
+                plan.runs()
             ),
             Work::Concat(plan, ..) => format!("0 dispatch, {} copies", plan.copy_count()),
             Work::Copy(..) => "one copy command".to_string(),

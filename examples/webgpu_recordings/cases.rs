@@ -2,7 +2,7 @@
 //! every element width, the frameworks' windows, 1 to 100 outputs.
 
 use wgpu_split::frameworks::{numpy, torch};
-use wgpu_split::plan::Kernel;
+use wgpu_split::plan::{Form, Kernel};
 use wgpu_split::{
     ElementType, OnnxSplit, OnnxSplitToSequence, Operator, ParamTensor, ResolvedSplit,
 };
@@ -49,8 +49,11 @@ fn window_case(
     }
 }
 
-/// One split per kernel that the kernel can move.
-pub fn kernel_cases() -> Vec<(Kernel, Case)> {
+/// A kernel in one of its forms.
+pub type Forced = (Kernel, Form);
+
+/// One split per kernel form that the form can move.
+pub fn kernel_cases() -> Vec<(Forced, Case)> {
     use ElementType::{Float, Float16, Uint8};
     // Every kernel's sample splits (its spec's), at most 32 rows: a kernel
     // in the table is in the suite.
@@ -58,34 +61,42 @@ pub fn kernel_cases() -> Vec<(Kernel, Case)> {
         wgpu_split::plan::internals::samples(kernel)
             .into_iter()
             .enumerate()
-            .map(move |(i, (split, t))| {
+            .map(move |(i, (form, split, t))| {
                 let shape = split.input_shape();
                 let mut small = shape.to_vec();
                 small[0] = small[0].min(32);
                 let lengths = split.lengths().to_vec();
                 let name = format!("{}_sample{i}", kernel.name());
-                (kernel, case(name, t, &small, split.axis(), lengths))
+                ((kernel, form), case(name, t, &small, split.axis(), lengths))
             })
     });
-    let mut cases: Vec<(Kernel, Case)> = samples.collect();
+    let mut cases: Vec<(Forced, Case)> = samples.collect();
+    let table = |kernel| (kernel, Form::Table);
+    let per_layout = |kernel| (kernel, Form::PerLayout);
     cases.extend([
-        (Kernel::Words, case("words", Uint8, &[6, 10], 1, vec![3, 7])),
-        (Kernel::Vec4, case("vec4", Float, &[4, 16], 1, vec![8, 8])),
         (
-            Kernel::RowCopies,
+            table(Kernel::Words),
+            case("words", Uint8, &[6, 10], 1, vec![3, 7]),
+        ),
+        (
+            table(Kernel::Vec4),
+            case("vec4", Float, &[4, 16], 1, vec![8, 8]),
+        ),
+        (
+            per_layout(Kernel::Vec4),
             case("row_copies", Float, &[4, 32], 1, vec![8, 8, 16]),
         ),
         // Past 7 destinations: groups, three modules (separate buffers).
         (
-            Kernel::RowCopies,
+            per_layout(Kernel::Vec4),
             case("row_copies_groups", Float, &[4, 2048], 1, vec![32; 64]),
         ),
         (
-            Kernel::RowBlocks,
+            per_layout(Kernel::RowBlocks),
             case("row_blocks_groups", Float16, &[64, 12], 1, vec![1; 12]),
         ),
         (
-            Kernel::RowStreams,
+            per_layout(Kernel::Funnel),
             case(
                 "row_streams_groups",
                 Uint8,
@@ -95,15 +106,15 @@ pub fn kernel_cases() -> Vec<(Kernel, Case)> {
             ),
         ),
         (
-            Kernel::RowBlocks,
+            per_layout(Kernel::RowBlocks),
             case("row_blocks", Float16, &[64, 6], 1, vec![1, 2, 3]),
         ),
         (
-            Kernel::Funnel,
+            table(Kernel::Funnel),
             case("funnel", Uint8, &[16, 4097], 1, vec![2048, 2049]),
         ),
         (
-            Kernel::RowStreams,
+            per_layout(Kernel::Funnel),
             case("row_streams", Uint8, &[16, 4097], 1, vec![2048, 2049]),
         ),
     ]);

@@ -8,12 +8,11 @@
 use std::collections::HashSet;
 
 use wgpu_split::plan::internals::Recording;
-use wgpu_split::plan::{
-    ConcatPlan, Kernel, LaneOrder, Placement, PlanLimits, PlanOptions, SplitPlan,
-};
+use wgpu_split::plan::{ConcatPlan, LaneOrder, Placement, PlanLimits, PlanOptions, SplitPlan};
 use wgpu_split::{HostTensor, host};
 
 use super::Writer;
+use super::cases::Forced;
 use super::concat_cases::{
     ConcatCase, count_concat_cases, kernel_concat_cases, own_concat_cases, varied_concat_cases,
 };
@@ -41,8 +40,8 @@ pub struct Recorded<'p> {
 pub struct ConcatSuite {
     cases: Vec<ConcatCase>,
     plans: Vec<Planned>,
-    /// The kernels that move concats (their own cases plan with them).
-    kernels: Vec<Kernel>,
+    /// The kernel forms that move concats (their own cases plan with them).
+    kernels: Vec<Forced>,
 }
 
 impl ConcatSuite {
@@ -89,11 +88,11 @@ impl ConcatSuite {
                 add(&cases, name, i, options);
             }
         }
-        let ran: Vec<(Kernel, Placement, Option<LaneOrder>)> = plans
+        let ran: Vec<(Forced, Placement, Option<LaneOrder>)> = plans
             .iter()
             .map(|p| {
                 let lanes = p.plan.shaders().first().map(|s| s.lanes());
-                (p.plan.kernel(), p.plan.placement(), lanes)
+                ((p.plan.kernel(), p.plan.form()), p.plan.placement(), lanes)
             })
             .collect();
         check_coverage("concat", &required, &ran)?;
@@ -104,8 +103,8 @@ impl ConcatSuite {
         })
     }
 
-    /// The kernels that move concats.
-    pub fn kernels(&self) -> &[Kernel] {
+    /// The kernel forms that move concats.
+    pub fn kernels(&self) -> &[Forced] {
         &self.kernels
     }
 

@@ -4,8 +4,8 @@
 //! concat has: an input given twice, inputs that take no part, runs long
 //! enough for copies.
 
+use super::cases::Forced;
 use wgpu_split::frameworks::torch;
-use wgpu_split::plan::Kernel;
 use wgpu_split::{ElementType, ResolvedConcat};
 
 use super::cases::{Case, WIDTHS, bench_cases, count_cases, kernel_cases, width_cases};
@@ -37,7 +37,7 @@ fn case(name: &str, t: ElementType, concat: ResolvedConcat) -> ConcatCase {
 
 /// Per kernel, the inverse of its cases in the split suite (its spec's
 /// samples first): a kernel that moves concats runs them forced.
-pub fn kernel_concat_cases() -> Vec<(Kernel, ConcatCase)> {
+pub fn kernel_concat_cases() -> Vec<(Forced, ConcatCase)> {
     kernel_cases()
         .into_iter()
         .filter_map(|(kernel, c)| Some((kernel, inverse(c)?)))

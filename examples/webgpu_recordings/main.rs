@@ -43,7 +43,7 @@ mod writer;
 use std::collections::HashSet;
 use std::path::Path;
 
-use cases::{Case, bench_cases, count_cases, kernel_cases, width_cases, window_cases};
+use cases::{Case, Forced, bench_cases, count_cases, kernel_cases, width_cases, window_cases};
 use concat::ConcatSuite;
 use contents::{Rng, split_placed};
 use layout::{Layout, regions};
@@ -74,9 +74,9 @@ const STRATEGIES: [(&str, Strategy); 5] = [
     ("copy", Strategy::Copy),
 ];
 
-/// `kernel` forced in both placements and both lane orders, recorded
-/// inside a compute pass: each variant's name and options.
-fn kernel_variants(kernel: Kernel) -> Vec<(String, PlanOptions)> {
+/// `kernel` forced in one form, in both placements and both lane orders,
+/// recorded inside a compute pass: each variant's name and options.
+fn kernel_variants((kernel, form): Forced) -> Vec<(String, PlanOptions)> {
     let mut variants = Vec::new();
     for placement in PLACEMENTS {
         for (order, strategy) in LANES {
@@ -84,6 +84,7 @@ fn kernel_variants(kernel: Kernel) -> Vec<(String, PlanOptions)> {
                 .strategy(strategy)
                 .in_compute_pass()
                 .kernel(kernel)
+                .form(form)
                 .placement(placement);
             variants.push((format!("{} {order}", placement.name()), options));
         }
@@ -92,7 +93,8 @@ fn kernel_variants(kernel: Kernel) -> Vec<(String, PlanOptions)> {
 }
 
 /// A varied case's variants: every strategy in both placements and, where
-/// `forced`, every kernel forced (gathered); each variant's name and options.
+/// `forced`, every kernel forced in each of its forms (gathered); each
+/// variant's name and options.
 fn varied_variants(forced: bool) -> Vec<(String, PlanOptions)> {
     let mut variants = Vec::new();
     for placement in PLACEMENTS {
@@ -102,12 +104,17 @@ fn varied_variants(forced: bool) -> Vec<(String, PlanOptions)> {
                 .placement(placement);
             variants.push((format!("{} {s}", placement.name()), options));
         }
-        for kernel in Kernel::ALL.into_iter().filter(|_| forced) {
+        let forms = Kernel::ALL
+            .into_iter()
+            .flat_map(|k| k.forms().iter().map(move |&f| (k, f)));
+        for (kernel, form) in forms.filter(|_| forced) {
             let options = PlanOptions::default()
                 .strategy(Strategy::Gather)
                 .kernel(kernel)
+                .form(form)
                 .placement(placement);
-            variants.push((format!("{} {kernel:?}", placement.name()), options));
+            let name = format!("{} {kernel:?} {}", placement.name(), form.name());
+            variants.push((name, options));
         }
     }
     variants
@@ -120,12 +127,12 @@ struct Planned {
     plan: SplitPlan,
 }
 
-/// The split plans of the suite, their cases, and the kernels that move
-/// splits (their own cases plan with them).
+/// The split plans of the suite, their cases, and the kernel forms that
+/// move splits (their own cases plan with them).
 struct SplitPlans {
     cases: Vec<Case>,
     plans: Vec<Planned>,
-    kernels: Vec<Kernel>,
+    kernels: Vec<Forced>,
 }
 
 /// Every plan of the suite, each once (a strategy or kernel that plans the
@@ -197,7 +204,7 @@ fn plans() -> Result<SplitPlans, String> {
         .iter()
         .map(|p| {
             let lanes = p.plan.shaders().first().map(|s| s.lanes());
-            (p.plan.kernel(), p.plan.placement(), lanes)
+            ((p.plan.kernel(), p.plan.form()), p.plan.placement(), lanes)
         })
         .collect();
     check_coverage("split", &required, &ran)?;
@@ -216,17 +223,18 @@ fn plans() -> Result<SplitPlans, String> {
 /// or concats. This says when no case gives a kernel work.
 fn check_coverage(
     what: &str,
-    required: &[Kernel],
-    ran: &[(Kernel, Placement, Option<LaneOrder>)],
+    required: &[Forced],
+    ran: &[(Forced, Placement, Option<LaneOrder>)],
 ) -> Result<(), String> {
     let orders = [LaneOrder::Blocked, LaneOrder::Striped];
     let missing: Vec<String> = Kernel::ALL
         .into_iter()
+        .flat_map(|k| k.forms().iter().map(move |&f| (k, f)))
         .filter(|k| required.contains(k))
         .flat_map(|k| PLACEMENTS.map(|p| (k, p)))
         .flat_map(|(k, p)| orders.map(|l| (k, p, l)))
         .filter(|&(k, p, l)| !ran.contains(&(k, p, Some(l))))
-        .map(|(k, p, l)| format!("{k:?} {} {}", p.name(), l.name()))
+        .map(|((k, f), p, l)| format!("{k:?} {} {} {}", f.name(), p.name(), l.name()))
         .collect();
     if missing.is_empty() {
         Ok(())
@@ -295,7 +303,10 @@ fn write_suite(path: &str) -> Result<(), Box<dyn std::error::Error>> {
     let concats = ConcatSuite::new()?;
     let idle: Vec<String> = Kernel::ALL
         .into_iter()
-        .filter(|k| !split_kernels.contains(k) && !concats.kernels().contains(k))
+        .filter(|&k| {
+            let moves = |forced: &[Forced]| forced.iter().any(|&(f, _)| f == k);
+            !moves(&split_kernels) && !moves(concats.kernels())
+        })
         .map(|k| k.name().to_string())
         .collect();
     if !idle.is_empty() {

@@ -1,5 +1,5 @@
-// Rendered by tests/rendered_wgsl.rs: kernel concat_words, blocked lanes, outputs arena,
-// the concat mirroring the split of uint8 [256, 37] on axis 1 into [5, 32] (the kernel's first sample).
+// Rendered by tests/rendered_wgsl.rs: kernel concat_words (per-layout form), blocked lanes, outputs arena,
+// the concat mirroring the split of uint8 [256, 37] on axis 1 into [5, 32] (the form's first sample).
 
 // Kernel concat_words, outputs arena, 1 destination slot(s).
 const WORKGROUP_SIZE: u32 = 256u;

@@ -1,5 +1,5 @@
-// Rendered by tests/rendered_wgsl.rs: kernel row_blocks, blocked lanes, outputs arena,
-// split: float16 [512, 6] on axis 1 into [1, 2, 3] (the kernel's first sample).
+// Rendered by tests/rendered_wgsl.rs: kernel row_blocks (per-layout form), blocked lanes, outputs arena,
+// split: float16 [512, 6] on axis 1 into [1, 2, 3] (the form's first sample).
 
 // Kernel row_blocks, outputs arena, 1 destination slot(s).
 const WORKGROUP_SIZE: u32 = 256u;

@@ -1,5 +1,5 @@
-// Rendered by tests/rendered_wgsl.rs: kernel row_words, striped lanes, outputs separate,
-// the concat mirroring the split of float [1024, 1025] on axis 1 into [512, 513] (the kernel's first sample).
+// Rendered by tests/rendered_wgsl.rs: kernel row_words (per-layout form), striped lanes, outputs separate,
+// the concat mirroring the split of float [1024, 1025] on axis 1 into [512, 513] (the form's first sample).
 
 // Kernel row_words, outputs separate, 2 destination slot(s).
 const WORKGROUP_SIZE: u32 = 256u;

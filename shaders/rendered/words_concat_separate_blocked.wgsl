@@ -1,5 +1,5 @@
-// Rendered by tests/rendered_wgsl.rs: kernel words, blocked lanes, outputs separate,
-// the concat mirroring the split of float [1023, 4096] on axis 1 into [1023, 1025, 1024, 1024] (the kernel's first sample).
+// Rendered by tests/rendered_wgsl.rs: kernel words (table form), blocked lanes, outputs separate,
+// the concat mirroring the split of float [1023, 4096] on axis 1 into [1023, 1025, 1024, 1024] (the form's first sample).
 
 // Kernel words, outputs separate, 4 destination slot(s).
 const WORKGROUP_SIZE: u32 = 256u;

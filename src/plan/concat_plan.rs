@@ -13,8 +13,8 @@ use crate::plan::choice::cost::CostModel;
 use crate::plan::choice::placement::Placement;
 use crate::plan::error::{EncodeError, PlanError};
 use crate::plan::geometry::Direction;
-use crate::plan::kernels::Kernel;
 use crate::plan::kernels::shader::ShaderKey;
+use crate::plan::kernels::{Form, Kernel};
 use crate::plan::limits::PlanLimits;
 use crate::plan::options::PlanOptions;
 use crate::plan::recording::Recording;
@@ -135,6 +135,16 @@ impl ConcatPlan {
     /// The kernel its dispatches run (meaningful when it dispatches).
     pub fn kernel(&self) -> Kernel {
         self.split.kernel()
+    }
+
+    /// The form of its kernel the dispatches run (see [`SplitPlan::form`]).
+    pub fn form(&self) -> Form {
+        self.split.form()
+    }
+
+    /// What its dispatches run, by name (see [`SplitPlan::runs`]).
+    pub fn runs(&self) -> &'static str {
+        self.split.runs()
     }
 
     /// The shader modules its dispatches run, in order of first use.

@@ -29,25 +29,26 @@ use crate::element::ElementType;
 use crate::plan::concat_plan::ConcatPlan;
 use crate::plan::error::PlanError;
 use crate::plan::geometry::Direction;
-use crate::plan::kernels::Kernel;
+use crate::plan::kernels::{Form, Kernel};
 use crate::plan::limits::PlanLimits;
 use crate::plan::options::PlanOptions;
 use crate::plan::split_plan::SplitPlan;
 use crate::semantics::{ResolvedConcat, ResolvedSplit};
 
-/// The file of `kernel`'s template under `shaders/`.
-pub fn template_file(kernel: Kernel) -> &'static str {
-    kernel.spec().template.file()
+/// The files of `kernel`'s templates under `shaders/` (one per form).
+pub fn template_files(kernel: Kernel) -> Vec<&'static str> {
+    kernel.spec().templates.iter().map(|t| t.file()).collect()
 }
 
-/// The sample splits `kernel`'s spec lists: splits it plans when forced, in
-/// both placements. Every suite of modules (the naga validation, the Dawn
-/// replay, the access trace, the rendered WGSL) iterates them, so a kernel
+/// The sample splits `kernel`'s spec lists, each with the form it
+/// exercises: splits it plans with that form forced, in both placements.
+/// Every suite of modules (the naga validation, the Dawn replay, the access
+/// trace, the rendered WGSL) iterates them, so every form of every kernel
 /// in the table is in every suite.
-pub fn samples(kernel: Kernel) -> Vec<(ResolvedSplit, ElementType)> {
+pub fn samples(kernel: Kernel) -> Vec<(Form, ResolvedSplit, ElementType)> {
     kernel
         .samples()
-        .map(|s| (s.resolve(), s.element_type))
+        .map(|(form, s)| (form, s.resolve(), s.element_type))
         .collect()
 }
 
@@ -60,13 +61,15 @@ pub struct SamplePlan {
     pub split: ResolvedSplit,
     /// Its element type.
     pub element_type: ElementType,
+    /// The kernel's form it was planned with.
+    pub form: Form,
     /// True for the concat.
     pub concat: bool,
     /// The plan (a concat's mirror split plan).
     pub plan: SplitPlan,
 }
 
-/// Every sample of `kernel` planned with it forced in every direction it
+/// Every sample of `kernel` planned with it and the sample's form forced in every direction it
 /// moves bits (a concat where the kernel fits it), as `options` say
 /// otherwise: the suites of modules take these, so a kernel is in them for
 /// splits and concats alike.
@@ -80,9 +83,9 @@ pub fn sample_plans(
     limits: &PlanLimits,
     options: &PlanOptions,
 ) -> Result<Vec<SamplePlan>, PlanError> {
-    let options = options.kernel(kernel);
     let mut plans = Vec::new();
-    for (split, element_type) in samples(kernel) {
+    for (form, split, element_type) in samples(kernel) {
+        let options = options.kernel(kernel).form(form);
         for &direction in kernel.spec().directions {
             let concat = direction == Direction::Concat;
             let plan = if concat {
@@ -102,15 +105,18 @@ pub fn sample_plans(
             plans.push(SamplePlan {
                 split: split.clone(),
                 element_type,
+                form,
                 concat,
                 plan,
             });
         }
     }
-    for &direction in kernel.spec().directions {
-        let concat = direction == Direction::Concat;
-        if !plans.iter().any(|p| p.concat == concat) {
-            return Err(PlanError::KernelDoesNotFit { kernel });
+    for &form in kernel.forms() {
+        for &direction in kernel.spec().directions {
+            let concat = direction == Direction::Concat;
+            if !plans.iter().any(|p| p.concat == concat && p.form == form) {
+                return Err(PlanError::KernelDoesNotFit { kernel });
+            }
         }
     }
     Ok(plans)

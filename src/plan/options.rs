@@ -2,7 +2,7 @@
 
 use crate::plan::choice::placement::Placement;
 use crate::plan::choice::strategy::Strategy;
-use crate::plan::kernels::Kernel;
+use crate::plan::kernels::{Form, Kernel};
 
 /// How to plan: the strategy, where the outputs go, whether the plan is
 /// recorded inside the caller's compute pass, and optionally the one kernel
@@ -29,6 +29,10 @@ pub struct PlanOptions {
     /// The one kernel to plan with (for benchmarks and calibration);
     /// `None` lets the cost model choose.
     pub kernel: Option<Kernel>,
+    /// The one form to plan with (for benchmarks and tests: a kernel's
+    /// per-layout form is otherwise tried before its table-driven one);
+    /// `None` tries each form the kernel has.
+    pub form: Option<Form>,
     /// For recording inside the caller's compute pass
     /// ([`crate::gpu::GpuSplitter::prepare`]): every output through the
     /// kernels, no copy command, the kernel chosen by the strategy's cost
@@ -60,6 +64,14 @@ impl PlanOptions {
     /// [`crate::plan::PlanError::KernelDoesNotFit`] where it cannot move the outputs.
     pub fn kernel(mut self, kernel: Kernel) -> Self {
         self.kernel = Some(kernel);
+        self
+    }
+
+    /// Forces one form of every kernel tried (with [`PlanOptions::kernel`],
+    /// one form of one kernel): planning fails with
+    /// [`crate::plan::PlanError::KernelDoesNotFit`] where it cannot move the outputs.
+    pub fn form(mut self, form: Form) -> Self {
+        self.form = Some(form);
         self
     }
 }

@@ -19,7 +19,7 @@ use crate::plan::geometry::outputs::{PlannedOutput, plan_outputs};
 use crate::plan::geometry::runs::RunLayout;
 use crate::plan::kernels::shader::ShaderKey;
 use crate::plan::kernels::table::fingerprint;
-use crate::plan::kernels::{GeneratedLayout, Kernel};
+use crate::plan::kernels::{Form, GeneratedLayout, Kernel};
 use crate::plan::limits::PlanLimits;
 use crate::plan::options::PlanOptions;
 use crate::plan::passes::Pass;
@@ -166,7 +166,7 @@ impl SplitPlan {
             kernel,
             passes,
             table,
-        } = gather_dispatches(&gather, &model, options.kernel)?;
+        } = gather_dispatches(&gather, &model, options.kernel, options.form)?;
         let fingerprint = fingerprint(&table);
         let (modules, pass_module) = crate::plan::passes::modules::pass_modules(
             kernel,
@@ -229,6 +229,24 @@ impl SplitPlan {
     /// The kernel of this plan's dispatches.
     pub fn kernel(&self) -> Kernel {
         self.kernel
+    }
+
+    /// The form of its kernel the dispatches run: generated per layout, or
+    /// driven by the table (a plan without dispatches: the table).
+    pub fn form(&self) -> Form {
+        if self.passes.iter().any(|p| p.layout.is_some()) {
+            Form::PerLayout
+        } else {
+            Form::Table
+        }
+    }
+
+    /// What its dispatches run, by name: the kernel's, or for the
+    /// per-layout form of a kernel with two forms the form's (`row_copies`:
+    /// the vec4 kernel's, `row_streams`: the funnel's), as reports and
+    /// benchmarks name them.
+    pub fn runs(&self) -> &'static str {
+        self.kernel.form_name(self.form())
     }
 
     /// The layouts of the plan's generated modules, distinct, in the order

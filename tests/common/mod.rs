@@ -6,6 +6,7 @@
 pub mod concat;
 pub mod emulator;
 
+use wgpu_split::plan::{Form, Kernel};
 use wgpu_split::{ElementType, HostTensor, ResolvedSplit};
 
 /// A small deterministic PRNG (xorshift64*), so failures reproduce.
@@ -297,9 +298,11 @@ pub fn refused(
 /// Makes a random split of some form for an element type and output count.
 pub type SplitGenerator = fn(&mut Rng, ElementType, usize) -> ResolvedSplit;
 
-/// A cost model under which every output is gathered and the row-stream
+/// A cost model under which every output is gathered and the funnel
 /// kernel comes first wherever it fits (as on lavapipe, whose model ranks
-/// it first too, but without ever choosing copies).
+/// it first too, but without ever choosing copies): its per-layout form
+/// (row streams) where that takes the outputs, else its table-driven form;
+/// with [`Form::Table`] forced ([`funnel_first`]), the table-driven form.
 pub fn streams_first() -> wgpu_split::plan::CostModel {
     let mut model = wgpu_split::plan::CostModel {
         copy_bytes_per_second: 1.0,
@@ -308,22 +311,57 @@ pub fn streams_first() -> wgpu_split::plan::CostModel {
     };
     model
         .gather_bytes_per_second
-        .set(wgpu_split::plan::Kernel::RowStreams, 1e15);
+        .set(wgpu_split::plan::Kernel::Funnel, 1e15);
     model
 }
 
-/// Lavapipe's model with copies priced out and the table-driven funnel
-/// ranked first: every model ranks row streams above it where both fit, so
-/// the funnel's own tests ask for it.
-pub fn funnel_first() -> wgpu_split::plan::CostModel {
-    let mut model = streams_first();
-    model
-        .gather_bytes_per_second
-        .set(wgpu_split::plan::Kernel::RowStreams, 0.0);
-    model
-        .gather_bytes_per_second
-        .set(wgpu_split::plan::Kernel::Funnel, 1e15);
-    model
+/// Options under which the table-driven funnel comes first wherever it
+/// fits ([`streams_first`] with the table-driven forms forced): every model
+/// ranks row streams above it where both fit, so the funnel's own tests ask
+/// for it.
+pub fn funnel_first() -> wgpu_split::plan::PlanOptions {
+    wgpu_split::plan::PlanOptions::default()
+        .strategy(wgpu_split::plan::Strategy::Auto(streams_first()))
+        .form(Form::Table)
+}
+
+/// What a plan runs: its kernel and the form of it (the tests name them
+/// by the access pattern: [`ROW_COPIES`], [`VEC4_TABLE`], ...).
+pub fn runs(plan: &wgpu_split::plan::SplitPlan) -> (Kernel, Form) {
+    (plan.kernel(), plan.form())
+}
+
+/// The word kernel.
+pub const WORDS: (Kernel, Form) = (Kernel::Words, Form::Table);
+/// The vec4 kernel's per-layout form: row copies.
+pub const ROW_COPIES: (Kernel, Form) = (Kernel::Vec4, Form::PerLayout);
+/// The vec4 kernel's table-driven form.
+pub const VEC4_TABLE: (Kernel, Form) = (Kernel::Vec4, Form::Table);
+/// The row-word kernel.
+pub const ROW_WORDS: (Kernel, Form) = (Kernel::RowWords, Form::PerLayout);
+/// The row-block kernel.
+pub const ROW_BLOCKS: (Kernel, Form) = (Kernel::RowBlocks, Form::PerLayout);
+/// The funnel kernel's per-layout form: row streams.
+pub const ROW_STREAMS: (Kernel, Form) = (Kernel::Funnel, Form::PerLayout);
+/// The funnel kernel's table-driven form.
+pub const FUNNEL_TABLE: (Kernel, Form) = (Kernel::Funnel, Form::Table);
+/// The concat-word kernel.
+pub const CONCAT_WORDS: (Kernel, Form) = (Kernel::ConcatWords, Form::PerLayout);
+
+/// `options` with one kernel in one of its forms forced.
+pub fn forced(
+    options: wgpu_split::plan::PlanOptions,
+    (kernel, form): (Kernel, Form),
+) -> wgpu_split::plan::PlanOptions {
+    options.kernel(kernel).form(form)
+}
+
+/// Every kernel in each of its forms, in table order.
+pub fn kernel_forms() -> Vec<(Kernel, Form)> {
+    Kernel::ALL
+        .into_iter()
+        .flat_map(|k| k.forms().iter().map(move |&f| (k, f)))
+        .collect()
 }
 
 /// Resident memory of this process in bytes (Linux).

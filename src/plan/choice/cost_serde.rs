@@ -19,20 +19,23 @@ impl Serialize for KernelRates {
 
 impl<'de> Deserialize<'de> for KernelRates {
     /// Unknown names are ignored (a model stored by a newer version with a
-    /// kernel this one lacks); a missing kernel inherits the rate of the
-    /// kernel its spec names (`inherit`).
+    /// kernel this one lacks); a kernel's former name (before kernels
+    /// merged) takes precedence over its own unless stored as 0 (never
+    /// chosen); a missing kernel inherits the rate of the kernel its spec
+    /// names (`inherit`).
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let by_name = BTreeMap::<String, f64>::deserialize(deserializer)?;
         let mut rates = KernelRates::ZERO;
-        for (name, rate) in &by_name {
-            if let Some(kernel) = Kernel::from_name(name) {
-                rates.set(kernel, *rate);
+        let mut missing = Vec::new();
+        for kernel in Kernel::ALL {
+            let spec = kernel.spec();
+            let former = spec.per_layout_name.and_then(|name| by_name.get(name));
+            let own = by_name.get(spec.name);
+            match former.copied().filter(|&r| r > 0.0).or(own.copied()) {
+                Some(rate) => rates.set(kernel, rate),
+                None => missing.push(kernel),
             }
         }
-        let missing: Vec<Kernel> = Kernel::ALL
-            .into_iter()
-            .filter(|k| !by_name.contains_key(k.name()))
-            .collect();
         Ok(inherit(rates, &missing))
     }
 }
@@ -121,15 +124,19 @@ impl<'de> Deserialize<'de> for CostModel {
                 ("row_blocks", s.gather_rows_bytes_per_second),
                 ("row_streams", s.gather_streams_bytes_per_second),
             ];
-            for (name, rate) in stored {
-                if let Some(kernel) = Kernel::from_name(name) {
-                    rates.set(kernel, rate.unwrap_or(0.0));
+            let mut missing = Vec::new();
+            for kernel in Kernel::ALL {
+                let spec = kernel.spec();
+                let names = spec.per_layout_name.iter().chain([&spec.name]);
+                // A field stored without a value counts as absent.
+                let rate = names
+                    .filter_map(|name| stored.iter().find(|(n, _)| n == name))
+                    .find_map(|(_, rate)| *rate);
+                match rate {
+                    Some(rate) => rates.set(kernel, rate),
+                    None => missing.push(kernel),
                 }
             }
-            let missing: Vec<Kernel> = Kernel::ALL
-                .into_iter()
-                .filter(|k| stored.iter().all(|(name, _)| *name != k.name()))
-                .collect();
             inherit(rates, &missing)
         });
         Ok(CostModel {

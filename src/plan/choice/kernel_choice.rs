@@ -8,7 +8,7 @@ use crate::plan::error::PlanError;
 use crate::plan::geometry::Direction;
 use crate::plan::geometry::chunks::{Chunk, chunks};
 use crate::plan::geometry::{align_down, align_up};
-use crate::plan::kernels::{GeneratedLayout, Kernel, Moves};
+use crate::plan::kernels::{Form, GeneratedLayout, Kernel};
 use crate::plan::passes::pass_table::build_passes;
 use crate::plan::passes::{Pass, PassContext};
 
@@ -28,7 +28,9 @@ pub(crate) struct Dispatches {
 pub const MAX_GROUP_MODULES: usize = 4;
 
 /// The dispatches of the first kernel, in the cost model's order, that
-/// moves the outputs on the device (`forced`: that kernel only): a kernel
+/// moves the outputs on the device (`forced`: that kernel only, and
+/// `form`: that form only), each kernel's per-layout form before its
+/// table-driven one: a kernel
 /// that moves whole outputs only cannot take an output cut into chunks
 /// (past the binding limit), and a generated kernel needs every gathered
 /// output in one dispatch, or, with separate destinations past one
@@ -44,14 +46,21 @@ pub(crate) fn gather_dispatches(
     g: &Gather<'_>,
     model: &CostModel,
     forced: Option<Kernel>,
+    form: Option<Form>,
 ) -> Result<Dispatches, PlanError> {
     let candidates = Kernel::ALL
         .into_iter()
         .filter(|&k| forced.is_none_or(|f| f == k))
         .filter(|k| k.spec().directions.contains(&g.direction));
     for kernel in model.order(candidates) {
-        if let Some(dispatches) = dispatches_of(g, kernel)? {
-            return Ok(dispatches);
+        for &f in kernel
+            .forms()
+            .iter()
+            .filter(|&&f| form.is_none_or(|x| x == f))
+        {
+            if let Some(dispatches) = dispatches_of(g, kernel, f)? {
+                return Ok(dispatches);
+            }
         }
     }
     match forced {
@@ -66,13 +75,17 @@ pub(crate) fn gather_dispatches(
     }
 }
 
-/// `kernel`'s dispatches of the gathered outputs, `None` where it cannot
-/// move them.
-fn dispatches_of(g: &Gather<'_>, kernel: Kernel) -> Result<Option<Dispatches>, PlanError> {
-    match kernel.spec().moves {
-        Moves::Table { fits, .. } if fits(g) => table_driven(g, kernel),
-        Moves::Table { .. } => Ok(None),
-        Moves::Generated(layout_of) => {
+/// `kernel`'s dispatches of the gathered outputs in `form`, `None` where
+/// that form cannot move them.
+fn dispatches_of(
+    g: &Gather<'_>,
+    kernel: Kernel,
+    form: Form,
+) -> Result<Option<Dispatches>, PlanError> {
+    let moves = kernel.spec().moves;
+    match (form, moves.per_layout, moves.table) {
+        (Form::Table, _, Some(table)) if (table.fits)(g) => table_driven(g, kernel),
+        (Form::PerLayout, Some(layout_of), _) => {
             let one = g.generated_outputs().and_then(|live| layout_of(g, live, 0));
             let planned = match one {
                 Some(layout) => one_generated_pass(g, kernel, &layout)?,
@@ -83,6 +96,7 @@ fn dispatches_of(g: &Gather<'_>, kernel: Kernel) -> Result<Option<Dispatches>, P
                 planned => Ok(planned),
             }
         }
+        _ => Ok(None),
     }
 }
 
@@ -106,7 +120,8 @@ fn chunks_of(g: &Gather<'_>, kernel: Kernel) -> Vec<Chunk> {
 /// (`None` when it moves whole outputs only and an output was cut).
 fn table_driven(g: &Gather<'_>, kernel: Kernel) -> Result<Option<Dispatches>, PlanError> {
     let chunks = chunks_of(g, kernel);
-    if kernel.spec().whole_outputs && !whole_outputs(g, &chunks) {
+    let whole_only = kernel.spec().moves.table.is_some_and(|t| t.whole_outputs);
+    if whole_only && !whole_outputs(g, &chunks) {
         return Ok(None);
     }
     let cx = PassContext::new(g, kernel, None, None);
@@ -187,7 +202,7 @@ fn generated_pass(
 /// group does not fit or the groups need more than [`MAX_GROUP_MODULES`]
 /// modules.
 fn grouped_passes(g: &Gather<'_>, kernel: Kernel) -> Result<Option<Dispatches>, PlanError> {
-    let Moves::Generated(group_layout) = kernel.spec().moves else {
+    let Some(group_layout) = kernel.spec().moves.per_layout else {
         return Ok(None);
     };
     let live = g.output_indices();

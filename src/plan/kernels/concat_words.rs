@@ -9,7 +9,7 @@
 //! it has one.
 
 use super::{
-    ClassRates, Generated, GeneratedLayout, Kernel, KernelSpec, Moves, Order, SampleSplit,
+    ClassRates, Form, Generated, GeneratedLayout, Kernel, KernelSpec, Moves, Order, SampleSplit,
 };
 use crate::element::ElementType;
 use crate::plan::choice::gather::Gather;
@@ -30,33 +30,42 @@ pub(super) const SPEC: KernelSpec = KernelSpec {
     // concat whose tensor fits one window (the words kernel moves whole
     // words only when concatenating).
     order: Order::Last,
-    whole_outputs: true,
-    template: WGSL,
-    moves: Moves::Generated(layout),
+    templates: &[WGSL],
+    moves: Moves {
+        per_layout: Some(layout),
+        table: None,
+    },
     moves_alone: |_| false,
     probe: PROBE,
     samples: &[
-        SUB_BYTE,
+        (Form::PerLayout, SUB_BYTE),
         // Nibbles at odd offsets, three pieces.
-        SampleSplit {
-            shape: &[64, 99],
-            axis: 1,
-            lengths: &[33, 1, 65],
-            element_type: ElementType::Int4,
-        },
+        (
+            Form::PerLayout,
+            SampleSplit {
+                shape: &[64, 99],
+                axis: 1,
+                lengths: &[33, 1, 65],
+                element_type: ElementType::Int4,
+            },
+        ),
         // Rows shorter than a word: two-bit elements, three per row.
-        SampleSplit {
-            shape: &[96, 3],
-            axis: 1,
-            lengths: &[1, 2],
-            element_type: ElementType::Int2,
-        },
+        (
+            Form::PerLayout,
+            SampleSplit {
+                shape: &[96, 3],
+                axis: 1,
+                lengths: &[1, 2],
+                element_type: ElementType::Int2,
+            },
+        ),
     ],
     // Lavapipe: median of three release calibrations (2026-11-25: 1.4, 1.3,
     // 1.3 GB/s). GPUs: 1.00-1.19x the ideal sectors (access_trace
     // --concat), more ALU per word than any other kernel: 0.8 until measured.
     rates: ClassRates::on_gpus(1.3e9, 0.8),
     inherits: Some(Kernel::Words),
+    per_layout_name: None,
     directions: &[Direction::Concat],
 };
 

@@ -1,12 +1,19 @@
 //! The funnel kernel: runs of at least 128 bits at any bit offset, into
 //! whole vec4 units, each shifted out of two source vec4s (one load and one
-//! store per 16 bytes inside a run). Table-driven, so it takes outputs in
-//! any number of dispatches.
+//! store per 16 bytes inside a run). Its per-layout form streams each row's
+//! runs with the row geometry compiled in ([`super::row_streams`], which
+//! also gathers runs of whole words shorter than a vec4); where that form
+//! does not take the outputs (an output cut into chunks, more group modules
+//! than a plan compiles), its table-driven form moves one unit per
+//! invocation, in any number of dispatches.
 
-use super::{ClassRates, KernelSpec, LONG_UNALIGNED_RUNS, Moves, Order, SampleSplit};
+use super::{
+    ClassRates, Form, KernelSpec, LONG_UNALIGNED_RUNS, Moves, Order, SampleSplit, TableForm,
+};
 use crate::element::ElementType;
 use crate::plan::geometry::Direction;
 use crate::plan::geometry::OutputGeometry;
+use crate::plan::kernels::row_streams;
 use crate::plan::kernels::template::Template;
 use crate::plan::kernels::wgsl::{VEC4_BITS, table_driven};
 
@@ -16,29 +23,58 @@ pub(super) const SPEC: KernelSpec = KernelSpec {
     name: "funnel",
     unit_bits: 128,
     order: Order::ByRate,
-    whole_outputs: true,
-    template: WGSL,
-    moves: Moves::Table {
-        fits: |g| g.vec4_bindings() && g.long_runs_in_vec4s(),
-        wgsl: |variant| {
-            VEC4_BITS.fill("helpers", &[]) + &table_driven("split_funnel", &WGSL, variant)
-        },
+    templates: &[row_streams::WGSL, WGSL],
+    moves: Moves {
+        per_layout: Some(row_streams::layout),
+        table: Some(TableForm {
+            fits: |g| g.vec4_bindings() && g.long_runs_in_vec4s(),
+            wgsl: |variant| {
+                VEC4_BITS.fill("helpers", &[]) + &table_driven("split_funnel", &WGSL, variant)
+            },
+            whole_outputs: true,
+        }),
     },
     moves_alone: OutputGeometry::long_in_vec4s,
     probe: LONG_UNALIGNED_RUNS,
     samples: &[
-        LONG_UNALIGNED_RUNS,
+        (Form::PerLayout, LONG_UNALIGNED_RUNS),
+        // YOLOv5's head: a one-vec4 box, a one-word run gathered, 80 words.
+        (
+            Form::PerLayout,
+            SampleSplit {
+                shape: &[96, 85],
+                axis: 1,
+                lengths: &[4, 1, 80],
+                element_type: ElementType::Float,
+            },
+        ),
+        // int4 rows of odd nibbles into three.
+        (
+            Form::PerLayout,
+            SampleSplit {
+                shape: &[64, 4099],
+                axis: 1,
+                lengths: &[1000, 1000, 2099],
+                element_type: ElementType::Int4,
+            },
+        ),
+        (Form::Table, LONG_UNALIGNED_RUNS),
         // int4 runs at odd nibbles, one of them a single vec4 and a bit.
-        SampleSplit {
-            shape: &[64, 99],
-            axis: 1,
-            lengths: &[33, 66],
-            element_type: ElementType::Int4,
-        },
+        (
+            Form::Table,
+            SampleSplit {
+                shape: &[64, 99],
+                axis: 1,
+                lengths: &[33, 66],
+                element_type: ElementType::Int4,
+            },
+        ),
     ],
-    // GPUs: 0.933 of the ideal sectors, level with row streams and the word kernel
-    // (tests/coalescing.rs).
-    rates: ClassRates::on_gpus(5.7e9, 0.92),
+    // The per-layout form's (what the probe plans). Lavapipe: the row streams measured 6.3 GB/s
+    // against the table form's 5.7. GPUs: 0.917 of the ideal sectors, level with the table form
+    // (0.939 to 0.933 on 36 splits) and the word kernel (0.917 to 0.901; tests/coalescing.rs).
+    rates: ClassRates::on_gpus(6.3e9, 0.93),
     inherits: None,
+    per_layout_name: Some("row_streams"),
     directions: &[Direction::Split],
 };

@@ -70,26 +70,25 @@ kernel_table! {
     /// One `u32` word per unit, assembled from source bits with shifts when
     /// runs do not fall on word boundaries. Moves anything.
     Words => words,
-    /// Whole vec4s copied row by row, with the row geometry generated per
-    /// layout ([`RowCopies`]): every run, offset and block is a multiple of
-    /// 128 bits. Tried before [`Kernel::Vec4`].
-    RowCopies => row_copies,
-    /// Whole 32-bit words copied row by row, as [`Kernel::RowCopies`] copies
+    /// Whole vec4s (16 bytes) when every run, offset and block is a
+    /// multiple of 128 bits: copied row by row with the row geometry
+    /// generated per layout ([`RowCopies`]), or, where that form does not
+    /// take the outputs, one `vec4<u32>` per unit driven by the parameter
+    /// table. Tried first whenever it fits.
+    Vec4 => vec4,
+    /// Whole 32-bit words copied row by row, as [`Kernel::Vec4`] copies
     /// vec4s: every run, offset and block is a multiple of 32 bits.
     RowWords => row_words,
-    /// One `vec4<u32>` (16 bytes) per unit: every run, offset and block is a
-    /// multiple of 128 bits.
-    Vec4 => vec4,
     /// Blocks of whole short input rows per invocation, read as vec4s, every
     /// output's share written as whole vec4s, with the shifts and masks
     /// generated per layout ([`RowBlock`]).
     RowBlocks => row_blocks,
-    /// One `vec4<u32>` per unit, shifted out of two source vec4s, for runs of
-    /// at least 128 bits at any bit offset in outputs of whole vec4s.
+    /// Runs of at least 128 bits at any bit offset, each vec4 shifted out of
+    /// two source vec4s: streamed row by row with the row geometry generated
+    /// per layout ([`RowStreams`], which also gathers runs of whole words
+    /// shorter than a vec4), or, where that form does not take the outputs,
+    /// one unit per invocation driven by the parameter table.
     Funnel => funnel,
-    /// Like the funnel, but with the row geometry generated per layout
-    /// ([`RowStreams`]): no lane switches runs inside its loop.
-    RowStreams => row_streams,
     /// Concat only: each tensor word assembled from the pieces whose runs
     /// overlap it, at any bit offset.
     ConcatWords => concat_words,
@@ -113,9 +112,8 @@ impl Kernel {
         self as usize
     }
 
-    /// Its name: `words`, `row_copies`, `row_words`, `vec4`, `row_blocks`,
-    /// `funnel`, `row_streams`, `concat_words` (the key of its bandwidth in
-    /// a stored cost model).
+    /// Its name: `words`, `vec4`, `row_words`, `row_blocks`, `funnel`,
+    /// `concat_words` (the key of its bandwidth in a stored cost model).
     pub fn name(self) -> &'static str {
         self.spec().name
     }
@@ -130,16 +128,45 @@ impl Kernel {
         self.spec().unit_bits
     }
 
-    /// True when its WGSL is generated per layout (a plan with it is one
-    /// dispatch holding every output, or, into separate destinations past
-    /// one dispatch's slots, one dispatch per group of outputs).
-    pub fn is_generated(self) -> bool {
-        matches!(self.spec().moves, Moves::Generated(_))
+    /// Its forms, in the order they are tried: [`Form::PerLayout`] (WGSL
+    /// generated per layout: a plan with it is one dispatch holding every
+    /// output, or, into separate destinations past one dispatch's slots,
+    /// one dispatch per group of outputs), then [`Form::Table`] (one module
+    /// for every split, driven by the parameter table).
+    pub fn forms(self) -> &'static [Form] {
+        let moves = &self.spec().moves;
+        match (moves.per_layout.is_some(), moves.table.is_some()) {
+            (true, true) => &[Form::PerLayout, Form::Table],
+            (true, false) => &[Form::PerLayout],
+            _ => &[Form::Table],
+        }
     }
 
-    /// The sample splits its spec lists: splits it plans when forced, in
-    /// both placements, which every suite of modules iterates.
-    pub(crate) fn samples(self) -> impl Iterator<Item = SampleSplit> {
+    /// The name of what runs in `form`: the per-layout form's own name where
+    /// the kernel has two forms (`row_copies`, `row_streams`), else the
+    /// kernel's.
+    pub(crate) fn form_name(self, form: Form) -> &'static str {
+        match (form, self.spec().per_layout_name) {
+            (Form::PerLayout, Some(name)) => name,
+            _ => self.name(),
+        }
+    }
+
+    /// True when it has a form generated per layout ([`Form::PerLayout`]).
+    pub fn is_generated(self) -> bool {
+        self.spec().moves.per_layout.is_some()
+    }
+
+    /// True when it has a table-driven form ([`Form::Table`]): one module
+    /// for every split, which a runtime can compile before any plan.
+    pub fn is_table_driven(self) -> bool {
+        self.spec().moves.table.is_some()
+    }
+
+    /// The sample splits its spec lists, each with the form it exercises:
+    /// splits it plans with that form forced, in both placements, which
+    /// every suite of modules iterates.
+    pub(crate) fn samples(self) -> impl Iterator<Item = (Form, SampleSplit)> {
         self.spec().samples.iter().copied()
     }
 }
@@ -257,23 +284,54 @@ impl ClassRates {
 pub(crate) type LayoutOf =
     fn(&Gather<'_>, Vec<(usize, &OutputGeometry)>, u64) -> Option<GeneratedLayout>;
 
-/// How a kernel moves a plan's outputs.
+/// One of a kernel's two ways of becoming WGSL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "kebab-case"))]
+pub enum Form {
+    /// Generated per layout, one module per dispatch's layout: run lengths,
+    /// strides and lanes per row compiled in. Tried first.
+    PerLayout,
+    /// Driven by the parameter table: one module for every split.
+    Table,
+}
+
+impl Form {
+    /// Its name: `per-layout` or `table`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Form::PerLayout => "per-layout",
+            Form::Table => "table",
+        }
+    }
+}
+
+/// A kernel's table-driven form.
 #[derive(Debug, Clone, Copy)]
-pub(crate) enum Moves {
-    /// Driven by the parameter table, one module for every split: whether
-    /// it moves these outputs, and its WGSL after the prelude for a
-    /// variant (placement, slots, entry skipping, lane order).
-    Table {
-        fits: fn(&Gather<'_>) -> bool,
-        wgsl: fn(&Variant) -> String,
-    },
+pub(crate) struct TableForm {
+    /// Whether it moves these outputs.
+    pub fits: fn(&Gather<'_>) -> bool,
+    /// Its WGSL after the prelude, for a variant (placement, slots, entry
+    /// skipping, lane order).
+    pub wgsl: fn(&Variant) -> String,
+    /// Moves whole outputs only (an output cut into chunks past the
+    /// binding limit takes another kernel).
+    pub whole_outputs: bool,
+}
+
+/// How a kernel moves a plan's outputs: per layout, by the table, or per
+/// layout where that form takes the outputs and by the table elsewhere.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Moves {
     /// Generated per layout, one module per dispatch: its layout of every
     /// gathered output ([`Gather::generated_outputs`]) from the input's
     /// start, in one dispatch; or, into separate destinations past one
     /// dispatch's slots, of one group's ([`Gather::group_outputs`]) from
     /// the group's window, a dispatch per group. The layout generates the
-    /// WGSL ([`Generated`]).
-    Generated(LayoutOf),
+    /// WGSL ([`Generated`]). Always whole outputs.
+    pub per_layout: Option<LayoutOf>,
+    /// Driven by the parameter table, one module for every split.
+    pub table: Option<TableForm>,
 }
 
 /// Everything one kernel is.
@@ -285,23 +343,21 @@ pub(crate) struct KernelSpec {
     pub unit_bits: u64,
     /// Where it stands when kernels are tried.
     pub order: Order,
-    /// Moves whole outputs only (an output cut into chunks past the binding
-    /// limit takes another kernel).
-    pub whole_outputs: bool,
     /// Whether and how it moves a plan's outputs.
     pub moves: Moves,
-    /// Its template under `shaders/`.
-    pub template: Template,
+    /// Its templates under `shaders/` (one per form).
+    pub templates: &'static [Template],
     /// Whether it would move this one output on its own (the cost model's
     /// estimate of gathering an output; generated kernels need the whole
     /// layout and say no).
     pub moves_alone: fn(&OutputGeometry) -> bool,
     /// The split calibration times for it.
     pub probe: SampleSplit,
-    /// Splits it plans when forced, in both placements: every suite of
-    /// modules (naga, Dawn, the access trace, the rendered WGSL) iterates
-    /// them, so a kernel in the table is in every suite.
-    pub samples: &'static [SampleSplit],
+    /// Splits it plans when forced with the form beside each, in both
+    /// placements: every suite of modules (naga, Dawn, the access trace,
+    /// the rendered WGSL) iterates them, so every form of every kernel in
+    /// the table is in every suite.
+    pub samples: &'static [(Form, SampleSplit)],
     /// Its documented bandwidth per device class.
     pub rates: ClassRates,
     /// The kernel whose rate a stored cost model that lacks this one's
@@ -310,6 +366,11 @@ pub(crate) struct KernelSpec {
     /// model's documented rate.
     #[cfg_attr(not(feature = "serde"), allow(dead_code))]
     pub inherits: Option<Kernel>,
+    /// The name of its per-layout form where the kernel has two forms (the
+    /// name that form had as a kernel of its own before kernels merged, by
+    /// which reports and plans still call it, and under which a stored cost
+    /// model may hold its rate: what the kernel's probe measures now).
+    pub per_layout_name: Option<&'static str>,
     /// The ways it moves bits: splits, concats (a split run backwards), or
     /// both.
     pub directions: &'static [Direction],
@@ -349,10 +410,11 @@ pub(crate) trait Generated {
 pub enum GeneratedLayout {
     /// [`Kernel::RowBlocks`]: blocks of whole short rows.
     RowBlock(RowBlock),
-    /// [`Kernel::RowStreams`]: stretches of long runs inside one row.
+    /// [`Kernel::Funnel`]'s per-layout form: stretches of long runs inside
+    /// one row.
     RowStreams(RowStreams),
-    /// [`Kernel::RowCopies`] and [`Kernel::RowWords`]: stretches of aligned
-    /// runs inside one row.
+    /// [`Kernel::Vec4`]'s and [`Kernel::RowWords`]' per-layout form:
+    /// stretches of aligned runs inside one row.
     RowCopies(RowCopies),
     /// [`Kernel::ConcatWords`]: tensor words from pieces at any offset.
     ConcatWords(ConcatWords),
@@ -391,14 +453,21 @@ impl GeneratedLayout {
 
 #[cfg(test)]
 mod tests {
-    use super::{Kernel, Moves};
+    use super::Kernel;
 
     #[test]
     fn every_kernel_has_its_own_spec_in_table_order() {
         for (i, kernel) in Kernel::ALL.into_iter().enumerate() {
             assert_eq!(kernel.index(), i);
             assert_eq!(Kernel::from_name(kernel.name()), Some(kernel));
-            assert!(kernel.samples().count() > 0, "{kernel} lists no samples");
+            for form in kernel.forms() {
+                let samples = kernel.samples().filter(|(f, _)| f == form).count();
+                assert!(
+                    samples > 0,
+                    "{kernel} lists no samples of its {form:?} form"
+                );
+            }
+            assert!(kernel.samples().all(|(f, _)| kernel.forms().contains(&f)));
         }
     }
 
@@ -407,7 +476,7 @@ mod tests {
         for kernel in Kernel::ALL {
             if let Some(from) = kernel.spec().inherits {
                 assert_eq!(from.unit_bits(), kernel.unit_bits(), "{kernel}");
-                assert!(matches!(from.spec().moves, Moves::Table { .. }), "{kernel}");
+                assert!(from.spec().moves.table.is_some(), "{kernel}");
             }
         }
     }

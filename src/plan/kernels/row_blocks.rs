@@ -12,7 +12,7 @@
 //! of a copy, against 0.24 with the word kernel; `docs/DEVICE.md`).
 
 use super::{
-    ClassRates, Generated, GeneratedLayout, Kernel, KernelSpec, Moves, Order, SampleSplit,
+    ClassRates, Form, Generated, GeneratedLayout, Kernel, KernelSpec, Moves, Order, SampleSplit,
 };
 use crate::element::ElementType;
 use crate::plan::choice::gather::Gather;
@@ -32,9 +32,11 @@ pub(super) const SPEC: KernelSpec = KernelSpec {
     name: "row_blocks",
     unit_bits: 128,
     order: Order::ByRate,
-    whole_outputs: true,
-    template: WGSL,
-    moves: Moves::Generated(layout),
+    templates: &[WGSL],
+    moves: Moves {
+        per_layout: Some(layout),
+        table: None,
+    },
     moves_alone: |_| false,
     probe: SampleSplit {
         shape: &[1 << 20, 6],
@@ -44,24 +46,31 @@ pub(super) const SPEC: KernelSpec = KernelSpec {
     },
     samples: &[
         // split_bench's f16 case, few rows.
-        SampleSplit {
-            shape: &[512, 6],
-            axis: 1,
-            lengths: &[1, 2, 3],
-            element_type: ElementType::Float16,
-        },
+        (
+            Form::PerLayout,
+            SampleSplit {
+                shape: &[512, 6],
+                axis: 1,
+                lengths: &[1, 2, 3],
+                element_type: ElementType::Float16,
+            },
+        ),
         // Nibbles: 32 rows of 7 make whole vec4s.
-        SampleSplit {
-            shape: &[256, 7],
-            axis: 1,
-            lengths: &[3, 4],
-            element_type: ElementType::Int4,
-        },
+        (
+            Form::PerLayout,
+            SampleSplit {
+                shape: &[256, 7],
+                axis: 1,
+                lengths: &[3, 4],
+                element_type: ElementType::Int4,
+            },
+        ),
     ],
     // GPUs: 0.994 of the ideal sectors, staged in workgroup memory (0.985 to row words' 0.939 and
     // row streams' 0.611 where both move; tests/coalescing.rs).
     rates: ClassRates::on_gpus(8.1e9, 0.99),
     inherits: None,
+    per_layout_name: None,
     directions: &[Direction::Split],
 };
 

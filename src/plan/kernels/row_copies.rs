@@ -1,4 +1,5 @@
-//! The row-copy kernel for runs of whole vec4s: each input row is shared by
+//! The row-copy layout, the per-layout form of the vec4 kernel (and, over
+//! 32-bit words, the row-word kernel) for runs of whole units: each input row is shared by
 //! a fixed number of invocations, and invocation `part` copies a stretch of
 //! consecutive vec4s of the row's run of every output. The stretch length,
 //! the lanes per row, the run lengths and the row stride are constants of
@@ -6,57 +7,26 @@
 //! invocation runs the same straight-line code: one vec4 load and one store
 //! per 16 bytes, no run-end test inside a stretch, no division per unit.
 //!
-//! It moves what the table-driven vec4 kernel moves, when every output fits
-//! one dispatch, and is tried first. Into separate destinations past one
+//! It moves what the vec4 kernel's table-driven form moves, when every
+//! output fits one dispatch, and is tried first. Into separate destinations past one
 //! dispatch's slots (WebGPU's 7), each group of outputs is a dispatch of a
 //! module of its own, whose run starts count from the group's input
 //! window (its first run aligned down), so groups of one shape share a
 //! module. How it measured against the vec4 kernel on lavapipe:
 //! `docs/DEVICE.md`, "Lavapipe's speeds".
 
-use super::{
-    ALIGNED_RUNS, ClassRates, Generated, GeneratedLayout, Kernel, KernelSpec, Moves, Order,
-    SampleSplit,
-};
-use crate::element::ElementType;
+use super::{Generated, GeneratedLayout, Kernel};
 use crate::plan::choice::gather::Gather;
-use crate::plan::geometry::Direction;
 use crate::plan::geometry::OutputGeometry;
 use crate::plan::kernels::lanes::LaneOrder;
 use crate::plan::kernels::template::Template;
 use crate::plan::kernels::wgsl::{Variant, entry_point, read_entries};
 
+/// The template of the row-copy layouts (both units).
 pub(super) const WGSL: Template = Template::new(
     "row_copies.wgsl",
     include_str!("../../../shaders/row_copies.wgsl"),
 );
-
-pub(super) const SPEC: KernelSpec = KernelSpec {
-    name: "row_copies",
-    unit_bits: 128,
-    order: Order::First,
-    whole_outputs: true,
-    template: WGSL,
-    moves: Moves::Generated(|g, live, start| layout(g, live, start, 128)),
-    // The vec4 kernel's condition (where this one cannot take the whole
-    // layout, the vec4 kernel moves it at about the same rate).
-    moves_alone: |g| g.is_aligned_to(128, 2),
-    probe: ALIGNED_RUNS,
-    samples: &[
-        ALIGNED_RUNS,
-        // Three runs of unequal vec4s, the middle one not a whole stretch.
-        SampleSplit {
-            shape: &[64, 112],
-            axis: 1,
-            lengths: &[32, 56, 24],
-            element_type: ElementType::Float,
-        },
-    ],
-    // GPUs: 0.997 of the ideal sectors at W = 32 over the corpus of tests/coalescing.rs.
-    rates: ClassRates::on_gpus(8.0e9, 1.0),
-    inherits: Some(Kernel::Vec4),
-    directions: &[Direction::Split, Direction::Concat],
-};
 
 /// The layout of `live` from `window_start_bits` in units of `unit_bits`
 /// (row copies: 128, row words: 32): every gathered output from the input's
@@ -117,8 +87,7 @@ pub struct CopyOutput {
 /// window. The row count is not part of it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct RowCopies {
-    /// Bits per unit: 128 ([`Kernel::RowCopies`]) or 32
-    /// ([`Kernel::RowWords`]).
+    /// Bits per unit: 128 ([`Kernel::Vec4`]) or 32 ([`Kernel::RowWords`]).
     pub unit_bits: u32,
     /// Blocked: each invocation a stretch of every output's run in its row;
     /// striped: each invocation one unit of the row's runs laid end to end.
@@ -263,7 +232,7 @@ impl RowCopies {
 impl Generated for RowCopies {
     fn kernel(&self) -> Kernel {
         if self.unit_bits == 128 {
-            Kernel::RowCopies
+            Kernel::Vec4
         } else {
             Kernel::RowWords
         }

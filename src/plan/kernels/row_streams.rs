@@ -1,4 +1,5 @@
-//! The row-stream kernel for long runs at any bit offset. Blocked lanes
+//! The row-stream layout, the funnel kernel's per-layout form, for long
+//! runs at any bit offset. Blocked lanes
 //! (lavapipe): each invocation owns, in every output, one stretch of whole
 //! vec4s that lies inside one input row, and streams it with one funnel
 //! shift (one vec4 load and one store per 16 bytes); the vec4s that
@@ -22,59 +23,22 @@
 //! table-driven funnel measured 0.55 of a copy on `u8 [4096, 4097]`, this
 //! kernel about 0.8; `docs/journal/2026-11-22-lavapipe-kernels.md`).
 
-use super::{
-    ClassRates, Generated, GeneratedLayout, Kernel, KernelSpec, LONG_UNALIGNED_RUNS, Moves, Order,
-    SampleSplit,
-};
-use crate::element::ElementType;
+use super::{Generated, GeneratedLayout, Kernel};
 use crate::plan::choice::gather::Gather;
-use crate::plan::geometry::Direction;
 use crate::plan::geometry::OutputGeometry;
 use crate::plan::kernels::lanes::LaneOrder;
 use crate::plan::kernels::template::Template;
 use crate::plan::kernels::wgsl::{VEC4_BITS, Variant, entry_point, read_entries};
 
-const WGSL: Template = Template::new(
+/// The template of the row-stream layouts.
+pub(super) const WGSL: Template = Template::new(
     "row_streams.wgsl",
     include_str!("../../../shaders/row_streams.wgsl"),
 );
 
-pub(super) const SPEC: KernelSpec = KernelSpec {
-    name: "row_streams",
-    unit_bits: 128,
-    order: Order::ByRate,
-    whole_outputs: true,
-    template: WGSL,
-    moves: Moves::Generated(layout),
-    moves_alone: OutputGeometry::long_in_vec4s,
-    probe: LONG_UNALIGNED_RUNS,
-    samples: &[
-        LONG_UNALIGNED_RUNS,
-        // YOLOv5's head: a one-vec4 box, a one-word run gathered, 80 words.
-        SampleSplit {
-            shape: &[96, 85],
-            axis: 1,
-            lengths: &[4, 1, 80],
-            element_type: ElementType::Float,
-        },
-        // int4 rows of odd nibbles into three.
-        SampleSplit {
-            shape: &[64, 4099],
-            axis: 1,
-            lengths: &[1000, 1000, 2099],
-            element_type: ElementType::Int4,
-        },
-    ],
-    // GPUs: 0.917 of the ideal sectors, level with the funnel (0.939 to 0.933 on 36 splits) and
-    // the word kernel (0.917 to 0.901; tests/coalescing.rs).
-    rates: ClassRates::on_gpus(6.3e9, 0.93),
-    inherits: Some(Kernel::Funnel),
-    directions: &[Direction::Split],
-};
-
 /// The layout of `live` from `window_start_bits`: every gathered output
 /// from the input's start, or one group's outputs from the group's window.
-fn layout(
+pub(super) fn layout(
     g: &Gather<'_>,
     live: Vec<(usize, &OutputGeometry)>,
     window_start_bits: u64,
@@ -401,7 +365,7 @@ impl RowStreams {
 
 impl Generated for RowStreams {
     fn kernel(&self) -> Kernel {
-        Kernel::RowStreams
+        Kernel::Funnel
     }
 
     fn invocations(&self, outer: u64) -> u64 {

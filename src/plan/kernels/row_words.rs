@@ -8,7 +8,7 @@
 //! column's sectors for one output at a time.
 
 use super::row_copies::{WGSL, layout};
-use super::{ClassRates, Kernel, KernelSpec, Moves, Order, SampleSplit};
+use super::{ClassRates, Form, Kernel, KernelSpec, Moves, Order, SampleSplit};
 use crate::element::ElementType;
 use crate::plan::geometry::Direction;
 
@@ -16,33 +16,42 @@ pub(super) const SPEC: KernelSpec = KernelSpec {
     name: "row_words",
     unit_bits: 32,
     order: Order::ByRate,
-    whole_outputs: true,
-    template: WGSL,
-    moves: Moves::Generated(|g, live, start| layout(g, live, start, 32)),
+    templates: &[WGSL],
+    moves: Moves {
+        per_layout: Some(|g, live, start| layout(g, live, start, 32)),
+        table: None,
+    },
     moves_alone: |g| g.is_aligned_to(32, 2),
     probe: ODD_WORDS,
     samples: &[
-        ODD_WORDS,
+        (Form::PerLayout, ODD_WORDS),
         // YOLOv5's head: four words, one word and eighty words per row.
-        SampleSplit {
-            shape: &[96, 85],
-            axis: 1,
-            lengths: &[4, 1, 80],
-            element_type: ElementType::Float,
-        },
+        (
+            Form::PerLayout,
+            SampleSplit {
+                shape: &[96, 85],
+                axis: 1,
+                lengths: &[4, 1, 80],
+                element_type: ElementType::Float,
+            },
+        ),
         // f16 runs of even lengths at even offsets.
-        SampleSplit {
-            shape: &[64, 30],
-            axis: 1,
-            lengths: &[2, 8, 20],
-            element_type: ElementType::Float16,
-        },
+        (
+            Form::PerLayout,
+            SampleSplit {
+                shape: &[64, 30],
+                axis: 1,
+                lengths: &[2, 8, 20],
+                element_type: ElementType::Float16,
+            },
+        ),
     ],
     // Lavapipe: median of three release calibrations (2026-11-25: 5.0, 4.8, 4.8 GB/s).
     // GPUs: 0.966 of the ideal sectors, above row streams (0.967 to 0.918 on the 34 splits both
     // move) and the funnel (0.973 to 0.942; tests/coalescing.rs).
     rates: ClassRates::on_gpus(4.8e9, 0.97),
     inherits: Some(Kernel::Words),
+    per_layout_name: None,
     directions: &[Direction::Split, Direction::Concat],
 };
 

@@ -8,7 +8,7 @@ use crate::plan::geometry::Direction;
 use crate::plan::kernels::lanes::LaneOrder;
 use crate::plan::kernels::table::{TableEntry, TableHeader};
 use crate::plan::kernels::wgsl::{Bindings, Variant, number_sites, prelude};
-use crate::plan::kernels::{GeneratedLayout, Kernel, Moves};
+use crate::plan::kernels::{GeneratedLayout, Kernel};
 
 /// Most entries an arena's table holds as a uniform buffer (1.5 KiB).
 pub const MAX_UNIFORM_ENTRIES: usize = 32;
@@ -110,7 +110,8 @@ impl ShaderKey {
         ShaderKey { shifted, ..self }
     }
 
-    /// A table-driven kernel's key (generated kernels need a plan's layout).
+    /// The key of a kernel's table-driven form (`None` for a kernel without
+    /// one: per-layout forms need a plan's layout).
     #[doc(hidden)]
     pub fn table_driven(
         kernel: Kernel,
@@ -118,7 +119,9 @@ impl ShaderKey {
         slots: u32,
         lanes: LaneOrder,
     ) -> Option<Self> {
-        (!kernel.is_generated()).then(|| ShaderKey::new(kernel, placement, slots, lanes, None))
+        kernel
+            .is_table_driven()
+            .then(|| ShaderKey::new(kernel, placement, slots, lanes, None))
     }
 
     /// The kernel.
@@ -230,11 +233,11 @@ impl ShaderKey {
             traced: self.traced,
             direction: self.direction,
         };
-        let code = match (&self.layout, spec.moves) {
+        let code = match (&self.layout, spec.moves.table) {
             (Some(layout), _) => layout.generated().wgsl(&variant),
-            (None, Moves::Table { wgsl, .. }) => wgsl(&variant),
-            (None, Moves::Generated(_)) => {
-                unreachable!("a generated kernel's key has its layout (ShaderKey::new)")
+            (None, Some(table)) => (table.wgsl)(&variant),
+            (None, None) => {
+                unreachable!("a key without a layout is a table-driven form's (ShaderKey::new)")
             }
         };
         number_sites(&(prelude(spec.name, spec.unit_bits, &variant) + &code))

@@ -291,26 +291,28 @@ fn run_kernel(
     let split_only = |kernel: Kernel| {
         assert_eq!(pass.way, Way::Split, "{kernel} moves splits only");
     };
-    match (plan.kernel(), layout) {
-        (kernel @ (Kernel::Words | Kernel::Vec4 | Kernel::Funnel), None) => {
+    // By what the pass runs: a table-driven form (every kernel's table walk
+    // is one emulation; the funnel's entries have its own invariants), or
+    // the layout a per-layout form generates.
+    let kernel = plan.kernel();
+    match layout {
+        None => {
             if kernel == Kernel::Funnel {
                 split_only(kernel);
                 table_driven::check_funnel_entries(pass.entries, &b.src);
             }
             table_driven::run_table_driven((plan, b.pass), header, pass, memory)
         }
-        (kernel @ Kernel::RowBlocks, Some(GeneratedLayout::RowBlock(rb))) => {
+        Some(GeneratedLayout::RowBlock(rb)) => {
             split_only(kernel);
             generated::run_row_blocks(rb, pass, memory)
         }
-        (kernel @ Kernel::RowStreams, Some(GeneratedLayout::RowStreams(rs))) => {
+        Some(GeneratedLayout::RowStreams(rs)) => {
             split_only(kernel);
             row_streams::run_row_streams(rs, pass, memory)
         }
-        (Kernel::RowCopies | Kernel::RowWords, Some(GeneratedLayout::RowCopies(rc))) => {
-            generated::run_row_copies(rc, pass, memory)
-        }
-        (Kernel::ConcatWords, Some(GeneratedLayout::ConcatWords(cw))) => {
+        Some(GeneratedLayout::RowCopies(rc)) => generated::run_row_copies(rc, pass, memory),
+        Some(GeneratedLayout::ConcatWords(cw)) => {
             assert_eq!(pass.way, Way::Concat, "concat_words moves concats only");
             let layout = concat_words::Layout {
                 block_bits: cw.block_bits,
@@ -323,7 +325,7 @@ fn run_kernel(
             };
             concat_words::run_concat_words(&layout, pass, memory, tensor_bits)
         }
-        (kernel, layout) => panic!("no emulation of {kernel} with layout {layout:?}"),
+        Some(layout) => panic!("no emulation of {kernel}'s layout {layout:?}"),
     }
 }
 

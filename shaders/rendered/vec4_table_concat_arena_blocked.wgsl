@@ -1,7 +1,7 @@
-// Rendered by tests/rendered_wgsl.rs: kernel row_copies, blocked lanes, outputs arena,
-// split: float [1024, 4096] on axis 1 into [1024, 1024, 1024, 1024] (the kernel's first sample).
+// Rendered by tests/rendered_wgsl.rs: kernel vec4 (table form), blocked lanes, outputs arena,
+// the concat mirroring the split of float [1024, 4096] on axis 1 into [1024, 1024, 1024, 1024] (the form's first sample).
 
-// Kernel row_copies, outputs arena, 1 destination slot(s).
+// Kernel vec4, outputs arena, 1 destination slot(s).
 const WORKGROUP_SIZE: u32 = 256u;
 const UNIT_BITS: u32 = 128u;
 const UNITS_PER_INVOCATION: u32 = 8u;
@@ -29,12 +29,12 @@ struct Table {
     entry_count: u32,
     source_window_units: u32,
     padding: u32,
-    entries: array<Entry, 4>,
+    entries: array<Entry>,
 }
 
-@group(0) @binding(0) var<uniform> table: Table;
-@group(0) @binding(1) var<storage, read> src_vec4: array<vec4<u32>>;
-@group(0) @binding(2) var<storage, read_write> dst_vec4_0: array<vec4<u32>>;
+@group(0) @binding(0) var<storage, read> table: Table;
+@group(0) @binding(1) var<storage, read_write> src_vec4: array<vec4<u32>>;
+@group(0) @binding(2) var<storage, read> dst_vec4_0: array<vec4<u32>>;
 
 // The caller's offsets need not be multiples of the binding alignment:
 // each binding starts at its offset aligned down and ends where its window
@@ -74,12 +74,14 @@ fn ld_src_word(site: u32, w: u32) -> u32 {
 fn ld_dst_0(site: u32, i: u32) -> vec4<u32> {
     return dst_vec4_0[i];
 }
-fn st_dst_0(site: u32, i: u32, v: vec4<u32>) {
-    dst_vec4_0[i] = v;
-}
-// Moves unit `s` of the source into unit `d` of slot 0 (a split).
+// Moves unit `d` of slot 0 into unit `s` of the source (a concat:
+// the same units, the other way).
 fn move_0(site: u32, d: u32, s: u32) {
-    st_dst_0(site, d, ld_src(site, s));
+    st_src(site, s, ld_dst_0(site, d));
+}
+// Writes unit `i` of the source binding (a concat writes the tensor).
+fn st_src(site: u32, i: u32, v: vec4<u32>) {
+    src_vec4[i] = v;
 }
 
 // The invocation's index in the dispatch (a 2-D grid past 65535 workgroups).
@@ -94,6 +96,44 @@ fn writes(j: u32) -> bool {
     return (table.entries[j].flags & FLAG_SKIP) == 0u;
 }
 
+fn split_vec4_0(e: Entry, i: u32) {
+    let first = i * e.units_per_invocation;
+    let last = min(first + e.units_per_invocation, e.len_bits >> 7u);
+    if (first >= last) {
+        return;
+    }
+    let run = e.run_bits >> 7u;
+    let block = e.block_bits >> 7u;
+    let q = first + (e.run_phase_bits >> 7u);
+    var col = q % run;
+    var src = (e.src_bit >> 7u) + (q / run) * block + col;
+    for (var w = first; w < last; w++) {
+        move_0(0u, e.dst_unit + w, src);
+        col += 1u;
+        src += 1u;
+        if (col == run) {
+            col = 0u;
+            src += block - run;
+        }
+    }
+}
+
+// The last entry whose first invocation is <= g (binary search; entries are
+// sorted and a dispatched pass has at least one).
+fn find_entry(g: u32) -> u32 {
+    var lo = 0u;
+    var hi = table.entry_count - 1u;
+    while (lo < hi) {
+        let mid = (lo + hi + 1u) / 2u;
+        if (table.entries[mid].first_invocation <= g) {
+            lo = mid;
+        } else {
+            hi = mid - 1u;
+        }
+    }
+    return lo;
+}
+
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn split(
     @builtin(workgroup_id) wid: vec3<u32>,
@@ -104,40 +144,6 @@ fn split(
     if (g >= table.invocations) {
         return;
     }
-    let row = g / 128u;
-    let part = g % 128u;
-    let src_row = source_shift_bits() / UNIT_BITS + row * 1024u;
-    let e0 = bound_0(table.entries[0u]);
-    let e1 = bound_0(table.entries[1u]);
-    let e2 = bound_0(table.entries[2u]);
-    let e3 = bound_0(table.entries[3u]);
-    {
-        let u0 = part * 2u;
-        let src = src_row + 0u + u0;
-        let dst = e0.dst_unit + row * 256u + u0;
-        move_0(0u, dst + 0u, src + 0u);
-        move_0(1u, dst + 1u, src + 1u);
-    }
-    {
-        let u0 = part * 2u;
-        let src = src_row + 256u + u0;
-        let dst = e1.dst_unit + row * 256u + u0;
-        move_0(2u, dst + 0u, src + 0u);
-        move_0(3u, dst + 1u, src + 1u);
-    }
-    {
-        let u0 = part * 2u;
-        let src = src_row + 512u + u0;
-        let dst = e2.dst_unit + row * 256u + u0;
-        move_0(4u, dst + 0u, src + 0u);
-        move_0(5u, dst + 1u, src + 1u);
-    }
-    {
-        let u0 = part * 2u;
-        let src = src_row + 768u + u0;
-        let dst = e3.dst_unit + row * 256u + u0;
-        move_0(6u, dst + 0u, src + 0u);
-        move_0(7u, dst + 1u, src + 1u);
-    }
-
+    let e = bound_0(table.entries[find_entry(g)]);
+    split_vec4_0(e, g - e.first_invocation);
 }

@@ -1,5 +1,5 @@
-// Rendered by tests/rendered_wgsl.rs: kernel funnel, blocked lanes, outputs arena,
-// split: uint8 [2048, 4097] on axis 1 into [2048, 2049] (the kernel's first sample).
+// Rendered by tests/rendered_wgsl.rs: kernel funnel (per-layout form), striped lanes, outputs arena,
+// split: uint8 [2048, 4097] on axis 1 into [2048, 2049] (the form's first sample).
 
 // Kernel funnel, outputs arena, 1 destination slot(s).
 const WORKGROUP_SIZE: u32 = 256u;
@@ -29,10 +29,10 @@ struct Table {
     entry_count: u32,
     source_window_units: u32,
     padding: u32,
-    entries: array<Entry>,
+    entries: array<Entry, 2>,
 }
 
-@group(0) @binding(0) var<storage, read> table: Table;
+@group(0) @binding(0) var<uniform> table: Table;
 @group(0) @binding(1) var<storage, read> src_vec4: array<vec4<u32>>;
 @group(0) @binding(2) var<storage, read_write> dst_vec4_0: array<vec4<u32>>;
 
@@ -154,73 +154,6 @@ fn shift_up(v: vec4<u32>, n: u32) -> vec4<u32> {
     return select((y << vec4<u32>(b)) | (prev >> vec4<u32>(32u - b)), y, b == 0u);
 }
 
-fn split_funnel_0(e: Entry, i: u32) {
-    let first = i * e.units_per_invocation;
-    let last = min(first + e.units_per_invocation, e.len_bits >> 7u);
-    let run = e.run_bits;
-    let p = first * 128u + e.run_phase_bits;
-    var row = p / run;
-    var col = p % run;
-    // Loads are clamped to the binding: past its end a funnel at a
-    // whole-vec4 offset ignores `hi`.
-    let last_src = arrayLength(&src_vec4) - 1u;
-    var u = first;
-    while (u < last) {
-        let s = e.src_bit + row * e.block_bits + col;
-        let shift = shift_at(s);
-        // Whole units left inside this run, from `col`.
-        let inside = min((run - col) >> 7u, last - u);
-        var at = s >> 7u;
-        var lo = ld_src(2u, at);
-        for (var k = 0u; k < inside; k++) {
-            at += 1u;
-            let hi = ld_src(3u, min(at, last_src));
-            st_dst_0(4u, e.dst_unit + u + k, funnel_by(lo, hi, shift));
-            lo = hi;
-        }
-        u += inside;
-        col += inside << 7u;
-        if (u >= last) {
-            break;
-        }
-        // The unit that ends this run (head < 128 bits, or 0 when the run
-        // ended on a unit) and begins the next.
-        let head = run - col;
-        row += 1u;
-        col = 0u;
-        if (head == 0u) {
-            continue;
-        }
-        let v = funnel_by(lo, ld_src(5u, min(at + 1u, last_src)), shift);
-        let t = e.src_bit + row * e.block_bits;
-        let a = t >> 7u;
-        let next = funnel_by(
-            ld_src(6u, a),
-            ld_src(7u, min(a + 1u, last_src)),
-            shift_at(t),
-        );
-        st_dst_0(8u, e.dst_unit + u, low_bits(v, head) | shift_up(next, head));
-        col = 128u - head;
-        u += 1u;
-    }
-}
-
-// The last entry whose first invocation is <= g (binary search; entries are
-// sorted and a dispatched pass has at least one).
-fn find_entry(g: u32) -> u32 {
-    var lo = 0u;
-    var hi = table.entry_count - 1u;
-    while (lo < hi) {
-        let mid = (lo + hi + 1u) / 2u;
-        if (table.entries[mid].first_invocation <= g) {
-            lo = mid;
-        } else {
-            hi = mid - 1u;
-        }
-    }
-    return lo;
-}
-
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn split(
     @builtin(workgroup_id) wid: vec3<u32>,
@@ -231,6 +164,51 @@ fn split(
     if (g >= table.invocations) {
         return;
     }
-    let e = bound_0(table.entries[find_entry(g)]);
-    split_funnel_0(e, g - e.first_invocation);
+    let e0 = bound_0(table.entries[0u]);
+    let e1 = bound_0(table.entries[1u]);
+    // Output 0: its vec4 q, from bit q * 128 of the output, at any bit
+    // offset of its row's run (the run's start from the table, so that
+    // groups of one shape share a module wherever their windows start); a
+    // vec4 that crosses the run's end takes the rest from the next row's
+    // run.
+    {
+        let e = e0;
+        let q = g - e.first_invocation;
+        if (g >= e.first_invocation && q < (e.len_bits >> 7u)) {
+            let p = q * 128u;
+            let row = p / 16384u;
+            let col = p % 16384u;
+            let s = e.src_bit + row * 32776u + col;
+            var v = src_bits_128(s);
+            if (col + 128u > 16384u) {
+                let head = 16384u - col;
+                let next = src_bits_128(s + head + 16392u);
+                v = low_bits(v, head) | shift_up(next, head);
+            }
+            st_dst_0(2u, e.dst_unit + q, v);
+        }
+    }
+    // Output 1: its vec4 q, from bit q * 128 of the output, at any bit
+    // offset of its row's run (the run's start from the table, so that
+    // groups of one shape share a module wherever their windows start); a
+    // vec4 that crosses the run's end takes the rest from the next row's
+    // run.
+    {
+        let e = e1;
+        let q = g - e.first_invocation;
+        if (g >= e.first_invocation && q < (e.len_bits >> 7u)) {
+            let p = q * 128u;
+            let row = p / 16392u;
+            let col = p % 16392u;
+            let s = e.src_bit + row * 32776u + col;
+            var v = src_bits_128(s);
+            if (col + 128u > 16392u) {
+                let head = 16392u - col;
+                let next = src_bits_128(s + head + 16384u);
+                v = low_bits(v, head) | shift_up(next, head);
+            }
+            st_dst_0(3u, e.dst_unit + q, v);
+        }
+    }
+
 }

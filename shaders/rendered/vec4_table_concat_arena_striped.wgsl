@@ -1,5 +1,5 @@
-// Rendered by tests/rendered_wgsl.rs: kernel vec4, blocked lanes, outputs arena,
-// the concat mirroring the split of float [1024, 4096] on axis 1 into [1024, 1024, 1024, 1024] (the kernel's first sample).
+// Rendered by tests/rendered_wgsl.rs: kernel vec4 (table form), striped lanes, outputs arena,
+// the concat mirroring the split of float [1024, 4096] on axis 1 into [1024, 1024, 1024, 1024] (the form's first sample).
 
 // Kernel vec4, outputs arena, 1 destination slot(s).
 const WORKGROUP_SIZE: u32 = 256u;

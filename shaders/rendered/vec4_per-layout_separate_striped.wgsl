@@ -1,7 +1,7 @@
-// Rendered by tests/rendered_wgsl.rs: kernel row_copies, blocked lanes, outputs separate,
-// split: float [1024, 4096] on axis 1 into [1024, 1024, 1024, 1024] (the kernel's first sample).
+// Rendered by tests/rendered_wgsl.rs: kernel vec4 (per-layout form), striped lanes, outputs separate,
+// split: float [1024, 4096] on axis 1 into [1024, 1024, 1024, 1024] (the form's first sample).
 
-// Kernel row_copies, outputs separate, 4 destination slot(s).
+// Kernel vec4, outputs separate, 4 destination slot(s).
 const WORKGROUP_SIZE: u32 = 256u;
 const UNIT_BITS: u32 = 128u;
 const UNITS_PER_INVOCATION: u32 = 8u;
@@ -176,40 +176,47 @@ fn split(
     if (g >= table.invocations) {
         return;
     }
-    let row = g / 128u;
-    let part = g % 128u;
-    let src_row = source_shift_bits() / UNIT_BITS + row * 1024u;
+    let row = g / 1024u;
+    let w = g % 1024u;
     let e0 = bound_0(table.entries[0u]);
     let e1 = bound_1(table.entries[1u]);
     let e2 = bound_2(table.entries[2u]);
     let e3 = bound_3(table.entries[3u]);
+    // Unit w - 0 of run 0: its start in the input row from the
+    // table, so that groups of one shape share a module wherever their
+    // windows start.
     {
-        let u0 = part * 2u;
-        let src = src_row + 0u + u0;
-        let dst = e0.dst_unit + row * 256u + u0;
-        move_0(0u, dst + 0u, src + 0u);
-        move_0(1u, dst + 1u, src + 1u);
+        if (w - 0u < 256u) {
+            let u = w - 0u;
+            move_0(0u, e0.dst_unit + row * 256u + u, row * 1024u + e0.src_bit / UNIT_BITS + u);
+        }
     }
+    // Unit w - 256 of run 1: its start in the input row from the
+    // table, so that groups of one shape share a module wherever their
+    // windows start.
     {
-        let u0 = part * 2u;
-        let src = src_row + 256u + u0;
-        let dst = e1.dst_unit + row * 256u + u0;
-        move_1(2u, dst + 0u, src + 0u);
-        move_1(3u, dst + 1u, src + 1u);
+        if (w - 256u < 256u) {
+            let u = w - 256u;
+            move_1(1u, e1.dst_unit + row * 256u + u, row * 1024u + e1.src_bit / UNIT_BITS + u);
+        }
     }
+    // Unit w - 512 of run 2: its start in the input row from the
+    // table, so that groups of one shape share a module wherever their
+    // windows start.
     {
-        let u0 = part * 2u;
-        let src = src_row + 512u + u0;
-        let dst = e2.dst_unit + row * 256u + u0;
-        move_2(4u, dst + 0u, src + 0u);
-        move_2(5u, dst + 1u, src + 1u);
+        if (w - 512u < 256u) {
+            let u = w - 512u;
+            move_2(2u, e2.dst_unit + row * 256u + u, row * 1024u + e2.src_bit / UNIT_BITS + u);
+        }
     }
+    // Unit w - 768 of run 3: its start in the input row from the
+    // table, so that groups of one shape share a module wherever their
+    // windows start.
     {
-        let u0 = part * 2u;
-        let src = src_row + 768u + u0;
-        let dst = e3.dst_unit + row * 256u + u0;
-        move_3(6u, dst + 0u, src + 0u);
-        move_3(7u, dst + 1u, src + 1u);
+        if (w - 768u < 256u) {
+            let u = w - 768u;
+            move_3(3u, e3.dst_unit + row * 256u + u, row * 1024u + e3.src_bit / UNIT_BITS + u);
+        }
     }
 
 }

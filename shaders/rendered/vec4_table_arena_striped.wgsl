@@ -1,7 +1,7 @@
-// Rendered by tests/rendered_wgsl.rs: kernel row_copies, striped lanes, outputs arena,
-// split: float [1024, 4096] on axis 1 into [1024, 1024, 1024, 1024] (the kernel's first sample).
+// Rendered by tests/rendered_wgsl.rs: kernel vec4 (table form), striped lanes, outputs arena,
+// split: float [1024, 4096] on axis 1 into [1024, 1024, 1024, 1024] (the form's first sample).
 
-// Kernel row_copies, outputs arena, 1 destination slot(s).
+// Kernel vec4, outputs arena, 1 destination slot(s).
 const WORKGROUP_SIZE: u32 = 256u;
 const UNIT_BITS: u32 = 128u;
 const UNITS_PER_INVOCATION: u32 = 8u;
@@ -29,10 +29,10 @@ struct Table {
     entry_count: u32,
     source_window_units: u32,
     padding: u32,
-    entries: array<Entry, 4>,
+    entries: array<Entry>,
 }
 
-@group(0) @binding(0) var<uniform> table: Table;
+@group(0) @binding(0) var<storage, read> table: Table;
 @group(0) @binding(1) var<storage, read> src_vec4: array<vec4<u32>>;
 @group(0) @binding(2) var<storage, read_write> dst_vec4_0: array<vec4<u32>>;
 
@@ -94,6 +94,44 @@ fn writes(j: u32) -> bool {
     return (table.entries[j].flags & FLAG_SKIP) == 0u;
 }
 
+fn split_vec4_0(e: Entry, i: u32) {
+    let first = i * e.units_per_invocation;
+    let last = min(first + e.units_per_invocation, e.len_bits >> 7u);
+    if (first >= last) {
+        return;
+    }
+    let run = e.run_bits >> 7u;
+    let block = e.block_bits >> 7u;
+    let q = first + (e.run_phase_bits >> 7u);
+    var col = q % run;
+    var src = (e.src_bit >> 7u) + (q / run) * block + col;
+    for (var w = first; w < last; w++) {
+        move_0(0u, e.dst_unit + w, src);
+        col += 1u;
+        src += 1u;
+        if (col == run) {
+            col = 0u;
+            src += block - run;
+        }
+    }
+}
+
+// The last entry whose first invocation is <= g (binary search; entries are
+// sorted and a dispatched pass has at least one).
+fn find_entry(g: u32) -> u32 {
+    var lo = 0u;
+    var hi = table.entry_count - 1u;
+    while (lo < hi) {
+        let mid = (lo + hi + 1u) / 2u;
+        if (table.entries[mid].first_invocation <= g) {
+            lo = mid;
+        } else {
+            hi = mid - 1u;
+        }
+    }
+    return lo;
+}
+
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn split(
     @builtin(workgroup_id) wid: vec3<u32>,
@@ -104,47 +142,6 @@ fn split(
     if (g >= table.invocations) {
         return;
     }
-    let row = g / 1024u;
-    let w = g % 1024u;
-    let e0 = bound_0(table.entries[0u]);
-    let e1 = bound_0(table.entries[1u]);
-    let e2 = bound_0(table.entries[2u]);
-    let e3 = bound_0(table.entries[3u]);
-    // Unit w - 0 of run 0: its start in the input row from the
-    // table, so that groups of one shape share a module wherever their
-    // windows start.
-    {
-        if (w - 0u < 256u) {
-            let u = w - 0u;
-            move_0(0u, e0.dst_unit + row * 256u + u, row * 1024u + e0.src_bit / UNIT_BITS + u);
-        }
-    }
-    // Unit w - 256 of run 1: its start in the input row from the
-    // table, so that groups of one shape share a module wherever their
-    // windows start.
-    {
-        if (w - 256u < 256u) {
-            let u = w - 256u;
-            move_0(1u, e1.dst_unit + row * 256u + u, row * 1024u + e1.src_bit / UNIT_BITS + u);
-        }
-    }
-    // Unit w - 512 of run 2: its start in the input row from the
-    // table, so that groups of one shape share a module wherever their
-    // windows start.
-    {
-        if (w - 512u < 256u) {
-            let u = w - 512u;
-            move_0(2u, e2.dst_unit + row * 256u + u, row * 1024u + e2.src_bit / UNIT_BITS + u);
-        }
-    }
-    // Unit w - 768 of run 3: its start in the input row from the
-    // table, so that groups of one shape share a module wherever their
-    // windows start.
-    {
-        if (w - 768u < 256u) {
-            let u = w - 768u;
-            move_0(3u, e3.dst_unit + row * 256u + u, row * 1024u + e3.src_bit / UNIT_BITS + u);
-        }
-    }
-
+    let e = bound_0(table.entries[find_entry(g)]);
+    split_vec4_0(e, g - e.first_invocation);
 }

@@ -1,7 +1,7 @@
-// Rendered by tests/rendered_wgsl.rs: kernel row_streams, striped lanes, outputs separate,
-// split: uint8 [2048, 4097] on axis 1 into [2048, 2049] (the kernel's first sample).
+// Rendered by tests/rendered_wgsl.rs: kernel funnel (table form), striped lanes, outputs arena,
+// split: uint8 [2048, 4097] on axis 1 into [2048, 2049] (the form's first sample).
 
-// Kernel row_streams, outputs separate, 2 destination slot(s).
+// Kernel funnel, outputs arena, 1 destination slot(s).
 const WORKGROUP_SIZE: u32 = 256u;
 const UNIT_BITS: u32 = 128u;
 const UNITS_PER_INVOCATION: u32 = 8u;
@@ -29,13 +29,12 @@ struct Table {
     entry_count: u32,
     source_window_units: u32,
     padding: u32,
-    entries: array<Entry, 2>,
+    entries: array<Entry>,
 }
 
-@group(0) @binding(0) var<uniform> table: Table;
+@group(0) @binding(0) var<storage, read> table: Table;
 @group(0) @binding(1) var<storage, read> src_vec4: array<vec4<u32>>;
 @group(0) @binding(2) var<storage, read_write> dst_vec4_0: array<vec4<u32>>;
-@group(0) @binding(3) var<storage, read_write> dst_vec4_1: array<vec4<u32>>;
 
 // The caller's offsets need not be multiples of the binding alignment:
 // each binding starts at its offset aligned down and ends where its window
@@ -61,19 +60,6 @@ fn bound_0(e: Entry) -> Entry {
     return b;
 }
 
-// Units slot 1's binding starts before a window of `window_units`.
-fn dst_shift_1(window_units: u32) -> u32 {
-    return 0u;
-}
-
-// Entry `e` at this dispatch's bindings, for slot 1.
-fn bound_1(e: Entry) -> Entry {
-    var b = e;
-    b.src_bit = e.src_bit + source_shift_bits();
-    b.dst_unit = e.dst_unit + dst_shift_1(e.window_units);
-    return b;
-}
-
 // Every load and store of the module's kernel goes through these accessors,
 // each call site numbered (`site`), so that the module's trace variant can
 // record what every invocation touches (plan::coalescing); elsewhere they
@@ -88,22 +74,12 @@ fn ld_src_word(site: u32, w: u32) -> u32 {
 fn ld_dst_0(site: u32, i: u32) -> vec4<u32> {
     return dst_vec4_0[i];
 }
-fn ld_dst_1(site: u32, i: u32) -> vec4<u32> {
-    return dst_vec4_1[i];
-}
 fn st_dst_0(site: u32, i: u32, v: vec4<u32>) {
     dst_vec4_0[i] = v;
-}
-fn st_dst_1(site: u32, i: u32, v: vec4<u32>) {
-    dst_vec4_1[i] = v;
 }
 // Moves unit `s` of the source into unit `d` of slot 0 (a split).
 fn move_0(site: u32, d: u32, s: u32) {
     st_dst_0(site, d, ld_src(site, s));
-}
-// Moves unit `s` of the source into unit `d` of slot 1 (a split).
-fn move_1(site: u32, d: u32, s: u32) {
-    st_dst_1(site, d, ld_src(site, s));
 }
 
 // The invocation's index in the dispatch (a 2-D grid past 65535 workgroups).
@@ -178,6 +154,73 @@ fn shift_up(v: vec4<u32>, n: u32) -> vec4<u32> {
     return select((y << vec4<u32>(b)) | (prev >> vec4<u32>(32u - b)), y, b == 0u);
 }
 
+fn split_funnel_0(e: Entry, i: u32) {
+    let first = i * e.units_per_invocation;
+    let last = min(first + e.units_per_invocation, e.len_bits >> 7u);
+    let run = e.run_bits;
+    let p = first * 128u + e.run_phase_bits;
+    var row = p / run;
+    var col = p % run;
+    // Loads are clamped to the binding: past its end a funnel at a
+    // whole-vec4 offset ignores `hi`.
+    let last_src = arrayLength(&src_vec4) - 1u;
+    var u = first;
+    while (u < last) {
+        let s = e.src_bit + row * e.block_bits + col;
+        let shift = shift_at(s);
+        // Whole units left inside this run, from `col`.
+        let inside = min((run - col) >> 7u, last - u);
+        var at = s >> 7u;
+        var lo = ld_src(2u, at);
+        for (var k = 0u; k < inside; k++) {
+            at += 1u;
+            let hi = ld_src(3u, min(at, last_src));
+            st_dst_0(4u, e.dst_unit + u + k, funnel_by(lo, hi, shift));
+            lo = hi;
+        }
+        u += inside;
+        col += inside << 7u;
+        if (u >= last) {
+            break;
+        }
+        // The unit that ends this run (head < 128 bits, or 0 when the run
+        // ended on a unit) and begins the next.
+        let head = run - col;
+        row += 1u;
+        col = 0u;
+        if (head == 0u) {
+            continue;
+        }
+        let v = funnel_by(lo, ld_src(5u, min(at + 1u, last_src)), shift);
+        let t = e.src_bit + row * e.block_bits;
+        let a = t >> 7u;
+        let next = funnel_by(
+            ld_src(6u, a),
+            ld_src(7u, min(a + 1u, last_src)),
+            shift_at(t),
+        );
+        st_dst_0(8u, e.dst_unit + u, low_bits(v, head) | shift_up(next, head));
+        col = 128u - head;
+        u += 1u;
+    }
+}
+
+// The last entry whose first invocation is <= g (binary search; entries are
+// sorted and a dispatched pass has at least one).
+fn find_entry(g: u32) -> u32 {
+    var lo = 0u;
+    var hi = table.entry_count - 1u;
+    while (lo < hi) {
+        let mid = (lo + hi + 1u) / 2u;
+        if (table.entries[mid].first_invocation <= g) {
+            lo = mid;
+        } else {
+            hi = mid - 1u;
+        }
+    }
+    return lo;
+}
+
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn split(
     @builtin(workgroup_id) wid: vec3<u32>,
@@ -188,51 +231,6 @@ fn split(
     if (g >= table.invocations) {
         return;
     }
-    let e0 = bound_0(table.entries[0u]);
-    let e1 = bound_1(table.entries[1u]);
-    // Output 0: its vec4 q, from bit q * 128 of the output, at any bit
-    // offset of its row's run (the run's start from the table, so that
-    // groups of one shape share a module wherever their windows start); a
-    // vec4 that crosses the run's end takes the rest from the next row's
-    // run.
-    {
-        let e = e0;
-        let q = g - e.first_invocation;
-        if (g >= e.first_invocation && q < (e.len_bits >> 7u)) {
-            let p = q * 128u;
-            let row = p / 16384u;
-            let col = p % 16384u;
-            let s = e.src_bit + row * 32776u + col;
-            var v = src_bits_128(s);
-            if (col + 128u > 16384u) {
-                let head = 16384u - col;
-                let next = src_bits_128(s + head + 16392u);
-                v = low_bits(v, head) | shift_up(next, head);
-            }
-            st_dst_0(2u, e.dst_unit + q, v);
-        }
-    }
-    // Output 1: its vec4 q, from bit q * 128 of the output, at any bit
-    // offset of its row's run (the run's start from the table, so that
-    // groups of one shape share a module wherever their windows start); a
-    // vec4 that crosses the run's end takes the rest from the next row's
-    // run.
-    {
-        let e = e1;
-        let q = g - e.first_invocation;
-        if (g >= e.first_invocation && q < (e.len_bits >> 7u)) {
-            let p = q * 128u;
-            let row = p / 16392u;
-            let col = p % 16392u;
-            let s = e.src_bit + row * 32776u + col;
-            var v = src_bits_128(s);
-            if (col + 128u > 16392u) {
-                let head = 16392u - col;
-                let next = src_bits_128(s + head + 16384u);
-                v = low_bits(v, head) | shift_up(next, head);
-            }
-            st_dst_1(3u, e.dst_unit + q, v);
-        }
-    }
-
+    let e = bound_0(table.entries[find_entry(g)]);
+    split_funnel_0(e, g - e.first_invocation);
 }

@@ -1,7 +1,7 @@
-// Rendered by tests/rendered_wgsl.rs: kernel row_copies, striped lanes, outputs separate,
-// the concat mirroring the split of float [1024, 4096] on axis 1 into [1024, 1024, 1024, 1024] (the kernel's first sample).
+// Rendered by tests/rendered_wgsl.rs: kernel vec4 (table form), striped lanes, outputs separate,
+// the concat mirroring the split of float [1024, 4096] on axis 1 into [1024, 1024, 1024, 1024] (the form's first sample).
 
-// Kernel row_copies, outputs separate, 4 destination slot(s).
+// Kernel vec4, outputs separate, 4 destination slot(s).
 const WORKGROUP_SIZE: u32 = 256u;
 const UNIT_BITS: u32 = 128u;
 const UNITS_PER_INVOCATION: u32 = 8u;
@@ -162,6 +162,94 @@ fn writes(j: u32) -> bool {
     return (table.entries[j].flags & FLAG_SKIP) == 0u;
 }
 
+fn split_vec4_0(e: Entry, i: u32) {
+    let first = i * e.units_per_invocation;
+    let last = min(first + e.units_per_invocation, e.len_bits >> 7u);
+    if (first >= last) {
+        return;
+    }
+    let run = e.run_bits >> 7u;
+    let block = e.block_bits >> 7u;
+    let q = first + (e.run_phase_bits >> 7u);
+    var col = q % run;
+    var src = (e.src_bit >> 7u) + (q / run) * block + col;
+    for (var w = first; w < last; w++) {
+        move_0(0u, e.dst_unit + w, src);
+        col += 1u;
+        src += 1u;
+        if (col == run) {
+            col = 0u;
+            src += block - run;
+        }
+    }
+}
+
+fn split_vec4_1(e: Entry, i: u32) {
+    let first = i * e.units_per_invocation;
+    let last = min(first + e.units_per_invocation, e.len_bits >> 7u);
+    if (first >= last) {
+        return;
+    }
+    let run = e.run_bits >> 7u;
+    let block = e.block_bits >> 7u;
+    let q = first + (e.run_phase_bits >> 7u);
+    var col = q % run;
+    var src = (e.src_bit >> 7u) + (q / run) * block + col;
+    for (var w = first; w < last; w++) {
+        move_1(1u, e.dst_unit + w, src);
+        col += 1u;
+        src += 1u;
+        if (col == run) {
+            col = 0u;
+            src += block - run;
+        }
+    }
+}
+
+fn split_vec4_2(e: Entry, i: u32) {
+    let first = i * e.units_per_invocation;
+    let last = min(first + e.units_per_invocation, e.len_bits >> 7u);
+    if (first >= last) {
+        return;
+    }
+    let run = e.run_bits >> 7u;
+    let block = e.block_bits >> 7u;
+    let q = first + (e.run_phase_bits >> 7u);
+    var col = q % run;
+    var src = (e.src_bit >> 7u) + (q / run) * block + col;
+    for (var w = first; w < last; w++) {
+        move_2(2u, e.dst_unit + w, src);
+        col += 1u;
+        src += 1u;
+        if (col == run) {
+            col = 0u;
+            src += block - run;
+        }
+    }
+}
+
+fn split_vec4_3(e: Entry, i: u32) {
+    let first = i * e.units_per_invocation;
+    let last = min(first + e.units_per_invocation, e.len_bits >> 7u);
+    if (first >= last) {
+        return;
+    }
+    let run = e.run_bits >> 7u;
+    let block = e.block_bits >> 7u;
+    let q = first + (e.run_phase_bits >> 7u);
+    var col = q % run;
+    var src = (e.src_bit >> 7u) + (q / run) * block + col;
+    for (var w = first; w < last; w++) {
+        move_3(3u, e.dst_unit + w, src);
+        col += 1u;
+        src += 1u;
+        if (col == run) {
+            col = 0u;
+            src += block - run;
+        }
+    }
+}
+
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn split(
     @builtin(workgroup_id) wid: vec3<u32>,
@@ -172,47 +260,36 @@ fn split(
     if (g >= table.invocations) {
         return;
     }
-    let row = g / 1024u;
-    let w = g % 1024u;
-    let e0 = bound_0(table.entries[0u]);
-    let e1 = bound_1(table.entries[1u]);
-    let e2 = bound_2(table.entries[2u]);
-    let e3 = bound_3(table.entries[3u]);
-    // Unit w - 0 of run 0: its start in the input row from the
-    // table, so that groups of one shape share a module wherever their
-    // windows start.
-    {
-        if (w - 0u < 256u) {
-            let u = w - 0u;
-            move_0(0u, e0.dst_unit + row * 256u + u, row * 1024u + e0.src_bit / UNIT_BITS + u);
+    if (0u < table.entry_count) {
+        let e = bound_0(table.entries[0u]);
+        let i = g - e.first_invocation;
+        let units = (e.first_bit + e.len_bits + UNIT_BITS - 1u) / UNIT_BITS;
+        if (g >= e.first_invocation && i * e.units_per_invocation < units) {
+            split_vec4_0(e, i);
         }
     }
-    // Unit w - 256 of run 1: its start in the input row from the
-    // table, so that groups of one shape share a module wherever their
-    // windows start.
-    {
-        if (w - 256u < 256u) {
-            let u = w - 256u;
-            move_1(1u, e1.dst_unit + row * 256u + u, row * 1024u + e1.src_bit / UNIT_BITS + u);
+    if (1u < table.entry_count) {
+        let e = bound_1(table.entries[1u]);
+        let i = g - e.first_invocation;
+        let units = (e.first_bit + e.len_bits + UNIT_BITS - 1u) / UNIT_BITS;
+        if (g >= e.first_invocation && i * e.units_per_invocation < units) {
+            split_vec4_1(e, i);
         }
     }
-    // Unit w - 512 of run 2: its start in the input row from the
-    // table, so that groups of one shape share a module wherever their
-    // windows start.
-    {
-        if (w - 512u < 256u) {
-            let u = w - 512u;
-            move_2(2u, e2.dst_unit + row * 256u + u, row * 1024u + e2.src_bit / UNIT_BITS + u);
+    if (2u < table.entry_count) {
+        let e = bound_2(table.entries[2u]);
+        let i = g - e.first_invocation;
+        let units = (e.first_bit + e.len_bits + UNIT_BITS - 1u) / UNIT_BITS;
+        if (g >= e.first_invocation && i * e.units_per_invocation < units) {
+            split_vec4_2(e, i);
         }
     }
-    // Unit w - 768 of run 3: its start in the input row from the
-    // table, so that groups of one shape share a module wherever their
-    // windows start.
-    {
-        if (w - 768u < 256u) {
-            let u = w - 768u;
-            move_3(3u, e3.dst_unit + row * 256u + u, row * 1024u + e3.src_bit / UNIT_BITS + u);
+    if (3u < table.entry_count) {
+        let e = bound_3(table.entries[3u]);
+        let i = g - e.first_invocation;
+        let units = (e.first_bit + e.len_bits + UNIT_BITS - 1u) / UNIT_BITS;
+        if (g >= e.first_invocation && i * e.units_per_invocation < units) {
+            split_vec4_3(e, i);
         }
     }
-
 }

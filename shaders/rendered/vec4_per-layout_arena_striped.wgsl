@@ -1,7 +1,7 @@
-// Rendered by tests/rendered_wgsl.rs: kernel row_copies, striped lanes, outputs arena,
-// the concat mirroring the split of float [1024, 4096] on axis 1 into [1024, 1024, 1024, 1024] (the kernel's first sample).
+// Rendered by tests/rendered_wgsl.rs: kernel vec4 (per-layout form), striped lanes, outputs arena,
+// split: float [1024, 4096] on axis 1 into [1024, 1024, 1024, 1024] (the form's first sample).
 
-// Kernel row_copies, outputs arena, 1 destination slot(s).
+// Kernel vec4, outputs arena, 1 destination slot(s).
 const WORKGROUP_SIZE: u32 = 256u;
 const UNIT_BITS: u32 = 128u;
 const UNITS_PER_INVOCATION: u32 = 8u;
@@ -33,8 +33,8 @@ struct Table {
 }
 
 @group(0) @binding(0) var<uniform> table: Table;
-@group(0) @binding(1) var<storage, read_write> src_vec4: array<vec4<u32>>;
-@group(0) @binding(2) var<storage, read> dst_vec4_0: array<vec4<u32>>;
+@group(0) @binding(1) var<storage, read> src_vec4: array<vec4<u32>>;
+@group(0) @binding(2) var<storage, read_write> dst_vec4_0: array<vec4<u32>>;
 
 // The caller's offsets need not be multiples of the binding alignment:
 // each binding starts at its offset aligned down and ends where its window
@@ -74,14 +74,12 @@ fn ld_src_word(site: u32, w: u32) -> u32 {
 fn ld_dst_0(site: u32, i: u32) -> vec4<u32> {
     return dst_vec4_0[i];
 }
-// Moves unit `d` of slot 0 into unit `s` of the source (a concat:
-// the same units, the other way).
-fn move_0(site: u32, d: u32, s: u32) {
-    st_src(site, s, ld_dst_0(site, d));
+fn st_dst_0(site: u32, i: u32, v: vec4<u32>) {
+    dst_vec4_0[i] = v;
 }
-// Writes unit `i` of the source binding (a concat writes the tensor).
-fn st_src(site: u32, i: u32, v: vec4<u32>) {
-    src_vec4[i] = v;
+// Moves unit `s` of the source into unit `d` of slot 0 (a split).
+fn move_0(site: u32, d: u32, s: u32) {
+    st_dst_0(site, d, ld_src(site, s));
 }
 
 // The invocation's index in the dispatch (a 2-D grid past 65535 workgroups).

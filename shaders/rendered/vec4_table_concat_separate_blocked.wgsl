@@ -1,7 +1,7 @@
-// Rendered by tests/rendered_wgsl.rs: kernel row_copies, blocked lanes, outputs separate,
-// the concat mirroring the split of float [1024, 4096] on axis 1 into [1024, 1024, 1024, 1024] (the kernel's first sample).
+// Rendered by tests/rendered_wgsl.rs: kernel vec4 (table form), blocked lanes, outputs separate,
+// the concat mirroring the split of float [1024, 4096] on axis 1 into [1024, 1024, 1024, 1024] (the form's first sample).
 
-// Kernel row_copies, outputs separate, 4 destination slot(s).
+// Kernel vec4, outputs separate, 4 destination slot(s).
 const WORKGROUP_SIZE: u32 = 256u;
 const UNIT_BITS: u32 = 128u;
 const UNITS_PER_INVOCATION: u32 = 8u;
@@ -162,6 +162,94 @@ fn writes(j: u32) -> bool {
     return (table.entries[j].flags & FLAG_SKIP) == 0u;
 }
 
+fn split_vec4_0(e: Entry, i: u32) {
+    let first = i * e.units_per_invocation;
+    let last = min(first + e.units_per_invocation, e.len_bits >> 7u);
+    if (first >= last) {
+        return;
+    }
+    let run = e.run_bits >> 7u;
+    let block = e.block_bits >> 7u;
+    let q = first + (e.run_phase_bits >> 7u);
+    var col = q % run;
+    var src = (e.src_bit >> 7u) + (q / run) * block + col;
+    for (var w = first; w < last; w++) {
+        move_0(0u, e.dst_unit + w, src);
+        col += 1u;
+        src += 1u;
+        if (col == run) {
+            col = 0u;
+            src += block - run;
+        }
+    }
+}
+
+fn split_vec4_1(e: Entry, i: u32) {
+    let first = i * e.units_per_invocation;
+    let last = min(first + e.units_per_invocation, e.len_bits >> 7u);
+    if (first >= last) {
+        return;
+    }
+    let run = e.run_bits >> 7u;
+    let block = e.block_bits >> 7u;
+    let q = first + (e.run_phase_bits >> 7u);
+    var col = q % run;
+    var src = (e.src_bit >> 7u) + (q / run) * block + col;
+    for (var w = first; w < last; w++) {
+        move_1(1u, e.dst_unit + w, src);
+        col += 1u;
+        src += 1u;
+        if (col == run) {
+            col = 0u;
+            src += block - run;
+        }
+    }
+}
+
+fn split_vec4_2(e: Entry, i: u32) {
+    let first = i * e.units_per_invocation;
+    let last = min(first + e.units_per_invocation, e.len_bits >> 7u);
+    if (first >= last) {
+        return;
+    }
+    let run = e.run_bits >> 7u;
+    let block = e.block_bits >> 7u;
+    let q = first + (e.run_phase_bits >> 7u);
+    var col = q % run;
+    var src = (e.src_bit >> 7u) + (q / run) * block + col;
+    for (var w = first; w < last; w++) {
+        move_2(2u, e.dst_unit + w, src);
+        col += 1u;
+        src += 1u;
+        if (col == run) {
+            col = 0u;
+            src += block - run;
+        }
+    }
+}
+
+fn split_vec4_3(e: Entry, i: u32) {
+    let first = i * e.units_per_invocation;
+    let last = min(first + e.units_per_invocation, e.len_bits >> 7u);
+    if (first >= last) {
+        return;
+    }
+    let run = e.run_bits >> 7u;
+    let block = e.block_bits >> 7u;
+    let q = first + (e.run_phase_bits >> 7u);
+    var col = q % run;
+    var src = (e.src_bit >> 7u) + (q / run) * block + col;
+    for (var w = first; w < last; w++) {
+        move_3(3u, e.dst_unit + w, src);
+        col += 1u;
+        src += 1u;
+        if (col == run) {
+            col = 0u;
+            src += block - run;
+        }
+    }
+}
+
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn split(
     @builtin(workgroup_id) wid: vec3<u32>,
@@ -172,40 +260,16 @@ fn split(
     if (g >= table.invocations) {
         return;
     }
-    let row = g / 128u;
-    let part = g % 128u;
-    let src_row = source_shift_bits() / UNIT_BITS + row * 1024u;
-    let e0 = bound_0(table.entries[0u]);
-    let e1 = bound_1(table.entries[1u]);
-    let e2 = bound_2(table.entries[2u]);
-    let e3 = bound_3(table.entries[3u]);
-    {
-        let u0 = part * 2u;
-        let src = src_row + 0u + u0;
-        let dst = e0.dst_unit + row * 256u + u0;
-        move_0(0u, dst + 0u, src + 0u);
-        move_0(1u, dst + 1u, src + 1u);
+    if (0u < table.entry_count) {
+        split_vec4_0(bound_0(table.entries[0u]), g);
     }
-    {
-        let u0 = part * 2u;
-        let src = src_row + 256u + u0;
-        let dst = e1.dst_unit + row * 256u + u0;
-        move_1(2u, dst + 0u, src + 0u);
-        move_1(3u, dst + 1u, src + 1u);
+    if (1u < table.entry_count) {
+        split_vec4_1(bound_1(table.entries[1u]), g);
     }
-    {
-        let u0 = part * 2u;
-        let src = src_row + 512u + u0;
-        let dst = e2.dst_unit + row * 256u + u0;
-        move_2(4u, dst + 0u, src + 0u);
-        move_2(5u, dst + 1u, src + 1u);
+    if (2u < table.entry_count) {
+        split_vec4_2(bound_2(table.entries[2u]), g);
     }
-    {
-        let u0 = part * 2u;
-        let src = src_row + 768u + u0;
-        let dst = e3.dst_unit + row * 256u + u0;
-        move_3(6u, dst + 0u, src + 0u);
-        move_3(7u, dst + 1u, src + 1u);
+    if (3u < table.entry_count) {
+        split_vec4_3(bound_3(table.entries[3u]), g);
     }
-
 }

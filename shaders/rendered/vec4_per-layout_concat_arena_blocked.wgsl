@@ -1,7 +1,7 @@
-// Rendered by tests/rendered_wgsl.rs: kernel row_copies, blocked lanes, outputs arena,
-// the concat mirroring the split of float [1024, 4096] on axis 1 into [1024, 1024, 1024, 1024] (the kernel's first sample).
+// Rendered by tests/rendered_wgsl.rs: kernel vec4 (per-layout form), blocked lanes, outputs arena,
+// the concat mirroring the split of float [1024, 4096] on axis 1 into [1024, 1024, 1024, 1024] (the form's first sample).
 
-// Kernel row_copies, outputs arena, 1 destination slot(s).
+// Kernel vec4, outputs arena, 1 destination slot(s).
 const WORKGROUP_SIZE: u32 = 256u;
 const UNIT_BITS: u32 = 128u;
 const UNITS_PER_INVOCATION: u32 = 8u;

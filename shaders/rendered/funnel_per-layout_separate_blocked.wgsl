@@ -1,7 +1,7 @@
-// Rendered by tests/rendered_wgsl.rs: kernel row_streams, blocked lanes, outputs arena,
-// split: uint8 [2048, 4097] on axis 1 into [2048, 2049] (the kernel's first sample).
+// Rendered by tests/rendered_wgsl.rs: kernel funnel (per-layout form), blocked lanes, outputs separate,
+// split: uint8 [2048, 4097] on axis 1 into [2048, 2049] (the form's first sample).
 
-// Kernel row_streams, outputs arena, 1 destination slot(s).
+// Kernel funnel, outputs separate, 2 destination slot(s).
 const WORKGROUP_SIZE: u32 = 256u;
 const UNIT_BITS: u32 = 128u;
 const UNITS_PER_INVOCATION: u32 = 8u;
@@ -35,6 +35,7 @@ struct Table {
 @group(0) @binding(0) var<uniform> table: Table;
 @group(0) @binding(1) var<storage, read> src_vec4: array<vec4<u32>>;
 @group(0) @binding(2) var<storage, read_write> dst_vec4_0: array<vec4<u32>>;
+@group(0) @binding(3) var<storage, read_write> dst_vec4_1: array<vec4<u32>>;
 
 // The caller's offsets need not be multiples of the binding alignment:
 // each binding starts at its offset aligned down and ends where its window
@@ -60,6 +61,19 @@ fn bound_0(e: Entry) -> Entry {
     return b;
 }
 
+// Units slot 1's binding starts before a window of `window_units`.
+fn dst_shift_1(window_units: u32) -> u32 {
+    return 0u;
+}
+
+// Entry `e` at this dispatch's bindings, for slot 1.
+fn bound_1(e: Entry) -> Entry {
+    var b = e;
+    b.src_bit = e.src_bit + source_shift_bits();
+    b.dst_unit = e.dst_unit + dst_shift_1(e.window_units);
+    return b;
+}
+
 // Every load and store of the module's kernel goes through these accessors,
 // each call site numbered (`site`), so that the module's trace variant can
 // record what every invocation touches (plan::coalescing); elsewhere they
@@ -74,12 +88,22 @@ fn ld_src_word(site: u32, w: u32) -> u32 {
 fn ld_dst_0(site: u32, i: u32) -> vec4<u32> {
     return dst_vec4_0[i];
 }
+fn ld_dst_1(site: u32, i: u32) -> vec4<u32> {
+    return dst_vec4_1[i];
+}
 fn st_dst_0(site: u32, i: u32, v: vec4<u32>) {
     dst_vec4_0[i] = v;
+}
+fn st_dst_1(site: u32, i: u32, v: vec4<u32>) {
+    dst_vec4_1[i] = v;
 }
 // Moves unit `s` of the source into unit `d` of slot 0 (a split).
 fn move_0(site: u32, d: u32, s: u32) {
     st_dst_0(site, d, ld_src(site, s));
+}
+// Moves unit `s` of the source into unit `d` of slot 1 (a split).
+fn move_1(site: u32, d: u32, s: u32) {
+    st_dst_1(site, d, ld_src(site, s));
 }
 
 // The invocation's index in the dispatch (a 2-D grid past 65535 workgroups).
@@ -167,7 +191,7 @@ fn split(
     let row = g / 16u;
     let part = g % 16u;
     let e0 = bound_0(table.entries[0u]);
-    let e1 = bound_0(table.entries[1u]);
+    let e1 = bound_1(table.entries[1u]);
     {
         let e = e0;
         let r0 = row * 16384u;
@@ -238,35 +262,35 @@ fn split(
             let v0 = ld_src(19u, at);
             let v1 = ld_src(20u, at + 1u);
             if (u0 + 0u < end) {
-                st_dst_0(21u, e.dst_unit + u0 + 0u, funnel_by(v0, v1, shift));
+                st_dst_1(21u, e.dst_unit + u0 + 0u, funnel_by(v0, v1, shift));
             }
             let v2 = ld_src(22u, at + 2u);
             if (u0 + 1u < end) {
-                st_dst_0(23u, e.dst_unit + u0 + 1u, funnel_by(v1, v2, shift));
+                st_dst_1(23u, e.dst_unit + u0 + 1u, funnel_by(v1, v2, shift));
             }
             let v3 = ld_src(24u, at + 3u);
             if (u0 + 2u < end) {
-                st_dst_0(25u, e.dst_unit + u0 + 2u, funnel_by(v2, v3, shift));
+                st_dst_1(25u, e.dst_unit + u0 + 2u, funnel_by(v2, v3, shift));
             }
             let v4 = ld_src(26u, at + 4u);
             if (u0 + 3u < end) {
-                st_dst_0(27u, e.dst_unit + u0 + 3u, funnel_by(v3, v4, shift));
+                st_dst_1(27u, e.dst_unit + u0 + 3u, funnel_by(v3, v4, shift));
             }
             let v5 = ld_src(28u, at + 5u);
             if (u0 + 4u < end) {
-                st_dst_0(29u, e.dst_unit + u0 + 4u, funnel_by(v4, v5, shift));
+                st_dst_1(29u, e.dst_unit + u0 + 4u, funnel_by(v4, v5, shift));
             }
             let v6 = ld_src(30u, at + 6u);
             if (u0 + 5u < end) {
-                st_dst_0(31u, e.dst_unit + u0 + 5u, funnel_by(v5, v6, shift));
+                st_dst_1(31u, e.dst_unit + u0 + 5u, funnel_by(v5, v6, shift));
             }
             let v7 = ld_src(32u, at + 7u);
             if (u0 + 6u < end) {
-                st_dst_0(33u, e.dst_unit + u0 + 6u, funnel_by(v6, v7, shift));
+                st_dst_1(33u, e.dst_unit + u0 + 6u, funnel_by(v6, v7, shift));
             }
             let v8 = ld_src(34u, at + 8u);
             if (u0 + 7u < end) {
-                st_dst_0(35u, e.dst_unit + u0 + 7u, funnel_by(v7, v8, shift));
+                st_dst_1(35u, e.dst_unit + u0 + 7u, funnel_by(v7, v8, shift));
             }
         }
     }
@@ -289,7 +313,7 @@ fn split(
             let next = src_bits_128(run_src - head);
             let low = low_bits(vec4<u32>(0xFFFFFFFFu), head);
             let value = (tail & low) | (next & ~low);
-            st_dst_0(36u, e.dst_unit + dst_shift_0(e.window_units) + x, value);
+            st_dst_1(36u, e.dst_unit + dst_shift_1(e.window_units) + x, value);
         }
     }
 

@@ -1,7 +1,7 @@
-// Rendered by tests/rendered_wgsl.rs: kernel row_streams, blocked lanes, outputs separate,
-// split: uint8 [2048, 4097] on axis 1 into [2048, 2049] (the kernel's first sample).
+// Rendered by tests/rendered_wgsl.rs: kernel funnel (per-layout form), striped lanes, outputs separate,
+// split: uint8 [2048, 4097] on axis 1 into [2048, 2049] (the form's first sample).
 
-// Kernel row_streams, outputs separate, 2 destination slot(s).
+// Kernel funnel, outputs separate, 2 destination slot(s).
 const WORKGROUP_SIZE: u32 = 256u;
 const UNIT_BITS: u32 = 128u;
 const UNITS_PER_INVOCATION: u32 = 8u;
@@ -188,132 +188,50 @@ fn split(
     if (g >= table.invocations) {
         return;
     }
-    let row = g / 16u;
-    let part = g % 16u;
     let e0 = bound_0(table.entries[0u]);
     let e1 = bound_1(table.entries[1u]);
+    // Output 0: its vec4 q, from bit q * 128 of the output, at any bit
+    // offset of its row's run (the run's start from the table, so that
+    // groups of one shape share a module wherever their windows start); a
+    // vec4 that crosses the run's end takes the rest from the next row's
+    // run.
     {
         let e = e0;
-        let r0 = row * 16384u;
-        // Whole vec4s of this row: [first, end).
-        let first = (r0 + 127u) >> 7u;
-        let end = (r0 + 16384u) >> 7u;
-        let u0 = first + part * 8u;
-        // A stretch that may lie wholly past the row's end (every part but
-        // the first of a run of one vec4, as YOLOv5's box) is skipped, its
-        // loads too: lavapipe skips the memory operations of masked lanes,
-        // as a GPU does (YOLOv5 0.93-0.97 of a copy before, 0.98-1.03
-        // after). Where no stretch can be empty the test is `true`.
-        if (true) {
-            let s = 0u + source_shift_bits() + row * 32776u + u0 * 128u - r0;
-            let shift = shift_at(s);
-            let at = s >> 7u;
-            let v0 = ld_src(2u, at);
-            let v1 = ld_src(3u, at + 1u);
-            if (u0 + 0u < end) {
-                st_dst_0(4u, e.dst_unit + u0 + 0u, funnel_by(v0, v1, shift));
+        let q = g - e.first_invocation;
+        if (g >= e.first_invocation && q < (e.len_bits >> 7u)) {
+            let p = q * 128u;
+            let row = p / 16384u;
+            let col = p % 16384u;
+            let s = e.src_bit + row * 32776u + col;
+            var v = src_bits_128(s);
+            if (col + 128u > 16384u) {
+                let head = 16384u - col;
+                let next = src_bits_128(s + head + 16392u);
+                v = low_bits(v, head) | shift_up(next, head);
             }
-            let v2 = ld_src(5u, at + 2u);
-            if (u0 + 1u < end) {
-                st_dst_0(6u, e.dst_unit + u0 + 1u, funnel_by(v1, v2, shift));
-            }
-            let v3 = ld_src(7u, at + 3u);
-            if (u0 + 2u < end) {
-                st_dst_0(8u, e.dst_unit + u0 + 2u, funnel_by(v2, v3, shift));
-            }
-            let v4 = ld_src(9u, at + 4u);
-            if (u0 + 3u < end) {
-                st_dst_0(10u, e.dst_unit + u0 + 3u, funnel_by(v3, v4, shift));
-            }
-            let v5 = ld_src(11u, at + 5u);
-            if (u0 + 4u < end) {
-                st_dst_0(12u, e.dst_unit + u0 + 4u, funnel_by(v4, v5, shift));
-            }
-            let v6 = ld_src(13u, at + 6u);
-            if (u0 + 5u < end) {
-                st_dst_0(14u, e.dst_unit + u0 + 5u, funnel_by(v5, v6, shift));
-            }
-            let v7 = ld_src(15u, at + 7u);
-            if (u0 + 6u < end) {
-                st_dst_0(16u, e.dst_unit + u0 + 6u, funnel_by(v6, v7, shift));
-            }
-            let v8 = ld_src(17u, at + 8u);
-            if (u0 + 7u < end) {
-                st_dst_0(18u, e.dst_unit + u0 + 7u, funnel_by(v7, v8, shift));
-            }
+            st_dst_0(2u, e.dst_unit + q, v);
         }
     }
+    // Output 1: its vec4 q, from bit q * 128 of the output, at any bit
+    // offset of its row's run (the run's start from the table, so that
+    // groups of one shape share a module wherever their windows start); a
+    // vec4 that crosses the run's end takes the rest from the next row's
+    // run.
     {
         let e = e1;
-        let r0 = row * 16392u;
-        // Whole vec4s of this row: [first, end).
-        let first = (r0 + 127u) >> 7u;
-        let end = (r0 + 16392u) >> 7u;
-        let u0 = first + part * 8u;
-        // A stretch that may lie wholly past the row's end (every part but
-        // the first of a run of one vec4, as YOLOv5's box) is skipped, its
-        // loads too: lavapipe skips the memory operations of masked lanes,
-        // as a GPU does (YOLOv5 0.93-0.97 of a copy before, 0.98-1.03
-        // after). Where no stretch can be empty the test is `true`.
-        if (true) {
-            let s = 16384u + source_shift_bits() + row * 32776u + u0 * 128u - r0;
-            let shift = shift_at(s);
-            let at = s >> 7u;
-            let v0 = ld_src(19u, at);
-            let v1 = ld_src(20u, at + 1u);
-            if (u0 + 0u < end) {
-                st_dst_1(21u, e.dst_unit + u0 + 0u, funnel_by(v0, v1, shift));
+        let q = g - e.first_invocation;
+        if (g >= e.first_invocation && q < (e.len_bits >> 7u)) {
+            let p = q * 128u;
+            let row = p / 16392u;
+            let col = p % 16392u;
+            let s = e.src_bit + row * 32776u + col;
+            var v = src_bits_128(s);
+            if (col + 128u > 16392u) {
+                let head = 16392u - col;
+                let next = src_bits_128(s + head + 16384u);
+                v = low_bits(v, head) | shift_up(next, head);
             }
-            let v2 = ld_src(22u, at + 2u);
-            if (u0 + 1u < end) {
-                st_dst_1(23u, e.dst_unit + u0 + 1u, funnel_by(v1, v2, shift));
-            }
-            let v3 = ld_src(24u, at + 3u);
-            if (u0 + 2u < end) {
-                st_dst_1(25u, e.dst_unit + u0 + 2u, funnel_by(v2, v3, shift));
-            }
-            let v4 = ld_src(26u, at + 4u);
-            if (u0 + 3u < end) {
-                st_dst_1(27u, e.dst_unit + u0 + 3u, funnel_by(v3, v4, shift));
-            }
-            let v5 = ld_src(28u, at + 5u);
-            if (u0 + 4u < end) {
-                st_dst_1(29u, e.dst_unit + u0 + 4u, funnel_by(v4, v5, shift));
-            }
-            let v6 = ld_src(30u, at + 6u);
-            if (u0 + 5u < end) {
-                st_dst_1(31u, e.dst_unit + u0 + 5u, funnel_by(v5, v6, shift));
-            }
-            let v7 = ld_src(32u, at + 7u);
-            if (u0 + 6u < end) {
-                st_dst_1(33u, e.dst_unit + u0 + 6u, funnel_by(v6, v7, shift));
-            }
-            let v8 = ld_src(34u, at + 8u);
-            if (u0 + 7u < end) {
-                st_dst_1(35u, e.dst_unit + u0 + 7u, funnel_by(v7, v8, shift));
-            }
-        }
-    }
-    // The vec4s that straddle two rows (one per row and output whose run is
-    // not whole vec4s) are shared out among a row's invocations: invocation
-    // `part` writes straddle `part + 0`, if there is one. Only the
-    // writers load (lavapipe runs the rest of the code in every lane).
-    {
-        let c = part + 0u;
-        let run = 16392u;
-        let e = table.entries[1u];
-        let r0 = row * run;
-        // The straddling vec4 x: its low `head` bits end the previous
-        // row's run, the rest start this row's.
-        let x = r0 >> 7u;
-        let head = r0 & 127u;
-        if (c < 1u && row > 0u && head != 0u) {
-            let run_src = e.src_bit + source_shift_bits() + row * 32776u;
-            let tail = src_bits_128(run_src - 32776u + run - head);
-            let next = src_bits_128(run_src - head);
-            let low = low_bits(vec4<u32>(0xFFFFFFFFu), head);
-            let value = (tail & low) | (next & ~low);
-            st_dst_1(36u, e.dst_unit + dst_shift_1(e.window_units) + x, value);
+            st_dst_1(3u, e.dst_unit + q, v);
         }
     }
 

@@ -1,5 +1,5 @@
-// Rendered by tests/rendered_wgsl.rs: kernel vec4, blocked lanes, outputs separate,
-// split: float [1024, 4096] on axis 1 into [1024, 1024, 1024, 1024] (the kernel's first sample).
+// Rendered by tests/rendered_wgsl.rs: kernel vec4 (per-layout form), blocked lanes, outputs separate,
+// the concat mirroring the split of float [1024, 4096] on axis 1 into [1024, 1024, 1024, 1024] (the form's first sample).
 
 // Kernel vec4, outputs separate, 4 destination slot(s).
 const WORKGROUP_SIZE: u32 = 256u;
@@ -33,11 +33,11 @@ struct Table {
 }
 
 @group(0) @binding(0) var<uniform> table: Table;
-@group(0) @binding(1) var<storage, read> src_vec4: array<vec4<u32>>;
-@group(0) @binding(2) var<storage, read_write> dst_vec4_0: array<vec4<u32>>;
-@group(0) @binding(3) var<storage, read_write> dst_vec4_1: array<vec4<u32>>;
-@group(0) @binding(4) var<storage, read_write> dst_vec4_2: array<vec4<u32>>;
-@group(0) @binding(5) var<storage, read_write> dst_vec4_3: array<vec4<u32>>;
+@group(0) @binding(1) var<storage, read_write> src_vec4: array<vec4<u32>>;
+@group(0) @binding(2) var<storage, read> dst_vec4_0: array<vec4<u32>>;
+@group(0) @binding(3) var<storage, read> dst_vec4_1: array<vec4<u32>>;
+@group(0) @binding(4) var<storage, read> dst_vec4_2: array<vec4<u32>>;
+@group(0) @binding(5) var<storage, read> dst_vec4_3: array<vec4<u32>>;
 
 // The caller's offsets need not be multiples of the binding alignment:
 // each binding starts at its offset aligned down and ends where its window
@@ -125,33 +125,29 @@ fn ld_dst_2(site: u32, i: u32) -> vec4<u32> {
 fn ld_dst_3(site: u32, i: u32) -> vec4<u32> {
     return dst_vec4_3[i];
 }
-fn st_dst_0(site: u32, i: u32, v: vec4<u32>) {
-    dst_vec4_0[i] = v;
-}
-fn st_dst_1(site: u32, i: u32, v: vec4<u32>) {
-    dst_vec4_1[i] = v;
-}
-fn st_dst_2(site: u32, i: u32, v: vec4<u32>) {
-    dst_vec4_2[i] = v;
-}
-fn st_dst_3(site: u32, i: u32, v: vec4<u32>) {
-    dst_vec4_3[i] = v;
-}
-// Moves unit `s` of the source into unit `d` of slot 0 (a split).
+// Moves unit `d` of slot 0 into unit `s` of the source (a concat:
+// the same units, the other way).
 fn move_0(site: u32, d: u32, s: u32) {
-    st_dst_0(site, d, ld_src(site, s));
+    st_src(site, s, ld_dst_0(site, d));
 }
-// Moves unit `s` of the source into unit `d` of slot 1 (a split).
+// Moves unit `d` of slot 1 into unit `s` of the source (a concat:
+// the same units, the other way).
 fn move_1(site: u32, d: u32, s: u32) {
-    st_dst_1(site, d, ld_src(site, s));
+    st_src(site, s, ld_dst_1(site, d));
 }
-// Moves unit `s` of the source into unit `d` of slot 2 (a split).
+// Moves unit `d` of slot 2 into unit `s` of the source (a concat:
+// the same units, the other way).
 fn move_2(site: u32, d: u32, s: u32) {
-    st_dst_2(site, d, ld_src(site, s));
+    st_src(site, s, ld_dst_2(site, d));
 }
-// Moves unit `s` of the source into unit `d` of slot 3 (a split).
+// Moves unit `d` of slot 3 into unit `s` of the source (a concat:
+// the same units, the other way).
 fn move_3(site: u32, d: u32, s: u32) {
-    st_dst_3(site, d, ld_src(site, s));
+    st_src(site, s, ld_dst_3(site, d));
+}
+// Writes unit `i` of the source binding (a concat writes the tensor).
+fn st_src(site: u32, i: u32, v: vec4<u32>) {
+    src_vec4[i] = v;
 }
 
 // The invocation's index in the dispatch (a 2-D grid past 65535 workgroups).
@@ -166,94 +162,6 @@ fn writes(j: u32) -> bool {
     return (table.entries[j].flags & FLAG_SKIP) == 0u;
 }
 
-fn split_vec4_0(e: Entry, i: u32) {
-    let first = i * e.units_per_invocation;
-    let last = min(first + e.units_per_invocation, e.len_bits >> 7u);
-    if (first >= last) {
-        return;
-    }
-    let run = e.run_bits >> 7u;
-    let block = e.block_bits >> 7u;
-    let q = first + (e.run_phase_bits >> 7u);
-    var col = q % run;
-    var src = (e.src_bit >> 7u) + (q / run) * block + col;
-    for (var w = first; w < last; w++) {
-        move_0(0u, e.dst_unit + w, src);
-        col += 1u;
-        src += 1u;
-        if (col == run) {
-            col = 0u;
-            src += block - run;
-        }
-    }
-}
-
-fn split_vec4_1(e: Entry, i: u32) {
-    let first = i * e.units_per_invocation;
-    let last = min(first + e.units_per_invocation, e.len_bits >> 7u);
-    if (first >= last) {
-        return;
-    }
-    let run = e.run_bits >> 7u;
-    let block = e.block_bits >> 7u;
-    let q = first + (e.run_phase_bits >> 7u);
-    var col = q % run;
-    var src = (e.src_bit >> 7u) + (q / run) * block + col;
-    for (var w = first; w < last; w++) {
-        move_1(1u, e.dst_unit + w, src);
-        col += 1u;
-        src += 1u;
-        if (col == run) {
-            col = 0u;
-            src += block - run;
-        }
-    }
-}
-
-fn split_vec4_2(e: Entry, i: u32) {
-    let first = i * e.units_per_invocation;
-    let last = min(first + e.units_per_invocation, e.len_bits >> 7u);
-    if (first >= last) {
-        return;
-    }
-    let run = e.run_bits >> 7u;
-    let block = e.block_bits >> 7u;
-    let q = first + (e.run_phase_bits >> 7u);
-    var col = q % run;
-    var src = (e.src_bit >> 7u) + (q / run) * block + col;
-    for (var w = first; w < last; w++) {
-        move_2(2u, e.dst_unit + w, src);
-        col += 1u;
-        src += 1u;
-        if (col == run) {
-            col = 0u;
-            src += block - run;
-        }
-    }
-}
-
-fn split_vec4_3(e: Entry, i: u32) {
-    let first = i * e.units_per_invocation;
-    let last = min(first + e.units_per_invocation, e.len_bits >> 7u);
-    if (first >= last) {
-        return;
-    }
-    let run = e.run_bits >> 7u;
-    let block = e.block_bits >> 7u;
-    let q = first + (e.run_phase_bits >> 7u);
-    var col = q % run;
-    var src = (e.src_bit >> 7u) + (q / run) * block + col;
-    for (var w = first; w < last; w++) {
-        move_3(3u, e.dst_unit + w, src);
-        col += 1u;
-        src += 1u;
-        if (col == run) {
-            col = 0u;
-            src += block - run;
-        }
-    }
-}
-
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn split(
     @builtin(workgroup_id) wid: vec3<u32>,
@@ -264,16 +172,40 @@ fn split(
     if (g >= table.invocations) {
         return;
     }
-    if (0u < table.entry_count) {
-        split_vec4_0(bound_0(table.entries[0u]), g);
+    let row = g / 128u;
+    let part = g % 128u;
+    let src_row = source_shift_bits() / UNIT_BITS + row * 1024u;
+    let e0 = bound_0(table.entries[0u]);
+    let e1 = bound_1(table.entries[1u]);
+    let e2 = bound_2(table.entries[2u]);
+    let e3 = bound_3(table.entries[3u]);
+    {
+        let u0 = part * 2u;
+        let src = src_row + 0u + u0;
+        let dst = e0.dst_unit + row * 256u + u0;
+        move_0(0u, dst + 0u, src + 0u);
+        move_0(1u, dst + 1u, src + 1u);
     }
-    if (1u < table.entry_count) {
-        split_vec4_1(bound_1(table.entries[1u]), g);
+    {
+        let u0 = part * 2u;
+        let src = src_row + 256u + u0;
+        let dst = e1.dst_unit + row * 256u + u0;
+        move_1(2u, dst + 0u, src + 0u);
+        move_1(3u, dst + 1u, src + 1u);
     }
-    if (2u < table.entry_count) {
-        split_vec4_2(bound_2(table.entries[2u]), g);
+    {
+        let u0 = part * 2u;
+        let src = src_row + 512u + u0;
+        let dst = e2.dst_unit + row * 256u + u0;
+        move_2(4u, dst + 0u, src + 0u);
+        move_2(5u, dst + 1u, src + 1u);
     }
-    if (3u < table.entry_count) {
-        split_vec4_3(bound_3(table.entries[3u]), g);
+    {
+        let u0 = part * 2u;
+        let src = src_row + 768u + u0;
+        let dst = e3.dst_unit + row * 256u + u0;
+        move_3(6u, dst + 0u, src + 0u);
+        move_3(7u, dst + 1u, src + 1u);
     }
+
 }

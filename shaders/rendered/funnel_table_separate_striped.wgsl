@@ -1,5 +1,5 @@
-// Rendered by tests/rendered_wgsl.rs: kernel funnel, striped lanes, outputs separate,
-// split: uint8 [2048, 4097] on axis 1 into [2048, 2049] (the kernel's first sample).
+// Rendered by tests/rendered_wgsl.rs: kernel funnel (table form), striped lanes, outputs separate,
+// split: uint8 [2048, 4097] on axis 1 into [2048, 2049] (the form's first sample).
 
 // Kernel funnel, outputs separate, 2 destination slot(s).
 const WORKGROUP_SIZE: u32 = 256u;
