@@ -11,7 +11,7 @@
 use super::error::DeviceError;
 use super::region::BufferRegion;
 use super::resources::Resources;
-use super::scope::scoped;
+use super::scope::ErrorScope;
 use crate::error::Result;
 use crate::plan::binding::BoundPlan;
 use crate::plan::{BufferRole, SplitPlan};
@@ -91,39 +91,34 @@ fn probe_copies(
     destinations: &[BufferRegion<'_>],
 ) -> Result<()> {
     let scratch = &resources.spare;
-    Ok(scoped(
-        &resources.device,
-        "checking the copies' buffers",
-        || {
-            let mut encoder =
-                resources
-                    .device
-                    .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                        label: Some("wgpu-split probe (never submitted)"),
-                    });
-            // The tensor is read by a split's copies, written by a
-            // concat's; each copied destination the other way.
-            let mut probed = vec![false; destinations.len()];
-            for c in plan.copy_commands() {
-                if std::mem::replace(&mut probed[c.destination], true) {
-                    continue;
-                }
-                let d = &destinations[c.destination];
-                let ends = c.ends(
-                    plan.direction(),
-                    (input.buffer, input.offset),
-                    (d.buffer, d.offset),
-                );
-                for (k, &(buffer, offset)) in ends.iter().enumerate() {
-                    let (src, dst) = if k == 0 {
-                        ((buffer, offset), (scratch, 0))
-                    } else {
-                        ((scratch, 0), (buffer, offset))
-                    };
-                    encoder.copy_buffer_to_buffer(src.0, src.1, dst.0, dst.1, 4);
-                }
-            }
-            drop(encoder.finish());
-        },
-    )?)
+    let scope = ErrorScope::open(&resources.device);
+    let mut encoder = resources
+        .device
+        .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("wgpu-split probe (never submitted)"),
+        });
+    // The tensor is read by a split's copies, written by a concat's; each
+    // copied destination the other way.
+    let mut probed = vec![false; destinations.len()];
+    for c in plan.copy_commands() {
+        if std::mem::replace(&mut probed[c.destination], true) {
+            continue;
+        }
+        let d = &destinations[c.destination];
+        let ends = c.ends(
+            plan.direction(),
+            (input.buffer, input.offset),
+            (d.buffer, d.offset),
+        );
+        for (k, &(buffer, offset)) in ends.iter().enumerate() {
+            let (src, dst) = if k == 0 {
+                ((buffer, offset), (scratch, 0))
+            } else {
+                ((scratch, 0), (buffer, offset))
+            };
+            encoder.copy_buffer_to_buffer(src.0, src.1, dst.0, dst.1, 4);
+        }
+    }
+    drop(encoder.finish());
+    Ok(scope.close("checking the copies' buffers", ())?)
 }

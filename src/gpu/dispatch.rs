@@ -10,7 +10,7 @@ use super::cache::{lock, table_cost};
 use super::prepared::PreparedSplit;
 use super::region::BufferRegion;
 use super::resources::{CachedTable, Resources};
-use super::scope::{buffer_with_contents, scoped};
+use super::scope::{ErrorScope, buffer_with_contents};
 use crate::error::Result;
 use crate::plan::SplitPlan;
 use crate::plan::binding::BoundDispatch;
@@ -33,29 +33,29 @@ pub(crate) fn prepare_dispatches(
     let device = &resources.device;
     // A buffer from another device, a destroyed buffer or a lost device
     // fails here, inside the scopes.
-    Ok(scoped(device, "binding the split's buffers", || {
-        let kernels: Vec<_> = keys.iter().map(|key| resources.pipeline(key)).collect();
-        let dispatches = bound
-            .dispatches
-            .iter()
-            .zip(modules)
-            .map(|(d, module)| {
-                let group = bind_group(
-                    resources,
-                    &kernels[module].layout,
-                    bound.plan(),
-                    &table,
-                    d,
-                    input,
-                    destinations,
-                    None,
-                );
-                (module, group, d.workgroups)
-            })
-            .collect();
-        let pipelines = kernels.iter().map(|k| k.pipeline.clone()).collect();
-        PreparedSplit::new(pipelines, dispatches, bound.table_len())
-    })?)
+    let scope = ErrorScope::open(device);
+    let kernels: Vec<_> = keys.iter().map(|key| resources.pipeline(key)).collect();
+    let dispatches = bound
+        .dispatches
+        .iter()
+        .zip(modules)
+        .map(|(d, module)| {
+            let group = bind_group(
+                resources,
+                &kernels[module].layout,
+                bound.plan(),
+                &table,
+                d,
+                input,
+                destinations,
+                None,
+            );
+            (module, group, d.workgroups)
+        })
+        .collect();
+    let pipelines = kernels.iter().map(|k| k.pipeline.clone()).collect();
+    let prepared = PreparedSplit::new(pipelines, dispatches, bound.table_len());
+    Ok(scope.close("binding the split's buffers", prepared)?)
 }
 
 /// The table buffer for a bound plan: uploaded once per plan and packing

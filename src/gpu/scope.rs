@@ -67,15 +67,36 @@ pub(crate) fn scoped<T>(
     what: &str,
     f: impl FnOnce() -> T,
 ) -> Result<T, DeviceError> {
-    let scopes = Scopes::push(device);
+    let scope = ErrorScope::open(device);
     let value = f();
-    let mut popped = pin!(scopes.pop());
-    match popped
-        .as_mut()
-        .poll(&mut Context::from_waker(Waker::noop()))
-    {
-        Poll::Ready(error) => to_error(what, error, value),
-        Poll::Pending => Ok(value),
+    scope.close(what, value)
+}
+
+/// [`scoped`] written in line: [`ErrorScope::open`], the step's wgpu calls,
+/// then [`ErrorScope::close`] with the step's value. For a step whose
+/// calls belong with the code around them (an encode's, which reads the
+/// caller's regions) rather than in a closure handed here.
+#[must_use = "close the scope to learn the step's errors"]
+pub(crate) struct ErrorScope(Scopes);
+
+impl ErrorScope {
+    /// Pushes the scopes: every wgpu call until [`ErrorScope::close`]
+    /// reports to them.
+    pub(crate) fn open(device: &wgpu::Device) -> Self {
+        ErrorScope(Scopes::push(device))
+    }
+
+    /// Pops the scopes: `value`, or the typed error of the step `what`
+    /// (never blocks, as [`scoped`]).
+    pub(crate) fn close<T>(self, what: &str, value: T) -> Result<T, DeviceError> {
+        let mut popped = pin!(self.0.pop());
+        match popped
+            .as_mut()
+            .poll(&mut Context::from_waker(Waker::noop()))
+        {
+            Poll::Ready(error) => to_error(what, error, value),
+            Poll::Pending => Ok(value),
+        }
     }
 }
 

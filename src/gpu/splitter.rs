@@ -8,7 +8,7 @@ use super::dispatch::prepare_dispatches;
 use super::prepared::{EncodeFigures, PreparedSplit};
 use super::region::{BufferRegion, plain_regions};
 use super::resources::Resources;
-use super::scope::scoped;
+use super::scope::ErrorScope;
 use super::splitter_cache::SplitterCache;
 use crate::element::ElementType;
 use crate::error::Result;
@@ -306,18 +306,18 @@ impl GpuSplitter {
         // Recording checks little at once (the rest when the encoder
         // finishes), but what it reports goes to the device: a lost one
         // is a typed error here too.
-        Ok(scoped(self.device(), "recording the split", || {
-            for ([(src, src_offset), (dst, dst_offset)], size) in bound.copies(tensor, &pieces) {
-                encoder.copy_buffer_to_buffer(src, src_offset, dst, dst_offset, size);
-            }
-            if prepared.dispatch_count() > 0 {
-                let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                    label: Some("wgpu-split"),
-                    timestamp_writes: None,
-                });
-                prepared.record(&mut pass);
-            }
-        })?)
+        let scope = ErrorScope::open(self.device());
+        for ([(src, src_offset), (dst, dst_offset)], size) in bound.copies(tensor, &pieces) {
+            encoder.copy_buffer_to_buffer(src, src_offset, dst, dst_offset, size);
+        }
+        if prepared.dispatch_count() > 0 {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("wgpu-split"),
+                timestamp_writes: None,
+            });
+            prepared.record(&mut pass);
+        }
+        Ok(scope.close("recording the split", ())?)
     }
 
     /// Prepares a plan that needs only dispatches for recording inside the
