@@ -90,6 +90,27 @@
 //! assert_eq!(outputs[1].to_vec::<f32>().unwrap(), vec![2., 3., 4., 7., 8., 9.]);
 //! ```
 
+// Without `analysis` the analysis tools' parts go unused; the dead-code lint
+// runs on the build with it (the tests, examples and CI's clippy).
+#![cfg_attr(not(feature = "analysis"), allow(dead_code))]
+
+/// Public with the `analysis` feature, crate-private without it: the
+/// accessors the crate's tests, examples and tools read (a plan's passes
+/// and table, a shader key's variants), which a runtime does not need and
+/// the crate does not promise to keep.
+macro_rules! analysis_pub {
+    ($(#[$meta:meta])* pub fn $($rest:tt)*) => {
+        $(#[$meta])*
+        #[cfg(feature = "analysis")]
+        pub fn $($rest)*
+
+        $(#[$meta])*
+        #[cfg(not(feature = "analysis"))]
+        #[allow(dead_code)]
+        pub(crate) fn $($rest)*
+    };
+}
+
 pub mod element;
 pub mod error;
 pub mod gpu;
@@ -103,7 +124,6 @@ pub mod tensor;
 pub use element::ElementType;
 pub use error::{Error, Result};
 pub use op::{FrameworkCall, OpId, OpKind};
-pub use plan::{BufferRole, Run, RunLayout};
 pub use semantics::frameworks;
 pub use semantics::{
     ConcatError, ConcatOperator, MAX_OUTPUTS, OnnxConcat, OnnxConcatFromSequence, OnnxSplit,

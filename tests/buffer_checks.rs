@@ -10,8 +10,9 @@ mod common;
 use common::{gpu, refused, wait_idle};
 use wgpu_split::error::DeviceError;
 use wgpu_split::gpu::{BufferRegion, GpuContext, GpuSplitter};
+use wgpu_split::plan::BufferRole;
 use wgpu_split::plan::{PlanOptions, SplitPlan, Strategy};
-use wgpu_split::{BufferRole, ElementType, Error, ResolvedSplit};
+use wgpu_split::{ElementType, Error, ResolvedSplit};
 
 fn copy_plan(gpu: &GpuSplitter) -> SplitPlan {
     let split = ResolvedSplit::new(&[4, 8], 1, vec![4, 4], true).unwrap();

@@ -8,10 +8,10 @@ mod common;
 use common::{Rng, gpu, random_tensor, read_buffer, refused};
 use wgpu_split::error::EncodeError;
 use wgpu_split::gpu::{BufferRegion, GpuSplitter, buffer_usages};
-use wgpu_split::plan::Placement;
+use wgpu_split::plan::{BufferRole, Placement};
 use wgpu_split::plan::{PlanOptions, SplitPlan, Strategy};
 use wgpu_split::{
-    BufferRole, ElementType, Error, HostTensor, OnnxSplit, OnnxSplitToSequence, OpenVinoSplit,
+    ElementType, Error, HostTensor, OnnxSplit, OnnxSplitToSequence, OpenVinoSplit,
     OpenVinoVariadicSplit, Operator, ParamTensor, ResolvedSplit, host,
 };
 

@@ -28,6 +28,7 @@ mod scope;
 mod splitter;
 mod splitter_cache;
 mod start;
+#[cfg(feature = "analysis")]
 pub mod trace;
 
 pub use cache::{CachePolicy, CacheUsage, TABLE_OVERHEAD_BYTES};

@@ -13,13 +13,16 @@ pub(crate) mod error;
 mod external;
 mod lengths_source;
 mod model;
-#[doc(hidden)]
+#[cfg(feature = "analysis")]
 pub mod node_test;
 mod operator;
 /// The protobuf messages the reader decodes (a subset of `onnx.proto`),
-/// public for tests that build models; not part of the supported API.
-#[doc(hidden)]
+/// public with the `analysis` feature for tests and tools that build
+/// models.
+#[cfg(feature = "analysis")]
 pub mod proto;
+#[cfg(not(feature = "analysis"))]
+pub(crate) mod proto;
 mod scope;
 mod shapes;
 mod split_node;
@@ -40,7 +43,9 @@ use operator::{is_split_node, lengths_input, split_operator};
 use proto::{AttributeProto, NodeProto, attribute_type};
 pub use shapes::Dim;
 pub use split_node::{NodePath, RuntimeLengths, SplitNode, SplitOperator};
-pub use tensor_proto::{read_sequence, read_tensor, tensor_from_proto, tensor_to_proto};
+pub use tensor_proto::{read_sequence, read_tensor};
+#[cfg(feature = "analysis")]
+pub use tensor_proto::{tensor_from_proto, tensor_to_proto};
 
 fn decode<M: Message + Default>(bytes: &[u8], message: &'static str) -> Result<M> {
     M::decode(bytes).map_err(|e| {
@@ -89,7 +94,7 @@ impl SplitModel {
     /// [`OnnxError::ProtobufDecode`]; [`OnnxError::MalformedModel`] when the graph is
     /// missing, holds other than one split node or lacks a default-domain opset;
     /// [`OnnxError::UnsupportedOperator`] for any other node; the errors of
-    /// [`tensor_from_proto`] for initializers and constants.
+    /// [`read_tensor`] for initializers and constants.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
         let model = decode::<proto::ModelProto>(bytes, "ModelProto")?;
         let graph = model
@@ -104,7 +109,12 @@ impl SplitModel {
         let mut initializers = graph
             .initializer
             .iter()
-            .map(|t| Ok((t.name.clone().unwrap_or_default(), tensor_from_proto(t)?)))
+            .map(|t| {
+                Ok((
+                    t.name.clone().unwrap_or_default(),
+                    tensor_proto::tensor_from_proto(t)?,
+                ))
+            })
             .collect::<Result<HashMap<_, _>>>()?;
         let node = constants_and_split(graph.node, &mut initializers)?;
         let graph_inputs = graph

@@ -12,8 +12,12 @@ use crate::tensor::{HostTensor, TensorError, checked_count};
 ///
 /// # Errors
 ///
-/// [`OnnxError::ProtobufDecode`] for bytes that are not a `TensorProto`, and the
-/// errors of [`tensor_from_proto`].
+/// [`OnnxError::ProtobufDecode`] for bytes that are not a `TensorProto`;
+/// [`TensorError::UnknownElementType`](crate::TensorError::UnknownElementType),
+/// [`TensorError::ShapeOverflow`](crate::TensorError::ShapeOverflow),
+/// [`TensorError::DataLength`](crate::TensorError::DataLength) and
+/// [`OnnxError::MalformedTensor`] of the tensor's own fields (its type, its
+/// dimensions against its data, external data).
 pub fn read_tensor(bytes: &[u8]) -> Result<HostTensor> {
     tensor_from_proto(&decode::<TensorProto>(bytes, "TensorProto")?)
 }
@@ -23,7 +27,8 @@ pub fn read_tensor(bytes: &[u8]) -> Result<HostTensor> {
 /// # Errors
 ///
 /// [`OnnxError::ProtobufDecode`], [`OnnxError::MalformedTensor`] for a sequence of
-/// something other than tensors, and the errors of [`tensor_from_proto`].
+/// something other than tensors, and each tensor's errors as
+/// [`read_tensor`] gives them.
 pub fn read_sequence(bytes: &[u8]) -> Result<Vec<HostTensor>> {
     let sequence = decode::<SequenceProto>(bytes, "SequenceProto")?;
     let elem_type = sequence
@@ -161,6 +166,7 @@ fn typed_field_bytes(
 
 /// Converts a [`HostTensor`] into a `TensorProto` (`raw_data`, or
 /// `string_data` for strings).
+#[cfg_attr(not(feature = "analysis"), allow(dead_code))]
 pub fn tensor_to_proto(name: &str, tensor: &HostTensor) -> TensorProto {
     let mut t = TensorProto {
         dims: tensor.shape().iter().map(|&d| d as i64).collect(),

@@ -261,15 +261,16 @@ impl ConcatPlan {
             .collect())
     }
 
-    /// What an encode of this plan records, as plain data (see
-    /// [`SplitPlan::recording`]).
-    ///
-    /// # Errors
-    ///
-    /// The [`EncodeError`]s of the regions.
-    #[doc(hidden)]
-    pub fn recording(&self, inputs: &[Region], output: &Region) -> Result<Recording, EncodeError> {
-        self.split.recording(output, &self.destinations(inputs)?)
+    analysis_pub! {
+        /// What an encode of this plan records, as plain data (see
+        /// [`SplitPlan::recording`]).
+        ///
+        /// # Errors
+        ///
+        /// The [`EncodeError`]s of the regions.
+        pub fn recording(&self, inputs: &[Region], output: &Region) -> Result<Recording, EncodeError> {
+            self.split.recording(output, &self.destinations(inputs)?)
+        }
     }
 }
 

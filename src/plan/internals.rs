@@ -1,6 +1,7 @@
 //! What tests and tools need of the plan's insides: the table ABI, the
 //! passes and their bindings, the generated layouts, the shader keys'
-//! variants. Not part of the supported API: it changes with the kernels.
+//! variants (feature `analysis`). Not part of the supported API: it changes
+//! with the kernels.
 
 pub use crate::plan::binding::regions::Region;
 pub use crate::plan::binding::{BoundDispatch, BoundPlan, SlotBinding};

@@ -15,7 +15,8 @@
 //!   [`LaneOrder`]) choose between copies and the kernels, and
 //!   [`CostModel::plan_cost`] says what a whole plan costs;
 //! - [`ShaderKey`] names the WGSL module a plan's dispatches run;
-//! - [`coalescing`] counts what a GPU's warps would make of an access trace.
+//! - `coalescing` (feature `analysis`) counts what a GPU's warps would make
+//!   of an access trace.
 //!
 //! A plan is made in stages, one folder each, in the order
 //! [`SplitPlan::new`] runs them: `geometry` (the split's runs, each
@@ -36,6 +37,7 @@
 
 pub(crate) mod binding;
 mod choice;
+#[cfg(feature = "analysis")]
 pub mod coalescing;
 mod concat_plan;
 pub(crate) mod error;
@@ -65,8 +67,5 @@ pub use limits::{MAX_DESTINATIONS_PER_DISPATCH, PlanLimits};
 pub use options::PlanOptions;
 pub use split_plan::SplitPlan;
 
-/// What tests and tools need of the plan's insides (the table ABI, the
-/// passes and their bindings, the generated layouts, the shader keys'
-/// variants); not part of the supported API.
-#[doc(hidden)]
+#[cfg(feature = "analysis")]
 pub mod internals;

@@ -122,71 +122,72 @@ fn usage_names(usages: Usages) -> Vec<&'static str> {
 }
 
 impl SplitPlan {
-    /// What an encode of this plan into `destinations` records, as plain
-    /// data: it binds the plan as an encode does ([`SplitPlan::bind`]).
-    ///
-    /// # Errors
-    ///
-    /// The [`EncodeError`]s of the regions.
-    #[doc(hidden)]
-    pub fn recording(
-        &self,
-        input: &Region,
-        destinations: &[Region],
-    ) -> Result<Recording, EncodeError> {
-        let bound = self.bind(input, destinations)?;
-        let mut buffers: Vec<RecordedBuffer> = Vec::new();
-        for region in std::iter::once(input).chain(destinations) {
-            if buffers.len() <= region.buffer {
-                buffers.resize(
-                    region.buffer + 1,
-                    RecordedBuffer {
-                        label: String::new(),
-                        size: 0,
-                        usages: Vec::new(),
-                    },
-                );
+    analysis_pub! {
+        /// What an encode of this plan into `destinations` records, as plain
+        /// data: it binds the plan as an encode does ([`SplitPlan::bind`]).
+        ///
+        /// # Errors
+        ///
+        /// The [`EncodeError`]s of the regions.
+        pub fn recording(
+            &self,
+            input: &Region,
+            destinations: &[Region],
+        ) -> Result<Recording, EncodeError> {
+            let bound = self.bind(input, destinations)?;
+            let mut buffers: Vec<RecordedBuffer> = Vec::new();
+            for region in std::iter::once(input).chain(destinations) {
+                if buffers.len() <= region.buffer {
+                    buffers.resize(
+                        region.buffer + 1,
+                        RecordedBuffer {
+                            label: String::new(),
+                            size: 0,
+                            usages: Vec::new(),
+                        },
+                    );
+                }
+                buffers[region.buffer] = RecordedBuffer {
+                    label: format!("caller buffer {}", region.buffer),
+                    size: region.buffer_size,
+                    usages: usage_names(region.usages),
+                };
             }
-            buffers[region.buffer] = RecordedBuffer {
-                label: format!("caller buffer {}", region.buffer),
-                size: region.buffer_size,
-                usages: usage_names(region.usages),
-            };
+            let (table, spare) = (buffers.len(), buffers.len() + 1);
+            buffers.push(RecordedBuffer {
+                label: "table".to_string(),
+                size: bound.table_len().max(16),
+                usages: vec!["STORAGE", "UNIFORM"],
+            });
+            buffers.push(RecordedBuffer {
+                label: "spare".to_string(),
+                size: SPARE_BUFFER_BYTES,
+                usages: vec!["STORAGE", "COPY_SRC", "COPY_DST"],
+            });
+            let mut commands = self.recorded_copies(input, destinations);
+            let (keys, modules) = bound.shaders();
+            commands.extend(self.recorded_dispatches(
+                &bound,
+                &modules,
+                input,
+                destinations,
+                table,
+                spare,
+            ));
+            Ok(Recording {
+                buffers,
+                modules: keys
+                    .iter()
+                    .map(|key| RecordedModule {
+                        wgsl: key.source(),
+                        entry_point: key.entry_point(),
+                        layout: key.bind_group_layout(),
+                    })
+                    .collect(),
+                commands,
+                table: bound.table().into_owned(),
+            })
         }
-        let (table, spare) = (buffers.len(), buffers.len() + 1);
-        buffers.push(RecordedBuffer {
-            label: "table".to_string(),
-            size: bound.table_len().max(16),
-            usages: vec!["STORAGE", "UNIFORM"],
-        });
-        buffers.push(RecordedBuffer {
-            label: "spare".to_string(),
-            size: SPARE_BUFFER_BYTES,
-            usages: vec!["STORAGE", "COPY_SRC", "COPY_DST"],
-        });
-        let mut commands = self.recorded_copies(input, destinations);
-        let (keys, modules) = bound.shaders();
-        commands.extend(self.recorded_dispatches(
-            &bound,
-            &modules,
-            input,
-            destinations,
-            table,
-            spare,
-        ));
-        Ok(Recording {
-            buffers,
-            modules: keys
-                .iter()
-                .map(|key| RecordedModule {
-                    wgsl: key.source(),
-                    entry_point: key.entry_point(),
-                    layout: key.bind_group_layout(),
-                })
-                .collect(),
-            commands,
-            table: bound.table().into_owned(),
-        })
     }
 
     fn recorded_copies(&self, input: &Region, destinations: &[Region]) -> Vec<RecordedCommand> {

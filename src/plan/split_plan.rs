@@ -249,31 +249,33 @@ impl SplitPlan {
         self.kernel.form_name(self.form())
     }
 
-    /// The layouts of the plan's generated modules, distinct, in the order
-    /// the dispatches first run them: one for a plan whose outputs all fit
-    /// one dispatch, up to [`crate::plan::internals::MAX_GROUP_MODULES`]
-    /// when separate destinations take several; none for a table-driven
-    /// kernel.
-    #[doc(hidden)]
-    pub fn generated_layouts(&self) -> Vec<&GeneratedLayout> {
-        let mut layouts: Vec<&GeneratedLayout> = Vec::new();
-        for layout in self.passes.iter().filter_map(|p| p.layout.as_ref()) {
-            if !layouts.contains(&layout) {
-                layouts.push(layout);
+    analysis_pub! {
+        /// The layouts of the plan's generated modules, distinct, in the order
+        /// the dispatches first run them: one for a plan whose outputs all fit
+        /// one dispatch, up to [`crate::plan::internals::MAX_GROUP_MODULES`]
+        /// when separate destinations take several; none for a table-driven
+        /// kernel.
+        pub fn generated_layouts(&self) -> Vec<&GeneratedLayout> {
+            let mut layouts: Vec<&GeneratedLayout> = Vec::new();
+            for layout in self.passes.iter().filter_map(|p| p.layout.as_ref()) {
+                if !layouts.contains(&layout) {
+                    layouts.push(layout);
+                }
             }
+            layouts
         }
-        layouts
     }
 
-    /// The compiled kernel pass `index` runs: its WGSL is
-    /// [`ShaderKey::source`].
-    ///
-    /// # Panics
-    ///
-    /// When the plan has no pass `index`.
-    #[doc(hidden)]
-    pub fn pass_shader(&self, index: usize) -> ShaderKey {
-        self.modules[self.pass_module[index]].clone()
+    analysis_pub! {
+        /// The compiled kernel pass `index` runs: its WGSL is
+        /// [`ShaderKey::source`].
+        ///
+        /// # Panics
+        ///
+        /// When the plan has no pass `index`.
+        pub fn pass_shader(&self, index: usize) -> ShaderKey {
+            self.modules[self.pass_module[index]].clone()
+        }
     }
 
     /// Destination bindings of pass `index`'s module.
@@ -298,12 +300,13 @@ impl SplitPlan {
         self.input_bytes
     }
 
-    /// Bytes of the input's buffer the plan may bind from the input's offset
-    /// (the input size rounded up to a word). The input region itself need
-    /// only hold [`SplitPlan::input_bytes`]; the rest is read, never used.
-    #[doc(hidden)]
-    pub fn input_binding_bytes(&self) -> u64 {
-        self.input_bytes.div_ceil(4) * 4
+    analysis_pub! {
+        /// Bytes of the input's buffer the plan may bind from the input's offset
+        /// (the input size rounded up to a word). The input region itself need
+        /// only hold [`SplitPlan::input_bytes`]; the rest is read, never used.
+        pub fn input_binding_bytes(&self) -> u64 {
+            self.input_bytes.div_ceil(4) * 4
+        }
     }
 
     /// Every output as planned: shape, length, the bytes its region must
@@ -318,10 +321,11 @@ impl SplitPlan {
         self.arena_bytes
     }
 
-    /// The passes, in recording order.
-    #[doc(hidden)]
-    pub fn passes(&self) -> &[Pass] {
-        &self.passes
+    analysis_pub! {
+        /// The passes, in recording order.
+        pub fn passes(&self) -> &[Pass] {
+            &self.passes
+        }
     }
 
     /// Number of dispatches an encode records, known before anything is
@@ -330,15 +334,16 @@ impl SplitPlan {
         self.passes.len()
     }
 
-    /// Destination bindings the shader needs (the most any pass binds; 0
-    /// without dispatches).
-    #[doc(hidden)]
-    pub fn destination_slots(&self) -> u32 {
-        self.passes
-            .iter()
-            .map(|p| p.dst_windows.len() as u32)
-            .max()
-            .unwrap_or(0)
+    analysis_pub! {
+        /// Destination bindings the shader needs (the most any pass binds; 0
+        /// without dispatches).
+        pub fn destination_slots(&self) -> u32 {
+            self.passes
+                .iter()
+                .map(|p| p.dst_windows.len() as u32)
+                .max()
+                .unwrap_or(0)
+        }
     }
 
     /// Copy commands, per copied output.
@@ -351,11 +356,12 @@ impl SplitPlan {
         self.copies.iter().map(|c| c.count).sum()
     }
 
-    /// True when output `index` is written by the gather dispatches (false
-    /// when it is copied or empty).
-    #[doc(hidden)]
-    pub fn is_gathered(&self, index: usize) -> bool {
-        self.gathered.get(index).copied().unwrap_or(false)
+    analysis_pub! {
+        /// True when output `index` is written by the gather dispatches (false
+        /// when it is copied or empty).
+        pub fn is_gathered(&self, index: usize) -> bool {
+            self.gathered.get(index).copied().unwrap_or(false)
+        }
     }
 
     /// View mode: when every output is one contiguous byte range of the input
@@ -370,18 +376,20 @@ impl SplitPlan {
         self.views.clone()
     }
 
-    /// A 64-bit FNV-1a hash of the parameter table, computed once when
-    /// planning; the GPU path keys its cache of uploaded tables on it.
-    #[doc(hidden)]
-    pub fn table_fingerprint(&self) -> u64 {
-        self.fingerprint
+    analysis_pub! {
+        /// A 64-bit FNV-1a hash of the parameter table, computed once when
+        /// planning; the GPU path keys its cache of uploaded tables on it.
+        pub fn table_fingerprint(&self) -> u64 {
+            self.fingerprint
+        }
     }
 
-    /// The parameter tables of all passes, each at its pass's
-    /// `table_bytes` range.
-    #[doc(hidden)]
-    pub fn table(&self) -> &[u8] {
-        &self.table
+    analysis_pub! {
+        /// The parameter tables of all passes, each at its pass's
+        /// `table_bytes` range.
+        pub fn table(&self) -> &[u8] {
+            &self.table
+        }
     }
 }
 

@@ -207,64 +207,65 @@ pub(super) struct PassBytes {
     dst: Vec<(usize, Range<u64>)>,
 }
 impl SplitPlan {
-    /// Checks the caller's input region and destinations (one per output,
-    /// or the arena) and binds the plan to them: what each dispatch binds,
-    /// and the table it reads. Nothing is built that depends on more than
-    /// the regions' numbers: a table for a packing is built only when
-    /// asked for ([`BoundPlan::table`]).
-    ///
-    /// # Errors
-    ///
-    /// Every [`EncodeError`] of a region the plan cannot use: count,
-    /// buffers shared with the input, usages, offsets, sizes, extents and
-    /// overlaps, in that order.
-    #[doc(hidden)]
-    pub fn bind(
-        &self,
-        input: &Region,
-        destinations: &[Region],
-    ) -> Result<BoundPlan<'_>, EncodeError> {
-        self.check_regions(input, destinations)?;
-        let (passes, shifted) = self.pass_bytes(input, destinations);
-        let writable_source = self.check_source_bindings(&passes, input, destinations)?;
-        // A concat reads its pieces: read-only bindings may alias, unless a
-        // piece shares the tensor's buffer (then all are bound writable).
-        let reads_only = self.direction() == Direction::Concat && !writable_source;
-        let groups: Vec<Vec<Vec<usize>>> = passes
-            .iter()
-            .map(|p| match reads_only {
-                true => vec![(0..p.dst.len()).collect()],
-                false => non_aliasing_groups(&p.dst, destinations),
-            })
-            .collect();
-        let mut bound = BoundPlan {
-            dispatches: Vec::new(),
-            skips: false,
-            regrouped: false,
-            writable_source,
-            shifted,
-            plan: self,
-            source: TableSource::Plan,
-            table_len: self.table().len() as u64,
-        };
-        let aliasing = groups.iter().any(|g| g.len() > 1);
-        let regrouped = aliasing
-            .then(|| Regrouped::new(self, &passes, input, destinations, writable_source))
-            .flatten();
-        if let Some(regrouped) = regrouped {
-            (bound.dispatches, bound.table_len) = regrouped.dispatches(self, &passes, input);
-            bound.regrouped = true;
-            bound.source = TableSource::Regrouped(regrouped);
-        } else {
-            let (dispatches, skipping, table_len) = Skipping::dispatches(self, passes, &groups);
-            bound.dispatches = dispatches;
-            bound.table_len = table_len;
-            if aliasing {
-                bound.skips = true;
-                bound.source = TableSource::Skipping(skipping);
+    analysis_pub! {
+        /// Checks the caller's input region and destinations (one per output,
+        /// or the arena) and binds the plan to them: what each dispatch binds,
+        /// and the table it reads. Nothing is built that depends on more than
+        /// the regions' numbers: a table for a packing is built only when
+        /// asked for ([`BoundPlan::table`]).
+        ///
+        /// # Errors
+        ///
+        /// Every [`EncodeError`] of a region the plan cannot use: count,
+        /// buffers shared with the input, usages, offsets, sizes, extents and
+        /// overlaps, in that order.
+        pub fn bind(
+            &self,
+            input: &Region,
+            destinations: &[Region],
+        ) -> Result<BoundPlan<'_>, EncodeError> {
+            self.check_regions(input, destinations)?;
+            let (passes, shifted) = self.pass_bytes(input, destinations);
+            let writable_source = self.check_source_bindings(&passes, input, destinations)?;
+            // A concat reads its pieces: read-only bindings may alias, unless a
+            // piece shares the tensor's buffer (then all are bound writable).
+            let reads_only = self.direction() == Direction::Concat && !writable_source;
+            let groups: Vec<Vec<Vec<usize>>> = passes
+                .iter()
+                .map(|p| match reads_only {
+                    true => vec![(0..p.dst.len()).collect()],
+                    false => non_aliasing_groups(&p.dst, destinations),
+                })
+                .collect();
+            let mut bound = BoundPlan {
+                dispatches: Vec::new(),
+                skips: false,
+                regrouped: false,
+                writable_source,
+                shifted,
+                plan: self,
+                source: TableSource::Plan,
+                table_len: self.table().len() as u64,
+            };
+            let aliasing = groups.iter().any(|g| g.len() > 1);
+            let regrouped = aliasing
+                .then(|| Regrouped::new(self, &passes, input, destinations, writable_source))
+                .flatten();
+            if let Some(regrouped) = regrouped {
+                (bound.dispatches, bound.table_len) = regrouped.dispatches(self, &passes, input);
+                bound.regrouped = true;
+                bound.source = TableSource::Regrouped(regrouped);
+            } else {
+                let (dispatches, skipping, table_len) = Skipping::dispatches(self, passes, &groups);
+                bound.dispatches = dispatches;
+                bound.table_len = table_len;
+                if aliasing {
+                    bound.skips = true;
+                    bound.source = TableSource::Skipping(skipping);
+                }
             }
+            Ok(bound)
         }
-        Ok(bound)
     }
 
     /// The bytes every pass binds at the regions' offsets, and whether a

@@ -77,73 +77,79 @@ impl SplitPlan {
         }
     }
 
-    /// Destinations an encode takes: one per output, or one arena.
-    #[doc(hidden)]
-    pub fn destination_count(&self) -> usize {
-        self.placement().destination_count(self.outputs().len())
-    }
-
-    /// The multiple every offset (input and destinations) must be: 16 bytes
-    /// when the dispatches move vec4 units, else 4 (copies and word
-    /// bindings). Unlike bindings, offsets need not be multiples of
-    /// `min_storage_buffer_offset_alignment`.
-    #[doc(hidden)]
-    pub fn offset_alignment_bytes(&self) -> u64 {
-        if self.kernel().unit_bits() == 128 && self.dispatch_count() > 0 {
-            16
-        } else {
-            4
+    analysis_pub! {
+        /// Destinations an encode takes: one per output, or one arena.
+        pub fn destination_count(&self) -> usize {
+            self.placement().destination_count(self.outputs().len())
         }
     }
 
-    /// The usages the input's buffer needs: storage when the plan
-    /// dispatches, copy source when it copies (copy destination for a
-    /// concat, which writes the tensor).
-    #[doc(hidden)]
-    pub fn input_usages(&self) -> Usages {
-        let copies = self.copy_count() > 0;
-        let concat = self.direction() == Direction::Concat;
-        Usages {
-            storage: self.dispatch_count() > 0,
-            copy_src: copies && !concat,
-            copy_dst: copies && concat,
+    analysis_pub! {
+        /// The multiple every offset (input and destinations) must be: 16 bytes
+        /// when the dispatches move vec4 units, else 4 (copies and word
+        /// bindings). Unlike bindings, offsets need not be multiples of
+        /// `min_storage_buffer_offset_alignment`.
+        pub fn offset_alignment_bytes(&self) -> u64 {
+            if self.kernel().unit_bits() == 128 && self.dispatch_count() > 0 {
+                16
+            } else {
+                4
+            }
         }
     }
 
-    /// The usages output `index`'s destination needs: storage when the
-    /// gather writes it, copy destination when it is copied, nothing when it
-    /// is empty. For an arena plan, the arena's are the union over outputs
-    /// ([`SplitPlan::destination_usages`]).
-    #[doc(hidden)]
-    pub fn output_usages(&self, index: usize) -> Usages {
-        let copied = !self.is_gathered(index) && self.copies().iter().any(|c| c.output == index);
-        let concat = self.direction() == Direction::Concat;
-        Usages {
-            storage: self.is_gathered(index),
-            copy_src: copied && concat,
-            copy_dst: copied && !concat,
+    analysis_pub! {
+        /// The usages the input's buffer needs: storage when the plan
+        /// dispatches, copy source when it copies (copy destination for a
+        /// concat, which writes the tensor).
+        pub fn input_usages(&self) -> Usages {
+            let copies = self.copy_count() > 0;
+            let concat = self.direction() == Direction::Concat;
+            Usages {
+                storage: self.dispatch_count() > 0,
+                copy_src: copies && !concat,
+                copy_dst: copies && concat,
+            }
         }
     }
 
-    /// The usages destination `index` needs: output `index`'s, or for the
-    /// arena the union over every output.
-    #[doc(hidden)]
-    pub fn destination_usages(&self, index: usize) -> Usages {
-        if !self.placement().is_shared() {
-            return self.output_usages(index);
+    analysis_pub! {
+        /// The usages output `index`'s destination needs: storage when the
+        /// gather writes it, copy destination when it is copied, nothing when it
+        /// is empty. For an arena plan, the arena's are the union over outputs
+        /// ([`SplitPlan::destination_usages`]).
+        pub fn output_usages(&self, index: usize) -> Usages {
+            let copied = !self.is_gathered(index) && self.copies().iter().any(|c| c.output == index);
+            let concat = self.direction() == Direction::Concat;
+            Usages {
+                storage: self.is_gathered(index),
+                copy_src: copied && concat,
+                copy_dst: copied && !concat,
+            }
         }
-        (0..self.outputs().len())
-            .map(|i| self.output_usages(i))
-            .fold(Usages::NONE, Usages::union)
     }
 
-    /// Bytes destination `index` must hold from its offset: the output's
-    /// [`crate::plan::PlannedOutput::region_bytes`], or the arena size.
-    #[doc(hidden)]
-    pub fn destination_bytes(&self, index: usize) -> u64 {
-        if self.placement().is_shared() {
-            return self.arena_bytes();
+    analysis_pub! {
+        /// The usages destination `index` needs: output `index`'s, or for the
+        /// arena the union over every output.
+        pub fn destination_usages(&self, index: usize) -> Usages {
+            if !self.placement().is_shared() {
+                return self.output_usages(index);
+            }
+            (0..self.outputs().len())
+                .map(|i| self.output_usages(i))
+                .fold(Usages::NONE, Usages::union)
         }
-        self.outputs().get(index).map_or(0, |o| o.region_bytes)
+    }
+
+    analysis_pub! {
+        /// Bytes destination `index` must hold from its offset: the output's
+        /// [`crate::plan::PlannedOutput::region_bytes`], or the arena size.
+        pub fn destination_bytes(&self, index: usize) -> u64 {
+            if self.placement().is_shared() {
+                return self.arena_bytes();
+            }
+            self.outputs().get(index).map_or(0, |o| o.region_bytes)
+        }
     }
 }

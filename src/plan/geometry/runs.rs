@@ -23,7 +23,8 @@ pub struct Run {
 /// # Examples
 ///
 /// ```
-/// use wgpu_split::{OnnxSplit, RunLayout};
+/// use wgpu_split::OnnxSplit;
+/// use wgpu_split::plan::RunLayout;
 ///
 /// // [2, 6, 3] split on axis 1 into [1, 5]: 2 blocks of 18 elements.
 /// let split = OnnxSplit::new(13, 2)

@@ -24,10 +24,19 @@ mod row_words;
 mod vec4;
 mod words;
 
-pub use concat_words::{ConcatPiece, ConcatWords};
-pub use row_blocks::{MAX_ROW_BLOCK_BITS, Piece, RowBlock, RowOutput};
-pub use row_copies::{COPY_VEC4S, CopyOutput, MAX_COPY_OUTPUTS, MIN_WORKING_PERCENT, RowCopies};
-pub use row_streams::{RowStreams, STREAM_VEC4S, StreamOutput};
+pub use concat_words::ConcatWords;
+pub use row_blocks::RowBlock;
+pub use row_copies::RowCopies;
+pub use row_streams::RowStreams;
+// The layouts' parts and constants, for `plan::internals`.
+#[cfg(feature = "analysis")]
+pub use concat_words::ConcatPiece;
+#[cfg(feature = "analysis")]
+pub use row_blocks::{MAX_ROW_BLOCK_BITS, Piece, RowOutput};
+#[cfg(feature = "analysis")]
+pub use row_copies::{COPY_VEC4S, CopyOutput, MAX_COPY_OUTPUTS, MIN_WORKING_PERCENT};
+#[cfg(feature = "analysis")]
+pub use row_streams::{STREAM_VEC4S, StreamOutput};
 
 use crate::element::ElementType;
 use crate::plan::choice::gather::Gather;
@@ -72,7 +81,7 @@ kernel_table! {
     Words => words,
     /// Whole vec4s (16 bytes) when every run, offset and block is a
     /// multiple of 128 bits: copied row by row with the row geometry
-    /// generated per layout ([`RowCopies`]), or, where that form does not
+    /// generated per layout (row copies), or, where that form does not
     /// take the outputs, one `vec4<u32>` per unit driven by the parameter
     /// table. Tried first whenever it fits.
     Vec4 => vec4,
@@ -81,11 +90,11 @@ kernel_table! {
     RowWords => row_words,
     /// Blocks of whole short input rows per invocation, read as vec4s, every
     /// output's share written as whole vec4s, with the shifts and masks
-    /// generated per layout ([`RowBlock`]).
+    /// generated per layout.
     RowBlocks => row_blocks,
     /// Runs of at least 128 bits at any bit offset, each vec4 shifted out of
     /// two source vec4s: streamed row by row with the row geometry generated
-    /// per layout ([`RowStreams`], which also gathers runs of whole words
+    /// per layout (row streams, which also gather runs of whole words
     /// shorter than a vec4), or, where that form does not take the outputs,
     /// one unit per invocation driven by the parameter table.
     Funnel => funnel,

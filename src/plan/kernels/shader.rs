@@ -62,104 +62,117 @@ impl ShaderKey {
         ShaderKey { direction, ..self }
     }
 
-    /// The same module's access-trace variant: every load and store of
-    /// the kernel also records what it touched into one more binding
-    /// ([`Bindings::trace`]), for `crate::gpu::trace`. Never recorded by a
-    /// plan.
-    #[doc(hidden)]
-    pub fn traced(self, traced: bool) -> Self {
-        ShaderKey { traced, ..self }
-    }
-
-    /// True for the access-trace variant.
-    #[doc(hidden)]
-    pub fn is_traced(&self) -> bool {
-        self.traced
-    }
-
-    /// How the module lays invocations over units.
-    #[doc(hidden)]
-    pub fn lanes(&self) -> LaneOrder {
-        self.lanes
-    }
-
-    /// The same module whose dispatches may skip table entries
-    /// (`FLAG_SKIP`): the one an encode uses where two destinations'
-    /// bindings would overlap.
-    #[doc(hidden)]
-    pub fn skipping(self, skips: bool) -> Self {
-        ShaderKey { skips, ..self }
-    }
-
-    /// The same module with the source bound `read_write`: the one an
-    /// encode uses where a destination shares the input's buffer.
-    #[doc(hidden)]
-    pub fn with_writable_source(self, writable_source: bool) -> Self {
-        ShaderKey {
-            writable_source,
-            ..self
+    analysis_pub! {
+        /// The same module's access-trace variant: every load and store of
+        /// the kernel also records what it touched into one more binding
+        /// ([`Bindings::trace`]), for `crate::gpu::trace`. Never recorded by a
+        /// plan.
+        pub fn traced(self, traced: bool) -> Self {
+            ShaderKey { traced, ..self }
         }
     }
 
-    /// The same module for bindings that may start before the caller's
-    /// offsets (offsets that are not multiples of the binding alignment):
-    /// the kernel reads each shift off its binding's length. Without it the
-    /// shifts are compiled out.
-    #[doc(hidden)]
-    pub fn with_shifts(self, shifted: bool) -> Self {
-        ShaderKey { shifted, ..self }
+    analysis_pub! {
+        /// True for the access-trace variant.
+        pub fn is_traced(&self) -> bool {
+            self.traced
+        }
     }
 
-    /// The key of a kernel's table-driven form (`None` for a kernel without
-    /// one: per-layout forms need a plan's layout).
-    #[doc(hidden)]
-    pub fn table_driven(
-        kernel: Kernel,
-        placement: Placement,
-        slots: u32,
-        lanes: LaneOrder,
-    ) -> Option<Self> {
-        kernel
-            .is_table_driven()
-            .then(|| ShaderKey::new(kernel, placement, slots, lanes, None))
+    analysis_pub! {
+        /// How the module lays invocations over units.
+        pub fn lanes(&self) -> LaneOrder {
+            self.lanes
+        }
     }
 
-    /// The kernel.
-    #[doc(hidden)]
-    pub fn kernel(&self) -> Kernel {
-        self.kernel
+    analysis_pub! {
+        /// The same module whose dispatches may skip table entries
+        /// (`FLAG_SKIP`): the one an encode uses where two destinations'
+        /// bindings would overlap.
+        pub fn skipping(self, skips: bool) -> Self {
+            ShaderKey { skips, ..self }
+        }
     }
 
-    /// Where the outputs go.
-    #[doc(hidden)]
-    pub fn placement(&self) -> Placement {
-        self.placement
+    analysis_pub! {
+        /// The same module with the source bound `read_write`: the one an
+        /// encode uses where a destination shares the input's buffer.
+        pub fn with_writable_source(self, writable_source: bool) -> Self {
+            ShaderKey {
+                writable_source,
+                ..self
+            }
+        }
     }
 
-    /// Destination bindings.
-    #[doc(hidden)]
-    pub fn slots(&self) -> u32 {
-        self.slots
+    analysis_pub! {
+        /// The same module for bindings that may start before the caller's
+        /// offsets (offsets that are not multiples of the binding alignment):
+        /// the kernel reads each shift off its binding's length. Without it the
+        /// shifts are compiled out.
+        pub fn with_shifts(self, shifted: bool) -> Self {
+            ShaderKey { shifted, ..self }
+        }
     }
 
-    /// The generated kernel's layout.
-    #[doc(hidden)]
-    pub fn layout(&self) -> Option<&GeneratedLayout> {
-        self.layout.as_ref()
+    analysis_pub! {
+        /// The key of a kernel's table-driven form (`None` for a kernel without
+        /// one: per-layout forms need a plan's layout).
+        pub fn table_driven(
+            kernel: Kernel,
+            placement: Placement,
+            slots: u32,
+            lanes: LaneOrder,
+        ) -> Option<Self> {
+            kernel
+                .is_table_driven()
+                .then(|| ShaderKey::new(kernel, placement, slots, lanes, None))
+        }
     }
 
-    /// True for a generated kernel (a module of its own per layout).
-    #[doc(hidden)]
-    pub fn is_generated(&self) -> bool {
-        self.layout.is_some()
+    analysis_pub! {
+        /// The kernel.
+        pub fn kernel(&self) -> Kernel {
+            self.kernel
+        }
     }
 
-    /// The smallest table binding the module accepts: the header and the
-    /// uniform table's entries, or the storage table's first entry.
-    #[doc(hidden)]
-    pub fn min_table_bytes(&self) -> u64 {
-        let entries = self.uniform_entries().unwrap_or(1);
-        TableHeader::SIZE + u64::from(entries) * TableEntry::SIZE
+    analysis_pub! {
+        /// Where the outputs go.
+        pub fn placement(&self) -> Placement {
+            self.placement
+        }
+    }
+
+    analysis_pub! {
+        /// Destination bindings.
+        pub fn slots(&self) -> u32 {
+            self.slots
+        }
+    }
+
+    analysis_pub! {
+        /// The generated kernel's layout.
+        pub fn layout(&self) -> Option<&GeneratedLayout> {
+            self.layout.as_ref()
+        }
+    }
+
+    analysis_pub! {
+        /// True for a generated kernel (a module of its own per layout).
+        pub fn is_generated(&self) -> bool {
+            self.layout.is_some()
+        }
+    }
+
+    analysis_pub! {
+        /// The smallest table binding the module accepts: the header and the
+        /// uniform table's entries, or the storage table's first entry.
+        pub fn min_table_bytes(&self) -> u64 {
+            let entries = self.uniform_entries().unwrap_or(1);
+            TableHeader::SIZE + u64::from(entries) * TableEntry::SIZE
+        }
     }
 
     /// The entries of a uniform table, or `None` for a read-only storage
@@ -270,53 +283,54 @@ pub struct LayoutEntry {
 }
 
 impl ShaderKey {
-    /// The module's bind group layout: the parameter table (uniform or
-    /// read-only storage, see `uniform_entries`), the source
-    /// (read-only, or writable in that variant) and one writable
-    /// destination per slot.
-    #[doc(hidden)]
-    pub fn bind_group_layout(&self) -> Vec<LayoutEntry> {
-        let table = if self.uniform_entries().is_some() {
-            BindingKind::Uniform
-        } else {
-            BindingKind::ReadOnlyStorage
-        };
-        let unit = self.kernel().unit_bits() / 8;
-        let kind = |written: bool| {
-            if written {
-                BindingKind::Storage
+    analysis_pub! {
+        /// The module's bind group layout: the parameter table (uniform or
+        /// read-only storage, see `uniform_entries`), the source
+        /// (read-only, or writable in that variant) and one writable
+        /// destination per slot.
+        pub fn bind_group_layout(&self) -> Vec<LayoutEntry> {
+            let table = if self.uniform_entries().is_some() {
+                BindingKind::Uniform
             } else {
                 BindingKind::ReadOnlyStorage
-            }
-        };
-        let mut entries = vec![
-            LayoutEntry {
-                binding: Bindings::TABLE,
-                kind: table,
-                min_binding_size: self.min_table_bytes(),
-            },
-            LayoutEntry {
-                binding: Bindings::SOURCE,
-                kind: kind(self.direction == Direction::Concat || self.writable_source),
+            };
+            let unit = self.kernel().unit_bits() / 8;
+            let kind = |written: bool| {
+                if written {
+                    BindingKind::Storage
+                } else {
+                    BindingKind::ReadOnlyStorage
+                }
+            };
+            let mut entries = vec![
+                LayoutEntry {
+                    binding: Bindings::TABLE,
+                    kind: table,
+                    min_binding_size: self.min_table_bytes(),
+                },
+                LayoutEntry {
+                    binding: Bindings::SOURCE,
+                    kind: kind(self.direction == Direction::Concat || self.writable_source),
+                    min_binding_size: unit,
+                },
+            ];
+            // A split writes its slots; a concat reads them (writable where a
+            // piece shares the tensor's buffer).
+            let slots_written = self.direction == Direction::Split || self.writable_source;
+            entries.extend((0..self.slots()).map(|slot| LayoutEntry {
+                binding: Bindings::destination(slot),
+                kind: kind(slots_written),
                 min_binding_size: unit,
-            },
-        ];
-        // A split writes its slots; a concat reads them (writable where a
-        // piece shares the tensor's buffer).
-        let slots_written = self.direction == Direction::Split || self.writable_source;
-        entries.extend((0..self.slots()).map(|slot| LayoutEntry {
-            binding: Bindings::destination(slot),
-            kind: kind(slots_written),
-            min_binding_size: unit,
-        }));
-        if self.traced {
-            entries.push(LayoutEntry {
-                binding: Bindings::trace(self.slots),
-                kind: BindingKind::Storage,
-                // The header and one record.
-                min_binding_size: 24,
-            });
+            }));
+            if self.traced {
+                entries.push(LayoutEntry {
+                    binding: Bindings::trace(self.slots),
+                    kind: BindingKind::Storage,
+                    // The header and one record.
+                    min_binding_size: 24,
+                });
+            }
+            entries
         }
-        entries
     }
 }
