@@ -72,7 +72,7 @@ fn bench(c: &mut Criterion) {
         });
         let regions = packed(&plan, &page);
         let source = BufferRegion::whole(&input);
-        let figures = splitter.figures(&plan, source, &regions).unwrap();
+        let figures = splitter.counts(&plan, source, &regions).unwrap();
         println!(
             "{name}: {} kernel; the plan announces {} dispatches and a {}-byte table, \
              an encode records {} dispatches and a {}-byte table",

@@ -195,7 +195,7 @@ fn runtime_split(splitter: &GpuSplitter, problem: &Problem) -> Result<(), Error>
     let input = round_trip.create_input(problem.input.as_bytes()?)?;
     let outputs = round_trip.create_destinations(&plan)?;
     let regions: Vec<BufferRegion> = outputs.iter().map(BufferRegion::whole).collect();
-    splitter.figures(&plan, BufferRegion::whole(&input), &regions)?;
+    splitter.counts(&plan, BufferRegion::whole(&input), &regions)?;
     let prepared = splitter.prepare(&plan, BufferRegion::whole(&input), &regions)?;
     let device = splitter.device();
     let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);

@@ -2,7 +2,7 @@
 //! runtime's pool packs tensors (16 bytes apart under WebGPU's 256-byte
 //! alignment): their bindings would overlap, which WebGPU forbids within a
 //! dispatch. What an encode records there is said before anything is
-//! recorded (`GpuSplitter::figures`, `PreparedSplit::figures`); a
+//! recorded (`GpuSplitter::counts`, `PreparedSplit::counts`); a
 //! table-driven plan has its entries dealt into dispatches that do not
 //! overlap (100,000 outputs 16 bytes apart: the planned 14,286 dispatches,
 //! where splitting each pass took 89,286 and a 53 MB table per encode); a
@@ -13,10 +13,10 @@
 
 mod common;
 
-use common::emulator::{Region, emulate};
+use common::emulator::{PlainRegion, emulate};
 use common::{Rng, gpu, random_tensor, read_buffer};
-use wgpu_split::gpu::{BufferRegion, EncodeFigures, GpuSplitter};
-use wgpu_split::plan::internals::{BoundPlan, Region as Plain};
+use wgpu_split::gpu::{BufferRegion, EncodeCounts, GpuSplitter};
+use wgpu_split::plan::internals::{BoundPlan, PlainRegion as Plain};
 use wgpu_split::plan::{
     CostModel, Kernel, LaneOrder, PlanLimits, PlanOptions, SplitPlan, Strategy, Usages,
 };
@@ -81,7 +81,7 @@ fn offsets(plan: &SplitPlan, packing: Packing, first: u64, rng: &mut Rng) -> (Ve
 }
 
 /// The planner's view of an emulated buffer region.
-fn plain(region: &Region, buffer_size: u64) -> Plain {
+fn plain(region: &PlainRegion, buffer_size: u64) -> Plain {
     Plain {
         buffer: region.buffer,
         buffer_size,
@@ -100,15 +100,15 @@ fn plain(region: &Region, buffer_size: u64) -> Plain {
 /// or buffer 0 after the input).
 struct Packed {
     memory: Vec<Vec<u8>>,
-    input: Region,
-    destinations: Vec<Region>,
+    input: PlainRegion,
+    destinations: Vec<PlainRegion>,
 }
 
 impl Packed {
     fn new(plan: &SplitPlan, input: &HostTensor, packing: Packing, rng: &mut Rng) -> Packed {
         let bytes = input.as_bytes().unwrap();
         // The input 16 bytes into its page, with random bytes around it.
-        let input_region = Region {
+        let input_region = PlainRegion {
             buffer: 0,
             offset: 16,
             size: bytes.len() as u64,
@@ -126,7 +126,7 @@ impl Packed {
         let destinations = offsets
             .iter()
             .enumerate()
-            .map(|(i, &offset)| Region {
+            .map(|(i, &offset)| PlainRegion {
                 buffer: usize::from(!shared),
                 offset,
                 size: plan.destination_bytes(i),
@@ -147,7 +147,7 @@ impl Packed {
     }
 
     fn bind<'p>(&self, plan: &'p SplitPlan) -> BoundPlan<'p> {
-        let size = |r: &Region| self.memory[r.buffer].len() as u64;
+        let size = |r: &PlainRegion| self.memory[r.buffer].len() as u64;
         let destinations: Vec<Plain> = self
             .destinations
             .iter()
@@ -374,7 +374,7 @@ fn encode_packed(
     plan: &SplitPlan,
     input: &HostTensor,
     first: u64,
-) -> (EncodeFigures, Vec<Vec<u8>>) {
+) -> (EncodeCounts, Vec<Vec<u8>>) {
     let mut rng = Rng::new(first);
     let (offsets, end) = offsets(plan, Packing::InOrder, first, &mut rng);
     let page = gpu.device().create_buffer(&wgpu::BufferDescriptor {
@@ -392,9 +392,9 @@ fn encode_packed(
         .create_input(input.as_bytes().unwrap())
         .unwrap();
     let source = BufferRegion::whole(&source);
-    let figures = gpu.figures(plan, source, &regions).unwrap();
+    let figures = gpu.counts(plan, source, &regions).unwrap();
     let prepared = gpu.prepare(plan, source, &regions).unwrap();
-    assert_eq!(prepared.figures(), figures);
+    assert_eq!(prepared.counts(), figures);
     common::encode_and_submit(gpu, plan, source, &regions).unwrap();
     let bytes = read_buffer(gpu, &page);
     let outputs = offsets

@@ -14,7 +14,7 @@ use common::{
 use proptest::prelude::*;
 use wgpu_split::error::{EncodeError, PlanError};
 use wgpu_split::plan::internals::{
-    BoundPlan, MAX_GROUP_MODULES, Pass, Region, SlotBinding, WORKGROUP_SIZE,
+    BoundPlan, MAX_GROUP_MODULES, Pass, PlainRegion, SlotBinding, WORKGROUP_SIZE,
 };
 use wgpu_split::plan::internals::{GeneratedLayout, RowCopies};
 use wgpu_split::plan::{
@@ -432,7 +432,7 @@ fn short_runs_take_row_blocks() {
     let [separate, arena] = plans(&[4096, 6], vec![1, 2, 3], ElementType::Float16);
     for plan in [&separate, &arena] {
         assert_eq!(runs(plan), ROW_BLOCKS);
-        let Some(GeneratedLayout::RowBlock(rb)) = plan.generated_layouts().first().copied() else {
+        let Some(GeneratedLayout::RowBlocks(rb)) = plan.generated_layouts().first().copied() else {
             panic!("a row-block plan")
         };
         assert_eq!((rb.rows, rb.src_vec4s), (8, 6));
@@ -860,7 +860,7 @@ fn bind_at<'a>(
         copy_src: true,
         copy_dst: true,
     };
-    let region = |buffer, offset, size| Region {
+    let region = |buffer, offset, size| PlainRegion {
         buffer,
         buffer_size: offset + size,
         usages: everything,
@@ -868,7 +868,7 @@ fn bind_at<'a>(
         size,
     };
     let input = region(0, input_offset, plan.input_binding_bytes());
-    let destinations: Vec<Region> = offsets
+    let destinations: Vec<PlainRegion> = offsets
         .iter()
         .enumerate()
         .map(|(i, &offset)| region(i + 1, offset, plan.destination_bytes(i)))

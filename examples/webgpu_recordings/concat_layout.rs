@@ -7,7 +7,7 @@
 //! the last.
 
 use wgpu_split::ResolvedConcat;
-use wgpu_split::plan::internals::Region;
+use wgpu_split::plan::internals::PlainRegion;
 use wgpu_split::plan::{ConcatPlan, Placement, Usages};
 
 /// How the inputs of a concat recording are laid out.
@@ -32,8 +32,8 @@ pub enum ConcatLayout {
 /// input whose bytes it holds (itself, or the first of its shape where
 /// regions are shared).
 pub struct ConcatRegions {
-    pub output: Region,
-    pub inputs: Vec<Region>,
+    pub output: PlainRegion,
+    pub inputs: Vec<PlainRegion>,
     pub holds: Vec<usize>,
 }
 
@@ -110,7 +110,7 @@ pub fn concat_regions(
             .collect()
     };
     let binding = needs.output_region_bytes.next_multiple_of(4).max(4);
-    let mut output = Region {
+    let mut output = PlainRegion {
         buffer: 0,
         buffer_size: binding,
         usages: nonzero(needs.output_usages),
@@ -128,11 +128,11 @@ pub fn concat_regions(
         output.offset = 16;
         output.buffer_size = 16 + binding + 64;
     }
-    let mut regions: Vec<Option<Region>> = vec![None; count.max(1)];
+    let mut regions: Vec<Option<PlainRegion>> = vec![None; count.max(1)];
     if layout == ConcatLayout::OwnBuffers {
         for (n, &k) in placed.iter().enumerate() {
             let size = needs.inputs[k].bytes;
-            regions[k] = Some(Region {
+            regions[k] = Some(PlainRegion {
                 buffer: n + 1,
                 buffer_size: size.max(4),
                 usages: nonzero(needs.inputs[k].usages),
@@ -161,7 +161,7 @@ pub fn concat_regions(
             output.usages = nonzero(usages);
         }
         for (&k, offset) in placed.iter().zip(offsets) {
-            regions[k] = Some(Region {
+            regions[k] = Some(PlainRegion {
                 buffer: if in_output_page { 0 } else { 1 },
                 buffer_size: page_size,
                 usages: nonzero(usages),
@@ -171,7 +171,7 @@ pub fn concat_regions(
         }
     }
     // An input that takes no part: an empty region the encode ignores.
-    let empty = Region {
+    let empty = PlainRegion {
         size: 0,
         offset: 0,
         ..output

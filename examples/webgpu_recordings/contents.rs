@@ -9,7 +9,7 @@ use std::collections::HashMap;
 
 use serde_json::{Value, json};
 use wgpu_split::plan::SplitPlan;
-use wgpu_split::plan::internals::{Recording, Region};
+use wgpu_split::plan::internals::{PlainRegion, Recording};
 
 /// Bytes written once each, named by offset and length.
 #[derive(Default)]
@@ -134,8 +134,8 @@ pub fn split_placed<'a>(
     plan: &SplitPlan,
     input: &'a [u8],
     outputs: &[&'a [u8]],
-    input_region: &Region,
-    destinations: &[Region],
+    input_region: &PlainRegion,
+    destinations: &[PlainRegion],
 ) -> Placed<'a> {
     let mut placed = Placed::default();
     for (i, (o, bytes)) in plan.outputs().iter().zip(outputs).enumerate() {

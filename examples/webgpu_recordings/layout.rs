@@ -4,7 +4,7 @@
 //! guard bytes: 16 before the first region, the gaps between regions, 64
 //! after the last.
 
-use wgpu_split::plan::internals::Region;
+use wgpu_split::plan::internals::PlainRegion;
 use wgpu_split::plan::{SplitPlan, Usages};
 
 /// How the destinations of a recording are laid out.
@@ -40,7 +40,7 @@ impl Layout {
 /// The regions of `plan` in `layout`: the input in buffer 0, destinations
 /// in buffers of their own or one page, each buffer with exactly the usages
 /// the plan states.
-pub fn regions(plan: &SplitPlan, layout: Layout) -> (Region, Vec<Region>) {
+pub fn regions(plan: &SplitPlan, layout: Layout) -> (PlainRegion, Vec<PlainRegion>) {
     let nonzero = |u: Usages| {
         if u.is_empty() {
             Usages {
@@ -52,7 +52,7 @@ pub fn regions(plan: &SplitPlan, layout: Layout) -> (Region, Vec<Region>) {
         }
     };
     let input_size = plan.input_binding_bytes().max(4);
-    let mut input = Region {
+    let mut input = PlainRegion {
         buffer: 0,
         buffer_size: input_size,
         usages: nonzero(plan.input_usages()),
@@ -64,7 +64,7 @@ pub fn regions(plan: &SplitPlan, layout: Layout) -> (Region, Vec<Region>) {
         Layout::OwnBuffers => (0..count)
             .map(|i| {
                 let size = plan.destination_bytes(i);
-                Region {
+                PlainRegion {
                     buffer: i + 1,
                     buffer_size: size.max(4),
                     usages: nonzero(plan.destination_usages(i)),
@@ -97,7 +97,7 @@ pub fn regions(plan: &SplitPlan, layout: Layout) -> (Region, Vec<Region>) {
                 input.usages = nonzero(usages);
             }
             (0..count)
-                .map(|i| Region {
+                .map(|i| PlainRegion {
                     buffer: if with_input { 0 } else { 1 },
                     buffer_size: page_size,
                     usages: nonzero(usages),

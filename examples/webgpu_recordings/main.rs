@@ -48,7 +48,7 @@ use concat::ConcatSuite;
 use contents::{Rng, split_placed};
 use layout::{Layout, regions};
 use serde_json::json;
-use wgpu_split::plan::internals::{Recording, Region};
+use wgpu_split::plan::internals::{PlainRegion, Recording};
 use wgpu_split::plan::{
     CostModel, Kernel, LaneOrder, Placement, PlanLimits, PlanOptions, SplitPlan, Strategy,
 };
@@ -266,8 +266,8 @@ fn case_data(index: usize, case: &Case) -> Result<(Vec<u8>, Vec<Vec<u8>>), wgpu_
 struct Recorded<'p> {
     name: String,
     planned: &'p Planned,
-    input: Region,
-    destinations: Vec<Region>,
+    input: PlainRegion,
+    destinations: Vec<PlainRegion>,
     recording: Recording,
 }
 

@@ -38,7 +38,7 @@ pub use device_class::device_class;
 pub use error::DeviceError;
 #[cfg(not(target_arch = "wasm32"))]
 pub use poller::Poller;
-pub use prepared::{EncodeFigures, PreparedSplit};
+pub use prepared::{EncodeCounts, PreparedSplit};
 pub use readback::READBACK_TIMEOUT;
 pub use region::{BufferRegion, buffer_usages};
 pub use round_trip::RoundTrip;

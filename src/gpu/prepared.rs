@@ -54,10 +54,10 @@ pub struct PreparedSplit {
 }
 
 /// What an encode of a plan into given regions records, known before
-/// anything is recorded ([`crate::gpu::GpuSplitter::figures`],
-/// [`PreparedSplit::figures`]).
+/// anything is recorded ([`crate::gpu::GpuSplitter::counts`],
+/// [`PreparedSplit::counts`]).
 ///
-/// The plan's own figures ([`crate::plan::SplitPlan::dispatch_count`],
+/// The plan's own counts ([`crate::plan::SplitPlan::dispatch_count`],
 /// [`crate::plan::SplitPlan::copy_count`], the length of its table) hold
 /// for any regions whose dispatch bindings do not overlap. Destinations
 /// packed closer than `min_storage_buffer_offset_alignment` in one buffer
@@ -71,7 +71,7 @@ pub struct PreparedSplit {
 /// and that grouping, uploaded once while the cache keeps it, whatever the
 /// offsets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub struct EncodeFigures {
+pub struct EncodeCounts {
     /// Copy commands: always the plan's.
     pub copies: u64,
     /// Dispatches.
@@ -104,9 +104,9 @@ impl PreparedSplit {
     }
 
     /// What recording it records: its dispatches and the bytes of their
-    /// table (no copies; see [`EncodeFigures`]).
-    pub fn figures(&self) -> EncodeFigures {
-        EncodeFigures {
+    /// table (no copies; see [`EncodeCounts`]).
+    pub fn counts(&self) -> EncodeCounts {
+        EncodeCounts {
             copies: 0,
             dispatches: self.dispatches.len(),
             table_bytes: self.table_bytes,

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::ops::Range;
 
 use crate::plan::Usages;
-use crate::plan::binding::regions::Region;
+use crate::plan::binding::regions::PlainRegion;
 
 /// A region of a caller's buffer: the buffer, a byte offset and a length.
 /// A tensor in a buffer of its own is [`BufferRegion::whole`]; a slice of a
@@ -114,14 +114,14 @@ pub fn buffer_usages(usages: Usages) -> wgpu::BufferUsages {
 pub(crate) fn plain_regions<'a>(
     input: &BufferRegion<'a>,
     destinations: &[BufferRegion<'a>],
-) -> (Region, Vec<Region>) {
+) -> (PlainRegion, Vec<PlainRegion>) {
     // wgpu buffers hash and compare by their id, not by their mutable state.
     #[allow(clippy::mutable_key_type)]
     let mut buffers: HashMap<&wgpu::Buffer, usize> = HashMap::new();
     let mut plain = |r: &BufferRegion<'a>| {
         let next = buffers.len();
         let buffer = *buffers.entry(r.buffer).or_insert(next);
-        Region {
+        PlainRegion {
             buffer,
             buffer_size: r.buffer.size(),
             usages: usages_of(r.buffer),

@@ -5,7 +5,7 @@ use super::cache::CachePolicy;
 use super::checks::probe_buffers;
 use super::device_class::device_class;
 use super::dispatch::prepare_dispatches;
-use super::prepared::{EncodeFigures, PreparedSplit};
+use super::prepared::{EncodeCounts, PreparedSplit};
 use super::region::{BufferRegion, plain_regions};
 use super::resources::Resources;
 use super::scope::ErrorScope;
@@ -281,7 +281,7 @@ impl GpuSplitter {
     /// Records the split into `encoder`: [`SplitPlan::copy_count`] copy
     /// commands, then [`SplitPlan::dispatch_count`] dispatches in one compute
     /// pass (another count where packed destinations would alias:
-    /// [`GpuSplitter::figures`] says it first). `destinations` holds one region per output, in order (an empty
+    /// [`GpuSplitter::counts`] says it first). `destinations` holds one region per output, in order (an empty
     /// output's region is ignored and may be empty), or for an arena plan
     /// the one arena region. Nothing outside the regions is written; nothing
     /// is submitted.
@@ -348,9 +348,9 @@ impl GpuSplitter {
 
     /// What [`GpuSplitter::encode`] would record into these regions (copies,
     /// dispatches, table bytes), checked as it checks them and known before
-    /// anything is recorded or created: the plan's own figures unless
+    /// anything is recorded or created: the plan's own counts unless
     /// destinations packed closer than the binding alignment take another
-    /// grouping ([`EncodeFigures`]). The buffers' state (mapped, destroyed)
+    /// grouping ([`EncodeCounts`]). The buffers' state (mapped, destroyed)
     /// is not probed.
     ///
     /// # Examples
@@ -365,9 +365,9 @@ impl GpuSplitter {
     /// # let input = RoundTrip::new(&splitter).create_input(&[0; 8 * 9 * 4])?;
     /// # let outputs = RoundTrip::new(&splitter).create_destinations(&plan)?;
     /// let regions: Vec<BufferRegion> = outputs.iter().map(BufferRegion::whole).collect();
-    /// let figures = splitter.figures(&plan, BufferRegion::whole(&input), &regions)?;
-    /// // Each output in a buffer of its own: the plan's figures.
-    /// assert_eq!(figures.dispatches, plan.dispatch_count());
+    /// let counts = splitter.counts(&plan, BufferRegion::whole(&input), &regions)?;
+    /// // Each output in a buffer of its own: the plan's counts.
+    /// assert_eq!(counts.dispatches, plan.dispatch_count());
     /// # Ok::<(), wgpu_split::Error>(())
     /// ```
     ///
@@ -375,14 +375,14 @@ impl GpuSplitter {
     ///
     /// The errors of [`GpuSplitter::encode`] but those of the buffers'
     /// state.
-    pub fn figures(
+    pub fn counts(
         &self,
         plan: &SplitPlan,
         input: BufferRegion<'_>,
         destinations: &[BufferRegion<'_>],
-    ) -> Result<EncodeFigures> {
+    ) -> Result<EncodeCounts> {
         let bound = self.bound(plan, &input, destinations)?;
-        Ok(EncodeFigures {
+        Ok(EncodeCounts {
             copies: plan.copy_count(),
             dispatches: bound.dispatch_count(),
             table_bytes: bound.table_len(),
@@ -402,7 +402,7 @@ impl GpuSplitter {
     }
 
     /// The plan checked against the device and bound to the regions (what
-    /// [`GpuSplitter::figures`] and every encode ask of the plan, once).
+    /// [`GpuSplitter::counts`] and every encode ask of the plan, once).
     fn bound<'p>(
         &self,
         plan: &'p SplitPlan,

@@ -6,7 +6,7 @@
 use std::ops::Range;
 
 use crate::element::ElementType;
-use crate::plan::binding::regions::Region;
+use crate::plan::binding::regions::PlainRegion;
 use crate::plan::binding::requirements::DestinationRequirement;
 use crate::plan::binding::usages::{BufferRole, Usages};
 use crate::plan::choice::cost::CostModel;
@@ -85,7 +85,7 @@ impl ConcatPlan {
         options: &PlanOptions,
         model: CostModel,
     ) -> Result<Self, PlanError> {
-        let split = SplitPlan::toward(
+        let split = SplitPlan::for_direction(
             concat.mirror(),
             element_type,
             limits,
@@ -268,7 +268,7 @@ impl ConcatPlan {
         /// # Errors
         ///
         /// The [`EncodeError`]s of the regions.
-        pub fn recording(&self, inputs: &[Region], output: &Region) -> Result<Recording, EncodeError> {
+        pub fn recording(&self, inputs: &[PlainRegion], output: &PlainRegion) -> Result<Recording, EncodeError> {
             self.split.recording(output, &self.destinations(inputs)?)
         }
     }

@@ -3,7 +3,7 @@
 //! variants (feature `analysis`). Not part of the supported API: it changes
 //! with the kernels.
 
-pub use crate::plan::binding::regions::Region;
+pub use crate::plan::binding::regions::PlainRegion;
 pub use crate::plan::binding::{BoundDispatch, BoundPlan, SlotBinding};
 pub use crate::plan::choice::kernel_choice::MAX_GROUP_MODULES;
 pub use crate::plan::kernels::shader::{BindingKind, LayoutEntry, MAX_UNIFORM_ENTRIES};
@@ -14,8 +14,8 @@ pub use crate::plan::kernels::table::{
 };
 pub use crate::plan::kernels::wgsl::Bindings;
 pub use crate::plan::kernels::{
-    COPY_VEC4S, ConcatPiece, ConcatWords, CopyOutput, GeneratedLayout, MAX_COPY_OUTPUTS,
-    MAX_ROW_BLOCK_BITS, MIN_WORKING_PERCENT, Piece, RowBlock, RowCopies, RowOutput, RowStreams,
+    BitField, COPY_VEC4S, ConcatPiece, ConcatWords, CopyOutput, GeneratedLayout, MAX_COPY_OUTPUTS,
+    MAX_ROW_BLOCK_BITS, MIN_WORKING_PERCENT, RowBlocks, RowCopies, RowOutput, RowStreams,
     STREAM_VEC4S, StreamOutput,
 };
 pub use crate::plan::kernels::{

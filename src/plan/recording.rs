@@ -8,7 +8,7 @@
 
 use std::ops::Range;
 
-use crate::plan::binding::regions::Region;
+use crate::plan::binding::regions::PlainRegion;
 use crate::plan::binding::usages::Usages;
 use crate::plan::binding::{BoundPlan, SlotBinding};
 use crate::plan::error::EncodeError;
@@ -131,8 +131,8 @@ impl SplitPlan {
         /// The [`EncodeError`]s of the regions.
         pub fn recording(
             &self,
-            input: &Region,
-            destinations: &[Region],
+            input: &PlainRegion,
+            destinations: &[PlainRegion],
         ) -> Result<Recording, EncodeError> {
             let bound = self.bind(input, destinations)?;
             let mut buffers: Vec<RecordedBuffer> = Vec::new();
@@ -190,7 +190,11 @@ impl SplitPlan {
         }
     }
 
-    fn recorded_copies(&self, input: &Region, destinations: &[Region]) -> Vec<RecordedCommand> {
+    fn recorded_copies(
+        &self,
+        input: &PlainRegion,
+        destinations: &[PlainRegion],
+    ) -> Vec<RecordedCommand> {
         self.copy_commands()
             .map(|c| {
                 let d = &destinations[c.destination];
@@ -216,8 +220,8 @@ impl SplitPlan {
         &self,
         bound: &BoundPlan<'_>,
         modules: &[usize],
-        input: &Region,
-        destinations: &[Region],
+        input: &PlainRegion,
+        destinations: &[PlainRegion],
         table: usize,
         spare: usize,
     ) -> Vec<RecordedCommand> {

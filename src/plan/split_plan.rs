@@ -7,8 +7,8 @@ use std::ops::Range;
 
 use crate::element::ElementType;
 use crate::plan::choice::cost::CostModel;
-use crate::plan::choice::gather::Gather;
 use crate::plan::choice::kernel_choice::{Dispatches, gather_dispatches};
+use crate::plan::choice::kernel_work::KernelWork;
 use crate::plan::choice::placement::Placement;
 use crate::plan::choice::strategy::{CopyRuns, Strategy, choose_copies, copy_runs};
 use crate::plan::error::PlanError;
@@ -108,7 +108,7 @@ impl SplitPlan {
         options: &PlanOptions,
         model: CostModel,
     ) -> Result<Self, PlanError> {
-        Self::toward(
+        Self::for_direction(
             split,
             element_type,
             limits,
@@ -120,7 +120,7 @@ impl SplitPlan {
 
     /// [`SplitPlan::with_model`], moving the bits `direction`'s way: a
     /// concat plans its mirror split and runs it backwards.
-    pub(crate) fn toward(
+    pub(crate) fn for_direction(
         split: &ResolvedSplit,
         element_type: ElementType,
         limits: &PlanLimits,
@@ -150,7 +150,7 @@ impl SplitPlan {
             Strategy::Auto(model) => model,
             _ => model,
         };
-        let gather = Gather {
+        let gather = KernelWork {
             geometry: &geometry,
             copied: &copied,
             outer,
@@ -356,12 +356,11 @@ impl SplitPlan {
         self.copies.iter().map(|c| c.count).sum()
     }
 
-    analysis_pub! {
-        /// True when output `index` is written by the gather dispatches (false
-        /// when it is copied or empty).
-        pub fn is_gathered(&self, index: usize) -> bool {
-            self.gathered.get(index).copied().unwrap_or(false)
-        }
+    /// True when output `index` is written by the gather dispatches (false
+    /// when it is copied or empty): a runtime that stages outputs decides
+    /// per output with it.
+    pub fn is_gathered(&self, index: usize) -> bool {
+        self.gathered.get(index).copied().unwrap_or(false)
     }
 
     /// View mode: when every output is one contiguous byte range of the input

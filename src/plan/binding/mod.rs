@@ -25,7 +25,7 @@
 //! would alias): one upload serves every offset. Plans keep one alignment
 //! of room in every window for the difference.
 
-pub(crate) mod ends;
+pub(crate) mod copy_ends;
 pub(crate) mod regions;
 pub(crate) mod requirements;
 pub(crate) mod usages;
@@ -36,7 +36,7 @@ mod skipping;
 use std::borrow::Cow;
 use std::ops::Range;
 
-use crate::plan::binding::regions::Region;
+use crate::plan::binding::regions::PlainRegion;
 use crate::plan::error::EncodeError;
 use crate::plan::geometry::Direction;
 use crate::plan::geometry::{align_down, align_up};
@@ -221,8 +221,8 @@ impl SplitPlan {
         /// overlaps, in that order.
         pub fn bind(
             &self,
-            input: &Region,
-            destinations: &[Region],
+            input: &PlainRegion,
+            destinations: &[PlainRegion],
         ) -> Result<BoundPlan<'_>, EncodeError> {
             self.check_regions(input, destinations)?;
             let (passes, shifted) = self.pass_bytes(input, destinations);
@@ -270,7 +270,11 @@ impl SplitPlan {
 
     /// The bytes every pass binds at the regions' offsets, and whether a
     /// binding starts before its offset.
-    fn pass_bytes(&self, input: &Region, destinations: &[Region]) -> (Vec<PassBytes>, bool) {
+    fn pass_bytes(
+        &self,
+        input: &PlainRegion,
+        destinations: &[PlainRegion],
+    ) -> (Vec<PassBytes>, bool) {
         let align = self.limits().alignment_bytes();
         let mut shifted = false;
         let passes = self
@@ -320,8 +324,8 @@ impl SplitPlan {
     fn check_source_bindings(
         &self,
         passes: &[PassBytes],
-        input: &Region,
-        destinations: &[Region],
+        input: &PlainRegion,
+        destinations: &[PlainRegion],
     ) -> Result<bool, EncodeError> {
         let mut shared = false;
         for pass in passes {

@@ -10,7 +10,7 @@ use crate::plan::split_plan::SplitPlan;
 
 /// A region of a caller's buffer, as plain numbers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Region {
+pub struct PlainRegion {
     /// Which buffer: regions with the same number are in one buffer.
     pub buffer: usize,
     /// The buffer's size in bytes.
@@ -23,7 +23,7 @@ pub struct Region {
     pub size: u64,
 }
 
-impl Region {
+impl PlainRegion {
     /// One past the region's last byte, if it fits `u64`.
     pub fn end(&self) -> Option<u64> {
         self.offset.checked_add(self.size)
@@ -44,8 +44,8 @@ impl SplitPlan {
     /// then [`EncodeError::OverlappingRegions`].
     pub(crate) fn check_regions(
         &self,
-        input: &Region,
-        destinations: &[Region],
+        input: &PlainRegion,
+        destinations: &[PlainRegion],
     ) -> Result<(), EncodeError> {
         let expected = self.destination_count();
         if destinations.len() != expected {
@@ -61,7 +61,7 @@ impl SplitPlan {
         self.check_overlaps(destinations)
     }
 
-    fn check_input(&self, input: &Region) -> Result<(), EncodeError> {
+    fn check_input(&self, input: &PlainRegion) -> Result<(), EncodeError> {
         let which = self.tensor_role();
         self.check_usages(which, input, self.input_usages())?;
         self.check_alignment(which, input.offset)?;
@@ -98,14 +98,14 @@ impl SplitPlan {
             self.input_bytes()
         };
         let size = bound.max(input.size);
-        within_buffer(which, &Region { size, ..*input })
+        within_buffer(which, &PlainRegion { size, ..*input })
     }
 
     fn check_destination(
         &self,
         i: usize,
-        region: &Region,
-        input: &Region,
+        region: &PlainRegion,
+        input: &PlainRegion,
     ) -> Result<(), EncodeError> {
         let needed = self.destination_bytes(i);
         if needed == 0 {
@@ -135,8 +135,8 @@ impl SplitPlan {
     fn check_shared_with_input(
         &self,
         i: usize,
-        region: &Region,
-        input: &Region,
+        region: &PlainRegion,
+        input: &PlainRegion,
     ) -> Result<(), EncodeError> {
         let which = self.destination_role(i);
         let copied = self
@@ -183,7 +183,7 @@ impl SplitPlan {
     fn check_usages(
         &self,
         which: BufferRole,
-        region: &Region,
+        region: &PlainRegion,
         needed: Usages,
     ) -> Result<(), EncodeError> {
         let missing = needed.missing_from(region.usages);
@@ -228,11 +228,11 @@ impl SplitPlan {
 
     /// No two non-empty destination regions share a byte (a concat reads
     /// its pieces: they may, as `torch.cat([x, x])` does).
-    fn check_overlaps(&self, destinations: &[Region]) -> Result<(), EncodeError> {
+    fn check_overlaps(&self, destinations: &[PlainRegion]) -> Result<(), EncodeError> {
         if self.direction() == Direction::Concat {
             return Ok(());
         }
-        let mut used: Vec<(usize, &Region)> = destinations
+        let mut used: Vec<(usize, &PlainRegion)> = destinations
             .iter()
             .enumerate()
             .filter(|(i, _)| self.destination_bytes(*i) > 0)
@@ -252,7 +252,7 @@ impl SplitPlan {
 }
 
 /// The region lies inside its buffer.
-fn within_buffer(which: BufferRole, region: &Region) -> Result<(), EncodeError> {
+fn within_buffer(which: BufferRole, region: &PlainRegion) -> Result<(), EncodeError> {
     if region.end().is_some_and(|end| end <= region.buffer_size) {
         return Ok(());
     }

@@ -19,7 +19,7 @@
 use std::ops::Range;
 
 use super::{BoundDispatch, PassBytes, next_slice};
-use crate::plan::binding::regions::Region;
+use crate::plan::binding::regions::PlainRegion;
 use crate::plan::geometry::align_down;
 use crate::plan::kernels::lanes::LaneOrder;
 use crate::plan::kernels::table::{TableEntry, TableHeader};
@@ -74,8 +74,8 @@ impl Regrouped {
     pub(super) fn new(
         plan: &SplitPlan,
         passes: &[PassBytes],
-        input: &Region,
-        destinations: &[Region],
+        input: &PlainRegion,
+        destinations: &[PlainRegion],
         writable_source: bool,
     ) -> Option<Regrouped> {
         let planned = plan.passes();
@@ -125,7 +125,7 @@ impl Regrouped {
         &self,
         plan: &SplitPlan,
         passes: &[PassBytes],
-        input: &Region,
+        input: &PlainRegion,
     ) -> (Vec<BoundDispatch>, u64) {
         let src = source_binding(plan, &self.window, input);
         let slice = slice_bytes(plan);
@@ -210,7 +210,7 @@ impl Regrouped {
 }
 
 /// The input's bytes a dispatch binds for source window `window`.
-fn source_binding(plan: &SplitPlan, window: &Range<u64>, input: &Region) -> Range<u64> {
+fn source_binding(plan: &SplitPlan, window: &Range<u64>, input: &PlainRegion) -> Range<u64> {
     let align = plan.limits().alignment_bytes();
     align_down(input.offset + window.start, align)..input.offset + window.end
 }
@@ -276,7 +276,11 @@ fn dispatch_invocations(plan: &SplitPlan, members: &[(u32, u32)]) -> u64 {
 
 /// Every pass's entries with where their destinations bind; `None` when
 /// a slot has no entry.
-fn items(plan: &SplitPlan, passes: &[PassBytes], destinations: &[Region]) -> Option<Vec<Item>> {
+fn items(
+    plan: &SplitPlan,
+    passes: &[PassBytes],
+    destinations: &[PlainRegion],
+) -> Option<Vec<Item>> {
     let mut items = Vec::new();
     for (pass, bytes) in passes.iter().enumerate() {
         for (slot, (d, range)) in bytes.dst.iter().enumerate() {

@@ -7,7 +7,7 @@
 use std::ops::Range;
 
 use super::{BoundDispatch, PassBytes, next_slice};
-use crate::plan::binding::regions::Region;
+use crate::plan::binding::regions::PlainRegion;
 use crate::plan::kernels::table::{FLAG_SKIP, TableEntry, TableHeader};
 use crate::plan::split_plan::SplitPlan;
 
@@ -80,7 +80,7 @@ impl Skipping {
 /// order: one group when nothing overlaps.
 pub(super) fn non_aliasing_groups(
     dst: &[(usize, Range<u64>)],
-    destinations: &[Region],
+    destinations: &[PlainRegion],
 ) -> Vec<Vec<usize>> {
     let overlap = |a: usize, b: usize| {
         let ((da, ra), (db, rb)) = (&dst[a], &dst[b]);

@@ -312,7 +312,7 @@ impl CostModel {
     pub(crate) fn gather_seconds(&self, g: &OutputGeometry, invocations: u64) -> f64 {
         let alone = Kernel::ALL
             .into_iter()
-            .filter(|k| (k.spec().moves_alone)(g));
+            .filter(|k| (k.spec().prices_output)(g));
         let bandwidth = self
             .order(alone)
             .first()

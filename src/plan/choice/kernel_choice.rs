@@ -3,7 +3,7 @@
 //! passes until one fits the device.
 
 use crate::plan::choice::cost::CostModel;
-use crate::plan::choice::gather::Gather;
+use crate::plan::choice::kernel_work::KernelWork;
 use crate::plan::error::PlanError;
 use crate::plan::geometry::Direction;
 use crate::plan::geometry::chunks::{Chunk, chunks};
@@ -43,7 +43,7 @@ pub const MAX_GROUP_MODULES: usize = 4;
 /// outputs; [`PlanError::ConcatTooLargeForOneWindow`] for a concat no
 /// kernel moves; [`PlanError::Internal`] when no kernel planned a split.
 pub(crate) fn gather_dispatches(
-    g: &Gather<'_>,
+    g: &KernelWork<'_>,
     model: &CostModel,
     forced: Option<Kernel>,
     form: Option<Form>,
@@ -78,7 +78,7 @@ pub(crate) fn gather_dispatches(
 /// `kernel`'s dispatches of the gathered outputs in `form`, `None` where
 /// that form cannot move them.
 fn dispatches_of(
-    g: &Gather<'_>,
+    g: &KernelWork<'_>,
     kernel: Kernel,
     form: Form,
 ) -> Result<Option<Dispatches>, PlanError> {
@@ -103,13 +103,13 @@ fn dispatches_of(
 /// Room for one chunk in bits: its windows, widened to alignments at both
 /// ends, plus the alignment kept free for the caller's offsets, fit one
 /// window.
-fn room_bits(g: &Gather<'_>) -> u64 {
+fn room_bits(g: &KernelWork<'_>) -> u64 {
     (g.limits.window_bytes() - 3 * g.limits.alignment_bytes()) * 8
 }
 
 /// The chunks of the gathered outputs, cut for `kernel`'s unit, in output
 /// order.
-fn chunks_of(g: &Gather<'_>, kernel: Kernel) -> Vec<Chunk> {
+fn chunks_of(g: &KernelWork<'_>, kernel: Kernel) -> Vec<Chunk> {
     chunks(g.geometry, room_bits(g), kernel.unit_bits())
         .into_iter()
         .filter(|c| !g.copied[c.output])
@@ -118,7 +118,7 @@ fn chunks_of(g: &Gather<'_>, kernel: Kernel) -> Vec<Chunk> {
 
 /// A table-driven kernel's passes, as many as the windows and slots need
 /// (`None` when it moves whole outputs only and an output was cut).
-fn table_driven(g: &Gather<'_>, kernel: Kernel) -> Result<Option<Dispatches>, PlanError> {
+fn table_driven(g: &KernelWork<'_>, kernel: Kernel) -> Result<Option<Dispatches>, PlanError> {
     let chunks = chunks_of(g, kernel);
     let whole_only = kernel.spec().moves.table.is_some_and(|t| t.whole_outputs);
     if whole_only && !whole_outputs(g, &chunks) {
@@ -134,7 +134,7 @@ fn table_driven(g: &Gather<'_>, kernel: Kernel) -> Result<Option<Dispatches>, Pl
 }
 
 /// True when no output was cut into chunks.
-fn whole_outputs(g: &Gather<'_>, chunks: &[Chunk]) -> bool {
+fn whole_outputs(g: &KernelWork<'_>, chunks: &[Chunk]) -> bool {
     chunks
         .iter()
         .all(|c| c.len_bits() == g.geometry[c.output].total_bits)
@@ -143,7 +143,7 @@ fn whole_outputs(g: &Gather<'_>, chunks: &[Chunk]) -> bool {
 /// A generated kernel's one pass over every gathered output, binding the
 /// whole input; `None` when they need more than one pass or grid.
 fn one_generated_pass(
-    g: &Gather<'_>,
+    g: &KernelWork<'_>,
     kernel: Kernel,
     layout: &GeneratedLayout,
 ) -> Result<Option<Dispatches>, PlanError> {
@@ -163,7 +163,7 @@ fn one_generated_pass(
 /// chunks need more than one pass or grid, or the input does not fit one
 /// window.
 fn generated_pass(
-    g: &Gather<'_>,
+    g: &KernelWork<'_>,
     kernel: Kernel,
     layout: &GeneratedLayout,
     window_start: u64,
@@ -201,7 +201,7 @@ fn generated_pass(
 /// end, so that groups of equal shape share one module; `None` when a
 /// group does not fit or the groups need more than [`MAX_GROUP_MODULES`]
 /// modules.
-fn grouped_passes(g: &Gather<'_>, kernel: Kernel) -> Result<Option<Dispatches>, PlanError> {
+fn grouped_passes(g: &KernelWork<'_>, kernel: Kernel) -> Result<Option<Dispatches>, PlanError> {
     let Some(group_layout) = kernel.spec().moves.per_layout else {
         return Ok(None);
     };

@@ -7,7 +7,7 @@ pub(crate) mod cost;
 #[cfg(feature = "serde")]
 pub(crate) mod cost_serde;
 pub(crate) mod estimate;
-pub(crate) mod gather;
 pub(crate) mod kernel_choice;
+pub(crate) mod kernel_work;
 pub(crate) mod placement;
 pub(crate) mod strategy;

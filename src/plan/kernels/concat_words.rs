@@ -9,10 +9,10 @@
 //! it has one.
 
 use super::{
-    ClassRates, Form, Generated, GeneratedLayout, Kernel, KernelSpec, Moves, Order, SampleSplit,
+    ClassRates, Form, GeneratedLayout, Kernel, KernelLayout, KernelSpec, Moves, Order, SampleSplit,
 };
 use crate::element::ElementType;
-use crate::plan::choice::gather::Gather;
+use crate::plan::choice::kernel_work::KernelWork;
 use crate::plan::geometry::Direction;
 use crate::plan::geometry::OutputGeometry;
 use crate::plan::kernels::template::Template;
@@ -35,7 +35,7 @@ pub(super) const SPEC: KernelSpec = KernelSpec {
         per_layout: Some(layout),
         table: None,
     },
-    moves_alone: |_| false,
+    prices_output: |_| false,
     probe: PROBE,
     samples: &[
         (Form::PerLayout, SUB_BYTE),
@@ -92,7 +92,7 @@ const MAX_PIECES: usize = 32;
 
 /// The layout of `live` (a pass's pieces): whole outputs in one window.
 fn layout(
-    g: &Gather<'_>,
+    g: &KernelWork<'_>,
     live: Vec<(usize, &OutputGeometry)>,
     _window_start_bits: u64,
 ) -> Option<GeneratedLayout> {
@@ -155,7 +155,7 @@ impl ConcatWords {
     }
 }
 
-impl Generated for ConcatWords {
+impl KernelLayout for ConcatWords {
     fn kernel(&self) -> Kernel {
         Kernel::ConcatWords
     }

@@ -34,7 +34,7 @@ pub(super) const SPEC: KernelSpec = KernelSpec {
             whole_outputs: true,
         }),
     },
-    moves_alone: OutputGeometry::long_in_vec4s,
+    prices_output: OutputGeometry::long_in_vec4s,
     probe: LONG_UNALIGNED_RUNS,
     samples: &[
         (Form::PerLayout, LONG_UNALIGNED_RUNS),

@@ -25,21 +25,21 @@ mod vec4;
 mod words;
 
 pub use concat_words::ConcatWords;
-pub use row_blocks::RowBlock;
+pub use row_blocks::RowBlocks;
 pub use row_copies::RowCopies;
 pub use row_streams::RowStreams;
 // The layouts' parts and constants, for `plan::internals`.
 #[cfg(feature = "analysis")]
 pub use concat_words::ConcatPiece;
 #[cfg(feature = "analysis")]
-pub use row_blocks::{MAX_ROW_BLOCK_BITS, Piece, RowOutput};
+pub use row_blocks::{BitField, MAX_ROW_BLOCK_BITS, RowOutput};
 #[cfg(feature = "analysis")]
 pub use row_copies::{COPY_VEC4S, CopyOutput, MAX_COPY_OUTPUTS, MIN_WORKING_PERCENT};
 #[cfg(feature = "analysis")]
 pub use row_streams::{STREAM_VEC4S, StreamOutput};
 
 use crate::element::ElementType;
-use crate::plan::choice::gather::Gather;
+use crate::plan::choice::kernel_work::KernelWork;
 use crate::plan::geometry::{Direction, OutputGeometry};
 use crate::semantics::ResolvedSplit;
 use template::Template;
@@ -291,7 +291,7 @@ impl ClassRates {
 /// A generated kernel's layout of some gathered outputs (non-empty, with
 /// their indices) in a dispatch whose input window starts at the given bit.
 pub(crate) type LayoutOf =
-    fn(&Gather<'_>, Vec<(usize, &OutputGeometry)>, u64) -> Option<GeneratedLayout>;
+    fn(&KernelWork<'_>, Vec<(usize, &OutputGeometry)>, u64) -> Option<GeneratedLayout>;
 
 /// One of a kernel's two ways of becoming WGSL.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -319,7 +319,7 @@ impl Form {
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct TableForm {
     /// Whether it moves these outputs.
-    pub fits: fn(&Gather<'_>) -> bool,
+    pub fits: fn(&KernelWork<'_>) -> bool,
     /// Its WGSL after the prelude, for a variant (placement, slots, entry
     /// skipping, lane order).
     pub wgsl: fn(&Variant) -> String,
@@ -333,11 +333,11 @@ pub(crate) struct TableForm {
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Moves {
     /// Generated per layout, one module per dispatch: its layout of every
-    /// gathered output ([`Gather::generated_outputs`]) from the input's
+    /// gathered output ([`KernelWork::generated_outputs`]) from the input's
     /// start, in one dispatch; or, into separate destinations past one
-    /// dispatch's slots, of one group's ([`Gather::group_outputs`]) from
+    /// dispatch's slots, of one group's ([`KernelWork::group_outputs`]) from
     /// the group's window, a dispatch per group. The layout generates the
-    /// WGSL ([`Generated`]). Always whole outputs.
+    /// WGSL ([`KernelLayout`]). Always whole outputs.
     pub per_layout: Option<LayoutOf>,
     /// Driven by the parameter table, one module for every split.
     pub table: Option<TableForm>,
@@ -356,10 +356,10 @@ pub(crate) struct KernelSpec {
     pub moves: Moves,
     /// Its templates under `shaders/` (one per form).
     pub templates: &'static [Template],
-    /// Whether it would move this one output on its own (the cost model's
-    /// estimate of gathering an output; generated kernels need the whole
-    /// layout and say no).
-    pub moves_alone: fn(&OutputGeometry) -> bool,
+    /// Whether the cost model prices gathering this one output at this
+    /// kernel's rate (it would move the output on its own; the kernels that
+    /// need a whole layout to say so, row blocks and concat words, say no).
+    pub prices_output: fn(&OutputGeometry) -> bool,
     /// The split calibration times for it.
     pub probe: SampleSplit,
     /// Splits it plans when forced with the form beside each, in both
@@ -387,7 +387,7 @@ pub(crate) struct KernelSpec {
 
 /// What a generated layout does: the dispatch it needs and the WGSL it
 /// generates. Each layout type is one kernel's.
-pub(crate) trait Generated {
+pub(crate) trait KernelLayout {
     /// The kernel it generates.
     fn kernel(&self) -> Kernel;
 
@@ -418,7 +418,7 @@ pub(crate) trait Generated {
 #[non_exhaustive]
 pub enum GeneratedLayout {
     /// [`Kernel::RowBlocks`]: blocks of whole short rows.
-    RowBlock(RowBlock),
+    RowBlocks(RowBlocks),
     /// [`Kernel::Funnel`]'s per-layout form: stretches of long runs inside
     /// one row.
     RowStreams(RowStreams),
@@ -431,9 +431,9 @@ pub enum GeneratedLayout {
 
 impl GeneratedLayout {
     /// Its behaviour.
-    pub(crate) fn generated(&self) -> &dyn Generated {
+    pub(crate) fn generated(&self) -> &dyn KernelLayout {
         match self {
-            GeneratedLayout::RowBlock(layout) => layout,
+            GeneratedLayout::RowBlocks(layout) => layout,
             GeneratedLayout::RowStreams(layout) => layout,
             GeneratedLayout::RowCopies(layout) => layout,
             GeneratedLayout::ConcatWords(layout) => layout,

@@ -12,10 +12,10 @@
 //! of a copy, against 0.24 with the word kernel; `docs/DEVICE.md`).
 
 use super::{
-    ClassRates, Form, Generated, GeneratedLayout, Kernel, KernelSpec, Moves, Order, SampleSplit,
+    ClassRates, Form, GeneratedLayout, Kernel, KernelLayout, KernelSpec, Moves, Order, SampleSplit,
 };
 use crate::element::ElementType;
-use crate::plan::choice::gather::Gather;
+use crate::plan::choice::kernel_work::KernelWork;
 use crate::plan::geometry::Direction;
 use crate::plan::geometry::OutputGeometry;
 use crate::plan::kernels::lanes::LaneOrder;
@@ -37,7 +37,7 @@ pub(super) const SPEC: KernelSpec = KernelSpec {
         per_layout: Some(layout),
         table: None,
     },
-    moves_alone: |_| false,
+    prices_output: |_| false,
     probe: SampleSplit {
         shape: &[1 << 20, 6],
         axis: 1,
@@ -78,14 +78,14 @@ pub(super) const SPEC: KernelSpec = KernelSpec {
 /// Blocks are read whole from the input's start (each group re-reads the
 /// blocks), so every window starts there: `None` for any other start.
 fn layout(
-    g: &Gather<'_>,
+    g: &KernelWork<'_>,
     live: Vec<(usize, &OutputGeometry)>,
     window_start_bits: u64,
 ) -> Option<GeneratedLayout> {
     if window_start_bits != 0 {
         return None;
     }
-    RowBlock::new(live, g.outer, g.lanes).map(GeneratedLayout::RowBlock)
+    RowBlocks::new(live, g.outer, g.lanes).map(GeneratedLayout::RowBlocks)
 }
 
 /// Largest block the generated kernel holds, in bits: 64 words of source,
@@ -95,7 +95,7 @@ pub const MAX_ROW_BLOCK_BITS: u64 = 64 * 32;
 /// 32 bits of an output word from one source word of the block:
 /// `((source[src_word] >> shift) & mask(len)) << dst_bit`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct Piece {
+pub struct BitField {
     /// The source word, counted from the block's start.
     pub src_word: u32,
     /// Bits shifted down.
@@ -115,14 +115,14 @@ pub struct RowOutput {
     /// `src_bit` is the run start; the kernel subtracts this to find the
     /// block start).
     pub offset_bits: u32,
-    /// The pieces of each of its words in a block (a multiple of 4 words).
-    pub words: Vec<Vec<Piece>>,
+    /// The bit fields of each of its words in a block (a multiple of 4 words).
+    pub words: Vec<Vec<BitField>>,
 }
 
 /// A row-block layout: the lane order, rows per block, the block's source
-/// vec4s and every gathered output's pieces.
+/// vec4s and every gathered output's bit fields.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct RowBlock {
+pub struct RowBlocks {
     /// Blocked: each invocation loads its block and writes every output's
     /// share of it; striped: each workgroup stages `tile` blocks in
     /// workgroup memory (consecutive lanes on consecutive vec4s), then each
@@ -147,7 +147,7 @@ fn rows_for_vec4s(bits: u64) -> u64 {
     128 / gcd(128, bits)
 }
 
-impl RowBlock {
+impl RowBlocks {
     /// The layout of `live` (non-empty outputs, every one gathered) in
     /// `outer` rows when the rows divide into blocks whose input and output
     /// shares are whole vec4s, and a block is at most
@@ -170,7 +170,7 @@ impl RowBlock {
             .map(|&(output, g)| RowOutput {
                 output,
                 offset_bits: g.offset_bits as u32,
-                words: pieces(g, rows),
+                words: bit_fields(g, rows),
             })
             .collect();
         let src_vec4s = rows * block_bits / 128;
@@ -179,7 +179,7 @@ impl RowBlock {
             LaneOrder::Blocked => 1,
             LaneOrder::Striped => u64::from(WORKGROUP_SIZE) / src_vec4s.max(out_vec4s),
         };
-        Some(RowBlock {
+        Some(RowBlocks {
             lanes,
             tile: tile as u32,
             rows: rows as u32,
@@ -194,7 +194,7 @@ impl RowBlock {
     }
 }
 
-impl Generated for RowBlock {
+impl KernelLayout for RowBlocks {
     fn kernel(&self) -> Kernel {
         Kernel::RowBlocks
     }
@@ -266,11 +266,11 @@ impl Generated for RowBlock {
     }
 }
 
-impl RowBlock {
+impl RowBlocks {
     /// The striped (staged) module: the tile's blocks loaded by
     /// consecutive lanes into workgroup memory, then lane `l` writes output
     /// vec4 `l` of the tile (the outputs' shares laid end to end), each
-    /// word from constant pieces of its block.
+    /// word from constant bit fields of its block.
     fn staged(&self, variant: &Variant) -> String {
         let tile = self.tile;
         let mut first = 0u32;
@@ -335,10 +335,10 @@ fn tile_word(w: u32) -> String {
     )
 }
 
-/// The pieces of each word of output `g`'s share of a block of `rows` rows:
-/// output bit `q` is row `q / run`, column `q % run`; a piece ends at a row
-/// end, a source word end or the output word's end.
-fn pieces(g: &OutputGeometry, rows: u64) -> Vec<Vec<Piece>> {
+/// The bit fields of each word of output `g`'s share of a block of `rows`
+/// rows: output bit `q` is row `q / run`, column `q % run`; a field ends at
+/// a row end, a source word end or the output word's end.
+fn bit_fields(g: &OutputGeometry, rows: u64) -> Vec<Vec<BitField>> {
     let bits = rows * g.run_bits;
     (0..bits / 32)
         .map(|w| {
@@ -348,7 +348,7 @@ fn pieces(g: &OutputGeometry, rows: u64) -> Vec<Vec<Piece>> {
                 let (row, col) = (q / g.run_bits, q % g.run_bits);
                 let s = row * g.block_bits + g.offset_bits + col;
                 let len = ((w + 1) * 32 - q).min(g.run_bits - col).min(32 - s % 32);
-                word.push(Piece {
+                word.push(BitField {
                     src_word: (s / 32) as u32,
                     shift: (s % 32) as u32,
                     len: len as u32,
@@ -369,8 +369,8 @@ fn src_word(w: u32) -> String {
 
 /// One output word as a WGSL expression, with the shifts and masks that
 /// do nothing left out; `source(w)` names source word `w` of the block.
-fn word_expr(pieces: &[Piece], source: &dyn Fn(u32) -> String) -> String {
-    let terms: Vec<String> = pieces
+fn word_expr(fields: &[BitField], source: &dyn Fn(u32) -> String) -> String {
+    let terms: Vec<String> = fields
         .iter()
         .map(|p| {
             let mut t = source(p.src_word);

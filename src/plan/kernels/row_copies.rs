@@ -15,8 +15,8 @@
 //! module. How it measured against the vec4 kernel on lavapipe:
 //! `docs/DEVICE.md`, "Lavapipe's speeds".
 
-use super::{Generated, GeneratedLayout, Kernel};
-use crate::plan::choice::gather::Gather;
+use super::{GeneratedLayout, Kernel, KernelLayout};
+use crate::plan::choice::kernel_work::KernelWork;
 use crate::plan::geometry::OutputGeometry;
 use crate::plan::kernels::lanes::LaneOrder;
 use crate::plan::kernels::template::Template;
@@ -32,7 +32,7 @@ pub(super) const WGSL: Template = Template::new(
 /// (row copies: 128, row words: 32): every gathered output from the input's
 /// start, or one group's outputs from the group's window.
 pub(super) fn layout(
-    g: &Gather<'_>,
+    g: &KernelWork<'_>,
     live: Vec<(usize, &OutputGeometry)>,
     window_start_bits: u64,
     unit_bits: u32,
@@ -229,7 +229,7 @@ impl RowCopies {
     }
 }
 
-impl Generated for RowCopies {
+impl KernelLayout for RowCopies {
     fn kernel(&self) -> Kernel {
         if self.unit_bits == 128 {
             Kernel::Vec4

@@ -23,8 +23,8 @@
 //! table-driven funnel measured 0.55 of a copy on `u8 [4096, 4097]`, this
 //! kernel about 0.8; `docs/journal/2026-11-22-lavapipe-kernels.md`).
 
-use super::{Generated, GeneratedLayout, Kernel};
-use crate::plan::choice::gather::Gather;
+use super::{GeneratedLayout, Kernel, KernelLayout};
+use crate::plan::choice::kernel_work::KernelWork;
 use crate::plan::geometry::OutputGeometry;
 use crate::plan::kernels::lanes::LaneOrder;
 use crate::plan::kernels::template::Template;
@@ -39,7 +39,7 @@ pub(super) const WGSL: Template = Template::new(
 /// The layout of `live` from `window_start_bits`: every gathered output
 /// from the input's start, or one group's outputs from the group's window.
 pub(super) fn layout(
-    g: &Gather<'_>,
+    g: &KernelWork<'_>,
     live: Vec<(usize, &OutputGeometry)>,
     window_start_bits: u64,
 ) -> Option<GeneratedLayout> {
@@ -363,7 +363,7 @@ impl RowStreams {
     }
 }
 
-impl Generated for RowStreams {
+impl KernelLayout for RowStreams {
     fn kernel(&self) -> Kernel {
         Kernel::Funnel
     }

@@ -21,7 +21,7 @@ pub(super) const SPEC: KernelSpec = KernelSpec {
         per_layout: Some(|g, live, start| layout(g, live, start, 32)),
         table: None,
     },
-    moves_alone: |g| g.is_aligned_to(32, 2),
+    prices_output: |g| g.is_aligned_to(32, 2),
     probe: ODD_WORDS,
     samples: &[
         (Form::PerLayout, ODD_WORDS),

@@ -58,7 +58,7 @@ impl ShaderKey {
 
     /// The same module moving the other way: a concat's reads its
     /// destination slots (the pieces) and writes its source (the tensor).
-    pub(crate) fn toward(self, direction: Direction) -> Self {
+    pub(crate) fn for_direction(self, direction: Direction) -> Self {
         ShaderKey { direction, ..self }
     }
 

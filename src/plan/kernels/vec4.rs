@@ -32,7 +32,7 @@ pub(super) const SPEC: KernelSpec = KernelSpec {
         }),
     },
     // An output alone: its block stride counts (two rows or more).
-    moves_alone: |g| g.is_aligned_to(128, 2),
+    prices_output: |g| g.is_aligned_to(128, 2),
     probe: ALIGNED_RUNS,
     samples: &[
         (Form::PerLayout, ALIGNED_RUNS),

@@ -32,7 +32,7 @@ pub(super) const SPEC: KernelSpec = KernelSpec {
             whole_outputs: false,
         }),
     },
-    moves_alone: |_| true,
+    prices_output: |_| true,
     // 1023 rows: outputs of partial vec4s, which no vec4 kernel takes.
     probe: PROBE,
     samples: &[

@@ -6,7 +6,7 @@ pub(crate) mod pass_table;
 
 use std::ops::Range;
 
-use crate::plan::choice::gather::Gather;
+use crate::plan::choice::kernel_work::KernelWork;
 use crate::plan::error::PlanError;
 use crate::plan::geometry::chunks::Chunk;
 use crate::plan::geometry::{align_down, align_up};
@@ -43,7 +43,7 @@ pub struct Pass {
 /// What the pass builder needs to know: the gather, the kernel and, for a
 /// generated kernel, its pass's invocations and input window.
 pub(crate) struct PassContext<'a> {
-    pub g: &'a Gather<'a>,
+    pub g: &'a KernelWork<'a>,
     pub kernel: Kernel,
     /// Plans of a generated kernel: the invocations of the one pass (row
     /// blocks, or rows times invocations per row for row streams), and
@@ -61,7 +61,7 @@ impl<'a> PassContext<'a> {
     /// The context of `kernel` (with `layout`, for a generated kernel whose
     /// pass binds `input_window`) over `g`.
     pub fn new(
-        g: &'a Gather<'a>,
+        g: &'a KernelWork<'a>,
         kernel: Kernel,
         layout: Option<&GeneratedLayout>,
         input_window: Option<Range<u64>>,

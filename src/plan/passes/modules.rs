@@ -39,7 +39,7 @@ pub(crate) fn pass_modules(
                 .position(|k| k.layout() == layout && k.slots() == slots);
             known.unwrap_or_else(|| {
                 let key = ShaderKey::new(kernel, placement, slots, lanes, layout.cloned());
-                keys.push(key.toward(direction));
+                keys.push(key.for_direction(direction));
                 keys.len() - 1
             })
         })

@@ -7,7 +7,7 @@ use std::ops::Range;
 use wgpu_split::plan::SplitPlan;
 use wgpu_split::plan::internals::{BoundDispatch, SlotBinding, TableEntry, TableHeader};
 
-use super::{Region, Way};
+use super::{PlainRegion, Way};
 
 /// The entries at the dispatch's bindings, as the shader's
 /// `source_shift_bits` and `dst_shift_<slot>` compute them: a binding starts
@@ -58,8 +58,8 @@ pub(super) fn check_no_writable_aliasing(
     way: Way,
     b: &BoundDispatch,
     writable_source: bool,
-    tensor: Region,
-    destinations: &[Region],
+    tensor: PlainRegion,
+    destinations: &[PlainRegion],
 ) {
     const SPARE: usize = usize::MAX;
     let slots: Vec<(usize, Range<u64>)> = b

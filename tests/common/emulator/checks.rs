@@ -6,7 +6,7 @@ use wgpu_split::plan::SplitPlan;
 use wgpu_split::{HostTensor, ResolvedSplit, host};
 
 use super::super::Rng;
-use super::{Region, SENTINEL, emulate, inside};
+use super::{PlainRegion, SENTINEL, emulate, inside};
 
 /// How the emulated caller lays out its buffers.
 #[derive(Debug, Clone, Copy)]
@@ -44,7 +44,7 @@ pub fn check_emulated(
     input_page.extend_from_slice(bytes);
     input_page.extend(rng.bytes(64));
     let mut memory = vec![input_page];
-    let input_region = Region {
+    let input_region = PlainRegion {
         buffer: 0,
         offset: input_offset,
         size: bytes.len() as u64,
@@ -60,7 +60,7 @@ pub fn check_emulated(
         let region = match layout {
             Layout::OwnBuffers => {
                 memory.push(vec![SENTINEL; size as usize]);
-                Region {
+                PlainRegion {
                     buffer: memory.len() - 1,
                     offset: 0,
                     size,
@@ -69,7 +69,7 @@ pub fn check_emulated(
             Layout::Pooled | Layout::WithInput => {
                 let offset = page_end + gap(rng);
                 page_end = offset + size;
-                Region {
+                PlainRegion {
                     buffer: if let Layout::WithInput = layout { 0 } else { 1 },
                     offset,
                     size,

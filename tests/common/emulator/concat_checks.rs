@@ -8,7 +8,7 @@ use wgpu_split::plan::{ConcatPlan, Placement};
 use wgpu_split::{HostTensor, ResolvedConcat, host};
 
 use super::super::Rng;
-use super::{Region, emulate_concat, inside};
+use super::{PlainRegion, emulate_concat, inside};
 
 /// How the emulated caller lays out a concat's regions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -88,12 +88,12 @@ pub fn check_emulated_concat(
             memory[region.buffer][at..at + bytes.len()].copy_from_slice(bytes);
         }
     }
-    let encoded: Vec<Region> = if arena {
+    let encoded: Vec<PlainRegion> = if arena {
         regions
     } else {
         // An input that takes no part: an empty region, ignored.
         let mut by_input = vec![
-            Region {
+            PlainRegion {
                 buffer: 0,
                 offset: 0,
                 size: 0
@@ -138,7 +138,11 @@ pub fn check_emulated_concat(
 /// Buffer 0, random bytes, holding the output's region (exactly the
 /// region in `OwnBuffers`, else from a random or the 16th byte, with
 /// guard bytes after it).
-fn output_page(plan: &ConcatPlan, layout: ConcatLayout, rng: &mut Rng) -> (Vec<Vec<u8>>, Region) {
+fn output_page(
+    plan: &ConcatPlan,
+    layout: ConcatLayout,
+    rng: &mut Rng,
+) -> (Vec<Vec<u8>>, PlainRegion) {
     let needs = plan.requirements();
     let align = needs.offset_alignment_bytes;
     let offset = match layout {
@@ -153,7 +157,7 @@ fn output_page(plan: &ConcatPlan, layout: ConcatLayout, rng: &mut Rng) -> (Vec<V
         } else {
             64
         };
-    let output = Region {
+    let output = PlainRegion {
         buffer: 0,
         offset,
         size,
@@ -168,17 +172,17 @@ fn place_inputs(
     plan: &ConcatPlan,
     layout: ConcatLayout,
     placed: &[(u64, Vec<(u64, usize)>)],
-    output: &Region,
+    output: &PlainRegion,
     memory: &mut Vec<Vec<u8>>,
     rng: &mut Rng,
-) -> Vec<Region> {
+) -> Vec<PlainRegion> {
     let align = plan.requirements().offset_alignment_bytes;
     if layout == ConcatLayout::OwnBuffers {
         return placed
             .iter()
             .map(|&(size, _)| {
                 memory.push(rng.bytes(size.next_multiple_of(4).max(4) as usize));
-                Region {
+                PlainRegion {
                     buffer: memory.len() - 1,
                     offset: 0,
                     size,
@@ -202,7 +206,7 @@ fn place_inputs(
             _ => end.next_multiple_of(align) + rng.below(4) as u64 * align,
         };
         end = offset + size;
-        regions.push(Region {
+        regions.push(PlainRegion {
             buffer,
             offset,
             size,

@@ -6,9 +6,9 @@ use std::collections::HashSet;
 use std::ops::Range;
 
 use wgpu_split::plan::LaneOrder;
-use wgpu_split::plan::internals::{RowBlock, RowCopies, TableEntry};
+use wgpu_split::plan::internals::{RowBlocks, RowCopies, TableEntry};
 
-use super::{Region, SlotTarget, Way, inside, writes};
+use super::{PlainRegion, SlotTarget, Way, inside, writes};
 
 /// One dispatch of a pass: its table entries (at its bindings) and
 /// bindings, which way it moves bits, and what it has written so far.
@@ -19,14 +19,14 @@ pub(super) struct GeneratedPass<'a> {
     pub invocations: u32,
     pub entries: &'a [TableEntry],
     /// The tensor's region (the source binding's caller region).
-    pub tensor: Region,
+    pub tensor: PlainRegion,
     /// The source binding (the tensor's).
     pub src: &'a Range<u64>,
     /// Units the source binding starts before the source window.
     pub src_shift_units: u32,
     /// Per slot: the destination and its binding.
     pub dst: &'a [SlotTarget],
-    pub destinations: &'a [Region],
+    pub destinations: &'a [PlainRegion],
     /// What this dispatch wrote: (slot, byte) of pieces, (`u32::MAX`,
     /// byte) of the tensor.
     pub owned: HashSet<(u32, u64)>,
@@ -64,7 +64,7 @@ impl GeneratedPass<'_> {
 
     /// Entry `e`'s piece binding: its destination's region and the bytes
     /// bound.
-    fn piece(&self, e: &TableEntry) -> (Region, Range<u64>) {
+    fn piece(&self, e: &TableEntry) -> (PlainRegion, Range<u64>) {
         let (destination, range) = self.dst[e.dst_slot as usize]
             .as_ref()
             .expect("an entry moves a spare slot");
@@ -176,7 +176,7 @@ impl GeneratedPass<'_> {
 /// loads block `g` (from the first entry's source bit less its output's
 /// offset) and writes each gathered output's share, word by word from the
 /// layout's pieces, at its entry's destination unit.
-pub(super) fn run_row_blocks(rb: &RowBlock, pass: &mut GeneratedPass<'_>, memory: &mut [Vec<u8>]) {
+pub(super) fn run_row_blocks(rb: &RowBlocks, pass: &mut GeneratedPass<'_>, memory: &mut [Vec<u8>]) {
     pass.check_entries(rb.outputs.len());
     // Blocked: an invocation per block. Striped: a workgroup per tile of
     // blocks, staged, each lane then writing one output vec4; the bits

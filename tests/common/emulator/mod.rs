@@ -44,7 +44,7 @@ use generated::GeneratedPass;
 
 /// A region of one of the emulated memory buffers.
 #[derive(Debug, Clone, Copy)]
-pub struct Region {
+pub struct PlainRegion {
     pub buffer: usize,
     pub offset: u64,
     pub size: u64,
@@ -74,14 +74,14 @@ fn set_bit(bytes: &mut [u8], b: u64, v: u8) {
     *byte = (*byte & !(1 << (b % 8))) | (v << (b % 8));
 }
 
-fn inside(r: &Region, byte: u64) -> bool {
+fn inside(r: &PlainRegion, byte: u64) -> bool {
     byte >= r.offset && byte < r.offset + r.size
 }
 
 /// The planner's view of an emulated region: its buffer's size, and every
 /// usage (the GPU tests check usages).
-fn plain(memory: &[Vec<u8>], r: &Region) -> wgpu_split::plan::internals::Region {
-    wgpu_split::plan::internals::Region {
+fn plain(memory: &[Vec<u8>], r: &PlainRegion) -> wgpu_split::plan::internals::PlainRegion {
+    wgpu_split::plan::internals::PlainRegion {
         buffer: r.buffer,
         buffer_size: memory[r.buffer].len() as u64,
         usages: Usages {
@@ -97,7 +97,12 @@ fn plain(memory: &[Vec<u8>], r: &Region) -> wgpu_split::plan::internals::Region 
 /// Runs `plan` on `memory`: the input is `input`, the destinations
 /// `destinations` (one per output, or the arena). The planner's region
 /// checks run first, as an encode runs them, and must pass.
-pub fn emulate(plan: &SplitPlan, memory: &mut [Vec<u8>], input: Region, destinations: &[Region]) {
+pub fn emulate(
+    plan: &SplitPlan,
+    memory: &mut [Vec<u8>],
+    input: PlainRegion,
+    destinations: &[PlainRegion],
+) {
     run(plan, Way::Split, memory, input, destinations);
 }
 
@@ -107,11 +112,11 @@ pub fn emulate(plan: &SplitPlan, memory: &mut [Vec<u8>], input: Region, destinat
 pub fn emulate_concat(
     plan: &ConcatPlan,
     memory: &mut [Vec<u8>],
-    output: Region,
-    inputs: &[Region],
+    output: PlainRegion,
+    inputs: &[PlainRegion],
 ) -> usize {
     // The mirror's destinations, as an encode takes them.
-    let pieces: Vec<Region> = match plan.placement() {
+    let pieces: Vec<PlainRegion> = match plan.placement() {
         Placement::Arena => {
             assert_eq!(inputs.len(), 1, "one arena");
             inputs.to_vec()
@@ -136,8 +141,8 @@ fn run(
     plan: &SplitPlan,
     way: Way,
     memory: &mut [Vec<u8>],
-    tensor: Region,
-    destinations: &[Region],
+    tensor: PlainRegion,
+    destinations: &[PlainRegion],
 ) -> usize {
     let plain_destinations: Vec<_> = destinations.iter().map(|d| plain(memory, d)).collect();
     let bound = plan
@@ -190,8 +195,8 @@ fn run_copies(
     plan: &SplitPlan,
     way: Way,
     memory: &mut [Vec<u8>],
-    tensor: Region,
-    destinations: &[Region],
+    tensor: PlainRegion,
+    destinations: &[PlainRegion],
 ) {
     for c in plan.copies() {
         let d = destinations[plan.placement().destination_of(c.output)];
@@ -303,7 +308,7 @@ fn run_kernel(
             }
             table_driven::run_table_driven((plan, b.pass), header, pass, memory)
         }
-        Some(GeneratedLayout::RowBlock(rb)) => {
+        Some(GeneratedLayout::RowBlocks(rb)) => {
             split_only(kernel);
             generated::run_row_blocks(rb, pass, memory)
         }

@@ -12,7 +12,7 @@ use wgpu_split::plan::internals::{
 use wgpu_split::plan::{LaneOrder, SplitPlan};
 
 use super::generated::GeneratedPass;
-use super::{Region, Way, bit, inside, set_bit};
+use super::{PlainRegion, Way, bit, inside, set_bit};
 
 /// What the funnel shader assumes of every entry.
 pub(super) fn check_funnel_entries(entries: &[TableEntry], src: &Range<u64>) {
@@ -106,7 +106,7 @@ fn move_entry(
     memory: &mut [Vec<u8>],
     src_buffer: usize,
     src: &Range<u64>,
-    region: Region,
+    region: PlainRegion,
     dst: &Range<u64>,
 ) {
     let dst_base = dst.start * 8 + u64::from(e.dst_unit) * unit + u64::from(e.first_bit);

@@ -1,4 +1,4 @@
-//! [`Gather`]: what the dispatches of a plan move, and everything kernel
+//! [`KernelWork`]: what the dispatches of a plan move, and everything kernel
 //! choice and pass building need to know about it, in one value.
 
 use crate::plan::choice::placement::Placement;
@@ -10,7 +10,7 @@ use crate::plan::limits::PlanLimits;
 /// The gathered outputs (those the dispatches move rather than copy
 /// commands) and the plan's facts kernel choice and pass building need.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Gather<'a> {
+pub(crate) struct KernelWork<'a> {
     /// Every output's geometry.
     pub geometry: &'a [OutputGeometry],
     /// Per output: moved by copy commands instead.
@@ -32,7 +32,7 @@ pub(crate) struct Gather<'a> {
     pub per_output: bool,
 }
 
-impl<'a> Gather<'a> {
+impl<'a> KernelWork<'a> {
     /// The non-empty outputs the dispatches move.
     pub fn outputs(&self) -> impl Iterator<Item = &'a OutputGeometry> + '_ {
         self.geometry
