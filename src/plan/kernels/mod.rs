@@ -15,14 +15,10 @@ pub(crate) mod table;
 pub(crate) mod template;
 pub(crate) mod wgsl;
 
-mod concat_words;
-mod funnel;
-mod row_blocks;
+// The layouts of two kernels' per-layout forms (the kernels' own modules
+// are declared by the table below).
 mod row_copies;
 mod row_streams;
-mod row_words;
-mod vec4;
-mod words;
 
 pub use concat_words::ConcatWords;
 pub use row_blocks::RowBlocks;
@@ -46,10 +42,13 @@ use template::Template;
 use wgsl::Variant;
 
 /// The table of kernels: one line per kernel (its documentation, its
-/// variant of [`Kernel`] and its module here, whose `SPEC` is everything
-/// it is), in the order ties between equally fast kernels are broken.
+/// variant of [`Kernel`] and its module here, which the line declares and
+/// whose `SPEC` is everything it is), in the order ties between equally
+/// fast kernels are broken.
 macro_rules! kernel_table {
     ($( $(#[$doc:meta])* $variant:ident => $module:ident, )*) => {
+        $( mod $module; )*
+
         /// A kernel: one way of moving gathered outputs in a dispatch.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
         #[non_exhaustive]
