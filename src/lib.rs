@@ -115,6 +115,7 @@ pub mod element;
 pub mod error;
 pub mod gpu;
 pub mod host;
+pub(crate) mod kernels;
 pub mod onnx;
 pub mod op;
 pub mod plan;

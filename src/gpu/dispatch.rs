@@ -12,11 +12,11 @@ use super::region::BufferRegion;
 use super::resources::{CachedTable, Resources};
 use super::scope::{ErrorScope, buffer_with_contents};
 use crate::error::Result;
+use crate::kernels::wgsl::Bindings;
 use crate::plan::SplitPlan;
 use crate::plan::binding::BoundDispatch;
 use crate::plan::binding::BoundPlan;
 use crate::plan::binding::SlotBinding;
-use crate::plan::kernels::wgsl::Bindings;
 
 /// Pipelines, table and bind groups of every dispatch of `bound`.
 pub(crate) fn prepare_dispatches(

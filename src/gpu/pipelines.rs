@@ -9,8 +9,8 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use super::cache::{BoundedCache, lock};
+use crate::kernels::shader::BindingKind;
 use crate::plan::ShaderKey;
-use crate::plan::kernels::shader::BindingKind;
 
 /// One compiled kernel with its bind group layout.
 #[derive(Debug)]

@@ -9,7 +9,7 @@ use super::dispatch::upload_table;
 use super::resources::Resources;
 use super::scope::{scoped, submit};
 use crate::error::Result;
-use crate::plan::kernels::wgsl::Bindings;
+use crate::kernels::wgsl::Bindings;
 use crate::plan::{ShaderKey, SplitPlan};
 
 /// The cache of a [`crate::gpu::GpuSplitter`]

@@ -12,11 +12,11 @@ use super::region::{BufferRegion, plain_regions};
 use super::scope::{buffer_with_contents, poll, read_mapped, scoped, submit};
 use super::splitter::GpuSplitter;
 use crate::error::Result;
+use crate::kernels::table::TableHeader;
+use crate::kernels::wgsl::Bindings;
 use crate::plan::binding::BoundDispatch;
 use crate::plan::binding::SlotBinding;
 use crate::plan::coalescing::{Access, TracedBinding, TracedDispatch};
-use crate::plan::kernels::table::TableHeader;
-use crate::plan::kernels::wgsl::Bindings;
 use crate::plan::{ConcatPlan, SplitPlan};
 
 /// Records kept per invocation at first; a dispatch whose invocations made

@@ -6,6 +6,8 @@
 use std::ops::Range;
 
 use crate::element::ElementType;
+use crate::kernels::shader::ShaderKey;
+use crate::kernels::{Form, Kernel};
 use crate::plan::binding::regions::PlainRegion;
 use crate::plan::binding::requirements::DestinationRequirement;
 use crate::plan::binding::usages::{BufferRole, Usages};
@@ -13,8 +15,6 @@ use crate::plan::choice::cost::CostModel;
 use crate::plan::choice::placement::Placement;
 use crate::plan::error::{EncodeError, PlanError};
 use crate::plan::geometry::Direction;
-use crate::plan::kernels::shader::ShaderKey;
-use crate::plan::kernels::{Form, Kernel};
 use crate::plan::limits::PlanLimits;
 use crate::plan::options::PlanOptions;
 use crate::plan::recording::Recording;

@@ -4,8 +4,8 @@
 //! ([`crate::plan::SplitPlan::bind`]), so the CPU emulator tests them.
 
 use crate::element::ElementType;
+use crate::kernels::Kernel;
 use crate::plan::binding::usages::{BufferRole, Usages};
-use crate::plan::kernels::Kernel;
 use crate::plan::limits::PlanLimits;
 
 /// Why a split cannot be planned.

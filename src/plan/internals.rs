@@ -3,34 +3,34 @@
 //! variants (feature `analysis`). Not part of the supported API: it changes
 //! with the kernels.
 
-pub use crate::plan::binding::regions::PlainRegion;
-pub use crate::plan::binding::{BoundDispatch, BoundPlan, SlotBinding};
-pub use crate::plan::choice::kernel_choice::MAX_GROUP_MODULES;
-pub use crate::plan::kernels::shader::{BindingKind, LayoutEntry, MAX_UNIFORM_ENTRIES};
-pub use crate::plan::kernels::table::fingerprint;
-pub use crate::plan::kernels::table::{
+pub use crate::kernels::shader::{BindingKind, LayoutEntry, MAX_UNIFORM_ENTRIES};
+pub use crate::kernels::table::fingerprint;
+pub use crate::kernels::table::{
     FLAG_ALIGNED, FLAG_PAD, FLAG_SKIP, TableEntry, TableHeader, UNITS_PER_INVOCATION,
     WORKGROUP_SIZE,
 };
-pub use crate::plan::kernels::wgsl::Bindings;
-pub use crate::plan::kernels::{
+pub use crate::kernels::wgsl::Bindings;
+pub use crate::kernels::{
     BitField, COPY_VEC4S, ConcatPiece, ConcatWords, CopyOutput, GeneratedLayout, MAX_COPY_OUTPUTS,
     MAX_ROW_BLOCK_BITS, MIN_WORKING_PERCENT, RowBlocks, RowCopies, RowOutput, RowStreams,
     STREAM_VEC4S, StreamOutput,
 };
-pub use crate::plan::kernels::{
+pub use crate::kernels::{
     DISCRETE_GPU_BYTES_PER_SECOND, INTEGRATED_GPU_BYTES_PER_SECOND, UNKNOWN_GPU_BYTES_PER_SECOND,
 };
+pub use crate::plan::binding::regions::PlainRegion;
+pub use crate::plan::binding::{BoundDispatch, BoundPlan, SlotBinding};
+pub use crate::plan::choice::kernel_choice::MAX_GROUP_MODULES;
 pub use crate::plan::passes::{DstWindow, Pass};
 pub use crate::plan::recording::{
     RecordedBinding, RecordedBuffer, RecordedCommand, RecordedModule, Recording, SPARE_BUFFER_BYTES,
 };
 
 use crate::element::ElementType;
+use crate::kernels::{Form, Kernel};
 use crate::plan::concat_plan::ConcatPlan;
 use crate::plan::error::PlanError;
 use crate::plan::geometry::Direction;
-use crate::plan::kernels::{Form, Kernel};
 use crate::plan::limits::PlanLimits;
 use crate::plan::options::PlanOptions;
 use crate::plan::split_plan::SplitPlan;

@@ -1,7 +1,7 @@
 //! The device limits the planner needs, as plain numbers, and the binding
 //! window they allow.
 
-use crate::plan::kernels::table::{TableEntry, TableHeader, UNITS_PER_INVOCATION, WORKGROUP_SIZE};
+use crate::kernels::table::{TableEntry, TableHeader, UNITS_PER_INVOCATION, WORKGROUP_SIZE};
 
 /// Most destinations one dispatch binds, whatever the device allows: each
 /// slot's code is instantiated in the kernel and runs in every invocation,

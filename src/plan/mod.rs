@@ -25,8 +25,9 @@
 //! `passes` (chunks grouped into passes, their tables and shader modules),
 //! `binding` (the caller's regions bound to each dispatch, the buffers'
 //! usages and roles, what each region must hold) and `recording.rs` (what
-//! an encode records, as data). `kernels` holds the kernels, one file each
-//! behind one table, with the WGSL they generate and the table ABI.
+//! an encode records, as data). The kernels are a layer below the plan
+//! (`src/kernels`), one file each behind one table, with the WGSL they
+//! generate, the table ABI and the vocabulary the plan asks them in.
 //!
 //! The kernels see each output as a contiguous bit string (`outer` runs of
 //! `run_bits`, packed); output bit `p` comes from source bit
@@ -42,13 +43,15 @@ pub mod coalescing;
 mod concat_plan;
 pub(crate) mod error;
 pub(crate) mod geometry;
-pub(crate) mod kernels;
 mod limits;
 mod options;
 mod passes;
 pub(crate) mod recording;
 mod split_plan;
 
+pub use crate::kernels::lanes::LaneOrder;
+pub use crate::kernels::shader::ShaderKey;
+pub use crate::kernels::{Form, Kernel};
 pub use binding::requirements::{DestinationRequirement, Requirements};
 pub use binding::usages::{BufferRole, Usages};
 pub use choice::cost::{CostModel, DeviceClass, KernelRates};
@@ -60,9 +63,6 @@ pub use error::{EncodeError, PlanError, PlanMismatch};
 pub(crate) use geometry::Direction;
 pub use geometry::outputs::PlannedOutput;
 pub use geometry::runs::{Run, RunLayout};
-pub use kernels::lanes::LaneOrder;
-pub use kernels::shader::ShaderKey;
-pub use kernels::{Form, Kernel};
 pub use limits::{MAX_DESTINATIONS_PER_DISPATCH, PlanLimits};
 pub use options::PlanOptions;
 pub use split_plan::SplitPlan;

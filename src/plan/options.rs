@@ -1,8 +1,8 @@
 //! [`PlanOptions`]: how to plan a split, beside what it is planned for.
 
+use crate::kernels::{Form, Kernel};
 use crate::plan::choice::placement::Placement;
 use crate::plan::choice::strategy::Strategy;
-use crate::plan::kernels::{Form, Kernel};
 
 /// How to plan: the strategy, where the outputs go, whether the plan is
 /// recorded inside the caller's compute pass, and optionally the one kernel

@@ -8,12 +8,12 @@
 
 use std::ops::Range;
 
+use crate::kernels::shader::LayoutEntry;
+use crate::kernels::wgsl::Bindings;
 use crate::plan::binding::regions::PlainRegion;
 use crate::plan::binding::usages::Usages;
 use crate::plan::binding::{BoundPlan, SlotBinding};
 use crate::plan::error::EncodeError;
-use crate::plan::kernels::shader::LayoutEntry;
-use crate::plan::kernels::wgsl::Bindings;
 use crate::plan::split_plan::SplitPlan;
 
 /// The bytes of the splitter's spare buffer: one 16-byte binding per slot,

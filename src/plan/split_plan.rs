@@ -6,6 +6,10 @@
 use std::ops::Range;
 
 use crate::element::ElementType;
+use crate::kernels::shader::ShaderKey;
+use crate::kernels::table::fingerprint;
+use crate::kernels::work::Work;
+use crate::kernels::{Form, GeneratedLayout, Kernel};
 use crate::plan::choice::cost::CostModel;
 use crate::plan::choice::kernel_choice::{Dispatches, gather_dispatches};
 use crate::plan::choice::kernel_work::KernelWork;
@@ -13,13 +17,10 @@ use crate::plan::choice::placement::Placement;
 use crate::plan::choice::strategy::{CopyRuns, Strategy, choose_copies, copy_runs};
 use crate::plan::error::PlanError;
 use crate::plan::geometry::Direction;
-use crate::plan::geometry::OutputGeometry;
+use crate::plan::geometry::output_geometry;
 use crate::plan::geometry::outputs::views;
 use crate::plan::geometry::outputs::{PlannedOutput, plan_outputs};
 use crate::plan::geometry::runs::RunLayout;
-use crate::plan::kernels::shader::ShaderKey;
-use crate::plan::kernels::table::fingerprint;
-use crate::plan::kernels::{Form, GeneratedLayout, Kernel};
 use crate::plan::limits::PlanLimits;
 use crate::plan::options::PlanOptions;
 use crate::plan::passes::Pass;
@@ -137,7 +138,7 @@ impl SplitPlan {
         let input_bytes = input_bytes(split, element_bits, limits, direction.tensor())?;
         let layout = RunLayout::new(split);
         let outer = layout.outer() as u64;
-        let geometry = OutputGeometry::of_layout(&layout, element_bits);
+        let geometry = output_geometry(&layout, element_bits);
         let (outputs, arena_bytes) = plan_outputs(split, &geometry, options.placement, limits)?;
         let dst_offsets: Vec<u64> = outputs.iter().map(|o| o.arena_offset_bytes).collect();
         let copied = match (options.compute_pass, strategy) {
@@ -151,16 +152,19 @@ impl SplitPlan {
             _ => model,
         };
         let gather = KernelWork {
-            geometry: &geometry,
-            copied: &copied,
-            outer,
-            input_bytes,
+            work: Work {
+                geometry: &geometry,
+                copied: &copied,
+                outer,
+                input_bytes,
+                binding_alignment_bytes: limits.alignment_bytes(),
+                placement: options.placement,
+                lanes: model.lanes,
+                direction,
+                per_output: strategy == Strategy::GatherPerOutput,
+            },
             dst_offsets_bytes: &dst_offsets,
             limits,
-            placement: options.placement,
-            lanes: model.lanes,
-            direction,
-            per_output: strategy == Strategy::GatherPerOutput,
         };
         let Dispatches {
             kernel,

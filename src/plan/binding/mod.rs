@@ -36,12 +36,12 @@ mod skipping;
 use std::borrow::Cow;
 use std::ops::Range;
 
+use crate::kernels::shader::ShaderKey;
+use crate::kernels::table::fingerprint;
 use crate::plan::binding::regions::PlainRegion;
 use crate::plan::error::EncodeError;
 use crate::plan::geometry::Direction;
 use crate::plan::geometry::{align_down, align_up};
-use crate::plan::kernels::shader::ShaderKey;
-use crate::plan::kernels::table::fingerprint;
 use crate::plan::split_plan::SplitPlan;
 use regroup::Regrouped;
 use skipping::{Skipping, non_aliasing_groups};

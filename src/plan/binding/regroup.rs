@@ -19,10 +19,10 @@
 use std::ops::Range;
 
 use super::{BoundDispatch, PassBytes, next_slice};
+use crate::kernels::lanes::LaneOrder;
+use crate::kernels::table::{TableEntry, TableHeader};
 use crate::plan::binding::regions::PlainRegion;
 use crate::plan::geometry::align_down;
-use crate::plan::kernels::lanes::LaneOrder;
-use crate::plan::kernels::table::{TableEntry, TableHeader};
 use crate::plan::passes::pass_table::grid;
 use crate::plan::split_plan::SplitPlan;
 

@@ -7,8 +7,8 @@
 use std::ops::Range;
 
 use super::{BoundDispatch, PassBytes, next_slice};
+use crate::kernels::table::{FLAG_SKIP, TableEntry, TableHeader};
 use crate::plan::binding::regions::PlainRegion;
-use crate::plan::kernels::table::{FLAG_SKIP, TableEntry, TableHeader};
 use crate::plan::split_plan::SplitPlan;
 
 /// The skipping copies a bound plan's table appends to the plan's: per

@@ -2,11 +2,11 @@
 //! device, chosen per adapter class, measured at run time by
 //! [`crate::gpu::calibrate`], and stored as plain data.
 
-use crate::plan::geometry::OutputGeometry;
-use crate::plan::kernels::lanes::LaneOrder;
-use crate::plan::kernels::{
+use crate::kernels::lanes::LaneOrder;
+use crate::kernels::{
     DISCRETE_GPU_BYTES_PER_SECOND, INTEGRATED_GPU_BYTES_PER_SECOND, Kernel, Order,
 };
+use crate::plan::geometry::OutputGeometry;
 
 /// What kind of adapter a cost model is for, from what wgpu reports
 /// (`crate::gpu::device_class` maps an `AdapterInfo` to it).

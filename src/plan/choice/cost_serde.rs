@@ -6,9 +6,9 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+use crate::kernels::Kernel;
+use crate::kernels::lanes::LaneOrder;
 use crate::plan::choice::cost::{CostModel, KernelRates};
-use crate::plan::kernels::Kernel;
-use crate::plan::kernels::lanes::LaneOrder;
 
 impl Serialize for KernelRates {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {

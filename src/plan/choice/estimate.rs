@@ -4,8 +4,8 @@
 //! The planner decides per output; this is how a runtime (or the docs)
 //! compares whole plans: separate destinations, an arena, copies, views.
 
+use crate::kernels::table::{TableEntry, TableHeader};
 use crate::plan::choice::cost::CostModel;
-use crate::plan::kernels::table::{TableEntry, TableHeader};
 use crate::plan::split_plan::SplitPlan;
 
 /// A plan's modeled cost.

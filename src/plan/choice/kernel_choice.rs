@@ -2,13 +2,13 @@
 //! of the table that fit, tried in the cost model's order, each planned into
 //! passes until one fits the device.
 
+use crate::kernels::{Form, GeneratedLayout, Kernel};
 use crate::plan::choice::cost::CostModel;
 use crate::plan::choice::kernel_work::KernelWork;
 use crate::plan::error::PlanError;
 use crate::plan::geometry::Direction;
 use crate::plan::geometry::chunks::{Chunk, chunks};
 use crate::plan::geometry::{align_down, align_up};
-use crate::plan::kernels::{Form, GeneratedLayout, Kernel};
 use crate::plan::passes::pass_table::build_passes;
 use crate::plan::passes::{Pass, PassContext};
 

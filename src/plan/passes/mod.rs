@@ -6,12 +6,12 @@ pub(crate) mod pass_table;
 
 use std::ops::Range;
 
+use crate::kernels::lanes::LaneOrder;
+use crate::kernels::{GeneratedLayout, Kernel};
 use crate::plan::choice::kernel_work::KernelWork;
 use crate::plan::error::PlanError;
 use crate::plan::geometry::chunks::Chunk;
 use crate::plan::geometry::{align_down, align_up};
-use crate::plan::kernels::lanes::LaneOrder;
-use crate::plan::kernels::{GeneratedLayout, Kernel};
 
 /// One destination a pass binds: which destination, and the bytes bound.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]

@@ -1,11 +1,11 @@
 //! A plan's shader modules: the distinct modules its passes run, each
 //! built once however many passes share it.
 
+use crate::kernels::Kernel;
+use crate::kernels::lanes::LaneOrder;
+use crate::kernels::shader::ShaderKey;
 use crate::plan::choice::placement::Placement;
 use crate::plan::geometry::Direction;
-use crate::plan::kernels::Kernel;
-use crate::plan::kernels::lanes::LaneOrder;
-use crate::plan::kernels::shader::ShaderKey;
 use crate::plan::passes::Pass;
 
 /// The distinct modules of `passes`, in the order they first run, and per

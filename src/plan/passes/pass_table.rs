@@ -4,12 +4,10 @@
 
 use std::ops::Range;
 
+use crate::kernels::table::{FLAG_ALIGNED, FLAG_PAD, TableEntry, TableHeader, WORKGROUP_SIZE};
 use crate::plan::error::PlanError;
 use crate::plan::geometry::align_up;
 use crate::plan::geometry::chunks::Chunk;
-use crate::plan::kernels::table::{
-    FLAG_ALIGNED, FLAG_PAD, TableEntry, TableHeader, WORKGROUP_SIZE,
-};
 use crate::plan::limits::PlanLimits;
 use crate::plan::passes::{DstWindow, Pass, PassContext, PassGroup};
 

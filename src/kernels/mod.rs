@@ -1,7 +1,11 @@
-//! The kernels, one module each, behind one table: [`Kernel`] names them and
+//! The kernels, a layer below the plan: one module each, behind one table.
+//! The plan asks them in their own vocabulary ([`work`]: which way the bits
+//! move, each output's run geometry, where the outputs go, the gathered
+//! outputs) and imports what they generate; this layer imports nothing of
+//! the plan. [`Kernel`] names them and
 //! [`Kernel::spec`] gives everything one kernel is: whether it can move a
-//! plan's outputs and how (its parameter table alone, or WGSL generated per
-//! layout), its unit, the name its bandwidth is stored under in a
+//! plan's outputs and how (per layout, by the parameter table, or both),
+//! its unit, the name its bandwidth is stored under in a
 //! [`crate::plan::CostModel`], its documented bandwidth per device class,
 //! its calibration probe and the sample splits every suite (the naga
 //! validation, the Dawn replay, the access trace, the rendered WGSL)
@@ -14,6 +18,7 @@ pub(crate) mod shader;
 pub(crate) mod table;
 pub(crate) mod template;
 pub(crate) mod wgsl;
+pub(crate) mod work;
 
 // The layouts of two kernels' per-layout forms (the kernels' own modules
 // are declared by the table below).
@@ -35,8 +40,8 @@ pub use row_copies::{COPY_VEC4S, CopyOutput, MAX_COPY_OUTPUTS, MIN_WORKING_PERCE
 pub use row_streams::{STREAM_VEC4S, StreamOutput};
 
 use crate::element::ElementType;
-use crate::plan::choice::kernel_work::KernelWork;
-use crate::plan::geometry::{Direction, OutputGeometry};
+use crate::kernels::work::Work;
+use crate::kernels::work::{Direction, OutputGeometry};
 use crate::semantics::ResolvedSplit;
 use template::Template;
 use wgsl::Variant;
@@ -290,7 +295,7 @@ impl ClassRates {
 /// A generated kernel's layout of some gathered outputs (non-empty, with
 /// their indices) in a dispatch whose input window starts at the given bit.
 pub(crate) type LayoutOf =
-    fn(&KernelWork<'_>, Vec<(usize, &OutputGeometry)>, u64) -> Option<GeneratedLayout>;
+    fn(&Work<'_>, Vec<(usize, &OutputGeometry)>, u64) -> Option<GeneratedLayout>;
 
 /// One of a kernel's two ways of becoming WGSL.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -318,7 +323,7 @@ impl Form {
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct TableForm {
     /// Whether it moves these outputs.
-    pub fits: fn(&KernelWork<'_>) -> bool,
+    pub fits: fn(&Work<'_>) -> bool,
     /// Its WGSL after the prelude, for a variant (placement, slots, entry
     /// skipping, lane order).
     pub wgsl: fn(&Variant) -> String,
@@ -332,9 +337,9 @@ pub(crate) struct TableForm {
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Moves {
     /// Generated per layout, one module per dispatch: its layout of every
-    /// gathered output ([`KernelWork::generated_outputs`]) from the input's
+    /// gathered output ([`Work::generated_outputs`]) from the input's
     /// start, in one dispatch; or, into separate destinations past one
-    /// dispatch's slots, of one group's ([`KernelWork::group_outputs`]) from
+    /// dispatch's slots, of one group's ([`Work::group_outputs`]) from
     /// the group's window, a dispatch per group. The layout generates the
     /// WGSL ([`KernelLayout`]). Always whole outputs.
     pub per_layout: Option<LayoutOf>,

@@ -1,7 +1,7 @@
 //! [`LaneOrder`]: how a kernel lays its invocations over the units it
 //! moves, chosen per class of adapter.
 
-use crate::plan::kernels::table::UNITS_PER_INVOCATION;
+use crate::kernels::table::UNITS_PER_INVOCATION;
 
 /// How consecutive invocations (the lanes of a SIMD group) are laid over
 /// the units a kernel moves.

@@ -3,12 +3,12 @@
 //! kernel, its layout) and renders its source; the GPU side keys its
 //! pipeline cache on it.
 
-use crate::plan::choice::placement::Placement;
-use crate::plan::geometry::Direction;
-use crate::plan::kernels::lanes::LaneOrder;
-use crate::plan::kernels::table::{TableEntry, TableHeader};
-use crate::plan::kernels::wgsl::{Bindings, Variant, number_sites, prelude};
-use crate::plan::kernels::{GeneratedLayout, Kernel};
+use crate::kernels::lanes::LaneOrder;
+use crate::kernels::table::{TableEntry, TableHeader};
+use crate::kernels::wgsl::{Bindings, Variant, number_sites, prelude};
+use crate::kernels::work::Direction;
+use crate::kernels::work::Placement;
+use crate::kernels::{GeneratedLayout, Kernel};
 
 /// Most entries an arena's table holds as a uniform buffer (1.5 KiB).
 pub const MAX_UNIFORM_ENTRIES: usize = 32;
@@ -223,7 +223,7 @@ impl ShaderKey {
     /// the same on every machine and in every process for the same module
     /// (a key for a runtime's own pipeline cache).
     pub fn id(&self) -> u64 {
-        crate::plan::kernels::table::fingerprint(self.source().as_bytes())
+        crate::kernels::table::fingerprint(self.source().as_bytes())
     }
 
     /// The module's entry point.

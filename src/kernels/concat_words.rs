@@ -12,15 +12,15 @@ use super::{
     ClassRates, Form, GeneratedLayout, Kernel, KernelLayout, KernelSpec, Moves, Order, SampleSplit,
 };
 use crate::element::ElementType;
-use crate::plan::choice::kernel_work::KernelWork;
-use crate::plan::geometry::Direction;
-use crate::plan::geometry::OutputGeometry;
-use crate::plan::kernels::template::Template;
-use crate::plan::kernels::wgsl::{Variant, entry_point};
+use crate::kernels::work::Work;
+use crate::kernels::work::Direction;
+use crate::kernels::work::OutputGeometry;
+use crate::kernels::template::Template;
+use crate::kernels::wgsl::{Variant, entry_point};
 
 const WGSL: Template = Template::new(
     "concat_words.wgsl",
-    include_str!("../../../shaders/concat_words.wgsl"),
+    include_str!("../../shaders/concat_words.wgsl"),
 );
 
 pub(super) const SPEC: KernelSpec = KernelSpec {
@@ -92,7 +92,7 @@ const MAX_PIECES: usize = 32;
 
 /// The layout of `live` (a pass's pieces): whole outputs in one window.
 fn layout(
-    g: &KernelWork<'_>,
+    g: &Work<'_>,
     live: Vec<(usize, &OutputGeometry)>,
     _window_start_bits: u64,
 ) -> Option<GeneratedLayout> {

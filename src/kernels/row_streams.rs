@@ -24,22 +24,22 @@
 //! kernel about 0.8; `docs/journal/2026-11-22-lavapipe-kernels.md`).
 
 use super::{GeneratedLayout, Kernel, KernelLayout};
-use crate::plan::choice::kernel_work::KernelWork;
-use crate::plan::geometry::OutputGeometry;
-use crate::plan::kernels::lanes::LaneOrder;
-use crate::plan::kernels::template::Template;
-use crate::plan::kernels::wgsl::{VEC4_BITS, Variant, entry_point, read_entries};
+use crate::kernels::lanes::LaneOrder;
+use crate::kernels::template::Template;
+use crate::kernels::wgsl::{VEC4_BITS, Variant, entry_point, read_entries};
+use crate::kernels::work::OutputGeometry;
+use crate::kernels::work::Work;
 
 /// The template of the row-stream layouts.
 pub(super) const WGSL: Template = Template::new(
     "row_streams.wgsl",
-    include_str!("../../../shaders/row_streams.wgsl"),
+    include_str!("../../shaders/row_streams.wgsl"),
 );
 
 /// The layout of `live` from `window_start_bits`: every gathered output
 /// from the input's start, or one group's outputs from the group's window.
 pub(super) fn layout(
-    g: &KernelWork<'_>,
+    g: &Work<'_>,
     live: Vec<(usize, &OutputGeometry)>,
     window_start_bits: u64,
 ) -> Option<GeneratedLayout> {

@@ -1,7 +1,7 @@
 //! The parameter table: what the planner writes and every kernel reads, as
 //! plain `#[repr(C)]` structs. Rust is the single source of truth: the WGSL
 //! `Table` and `Entry` structs are generated from [`TableEntry::FIELDS`]
-//! ([`crate::plan::kernels::wgsl`]), and `tests/shaders.rs` reflects the compiled
+//! ([`crate::kernels::wgsl`]), and `tests/shaders.rs` reflects the compiled
 //! WGSL and fails when a member's offset or size drifts from these.
 
 use bytemuck::{Pod, Zeroable};

@@ -4,27 +4,24 @@
 //! body of the table-driven kernels. Filled from `shaders/*.wgsl` templates;
 //! [`crate::plan::ShaderKey::source`] assembles a module.
 
-use crate::plan::choice::placement::Placement;
-use crate::plan::geometry::Direction;
-use crate::plan::kernels::lanes::LaneOrder;
-use crate::plan::kernels::table::{
+use crate::kernels::lanes::LaneOrder;
+use crate::kernels::table::{
     FLAG_ALIGNED, FLAG_PAD, FLAG_SKIP, TableEntry, TableHeader, UNITS_PER_INVOCATION,
     WORKGROUP_SIZE,
 };
-use crate::plan::kernels::template::Template;
+use crate::kernels::template::Template;
+use crate::kernels::work::Direction;
+use crate::kernels::work::Placement;
 
-const PRELUDE: Template = Template::new(
-    "prelude.wgsl",
-    include_str!("../../../shaders/prelude.wgsl"),
-);
+const PRELUDE: Template = Template::new("prelude.wgsl", include_str!("../../shaders/prelude.wgsl"));
 const TABLE_DRIVEN: Template = Template::new(
     "table_driven.wgsl",
-    include_str!("../../../shaders/table_driven.wgsl"),
+    include_str!("../../shaders/table_driven.wgsl"),
 );
 /// Bit helpers over the vec4 source stream (funnel, row streams).
 pub(crate) const VEC4_BITS: Template = Template::new(
     "vec4_bits.wgsl",
-    include_str!("../../../shaders/vec4_bits.wgsl"),
+    include_str!("../../shaders/vec4_bits.wgsl"),
 );
 
 /// What a module is compiled for besides its kernel: where the outputs go,

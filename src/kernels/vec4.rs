@@ -9,12 +9,12 @@
 
 use super::{ALIGNED_RUNS, ClassRates, Form, KernelSpec, Moves, Order, SampleSplit, TableForm};
 use crate::element::ElementType;
-use crate::plan::geometry::Direction;
-use crate::plan::kernels::row_copies;
-use crate::plan::kernels::template::Template;
-use crate::plan::kernels::wgsl::table_driven;
+use crate::kernels::work::Direction;
+use crate::kernels::row_copies;
+use crate::kernels::template::Template;
+use crate::kernels::wgsl::table_driven;
 
-const WGSL: Template = Template::new("vec4.wgsl", include_str!("../../../shaders/vec4.wgsl"));
+const WGSL: Template = Template::new("vec4.wgsl", include_str!("../../shaders/vec4.wgsl"));
 
 pub(super) const SPEC: KernelSpec = KernelSpec {
     name: "vec4",

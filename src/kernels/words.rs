@@ -4,11 +4,11 @@
 
 use super::{ClassRates, Form, KernelSpec, Moves, Order, SampleSplit, TableForm};
 use crate::element::ElementType;
-use crate::plan::geometry::Direction;
-use crate::plan::kernels::template::Template;
-use crate::plan::kernels::wgsl::table_driven_of;
+use crate::kernels::work::Direction;
+use crate::kernels::template::Template;
+use crate::kernels::wgsl::table_driven_of;
 
-const WGSL: Template = Template::new("words.wgsl", include_str!("../../../shaders/words.wgsl"));
+const WGSL: Template = Template::new("words.wgsl", include_str!("../../shaders/words.wgsl"));
 
 pub(super) const SPEC: KernelSpec = KernelSpec {
     name: "words",

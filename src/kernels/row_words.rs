@@ -10,7 +10,7 @@
 use super::row_copies::{WGSL, layout};
 use super::{ClassRates, Form, Kernel, KernelSpec, Moves, Order, SampleSplit};
 use crate::element::ElementType;
-use crate::plan::geometry::Direction;
+use crate::kernels::work::Direction;
 
 pub(super) const SPEC: KernelSpec = KernelSpec {
     name: "row_words",

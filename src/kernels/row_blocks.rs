@@ -15,17 +15,17 @@ use super::{
     ClassRates, Form, GeneratedLayout, Kernel, KernelLayout, KernelSpec, Moves, Order, SampleSplit,
 };
 use crate::element::ElementType;
-use crate::plan::choice::kernel_work::KernelWork;
-use crate::plan::geometry::Direction;
-use crate::plan::geometry::OutputGeometry;
-use crate::plan::kernels::lanes::LaneOrder;
-use crate::plan::kernels::table::WORKGROUP_SIZE;
-use crate::plan::kernels::template::Template;
-use crate::plan::kernels::wgsl::{Variant, entry_point, workgroup_entry_point};
+use crate::kernels::work::Work;
+use crate::kernels::work::Direction;
+use crate::kernels::work::OutputGeometry;
+use crate::kernels::lanes::LaneOrder;
+use crate::kernels::table::WORKGROUP_SIZE;
+use crate::kernels::template::Template;
+use crate::kernels::wgsl::{Variant, entry_point, workgroup_entry_point};
 
 const WGSL: Template = Template::new(
     "row_blocks.wgsl",
-    include_str!("../../../shaders/row_blocks.wgsl"),
+    include_str!("../../shaders/row_blocks.wgsl"),
 );
 
 pub(super) const SPEC: KernelSpec = KernelSpec {
@@ -78,7 +78,7 @@ pub(super) const SPEC: KernelSpec = KernelSpec {
 /// Blocks are read whole from the input's start (each group re-reads the
 /// blocks), so every window starts there: `None` for any other start.
 fn layout(
-    g: &KernelWork<'_>,
+    g: &Work<'_>,
     live: Vec<(usize, &OutputGeometry)>,
     window_start_bits: u64,
 ) -> Option<GeneratedLayout> {

@@ -16,23 +16,23 @@
 //! `docs/DEVICE.md`, "Lavapipe's speeds".
 
 use super::{GeneratedLayout, Kernel, KernelLayout};
-use crate::plan::choice::kernel_work::KernelWork;
-use crate::plan::geometry::OutputGeometry;
-use crate::plan::kernels::lanes::LaneOrder;
-use crate::plan::kernels::template::Template;
-use crate::plan::kernels::wgsl::{Variant, entry_point, read_entries};
+use crate::kernels::lanes::LaneOrder;
+use crate::kernels::template::Template;
+use crate::kernels::wgsl::{Variant, entry_point, read_entries};
+use crate::kernels::work::OutputGeometry;
+use crate::kernels::work::Work;
 
 /// The template of the row-copy layouts (both units).
 pub(super) const WGSL: Template = Template::new(
     "row_copies.wgsl",
-    include_str!("../../../shaders/row_copies.wgsl"),
+    include_str!("../../shaders/row_copies.wgsl"),
 );
 
 /// The layout of `live` from `window_start_bits` in units of `unit_bits`
 /// (row copies: 128, row words: 32): every gathered output from the input's
 /// start, or one group's outputs from the group's window.
 pub(super) fn layout(
-    g: &KernelWork<'_>,
+    g: &Work<'_>,
     live: Vec<(usize, &OutputGeometry)>,
     window_start_bits: u64,
     unit_bits: u32,

@@ -11,13 +11,13 @@ use super::{
     ClassRates, Form, KernelSpec, LONG_UNALIGNED_RUNS, Moves, Order, SampleSplit, TableForm,
 };
 use crate::element::ElementType;
-use crate::plan::geometry::Direction;
-use crate::plan::geometry::OutputGeometry;
-use crate::plan::kernels::row_streams;
-use crate::plan::kernels::template::Template;
-use crate::plan::kernels::wgsl::{VEC4_BITS, table_driven};
+use crate::kernels::work::Direction;
+use crate::kernels::work::OutputGeometry;
+use crate::kernels::row_streams;
+use crate::kernels::template::Template;
+use crate::kernels::wgsl::{VEC4_BITS, table_driven};
 
-const WGSL: Template = Template::new("funnel.wgsl", include_str!("../../../shaders/funnel.wgsl"));
+const WGSL: Template = Template::new("funnel.wgsl", include_str!("../../shaders/funnel.wgsl"));
 
 pub(super) const SPEC: KernelSpec = KernelSpec {
     name: "funnel",
