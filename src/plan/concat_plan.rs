@@ -7,12 +7,12 @@ use std::ops::Range;
 
 use crate::element::ElementType;
 use crate::kernels::shader::ShaderKey;
+use crate::kernels::work::Placement;
 use crate::kernels::{Form, Kernel};
 use crate::plan::binding::regions::PlainRegion;
 use crate::plan::binding::requirements::DestinationRequirement;
 use crate::plan::binding::usages::{BufferRole, Usages};
 use crate::plan::choice::cost::CostModel;
-use crate::plan::choice::placement::Placement;
 use crate::plan::error::{EncodeError, PlanError};
 use crate::plan::geometry::Direction;
 use crate::plan::limits::PlanLimits;

@@ -2,6 +2,7 @@
 //! window they allow.
 
 use crate::kernels::table::{TableEntry, TableHeader, UNITS_PER_INVOCATION, WORKGROUP_SIZE};
+use crate::kernels::work::Placement;
 
 /// Most destinations one dispatch binds, whatever the device allows: each
 /// slot's code is instantiated in the kernel and runs in every invocation,
@@ -94,6 +95,16 @@ impl PlanLimits {
             .saturating_sub(1)
             .min(u32::try_from(table_entries).unwrap_or(u32::MAX))
             .clamp(1, MAX_DESTINATIONS_PER_DISPATCH)
+    }
+
+    /// Most destination slots one pass binds with `placement`: the
+    /// destinations per dispatch, or the one arena.
+    pub(crate) fn slots_per_pass(&self, placement: Placement) -> usize {
+        if placement.is_shared() {
+            1
+        } else {
+            self.destinations_per_dispatch() as usize
+        }
     }
 
     /// The alignment of each pass's table in the table buffer: a binding

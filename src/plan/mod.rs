@@ -51,12 +51,12 @@ mod split_plan;
 
 pub use crate::kernels::lanes::LaneOrder;
 pub use crate::kernels::shader::ShaderKey;
+pub use crate::kernels::work::Placement;
 pub use crate::kernels::{Form, Kernel};
 pub use binding::requirements::{DestinationRequirement, Requirements};
 pub use binding::usages::{BufferRole, Usages};
 pub use choice::cost::{CostModel, DeviceClass, KernelRates};
 pub use choice::estimate::PlanCost;
-pub use choice::placement::Placement;
 pub use choice::strategy::{CopyRuns, Strategy};
 pub use concat_plan::{ConcatPlan, ConcatRequirements};
 pub use error::{EncodeError, PlanError, PlanMismatch};

@@ -1,7 +1,7 @@
 //! [`PlanOptions`]: how to plan a split, beside what it is planned for.
 
+use crate::kernels::work::Placement;
 use crate::kernels::{Form, Kernel};
-use crate::plan::choice::placement::Placement;
 use crate::plan::choice::strategy::Strategy;
 
 /// How to plan: the strategy, where the outputs go, whether the plan is

@@ -52,7 +52,7 @@ impl SplitPlan {
     pub(crate) fn destination_role(&self, i: usize) -> BufferRole {
         match self.direction.1.get(i) {
             Some(&input) => BufferRole::ConcatInput(input),
-            None => self.placement().role(i),
+            None => BufferRole::destination(self.placement(), i),
         }
     }
 

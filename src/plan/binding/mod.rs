@@ -39,6 +39,7 @@ use std::ops::Range;
 use crate::kernels::shader::ShaderKey;
 use crate::kernels::table::fingerprint;
 use crate::plan::binding::regions::PlainRegion;
+use crate::plan::binding::usages::BufferRole;
 use crate::plan::error::EncodeError;
 use crate::plan::geometry::Direction;
 use crate::plan::geometry::{align_down, align_up};
@@ -337,7 +338,7 @@ impl SplitPlan {
                 if bytes.start < pass.src.end && pass.src.start < bytes.end {
                     let align = self.limits().alignment_bytes();
                     return Err(EncodeError::InputSharesBuffer {
-                        which: self.placement().role(*destination),
+                        which: BufferRole::destination(self.placement(), *destination),
                         why: format!(
                             "bindings start at offsets aligned down to {align} bytes, so the \
                              input's binding {:?} overlaps its binding {bytes:?}; keep the \

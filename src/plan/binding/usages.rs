@@ -4,6 +4,8 @@
 
 use std::fmt;
 
+use crate::kernels::work::Placement;
+
 /// Which of an encode's buffers something is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -20,6 +22,18 @@ pub enum BufferRole {
     ConcatOutput,
     /// The region of a concat's input `n`.
     ConcatInput(usize),
+}
+
+impl BufferRole {
+    /// How errors name destination `index` of a plan placed so: output
+    /// `index`'s region, or the arena.
+    pub fn destination(placement: Placement, index: usize) -> BufferRole {
+        if placement.is_shared() {
+            BufferRole::Arena
+        } else {
+            BufferRole::Output(index)
+        }
+    }
 }
 
 impl fmt::Display for BufferRole {

@@ -3,8 +3,8 @@
 //! passes until one fits the device.
 
 use crate::kernels::{Form, GeneratedLayout, Kernel};
+use crate::plan::choice::KernelWork;
 use crate::plan::choice::cost::CostModel;
-use crate::plan::choice::kernel_work::KernelWork;
 use crate::plan::error::PlanError;
 use crate::plan::geometry::Direction;
 use crate::plan::geometry::chunks::{Chunk, chunks};
@@ -206,7 +206,7 @@ fn grouped_passes(g: &KernelWork<'_>, kernel: Kernel) -> Result<Option<Dispatche
         return Ok(None);
     };
     let live = g.output_indices();
-    let per_group = g.placement.max_slots(g.limits);
+    let per_group = g.limits.slots_per_pass(g.placement);
     if g.placement.chunks_share_a_slot() || live.len() <= per_group {
         return Ok(None);
     }

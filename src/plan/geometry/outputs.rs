@@ -3,7 +3,7 @@
 
 use std::ops::Range;
 
-use crate::plan::choice::placement::Placement;
+use crate::kernels::work::Placement;
 use crate::plan::error::PlanError;
 use crate::plan::geometry::OutputGeometry;
 use crate::plan::geometry::align_up;

@@ -8,7 +8,7 @@ use std::ops::Range;
 
 use crate::kernels::lanes::LaneOrder;
 use crate::kernels::{GeneratedLayout, Kernel};
-use crate::plan::choice::kernel_work::KernelWork;
+use crate::plan::choice::KernelWork;
 use crate::plan::error::PlanError;
 use crate::plan::geometry::chunks::Chunk;
 use crate::plan::geometry::{align_down, align_up};
@@ -207,7 +207,7 @@ impl PassContext<'_> {
                     let w = self.widen(&union(&s.bytes, dst));
                     dst.start >= s.last_end && w.end - w.start <= window
                 }
-                None => group.slots.len() < self.g.placement.max_slots(self.g.limits),
+                None => group.slots.len() < self.g.limits.slots_per_pass(self.g.placement),
             };
         if !fits {
             return false;

@@ -4,7 +4,7 @@
 use crate::kernels::Kernel;
 use crate::kernels::lanes::LaneOrder;
 use crate::kernels::shader::ShaderKey;
-use crate::plan::choice::placement::Placement;
+use crate::kernels::work::Placement;
 use crate::plan::geometry::Direction;
 use crate::plan::passes::Pass;
 
