@@ -123,15 +123,15 @@ pub mod semantics;
 pub mod tensor;
 
 pub use element::ElementType;
-pub use error::{Error, Result};
+pub use error::{ConcatError, Error, ResolveError, Result, TensorError};
 pub use op::{FrameworkCall, OpId, OpKind};
 pub use semantics::frameworks;
 pub use semantics::{
-    ConcatError, ConcatOperator, MAX_OUTPUTS, OnnxConcat, OnnxConcatFromSequence, OnnxSplit,
+    ConcatOperator, MAX_OUTPUTS, OnnxConcat, OnnxConcatFromSequence, OnnxSplit,
     OnnxSplitToSequence, OpenVinoConcat, OpenVinoSplit, OpenVinoVariadicSplit, Operator,
-    ParamTensor, ParamValues, ResolveError, ResolvedConcat, ResolvedSplit, SequenceShapes,
+    ParamTensor, ParamValues, ResolvedConcat, ResolvedSplit, SequenceShapes,
 };
-pub use tensor::{HostTensor, NativeElement, TensorError};
+pub use tensor::{HostTensor, NativeElement};
 
 /// The crate's documents, rendered here so that they travel with the crate
 /// (the same files are `docs/*.md` in the repository).

@@ -14,7 +14,8 @@ mod common;
 
 use common::emulator::{ConcatLayout, check_emulated_concat};
 use common::{Rng, one_type_per_width, random_tensor, tiny};
-use wgpu_split::plan::{ConcatPlan, CostModel, PlanError, PlanLimits, PlanOptions, Strategy};
+use wgpu_split::error::PlanError;
+use wgpu_split::plan::{ConcatPlan, CostModel, PlanLimits, PlanOptions, Strategy};
 use wgpu_split::{ElementType, HostTensor, OnnxSplitToSequence, ResolvedConcat};
 
 /// The options a concat is planned with: the class models' choices, the

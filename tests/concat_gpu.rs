@@ -7,11 +7,11 @@
 mod common;
 
 use common::{Rng, gpu, one_type_per_width, random_tensor, read_buffer, refused, tiny};
+use wgpu_split::error::{EncodeError, PlanError};
 use wgpu_split::frameworks::torch;
 use wgpu_split::gpu::{BufferRegion, GpuSplitter};
 use wgpu_split::plan::{
-    BufferRole, ConcatPlan, CostModel, DeviceClass, EncodeError, Placement, PlanError, PlanLimits,
-    PlanOptions, Strategy,
+    BufferRole, ConcatPlan, CostModel, DeviceClass, Placement, PlanLimits, PlanOptions, Strategy,
 };
 use wgpu_split::{ElementType, Error, HostTensor, ResolvedConcat, host};
 

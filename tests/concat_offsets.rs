@@ -9,8 +9,9 @@
 mod common;
 
 use common::{Rng, gpu, one_type_per_width, random_tensor, read_buffer};
+use wgpu_split::error::PlanError;
 use wgpu_split::gpu::{BufferRegion, GpuSplitter};
-use wgpu_split::plan::{ConcatPlan, Kernel, PlanError, PlanOptions, Strategy};
+use wgpu_split::plan::{ConcatPlan, Kernel, PlanOptions, Strategy};
 use wgpu_split::{HostTensor, ResolvedConcat, host};
 
 /// Guard bytes around the output (a pattern no kernel writes).

@@ -20,7 +20,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use common::Rng;
-use wgpu_split::gpu::{BufferRegion, DeviceError, GpuContext, GpuSplitter, Poller, RoundTrip};
+use wgpu_split::error::DeviceError;
+use wgpu_split::gpu::{BufferRegion, GpuContext, GpuSplitter, Poller, RoundTrip};
 use wgpu_split::{ElementType, Error, HostTensor, OnnxSplit, Operator, ResolvedSplit, host};
 
 /// How long a step waits for the other thread to destroy the device. A

@@ -4,7 +4,8 @@
 //! each framework's algorithm on a list of indices.
 
 use proptest::prelude::*;
-use wgpu_split::frameworks::{FrameworkError, Sections, burn, candle, numpy, torch};
+use wgpu_split::error::FrameworkError;
+use wgpu_split::frameworks::{Sections, burn, candle, numpy, torch};
 use wgpu_split::{ResolveError, ResolvedSplit};
 
 /// The pieces of a split as index lists along its axis.

@@ -8,13 +8,14 @@
 use std::collections::HashMap;
 
 use prost::Message;
+use wgpu_split::error::OnnxError;
 use wgpu_split::onnx::node_test::NodeTest;
 use wgpu_split::onnx::proto::{
     AttributeProto, Dimension, GraphProto, ModelProto, NodeProto, OperatorSetIdProto,
     StringStringEntryProto, TensorProto, TensorShapeProto, TypeProto, TypeProtoTensor,
     ValueInfoProto,
 };
-use wgpu_split::onnx::{Dim, LengthsSource, OnnxError, OnnxModel, SplitOperator, tensor_to_proto};
+use wgpu_split::onnx::{Dim, LengthsSource, OnnxModel, SplitOperator, tensor_to_proto};
 use wgpu_split::{Error, HostTensor, ParamTensor, host};
 
 fn node(

@@ -1,6 +1,7 @@
 //! The benchmark's cases: fixed names, tensors and splits.
 
-use wgpu_split::frameworks::{FrameworkError, torch};
+use wgpu_split::error::FrameworkError;
+use wgpu_split::frameworks::torch;
 use wgpu_split::{
     ConcatOperator, ElementType, OnnxConcat, OnnxConcatFromSequence, OnnxSplit,
     OnnxSplitToSequence, Operator, ParamTensor, ResolvedConcat, ResolvedSplit,

@@ -217,7 +217,7 @@ fn host_costs(measured: &[Measured], big: u64, many: u64, class: &CostModel) -> 
 ///
 /// # Errors
 ///
-/// [`crate::gpu::DeviceError::Gpu`] when the device fails or is lost.
+/// [`crate::error::DeviceError::Gpu`] when the device fails or is lost.
 pub fn calibrate(splitter: &GpuSplitter) -> Result<Calibration> {
     calibrate_runs(splitter, RUNS)
 }

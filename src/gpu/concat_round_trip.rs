@@ -38,7 +38,7 @@ impl RoundTrip<'_> {
     /// # Errors
     ///
     /// The operator's [`crate::ConcatError`], planning errors, and
-    /// [`crate::gpu::DeviceError::Gpu`] when the device fails, is lost or
+    /// [`crate::error::DeviceError::Gpu`] when the device fails, is lost or
     /// does not finish within [`crate::gpu::READBACK_TIMEOUT`].
     pub fn concat(self, op: &ConcatOperator, inputs: &[&HostTensor]) -> Result<HostTensor> {
         let shapes: Vec<&[usize]> = inputs.iter().map(|t| t.shape()).collect();

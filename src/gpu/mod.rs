@@ -35,7 +35,6 @@ pub use cache::{CachePolicy, CacheUsage, TABLE_OVERHEAD_BYTES};
 pub use calibrate::{Calibration, Figure, Timing, calibrate};
 pub use context::GpuContext;
 pub use device_class::device_class;
-pub use error::DeviceError;
 #[cfg(not(target_arch = "wasm32"))]
 pub use poller::Poller;
 pub use prepared::{EncodeCounts, PreparedSplit};

@@ -10,7 +10,7 @@ use super::scope::{map_read, poll, read_mapped_async, scoped_async};
 use crate::error::{Error, Result};
 
 /// How long a blocking readback waits for the GPU before it fails with
-/// [`crate::gpu::DeviceError::Gpu`] instead of blocking forever.
+/// [`crate::error::DeviceError::Gpu`] instead of blocking forever.
 pub const READBACK_TIMEOUT: Duration = Duration::from_secs(120);
 
 type MapResult = std::result::Result<(), wgpu::BufferAsyncError>;

@@ -62,7 +62,7 @@ impl<'s> RoundTrip<'s> {
     ///
     /// # Errors
     ///
-    /// Resolution and planning errors, and [`crate::gpu::DeviceError::Gpu`] when the
+    /// Resolution and planning errors, and [`crate::error::DeviceError::Gpu`] when the
     /// device fails, is lost or does not finish within [`crate::gpu::READBACK_TIMEOUT`].
     pub fn split(self, op: &Operator, input: &HostTensor) -> Result<Vec<HostTensor>> {
         self.split_resolved(&op.resolve(input.shape())?, input)
@@ -72,7 +72,7 @@ impl<'s> RoundTrip<'s> {
     /// work and awaits wgpu's map callback. On native backends that callback
     /// comes from `Device::poll`, so someone must poll while this is
     /// awaited: the caller's own loop, or a [`crate::gpu::Poller`]. A lost
-    /// device ends it with [`crate::gpu::DeviceError::Gpu`] once polled.
+    /// device ends it with [`crate::error::DeviceError::Gpu`] once polled.
     ///
     /// # Errors
     ///
@@ -222,7 +222,7 @@ impl<'s> RoundTrip<'s> {
     ///
     /// # Errors
     ///
-    /// [`crate::gpu::DeviceError::Gpu`] when the device is lost or out of memory.
+    /// [`crate::error::DeviceError::Gpu`] when the device is lost or out of memory.
     pub fn create_destinations(self, plan: &SplitPlan) -> Result<Vec<wgpu::Buffer>> {
         (0..plan.destination_count())
             .map(|i| self.create_buffer("wgpu-split destination", plan.destination_bytes(i)))
@@ -234,7 +234,7 @@ impl<'s> RoundTrip<'s> {
     ///
     /// # Errors
     ///
-    /// [`crate::gpu::DeviceError::Gpu`] when the device is lost or out of memory.
+    /// [`crate::error::DeviceError::Gpu`] when the device is lost or out of memory.
     pub fn create_input(self, bytes: &[u8]) -> Result<wgpu::Buffer> {
         Ok(buffer_with_contents(
             self.splitter.device(),

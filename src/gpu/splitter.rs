@@ -291,7 +291,7 @@ impl GpuSplitter {
     /// Caught before wgpu sees them: [`PlanError::Mismatch`] for a plan made
     /// for limits this device does not allow; every [`EncodeError`] (region
     /// count, usages, offsets, sizes, extents, overlaps, the input's buffer
-    /// shared with a destination); [`crate::gpu::DeviceError`] for a buffer
+    /// shared with a destination); [`crate::error::DeviceError`] for a buffer
     /// that is mapped, destroyed or of another device, and a lost device.
     pub fn encode(
         &self,

@@ -66,7 +66,7 @@ impl SplitterCache<'_> {
     ///
     /// # Errors
     ///
-    /// [`crate::gpu::DeviceError::Gpu`] when the device is lost or rejects
+    /// [`crate::error::DeviceError::Gpu`] when the device is lost or rejects
     /// the kernel.
     pub fn warm_up(&self, plan: &SplitPlan) -> Result<()> {
         let keys = plan.shaders();

@@ -26,7 +26,7 @@ impl GpuSplitter {
     ///
     /// # Errors
     ///
-    /// [`crate::gpu::DeviceError::Gpu`] when the device is lost or rejects
+    /// [`crate::error::DeviceError::Gpu`] when the device is lost or rejects
     /// a kernel.
     pub fn new(device: &wgpu::Device, queue: &wgpu::Queue) -> Result<Self> {
         let splitter = GpuSplitter::with_class_model(device, queue)?;

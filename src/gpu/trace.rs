@@ -48,7 +48,7 @@ pub struct TracedRun {
 ///
 /// # Errors
 ///
-/// The plan's [`crate::plan::EncodeError`]s (none for regions of its own
+/// The plan's [`crate::error::EncodeError`]s (none for regions of its own
 /// sizes) and [`DeviceError::Gpu`] when the device fails.
 pub fn trace(
     splitter: &GpuSplitter,

@@ -36,7 +36,7 @@ use prost::Message;
 use crate::error::{Error, Result};
 use crate::semantics::Operator;
 use crate::tensor::HostTensor;
-pub use error::OnnxError;
+pub(crate) use error::OnnxError;
 pub use lengths_source::LengthsSource;
 pub use model::OnnxModel;
 use operator::{is_split_node, lengths_input, split_operator};

@@ -11,7 +11,7 @@ use crate::semantics::{OnnxSplit, OnnxSplitToSequence, Operator, ParamTensor, Se
 ///
 /// # Errors
 ///
-/// [`crate::onnx::OnnxError::MalformedModel`] for more than two inputs and
+/// [`crate::error::OnnxError::MalformedModel`] for more than two inputs and
 /// attributes of the wrong name or kind.
 pub(crate) fn split_operator(
     node: &NodeProto,

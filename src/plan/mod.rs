@@ -59,7 +59,7 @@ pub use choice::cost::{CostModel, DeviceClass, KernelRates};
 pub use choice::estimate::PlanCost;
 pub use choice::strategy::{CopyRuns, Strategy};
 pub use concat_plan::{ConcatPlan, ConcatRequirements};
-pub use error::{EncodeError, PlanError, PlanMismatch};
+pub(crate) use error::{EncodeError, PlanError, PlanMismatch};
 pub(crate) use geometry::Direction;
 pub use geometry::outputs::PlannedOutput;
 pub use geometry::runs::{Run, RunLayout};

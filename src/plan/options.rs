@@ -61,7 +61,7 @@ impl PlanOptions {
     }
 
     /// Forces one kernel: planning fails with
-    /// [`crate::plan::PlanError::KernelDoesNotFit`] where it cannot move the outputs.
+    /// [`crate::error::PlanError::KernelDoesNotFit`] where it cannot move the outputs.
     pub fn kernel(mut self, kernel: Kernel) -> Self {
         self.kernel = Some(kernel);
         self
@@ -69,7 +69,7 @@ impl PlanOptions {
 
     /// Forces one form of every kernel tried (with [`PlanOptions::kernel`],
     /// one form of one kernel): planning fails with
-    /// [`crate::plan::PlanError::KernelDoesNotFit`] where it cannot move the outputs.
+    /// [`crate::error::PlanError::KernelDoesNotFit`] where it cannot move the outputs.
     pub fn form(mut self, form: Form) -> Self {
         self.form = Some(form);
         self

@@ -20,10 +20,11 @@ pub(crate) mod resolved;
 pub(crate) mod rules;
 mod split_to_sequence;
 
+pub(crate) use concat::ConcatError;
 pub use concat::{
-    ConcatError, ConcatOperator, OnnxConcat, OnnxConcatFromSequence, OpenVinoConcat, ResolvedConcat,
+    ConcatOperator, OnnxConcat, OnnxConcatFromSequence, OpenVinoConcat, ResolvedConcat,
 };
-pub use error::ResolveError;
+pub(crate) use error::ResolveError;
 pub use onnx_split::OnnxSplit;
 pub use openvino::{OpenVinoSplit, OpenVinoVariadicSplit};
 pub use param::{ParamTensor, ParamValues};

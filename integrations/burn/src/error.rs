@@ -80,8 +80,8 @@ impl From<wgpu_split::error::FrameworkError> for BurnSplitError {
     }
 }
 
-impl From<wgpu_split::plan::PlanError> for BurnSplitError {
-    fn from(e: wgpu_split::plan::PlanError) -> Self {
+impl From<wgpu_split::error::PlanError> for BurnSplitError {
+    fn from(e: wgpu_split::error::PlanError) -> Self {
         BurnSplitError::Split(e.into())
     }
 }

@@ -36,7 +36,7 @@ impl BurnSplitter {
     ///
     /// # Errors
     ///
-    /// [`wgpu_split::gpu::DeviceError`] when the device rejects the kernels.
+    /// [`wgpu_split::error::DeviceError`] when the device rejects the kernels.
     pub fn new(device: &Device, setup: &WgpuSetup) -> Result<Self> {
         Ok(BurnSplitter {
             splitter: GpuSplitter::new(&setup.device, &setup.queue)?,

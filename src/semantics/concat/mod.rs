@@ -12,7 +12,7 @@ mod openvino;
 mod resolved;
 pub(crate) mod rules;
 
-pub use error::ConcatError;
+pub(crate) use error::ConcatError;
 pub use onnx::{OnnxConcat, OnnxConcatFromSequence};
 pub use openvino::OpenVinoConcat;
 pub use resolved::ResolvedConcat;

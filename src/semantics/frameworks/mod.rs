@@ -30,7 +30,7 @@ pub(crate) mod error;
 pub mod numpy;
 pub mod torch;
 
-pub use error::FrameworkError;
+pub(crate) use error::FrameworkError;
 
 use super::resolved::ResolvedSplit;
 use super::rules::{check_output_count, element_count};
