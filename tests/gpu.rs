@@ -340,7 +340,10 @@ fn row_blocks_move_short_runs_of_every_width() {
         gpu,
         cases,
         common::row_block_split,
-        (common::ROW_BLOCKS, gather()),
+        (
+            common::ROW_BLOCKS,
+            PlanOptions::default().strategy(PlanStrategy::Auto(common::row_blocks_first())),
+        ),
         79,
     );
     // The rest have blocks past 64 words.

@@ -315,6 +315,17 @@ pub fn streams_first() -> wgpu_split::plan::CostModel {
     model
 }
 
+/// A cost model under which every output is gathered and the row-block
+/// kernel comes first wherever it fits: the row-block tests' ranking,
+/// whatever a calibration on a busy machine measured.
+pub fn row_blocks_first() -> wgpu_split::plan::CostModel {
+    let mut model = streams_first();
+    model
+        .gather_bytes_per_second
+        .set(wgpu_split::plan::Kernel::RowBlocks, 2e15);
+    model
+}
+
 /// Options under which the table-driven funnel comes first wherever it
 /// fits ([`streams_first`] with the table-driven forms forced): every model
 /// ranks row streams above it where both fit, so the funnel's own tests ask
