@@ -14,7 +14,7 @@ use wgpu_split::error::PlanError;
 use wgpu_split::host;
 use wgpu_split::onnx::node_test::{NodeTest, Summary, compare_outputs, run_directories};
 use wgpu_split::onnx::{OnnxModel, SplitOperator};
-use wgpu_split::plan::{Kernel, Placement, PlanOptions, Strategy};
+use wgpu_split::plan::{Placement, PlanOptions, Strategy};
 
 fn root() -> PathBuf {
     common::repo_root().join("tests/data/onnx-models")
@@ -169,9 +169,7 @@ fn every_captured_node_passes_on_the_host() {
 fn forced_plans() -> Vec<(String, PlanOptions)> {
     let mut plans = Vec::new();
     for placement in [Placement::Separate, Placement::Arena] {
-        let forms = Kernel::ALL
-            .into_iter()
-            .flat_map(|k| k.forms().iter().map(move |&f| (k, f)));
+        let forms = wgpu_split::plan::internals::kernel_forms();
         for (kernel, form) in forms {
             let options = PlanOptions::default()
                 .strategy(Strategy::Gather)
@@ -223,10 +221,9 @@ fn every_captured_node_is_bit_exact_on_the_gpu_under_every_plan_that_fits() {
     eprintln!("plans run, by nodes: {ran:?}");
     // Every form of every kernel that moves splits ran on real shapes, in
     // both placements.
-    let forms = Kernel::ALL
+    let forms = wgpu_split::plan::internals::kernel_forms()
         .into_iter()
-        .filter(|k| k.moves_splits())
-        .flat_map(|k| k.forms().iter().map(move |&f| (k, f)));
+        .filter(|(k, _)| k.moves_splits());
     for (kernel, form) in forms {
         for placement in ["Separate", "Arena"] {
             let name = format!("{} {} {placement}", kernel.name(), form.name());

@@ -104,10 +104,8 @@ fn varied_variants(forced: bool) -> Vec<(String, PlanOptions)> {
                 .placement(placement);
             variants.push((format!("{} {s}", placement.name()), options));
         }
-        let forms = Kernel::ALL
-            .into_iter()
-            .flat_map(|k| k.forms().iter().map(move |&f| (k, f)));
-        for (kernel, form) in forms.filter(|_| forced) {
+        let forms = wgpu_split::plan::internals::kernel_forms();
+        for (kernel, form) in forms.into_iter().filter(|_| forced) {
             let options = PlanOptions::default()
                 .strategy(Strategy::Gather)
                 .kernel(kernel)
@@ -227,9 +225,8 @@ fn check_coverage(
     ran: &[(Forced, Placement, Option<LaneOrder>)],
 ) -> Result<(), String> {
     let orders = [LaneOrder::Blocked, LaneOrder::Striped];
-    let missing: Vec<String> = Kernel::ALL
+    let missing: Vec<String> = wgpu_split::plan::internals::kernel_forms()
         .into_iter()
-        .flat_map(|k| k.forms().iter().map(move |&f| (k, f)))
         .filter(|k| required.contains(k))
         .flat_map(|k| PLACEMENTS.map(|p| (k, p)))
         .flat_map(|(k, p)| orders.map(|l| (k, p, l)))

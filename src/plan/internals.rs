@@ -41,6 +41,16 @@ pub fn template_files(kernel: Kernel) -> Vec<&'static str> {
     kernel.spec().templates.iter().map(|t| t.file()).collect()
 }
 
+/// Every kernel in each of its forms, in table order (the forms in the
+/// order they are tried): what the suites that force each way of moving
+/// bits iterate.
+pub fn kernel_forms() -> Vec<(Kernel, Form)> {
+    Kernel::ALL
+        .into_iter()
+        .flat_map(|k| k.forms().iter().map(move |&f| (k, f)))
+        .collect()
+}
+
 /// The sample splits `kernel`'s spec lists, each with the form it
 /// exercises: splits it plans with that form forced, in both placements.
 /// Every suite of modules (the naga validation, the Dawn replay, the access

@@ -369,10 +369,7 @@ pub fn forced(
 
 /// Every kernel in each of its forms, in table order.
 pub fn kernel_forms() -> Vec<(Kernel, Form)> {
-    Kernel::ALL
-        .into_iter()
-        .flat_map(|k| k.forms().iter().map(move |&f| (k, f)))
-        .collect()
+    wgpu_split::plan::internals::kernel_forms()
 }
 
 /// Resident memory of this process in bytes (Linux).

@@ -19,25 +19,29 @@ impl Serialize for KernelRates {
 
 impl<'de> Deserialize<'de> for KernelRates {
     /// Unknown names are ignored (a model stored by a newer version with a
-    /// kernel this one lacks); a kernel's former name (before kernels
-    /// merged) takes precedence over its own unless stored as 0 (never
-    /// chosen); a missing kernel inherits the rate of the kernel its spec
-    /// names (`inherit`).
+    /// kernel this one lacks); the rest as [`rates_by_name`] reads them.
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let by_name = BTreeMap::<String, f64>::deserialize(deserializer)?;
-        let mut rates = KernelRates::ZERO;
-        let mut missing = Vec::new();
-        for kernel in Kernel::ALL {
-            let spec = kernel.spec();
-            let former = spec.per_layout_name.and_then(|name| by_name.get(name));
-            let own = by_name.get(spec.name);
-            match former.copied().filter(|&r| r > 0.0).or(own.copied()) {
-                Some(rate) => rates.set(kernel, rate),
-                None => missing.push(kernel),
-            }
-        }
-        Ok(inherit(rates, &missing))
+        Ok(rates_by_name(|name| by_name.get(name).copied()))
     }
+}
+
+/// Every kernel's rate from `stored` (a rate by name, `None` where none
+/// was stored): a kernel's former name (its per-layout form's, before
+/// kernels merged) takes precedence over its own unless stored as 0 (never
+/// chosen); a kernel stored under neither inherits ([`inherit`]).
+fn rates_by_name(stored: impl Fn(&str) -> Option<f64>) -> KernelRates {
+    let mut rates = KernelRates::ZERO;
+    let mut missing = Vec::new();
+    for kernel in Kernel::ALL {
+        let spec = kernel.spec();
+        let former = spec.per_layout_name.and_then(&stored);
+        match former.filter(|&r| r > 0.0).or_else(|| stored(spec.name)) {
+            Some(rate) => rates.set(kernel, rate),
+            None => missing.push(kernel),
+        }
+    }
+    inherit(rates, &missing)
 }
 
 /// `rates` with each kernel of `missing` (a model stored before it
@@ -114,7 +118,6 @@ impl<'de> Deserialize<'de> for CostModel {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let s = Stored::deserialize(deserializer)?;
         let rates = s.gather_bytes_per_second.unwrap_or_else(|| {
-            let mut rates = KernelRates::ZERO;
             // The old fields by the names of the kernels they held (the
             // table names its kernels; this file reads it by name).
             let stored = [
@@ -124,20 +127,8 @@ impl<'de> Deserialize<'de> for CostModel {
                 ("row_blocks", s.gather_rows_bytes_per_second),
                 ("row_streams", s.gather_streams_bytes_per_second),
             ];
-            let mut missing = Vec::new();
-            for kernel in Kernel::ALL {
-                let spec = kernel.spec();
-                let names = spec.per_layout_name.iter().chain([&spec.name]);
-                // A field stored without a value counts as absent.
-                let rate = names
-                    .filter_map(|name| stored.iter().find(|(n, _)| n == name))
-                    .find_map(|(_, rate)| *rate);
-                match rate {
-                    Some(rate) => rates.set(kernel, rate),
-                    None => missing.push(kernel),
-                }
-            }
-            inherit(rates, &missing)
+            // A field stored without a value counts as absent.
+            rates_by_name(|name| stored.iter().find(|(n, _)| *n == name)?.1)
         });
         Ok(CostModel {
             copy_bytes_per_second: s.copy_bytes_per_second,
