@@ -17,10 +17,10 @@ use crate::plan::choice::kernel_choice::{Dispatches, gather_dispatches};
 use crate::plan::choice::strategy::{CopyRuns, Strategy, choose_copies, copy_runs};
 use crate::plan::error::PlanError;
 use crate::plan::geometry::Direction;
-use crate::plan::geometry::output_geometry;
 use crate::plan::geometry::outputs::views;
 use crate::plan::geometry::outputs::{PlannedOutput, plan_outputs};
 use crate::plan::geometry::runs::RunLayout;
+use crate::plan::geometry::{OutputGeometry, output_geometry};
 use crate::plan::limits::PlanLimits;
 use crate::plan::options::PlanOptions;
 use crate::plan::passes::Pass;
@@ -141,11 +141,7 @@ impl SplitPlan {
         let geometry = output_geometry(&layout, element_bits);
         let (outputs, arena_bytes) = plan_outputs(split, &geometry, options.placement, limits)?;
         let dst_offsets: Vec<u64> = outputs.iter().map(|o| o.arena_offset_bytes).collect();
-        let copied = match (options.compute_pass, strategy) {
-            (true, Strategy::Copy) => return Err(PlanError::CopiesInComputePass),
-            (true, _) => vec![false; geometry.len()],
-            (false, _) => choose_copies(&strategy, &geometry, outer)?,
-        };
+        let copied = copied_outputs(options, &strategy, &geometry, outer)?;
         let copies = copy_runs(&geometry, &copied, &dst_offsets, outer);
         let model = match strategy {
             Strategy::Auto(model) => model,
@@ -415,4 +411,20 @@ fn input_bytes(
         return Err(PlanError::TooLargeForDevice { what, bytes, max });
     }
     Ok(bytes as u64)
+}
+
+/// Per output, whether copy commands move it: none for a plan recorded in
+/// the caller's compute pass (which a copy-only strategy cannot be), else
+/// the strategy's choice.
+fn copied_outputs(
+    options: &PlanOptions,
+    strategy: &Strategy,
+    geometry: &[OutputGeometry],
+    outer: u64,
+) -> Result<Vec<bool>, PlanError> {
+    match (options.compute_pass, strategy) {
+        (true, Strategy::Copy) => Err(PlanError::CopiesInComputePass),
+        (true, _) => Ok(vec![false; geometry.len()]),
+        (false, _) => choose_copies(strategy, geometry, outer),
+    }
 }

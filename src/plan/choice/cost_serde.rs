@@ -19,7 +19,7 @@ impl Serialize for KernelRates {
 
 impl<'de> Deserialize<'de> for KernelRates {
     /// Unknown names are ignored (a model stored by a newer version with a
-    /// kernel this one lacks); the rest as [`rates_by_name`] reads them.
+    /// kernel this one lacks); the rest as `rates_by_name` reads them.
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let by_name = BTreeMap::<String, f64>::deserialize(deserializer)?;
         Ok(rates_by_name(|name| by_name.get(name).copied()))
