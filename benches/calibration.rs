@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use wgpu_split::gpu::{Calibration, Figure, GpuContext, calibrate};
+use wgpu_split::gpu::{Calibration, Figure, GpuContext};
 use wgpu_split::plan::{CostModel, Kernel};
 
 /// Every measured figure of a model, as seconds-like costs (rates
@@ -70,7 +70,7 @@ fn keep_busy(ctx: GpuContext, stop: Arc<AtomicBool>) -> std::thread::JoinHandle<
 fn timed(ctx: &GpuContext) -> (Calibration, f64) {
     let splitter = ctx.splitter().expect("a splitter");
     let started = Instant::now();
-    let calibration = calibrate(&splitter).expect("calibration");
+    let calibration = Calibration::measure(&splitter).expect("calibration");
     (calibration, started.elapsed().as_secs_f64())
 }
 

@@ -163,7 +163,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     slice.map_async(wgpu::MapMode::Read, |r| r.expect("map the readback buffer"));
     device.poll(wgpu::PollType::Wait {
         submission_index: Some(submission),
-        timeout: Some(wgpu_split::gpu::READBACK_TIMEOUT),
+        timeout: Some(wgpu_split::gpu::RoundTrip::READBACK_TIMEOUT),
     })?;
     let gpu_result: Vec<u32> = bytemuck::pod_collect_to_vec(&slice.get_mapped_range()?);
 

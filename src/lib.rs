@@ -127,9 +127,9 @@ pub use error::{ConcatError, Error, ResolveError, Result, TensorError};
 pub use op::{FrameworkCall, OpId, OpKind};
 pub use semantics::frameworks;
 pub use semantics::{
-    ConcatOperator, MAX_OUTPUTS, OnnxConcat, OnnxConcatFromSequence, OnnxSplit,
-    OnnxSplitToSequence, OpenVinoConcat, OpenVinoSplit, OpenVinoVariadicSplit, Operator,
-    ParamTensor, ParamValues, ResolvedConcat, ResolvedSplit, SequenceShapes,
+    ConcatOperator, OnnxConcat, OnnxConcatFromSequence, OnnxSplit, OnnxSplitToSequence,
+    OpenVinoConcat, OpenVinoSplit, OpenVinoVariadicSplit, Operator, ParamTensor, ParamValues,
+    ResolvedConcat, ResolvedSplit, SequenceShapes,
 };
 pub use tensor::{HostTensor, NativeElement};
 

@@ -7,7 +7,9 @@
 mod common;
 
 use common::{Rng, assert_outputs_equal, encode_fresh, gpu, random_tensor, read_buffer};
-use wgpu_split::gpu::{BufferRegion, CachePolicy, CacheUsage, GpuSplitter, TABLE_OVERHEAD_BYTES};
+use wgpu_split::gpu::{BufferRegion, CachePolicy, CacheUsage, GpuSplitter};
+
+const TABLE_OVERHEAD_BYTES: u64 = CachePolicy::TABLE_OVERHEAD_BYTES;
 use wgpu_split::plan::{Placement, PlanLimits, PlanOptions, SplitPlan, Strategy};
 use wgpu_split::{ElementType, HostTensor, ResolvedSplit, host};
 

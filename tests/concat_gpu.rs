@@ -8,7 +8,7 @@ mod common;
 
 use common::{Rng, gpu, one_type_per_width, random_tensor, read_buffer, refused, tiny};
 use wgpu_split::error::{EncodeError, PlanError};
-use wgpu_split::frameworks::torch;
+use wgpu_split::frameworks::Torch;
 use wgpu_split::gpu::{BufferRegion, GpuSplitter};
 use wgpu_split::plan::{
     BufferRole, ConcatPlan, CostModel, DeviceClass, Placement, PlanLimits, PlanOptions, Strategy,
@@ -355,7 +355,7 @@ fn concat_of_split_is_the_tensor() {
             (vec![4, 6, 10], 2, vec![3, 7]),
             (vec![9, 16], 0, vec![4, 5]),
         ] {
-            let split = torch::split_with_sizes(&shape, &lengths, axis).unwrap();
+            let split = Torch::split_with_sizes(&shape, &lengths, axis).unwrap();
             let x = random_tensor(&mut rng, t, &shape);
             let pieces = wgpu_split::gpu::RoundTrip::new(gpu)
                 .split_resolved(&split, &x)
@@ -376,7 +376,7 @@ fn skipped_inputs_take_no_part() {
         return;
     };
     let mut rng = Rng::new(3);
-    let concat = torch::cat(&[vec![0], vec![3, 5], vec![0], vec![3, 2]], 1).unwrap();
+    let concat = Torch::cat(&[vec![0], vec![3, 5], vec![0], vec![3, 2]], 1).unwrap();
     let t = ElementType::Float16;
     let inputs = inputs_of(&mut rng, t, &concat);
     let plan = gpu.plan_concat(&concat, t).unwrap();

@@ -7,7 +7,7 @@ mod common;
 use common::concat::{Join, canonical, check_concat};
 use common::{Rng, random_tensor};
 use wgpu_split::error::{ConcatError, TensorError};
-use wgpu_split::frameworks::{candle, numpy, torch};
+use wgpu_split::frameworks::{Candle, Numpy, Torch};
 use wgpu_split::{
     ElementType, Error, HostTensor, OnnxConcat, OnnxConcatFromSequence, ResolvedConcat, host,
 };
@@ -57,7 +57,7 @@ fn stacks_of_every_type_on_every_new_axis() {
                 .collect();
             let shapes: Vec<&[usize]> = inputs.iter().map(HostTensor::shape).collect();
             for axis in 0..=rank {
-                let concat = torch::stack(&shapes, axis as i64).unwrap();
+                let concat = Torch::stack(&shapes, axis as i64).unwrap();
                 let context = format!("{element_type} stack {shape:?} x{count} axis {axis}");
                 check_concat(&inputs, &concat, Join::Stack(axis), &context);
             }
@@ -74,7 +74,7 @@ fn flattening_concats_of_every_type() {
             .iter()
             .map(|s| random_tensor(&mut rng, element_type, s))
             .collect();
-        let concat = numpy::concatenate(&shapes, None).unwrap();
+        let concat = Numpy::concatenate(&shapes, None).unwrap();
         check_concat(
             &inputs,
             &concat,
@@ -82,7 +82,7 @@ fn flattening_concats_of_every_type() {
             &format!("{element_type} flatten"),
         );
         // candle's single-tensor cat is a copy through the same 1-D view.
-        let single = candle::cat(&shapes[..1], 9).unwrap();
+        let single = Candle::cat(&shapes[..1], 9).unwrap();
         let y = host::concat(&[&inputs[0]], &single).unwrap();
         assert_eq!(y, canonical(&inputs[0]), "{element_type}");
     }
@@ -148,14 +148,14 @@ fn strings_concatenate_on_the_host() {
 fn skipped_inputs_are_not_read_and_need_not_share_the_type() {
     let skipped = HostTensor::from_slice(&[0], &[0i64; 0]).unwrap();
     let x = HostTensor::from_slice(&[2, 2], &[1.0f32, 2., 3., 4.]).unwrap();
-    let concat = torch::cat(&[skipped.shape(), x.shape(), skipped.shape(), x.shape()], 1).unwrap();
+    let concat = Torch::cat(&[skipped.shape(), x.shape(), skipped.shape(), x.shape()], 1).unwrap();
     let y = host::concat(&[&skipped, &x, &skipped, &x], &concat).unwrap();
     assert_eq!(
         y.to_vec::<f32>().unwrap(),
         vec![1., 2., 1., 2., 3., 4., 3., 4.]
     );
     // Only skipped tensors: an empty result of the first one's type.
-    let concat = torch::cat(&[[0], [0]], 3).unwrap();
+    let concat = Torch::cat(&[[0], [0]], 3).unwrap();
     let y = host::concat(&[&skipped, &skipped], &concat).unwrap();
     assert_eq!(
         (y.shape(), y.element_type()),

@@ -10,7 +10,7 @@ mod common;
 use common::concat::{Join, canonical, check_concat, naive_concat};
 use common::{Rng, random_tensor};
 use proptest::prelude::*;
-use wgpu_split::frameworks::{burn, candle, numpy, torch};
+use wgpu_split::frameworks::{Burn, Candle, Numpy, Torch};
 use wgpu_split::{
     ElementType, HostTensor, OnnxConcat, OnnxConcatFromSequence, OnnxSplit, OnnxSplitToSequence,
     OpenVinoConcat, OpenVinoSplit, OpenVinoVariadicSplit, ParamTensor, ResolvedConcat,
@@ -118,24 +118,24 @@ fn random_split(rng: &mut Rng, which: &str, shape: &[usize], axis: usize) -> Opt
                 .resolve(shape)
         }
         "OpenVINO Split" => OpenVinoSplit::new(ParamTensor::int64_scalar(a), k).resolve(shape),
-        "torch.chunk" => return torch::chunk(shape, k, a).ok(),
-        "torch.split" => return torch::split(shape, k, a).ok(),
-        "torch.split_with_sizes" => return torch::split_with_sizes(shape, &ints(&lengths), a).ok(),
-        "torch.tensor_split count" => return torch::tensor_split(shape, k, a).ok(),
+        "torch.chunk" => return Torch::chunk(shape, k, a).ok(),
+        "torch.split" => return Torch::split(shape, k, a).ok(),
+        "torch.split_with_sizes" => return Torch::split_with_sizes(shape, &ints(&lengths), a).ok(),
+        "torch.tensor_split count" => return Torch::tensor_split(shape, k, a).ok(),
         "torch.tensor_split indices" => {
             let indices: Vec<i64> = (0..count).map(|_| rng.below(dim + 3) as i64 - 1).collect();
-            return torch::tensor_split(shape, &indices[..], a).ok();
+            return Torch::tensor_split(shape, &indices[..], a).ok();
         }
-        "torch.unbind" => return torch::unbind(shape, a).ok(),
+        "torch.unbind" => return Torch::unbind(shape, a).ok(),
         "torch.narrow" => {
             let start = rng.below(dim + 1);
             let length = rng.below(dim - start + 1);
-            return torch::narrow(shape, a, start as i64, length as i64).ok();
+            return Torch::narrow(shape, a, start as i64, length as i64).ok();
         }
-        "numpy.array_split" => return numpy::array_split(shape, k, a).ok(),
-        "numpy.split" => return numpy::split(shape, k, a).ok(),
-        "candle chunk" => return candle::chunk(shape, k as usize, a).ok(),
-        "burn chunk" => return burn::chunk(shape, k as usize, axis).ok(),
+        "numpy.array_split" => return Numpy::array_split(shape, k, a).ok(),
+        "numpy.split" => return Numpy::split(shape, k, a).ok(),
+        "candle chunk" => return Candle::chunk(shape, k as usize, a).ok(),
+        "burn chunk" => return Burn::chunk(shape, k as usize, axis).ok(),
         other => panic!("unknown split {other}"),
     };
     split.ok()
@@ -266,14 +266,14 @@ proptest! {
             1 => (OnnxConcat::new(4).axis(axis as i64).resolve(&shapes), Join::Cat(axis)),
             2 => (OnnxConcatFromSequence::new(11).axis(a).resolve(&shapes), Join::Cat(axis)),
             3 => (OpenVinoConcat::new(a).resolve(&shapes), Join::Cat(axis)),
-            4 => (torch::cat(&shapes, a), Join::Cat(axis)),
-            5 => (candle::cat(&shapes, a), Join::Cat(axis)),
-            6 => (numpy::concatenate(&shapes, None), Join::Flatten),
+            4 => (Torch::cat(&shapes, a), Join::Cat(axis)),
+            5 => (Candle::cat(&shapes, a), Join::Cat(axis)),
+            6 => (Numpy::concatenate(&shapes, None), Join::Flatten),
             7 => (OnnxConcatFromSequence::new(11).axis(a).new_axis(1).resolve(&shapes), Join::Stack(axis)),
-            8 => (torch::stack(&shapes, a), Join::Stack(axis)),
-            9 => (numpy::stack(&shapes, a), Join::Stack(axis)),
-            10 => (candle::stack(&shapes, a), Join::Stack(axis)),
-            _ => (burn::stack(&shapes, a), Join::Stack(axis)),
+            8 => (Torch::stack(&shapes, a), Join::Stack(axis)),
+            9 => (Numpy::stack(&shapes, a), Join::Stack(axis)),
+            10 => (Candle::stack(&shapes, a), Join::Stack(axis)),
+            _ => (Burn::stack(&shapes, a), Join::Stack(axis)),
         };
         let concat = concat.unwrap();
         let inputs: Vec<HostTensor> = shapes

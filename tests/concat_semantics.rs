@@ -2,10 +2,10 @@
 //! included, one test each: ONNX Concat 1/4/11/13, ConcatFromSequence 11,
 //! OpenVINO Concat-1, the frameworks' cat/stack calls and direct concats.
 
-use wgpu_split::frameworks::{burn, candle, numpy, torch};
+use wgpu_split::frameworks::{Burn, Candle, Numpy, Torch};
 use wgpu_split::{
-    ConcatError, ConcatOperator, FrameworkCall, MAX_OUTPUTS, OnnxConcat, OnnxConcatFromSequence,
-    OpId, OpKind, OpenVinoConcat, ResolvedConcat,
+    ConcatError, ConcatOperator, FrameworkCall, OnnxConcat, OnnxConcatFromSequence, OpId, OpKind,
+    OpenVinoConcat, ResolvedConcat,
 };
 
 type Resolve = Box<dyn Fn(&[Vec<usize>], i64) -> Result<ResolvedConcat, ConcatError>>;
@@ -38,14 +38,14 @@ fn cat_ops() -> Vec<(&'static str, Resolve)> {
             "OpenVINO",
             Box::new(|s, a| OpenVinoConcat::new(a).resolve(s)),
         ),
-        ("torch.cat", Box::new(torch::cat)),
-        ("torch.concat", Box::new(torch::concat)),
+        ("torch.cat", Box::new(Torch::cat)),
+        ("torch.concat", Box::new(Torch::concat)),
         (
             "numpy.concatenate",
-            Box::new(|s, a| numpy::concatenate(s, Some(a))),
+            Box::new(|s, a| Numpy::concatenate(s, Some(a))),
         ),
-        ("candle cat", Box::new(candle::cat)),
-        ("burn cat", Box::new(burn::cat)),
+        ("candle cat", Box::new(Candle::cat)),
+        ("burn cat", Box::new(Burn::cat)),
     ]
 }
 
@@ -61,10 +61,10 @@ fn stack_ops() -> Vec<(&'static str, Resolve)> {
                     .resolve(s)
             }),
         ),
-        ("torch.stack", Box::new(torch::stack)),
-        ("numpy.stack", Box::new(numpy::stack)),
-        ("candle stack", Box::new(candle::stack)),
-        ("burn stack", Box::new(burn::stack)),
+        ("torch.stack", Box::new(Torch::stack)),
+        ("numpy.stack", Box::new(Numpy::stack)),
+        ("candle stack", Box::new(Candle::stack)),
+        ("burn stack", Box::new(Burn::stack)),
     ]
 }
 
@@ -248,7 +248,7 @@ fn no_inputs_is_an_error_for_every_operator_and_call() {
     ops.extend(stack_ops());
     ops.push((
         "numpy axis=None",
-        Box::new(|s, _| numpy::concatenate(s, None)),
+        Box::new(|s, _| Numpy::concatenate(s, None)),
     ));
     ops.push((
         "direct",
@@ -268,11 +268,11 @@ fn no_inputs_is_an_error_for_every_operator_and_call() {
 #[test]
 fn counts_and_sizes_past_the_limits_are_errors() {
     // Zero-sized shapes: a list of 2^24 + 1 inputs costs no memory.
-    let many = vec![[0usize; 0]; MAX_OUTPUTS + 1];
+    let many = vec![[0usize; 0]; wgpu_split::ResolvedSplit::MAX_OUTPUTS + 1];
     let e = OnnxConcat::new(13).axis(0).resolve(&many).unwrap_err();
     assert!(matches!(e, ConcatError::TooManyInputs { inputs, limit, .. }
-        if inputs == MAX_OUTPUTS + 1 && limit == MAX_OUTPUTS));
-    let e = torch::stack(&many, 0).unwrap_err();
+        if inputs == wgpu_split::ResolvedSplit::MAX_OUTPUTS + 1 && limit == wgpu_split::ResolvedSplit::MAX_OUTPUTS));
+    let e = Torch::stack(&many, 0).unwrap_err();
     assert!(matches!(e, ConcatError::TooManyInputs { .. }));
 
     let huge = usize::MAX / 2 + 1;
@@ -293,9 +293,9 @@ fn counts_and_sizes_past_the_limits_are_errors() {
         matches!(&e, ConcatError::OutputOverflow { shape, .. } if shape == &[2 * huge as u128]),
         "{e}"
     );
-    let e = numpy::concatenate(&[[huge], [huge]], None).unwrap_err();
+    let e = Numpy::concatenate(&[[huge], [huge]], None).unwrap_err();
     assert!(matches!(e, ConcatError::OutputOverflow { .. }), "{e}");
-    let e = torch::stack(&[[huge], [huge]], 0).unwrap_err();
+    let e = Torch::stack(&[[huge], [huge]], 0).unwrap_err();
     assert!(matches!(e, ConcatError::OutputOverflow { .. }), "{e}");
     // A zero dimension does not excuse the others: [0, 2^63, 4] is refused
     // as its input is.
@@ -327,7 +327,7 @@ fn stack_is_the_mirror_of_unbind() {
             assert_eq!(mirror.output_shapes(), inputs, "{name}");
             assert_eq!(
                 mirror,
-                &torch::unbind(&output, axis).unwrap(),
+                &Torch::unbind(&output, axis).unwrap(),
                 "{name} axis {axis}"
             );
         }
@@ -656,18 +656,18 @@ fn openvino_concat_takes_negative_axes_and_refuses_scalars() {
 
 #[test]
 fn torch_cat_skips_1d_empty_tensors_whatever_the_others_rank() {
-    let concat = torch::cat(&shapes(&[&[0], &[2, 3], &[0], &[2, 2]]), 1).unwrap();
+    let concat = Torch::cat(&shapes(&[&[0], &[2, 3], &[0], &[2, 2]]), 1).unwrap();
     assert_eq!(concat.output_shape(), &[2, 5]);
     assert_eq!(concat.mirror_outputs(), &[None, Some(0), None, Some(1)]);
     assert_eq!(concat.mirror().output_count(), 2);
     assert_eq!(concat.input_count(), 4);
     // The dimension wraps against the first tensor that takes part.
-    let concat = torch::cat(&shapes(&[&[0], &[2, 3, 1]]), -1).unwrap();
+    let concat = Torch::cat(&shapes(&[&[0], &[2, 3, 1]]), -1).unwrap();
     assert_eq!(concat.output_shape(), &[2, 3, 1]);
-    let e = torch::cat(&shapes(&[&[0], &[2, 3]]), 2).unwrap_err();
+    let e = Torch::cat(&shapes(&[&[0], &[2, 3]]), 2).unwrap_err();
     assert!(matches!(e, ConcatError::AxisOutOfRange { rank: 2, .. }));
     // Only 1-D empty tensors are skipped: [0, 3] takes part and must match.
-    let e = torch::cat(&shapes(&[&[0, 3], &[2, 4]]), 0).unwrap_err();
+    let e = Torch::cat(&shapes(&[&[0, 3], &[2, 4]]), 0).unwrap_err();
     assert!(matches!(
         e,
         ConcatError::DimMismatch {
@@ -683,7 +683,7 @@ fn torch_cat_skips_1d_empty_tensors_whatever_the_others_rank() {
 #[test]
 fn torch_cat_of_only_skipped_tensors_is_empty_whatever_the_dimension() {
     for dim in [0, 1, 5, -1, -2] {
-        let concat = torch::cat(&shapes(&[&[0], &[0]]), dim).unwrap();
+        let concat = Torch::cat(&shapes(&[&[0], &[0]]), dim).unwrap();
         assert_eq!(concat.output_shape(), &[0], "dim {dim}");
         assert_eq!(concat.mirror_outputs(), &[None, None]);
         assert_eq!(concat.mirror().output_count(), 0);
@@ -697,7 +697,7 @@ fn torch_names_the_position_of_a_scalar_and_the_call() {
         (shapes(&[&[0], &[]]), 1),
         (shapes(&[&[2], &[]]), 1),
     ] {
-        let e = torch::cat(&list, 0).unwrap_err();
+        let e = Torch::cat(&list, 0).unwrap_err();
         assert_eq!(
             e,
             ConcatError::ScalarInput {
@@ -706,13 +706,13 @@ fn torch_names_the_position_of_a_scalar_and_the_call() {
             }
         );
     }
-    let e = torch::concat(&shapes(&[&[2], &[]]), 0).unwrap_err();
+    let e = Torch::concat(&shapes(&[&[2], &[]]), 0).unwrap_err();
     assert!(
         e.to_string()
             .starts_with("torch.concat: input 1 is a scalar"),
         "{e}"
     );
-    let e = torch::stack(&shapes(&[&[2, 3], &[2, 4]]), 0).unwrap_err();
+    let e = Torch::stack(&shapes(&[&[2, 3], &[2, 4]]), 0).unwrap_err();
     assert!(e.to_string().starts_with("torch.stack:"), "{e}");
 }
 
@@ -720,7 +720,7 @@ fn torch_names_the_position_of_a_scalar_and_the_call() {
 
 #[test]
 fn numpy_concatenate_axis_none_flattens_every_input() {
-    let concat = numpy::concatenate(&shapes(&[&[2, 3], &[4], &[], &[0, 7]]), None).unwrap();
+    let concat = Numpy::concatenate(&shapes(&[&[2, 3], &[4], &[], &[0, 7]]), None).unwrap();
     assert_eq!(concat.output_shape(), &[11]);
     let mirror = concat.mirror();
     assert_eq!((mirror.input_shape(), mirror.axis()), (&[11][..], 0));
@@ -734,14 +734,14 @@ fn numpy_concatenate_axis_none_flattens_every_input() {
         );
     }
     // Any ranks, no axis check.
-    assert!(numpy::concatenate(&shapes(&[&[2, 3, 4], &[5]]), None).is_ok());
+    assert!(Numpy::concatenate(&shapes(&[&[2, 3, 4], &[5]]), None).is_ok());
 }
 
 #[test]
 fn numpy_refuses_a_scalar_first_array_and_names_a_later_one_by_rank() {
-    let e = numpy::concatenate(&shapes(&[&[], &[2]]), Some(0)).unwrap_err();
+    let e = Numpy::concatenate(&shapes(&[&[], &[2]]), Some(0)).unwrap_err();
     assert!(matches!(e, ConcatError::ScalarInput { index: 0, .. }));
-    let e = numpy::concatenate(&shapes(&[&[2], &[]]), Some(0)).unwrap_err();
+    let e = Numpy::concatenate(&shapes(&[&[2], &[]]), Some(0)).unwrap_err();
     assert!(matches!(
         e,
         ConcatError::RankMismatch {
@@ -752,7 +752,7 @@ fn numpy_refuses_a_scalar_first_array_and_names_a_later_one_by_rank() {
         }
     ));
     assert_eq!(
-        numpy::stack(&shapes(&[&[], &[]]), 0)
+        Numpy::stack(&shapes(&[&[], &[]]), 0)
             .unwrap()
             .output_shape(),
         &[2]
@@ -765,7 +765,7 @@ fn numpy_refuses_a_scalar_first_array_and_names_a_later_one_by_rank() {
 fn candle_cat_returns_one_tensor_unchanged_whatever_the_dimension() {
     for shape in [&[2, 3][..], &[], &[0, 4]] {
         for dim in [0, 7, -9] {
-            let concat = candle::cat(&[shape], dim).unwrap();
+            let concat = Candle::cat(&[shape], dim).unwrap();
             assert_eq!(concat.output_shape(), shape);
             assert_eq!(concat.mirror_outputs(), &[Some(0)]);
             let count: usize = shape.iter().product();
@@ -774,15 +774,15 @@ fn candle_cat_returns_one_tensor_unchanged_whatever_the_dimension() {
         }
     }
     // Two or more are checked.
-    let e = candle::cat(&shapes(&[&[2, 3], &[2, 3]]), 7).unwrap_err();
+    let e = Candle::cat(&shapes(&[&[2, 3], &[2, 3]]), 7).unwrap_err();
     assert!(matches!(e, ConcatError::AxisOutOfRange { .. }));
 }
 
 #[test]
 fn candle_stack_minus_one_appends() {
-    let concat = candle::stack(&shapes(&[&[2, 3], &[2, 3]]), -1).unwrap();
+    let concat = Candle::stack(&shapes(&[&[2, 3], &[2, 3]]), -1).unwrap();
     assert_eq!(concat.output_shape(), &[2, 3, 2]);
-    let concat = candle::stack(&shapes(&[&[2, 3]]), 0).unwrap();
+    let concat = Candle::stack(&shapes(&[&[2, 3]]), 0).unwrap();
     assert_eq!(concat.output_shape(), &[1, 2, 3]);
 }
 
@@ -790,11 +790,11 @@ fn candle_stack_minus_one_appends() {
 
 #[test]
 fn burn_cat_and_stack_wrap_negative_dimensions() {
-    let concat = burn::cat(&shapes(&[&[2, 4], &[2, 3]]), -1).unwrap();
+    let concat = Burn::cat(&shapes(&[&[2, 4], &[2, 3]]), -1).unwrap();
     assert_eq!(concat.output_shape(), &[2, 7]);
-    let concat = burn::stack(&shapes(&[&[2, 3], &[2, 3], &[2, 3]]), -1).unwrap();
+    let concat = Burn::stack(&shapes(&[&[2, 3], &[2, 3], &[2, 3]]), -1).unwrap();
     assert_eq!(concat.output_shape(), &[2, 3, 3]);
-    let e = burn::cat(&shapes(&[&[2, 4], &[3, 3]]), 1).unwrap_err();
+    let e = Burn::cat(&shapes(&[&[2, 4], &[3, 3]]), 1).unwrap_err();
     assert!(
         e.to_string()
             .starts_with("burn cat: input 1 has size 3 on dimension 0"),
@@ -835,21 +835,21 @@ fn direct_concats_and_their_checks() {
 
 #[test]
 fn the_inverse_of_a_tiling_split_mirrors_it_exactly() {
-    let split = torch::split_with_sizes(&[7, 2], &[3, 0, 4], 0).unwrap();
+    let split = Torch::split_with_sizes(&[7, 2], &[3, 0, 4], 0).unwrap();
     let concat = ResolvedConcat::inverse_of(&split).unwrap();
     assert_eq!(concat.mirror(), &split);
     assert_eq!(concat.output_shape(), &[7, 2]);
-    let unbind = torch::unbind(&[3, 2], 1).unwrap();
+    let unbind = Torch::unbind(&[3, 2], 1).unwrap();
     assert_eq!(
         ResolvedConcat::inverse_of(&unbind).unwrap().mirror(),
         &unbind
     );
     // Windows that do not tile the axis have no inverse.
     for split in [
-        torch::tensor_split(&[5], &[3, 1], 0).unwrap(),
-        torch::narrow(&[5, 2], 0, 1, 2).unwrap(),
+        Torch::tensor_split(&[5], &[3, 1], 0).unwrap(),
+        Torch::narrow(&[5, 2], 0, 1, 2).unwrap(),
         split18_fewer_outputs(),
-        torch::unbind(&[0, 2], 0).unwrap(),
+        Torch::unbind(&[0, 2], 0).unwrap(),
     ] {
         assert!(ResolvedConcat::inverse_of(&split).is_none(), "{split:?}");
     }
@@ -884,7 +884,7 @@ fn messages_name_the_operator_the_input_the_axis_and_the_dims() {
         e.to_string(),
         "ONNX ConcatFromSequence-11: axis 3 is out of range for rank-2 inputs (valid: -3..=2)"
     );
-    let e = numpy::concatenate(&shapes(&[&[2, 3], &[3]]), Some(0)).unwrap_err();
+    let e = Numpy::concatenate(&shapes(&[&[2, 3], &[3]]), Some(0)).unwrap_err();
     assert_eq!(
         e.to_string(),
         "numpy.concatenate: input 1 has rank 1, but input 0 has rank 2; all inputs must have the same rank"
@@ -899,7 +899,7 @@ fn messages_name_the_operator_the_input_the_axis_and_the_dims() {
 #[test]
 fn inputs_that_take_part_share_one_element_type() {
     use wgpu_split::ElementType::{Float, Int64, Uint8};
-    let concat = torch::cat(&shapes(&[&[0], &[2, 3], &[2, 1]]), 1).unwrap();
+    let concat = Torch::cat(&shapes(&[&[0], &[2, 3], &[2, 1]]), 1).unwrap();
     // The skipped input's type does not count; the output's is input 1's.
     assert_eq!(
         concat.check_element_types(&[Int64, Float, Float]),
@@ -921,7 +921,7 @@ fn inputs_that_take_part_share_one_element_type() {
             actual: 1
         })
     );
-    let skipped = torch::cat(&shapes(&[&[0], &[0]]), 0).unwrap();
+    let skipped = Torch::cat(&shapes(&[&[0], &[0]]), 0).unwrap();
     assert_eq!(skipped.check_element_types(&[Int64, Float]), Ok(Int64));
 }
 
@@ -933,8 +933,8 @@ fn the_mirror_splits_the_output_or_its_1d_view() {
         .chain(&stack_ops())
         .map(|(_, resolve)| resolve(&inputs, 1).unwrap())
         .collect();
-    all.push(numpy::concatenate(&inputs, None).unwrap());
-    all.push(candle::cat(&inputs[..1], 0).unwrap());
+    all.push(Numpy::concatenate(&inputs, None).unwrap());
+    all.push(Candle::cat(&inputs[..1], 0).unwrap());
     for concat in all {
         let count: usize = concat.output_shape().iter().product();
         let view = concat.mirror().input_shape();

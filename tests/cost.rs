@@ -7,7 +7,7 @@ mod common;
 use std::time::Instant;
 
 use common::{Rng, assert_outputs_equal, gpu, random_tensor};
-use wgpu_split::gpu::{ModelOrigin, device_class};
+use wgpu_split::gpu::ModelOrigin;
 use wgpu_split::plan::{
     CostModel, DeviceClass, Kernel, PlanLimits, PlanOptions, SplitPlan, Strategy,
 };
@@ -208,37 +208,41 @@ fn adapters_map_to_classes_by_type_and_name() {
     };
     use wgpu::DeviceType as T;
     assert_eq!(
-        device_class(&with("llvmpipe (LLVM 15.0.6, 256 bits)", T::Cpu)),
+        DeviceClass::of_adapter(&with("llvmpipe (LLVM 15.0.6, 256 bits)", T::Cpu)),
         DeviceClass::Software
     );
     assert_eq!(
-        device_class(&with("SwiftShader Device (Subzero)", T::Other)),
+        DeviceClass::of_adapter(&with("SwiftShader Device (Subzero)", T::Other)),
         DeviceClass::Software
     );
     assert_eq!(
-        device_class(&with("Microsoft Basic Render Driver", T::Other)),
+        DeviceClass::of_adapter(&with("Microsoft Basic Render Driver", T::Other)),
         DeviceClass::Software
     );
     assert_eq!(
-        device_class(&with("NVIDIA GeForce RTX 4090", T::DiscreteGpu)),
+        DeviceClass::of_adapter(&with("NVIDIA GeForce RTX 4090", T::DiscreteGpu)),
         DeviceClass::DiscreteGpu
     );
     assert_eq!(
-        device_class(&with("Intel(R) UHD Graphics 630", T::IntegratedGpu)),
+        DeviceClass::of_adapter(&with("Intel(R) UHD Graphics 630", T::IntegratedGpu)),
         DeviceClass::IntegratedGpu
     );
     assert_eq!(
-        device_class(&with("Virtio-GPU", T::VirtualGpu)),
+        DeviceClass::of_adapter(&with("Virtio-GPU", T::VirtualGpu)),
         DeviceClass::Unknown
     );
     // This machine's adapter, and the splitter's default model for it: the
     // class's on a GPU, measured at the start on a software adapter.
-    println!("this adapter: {} -> {:?}", info.name, device_class(&info));
-    let expected = CostModel::for_class(device_class(&info));
+    println!(
+        "this adapter: {} -> {:?}",
+        info.name,
+        DeviceClass::of_adapter(&info)
+    );
+    let expected = CostModel::for_class(DeviceClass::of_adapter(&info));
     match gpu.model_origin() {
         ModelOrigin::Class => assert_eq!(*gpu.strategy(), Strategy::Auto(expected)),
         origin => assert_eq!(
-            device_class(&info),
+            DeviceClass::of_adapter(&info),
             DeviceClass::Software,
             "{origin:?}: only a software adapter measures at the start"
         ),
@@ -256,7 +260,7 @@ fn a_software_adapter_plans_with_what_it_measured_at_the_start() {
         return;
     };
     let info = gpu.device().adapter_info();
-    if device_class(&info) != DeviceClass::Software {
+    if DeviceClass::of_adapter(&info) != DeviceClass::Software {
         println!(
             "{} is not a software adapter: nothing measured at the start",
             info.name
@@ -301,7 +305,7 @@ fn calibration_measures_the_device_and_its_model_plans_exact_splits() {
         return;
     };
     let started = Instant::now();
-    let calibration = wgpu_split::gpu::calibrate(gpu).unwrap();
+    let calibration = wgpu_split::gpu::Calibration::measure(gpu).unwrap();
     let took = started.elapsed();
     println!("calibrated in {took:?}: {calibration:#?}");
     // The shared test device has no timestamp queries: the wall clock,
@@ -313,7 +317,7 @@ fn calibration_measures_the_device_and_its_model_plans_exact_splits() {
         calibration.resolution_seconds
     );
     // Unsteady figures (a busy machine) hold the class's values.
-    let class = CostModel::for_class(wgpu_split::gpu::device_class(&gpu.device().adapter_info()));
+    let class = CostModel::for_class(DeviceClass::of_adapter(&gpu.device().adapter_info()));
     if calibration
         .unsteady
         .contains(&wgpu_split::gpu::Figure::Dispatch)

@@ -7,7 +7,7 @@ mod common;
 
 use common::{Rng, gpu, random_tensor, read_buffer, refused};
 use wgpu_split::error::EncodeError;
-use wgpu_split::gpu::{BufferRegion, GpuSplitter, buffer_usages};
+use wgpu_split::gpu::{BufferRegion, GpuSplitter};
 use wgpu_split::plan::{BufferRole, Placement};
 use wgpu_split::plan::{PlanOptions, SplitPlan, Strategy};
 use wgpu_split::{
@@ -396,11 +396,11 @@ fn usages_are_stated_by_the_plan_and_named_with_the_fix() {
     let copy = PlanOptions::default().strategy(Strategy::Copy);
     let plan = gpu.plan_with(&split, ElementType::Float, &copy).unwrap();
     assert_eq!(
-        buffer_usages(plan.input_usages()),
+        wgpu::BufferUsages::from(plan.input_usages()),
         wgpu::BufferUsages::COPY_SRC
     );
     assert_eq!(
-        buffer_usages(plan.output_usages(1)),
+        wgpu::BufferUsages::from(plan.output_usages(1)),
         wgpu::BufferUsages::COPY_DST
     );
     let storage_only = |size| buffer(gpu, size, wgpu::BufferUsages::STORAGE);
@@ -439,7 +439,7 @@ fn usages_are_stated_by_the_plan_and_named_with_the_fix() {
     let gather = PlanOptions::default().strategy(Strategy::Gather);
     let plan = gpu.plan_with(&split, ElementType::Float, &gather).unwrap();
     assert_eq!(
-        buffer_usages(plan.input_usages()),
+        wgpu::BufferUsages::from(plan.input_usages()),
         wgpu::BufferUsages::STORAGE
     );
     let input = storage_only(128);

@@ -5,7 +5,7 @@
 
 use proptest::prelude::*;
 use wgpu_split::error::FrameworkError;
-use wgpu_split::frameworks::{Sections, burn, candle, numpy, torch};
+use wgpu_split::frameworks::{Burn, Candle, Numpy, Sections, Torch};
 use wgpu_split::{ResolveError, ResolvedSplit};
 
 /// The pieces of a split as index lists along its axis.
@@ -21,17 +21,17 @@ fn lengths(r: Result<ResolvedSplit, FrameworkError>) -> Vec<usize> {
 
 #[test]
 fn torch_chunk_returns_fewer_pieces_when_the_division_is_uneven() {
-    assert_eq!(lengths(torch::chunk(&[5], 4, 0)), vec![2, 2, 1]);
-    assert_eq!(lengths(torch::chunk(&[6], 4, 0)), vec![2, 2, 2]);
-    assert_eq!(lengths(torch::chunk(&[8], 4, 0)), vec![2; 4]);
-    assert_eq!(lengths(torch::chunk(&[11], 6, 0)), vec![2, 2, 2, 2, 2, 1]);
-    assert_eq!(lengths(torch::chunk(&[13], 6, 0)), vec![3, 3, 3, 3, 1]);
-    assert_eq!(lengths(torch::chunk(&[3], 5, 0)), vec![1, 1, 1]);
+    assert_eq!(lengths(Torch::chunk(&[5], 4, 0)), vec![2, 2, 1]);
+    assert_eq!(lengths(Torch::chunk(&[6], 4, 0)), vec![2, 2, 2]);
+    assert_eq!(lengths(Torch::chunk(&[8], 4, 0)), vec![2; 4]);
+    assert_eq!(lengths(Torch::chunk(&[11], 6, 0)), vec![2, 2, 2, 2, 2, 1]);
+    assert_eq!(lengths(Torch::chunk(&[13], 6, 0)), vec![3, 3, 3, 3, 1]);
+    assert_eq!(lengths(Torch::chunk(&[3], 5, 0)), vec![1, 1, 1]);
     // An empty dimension: chunks empty pieces.
-    assert_eq!(lengths(torch::chunk(&[2, 0], 3, 1)), vec![0, 0, 0]);
+    assert_eq!(lengths(Torch::chunk(&[2, 0], 3, 1)), vec![0, 0, 0]);
     for chunks in [0, -1] {
         assert_eq!(
-            torch::chunk(&[5], chunks, 0),
+            Torch::chunk(&[5], chunks, 0),
             Err(FrameworkError::ChunksNotPositive {
                 call: "torch.chunk",
                 chunks
@@ -42,11 +42,11 @@ fn torch_chunk_returns_fewer_pieces_when_the_division_is_uneven() {
 
 #[test]
 fn torch_split_takes_pieces_of_a_size() {
-    assert_eq!(lengths(torch::split(&[5, 2], 2, 0)), vec![2, 2, 1]);
-    assert_eq!(lengths(torch::split(&[5], 7, 0)), vec![5]);
-    assert_eq!(lengths(torch::split(&[0], 3, 0)), vec![0]);
-    assert_eq!(lengths(torch::split(&[0], 0, 0)), vec![0]);
-    let e = torch::split(&[5], 0, 0).unwrap_err();
+    assert_eq!(lengths(Torch::split(&[5, 2], 2, 0)), vec![2, 2, 1]);
+    assert_eq!(lengths(Torch::split(&[5], 7, 0)), vec![5]);
+    assert_eq!(lengths(Torch::split(&[0], 3, 0)), vec![0]);
+    assert_eq!(lengths(Torch::split(&[0], 0, 0)), vec![0]);
+    let e = Torch::split(&[5], 0, 0).unwrap_err();
     assert_eq!(
         e,
         FrameworkError::SplitSizeZero {
@@ -59,7 +59,7 @@ fn torch_split_takes_pieces_of_a_size() {
         "torch.split: split_size can only be 0 if dimension size is 0, got 0 on a dimension of 5"
     );
     assert!(matches!(
-        torch::split(&[5], -1, 0),
+        Torch::split(&[5], -1, 0),
         Err(FrameworkError::SplitSizeNegative { split_size: -1, .. })
     ));
 }
@@ -67,14 +67,14 @@ fn torch_split_takes_pieces_of_a_size() {
 #[test]
 fn torch_split_with_sizes_keeps_zeros_and_needs_the_exact_sum() {
     assert_eq!(
-        lengths(torch::split_with_sizes(&[4, 5], &[2, 0, 3], 1)),
+        lengths(Torch::split_with_sizes(&[4, 5], &[2, 0, 3], 1)),
         vec![2, 0, 3]
     );
     assert!(matches!(
-        torch::split_with_sizes(&[5], &[2, -1, 4], 0),
+        Torch::split_with_sizes(&[5], &[2, -1, 4], 0),
         Err(FrameworkError::SizeNegative { index: 1, .. })
     ));
-    let e = torch::split_with_sizes(&[5], &[2, 2], 0).unwrap_err();
+    let e = Torch::split_with_sizes(&[5], &[2, 2], 0).unwrap_err();
     assert!(
         matches!(
             e,
@@ -91,17 +91,17 @@ fn torch_split_with_sizes_keeps_zeros_and_needs_the_exact_sum() {
 
 #[test]
 fn tensor_split_and_array_split_with_a_count_give_exactly_that_many() {
-    assert_eq!(lengths(torch::tensor_split(&[5], 3, 0)), vec![2, 2, 1]);
-    assert_eq!(lengths(torch::tensor_split(&[7], 3, 0)), vec![3, 2, 2]);
+    assert_eq!(lengths(Torch::tensor_split(&[5], 3, 0)), vec![2, 2, 1]);
+    assert_eq!(lengths(Torch::tensor_split(&[7], 3, 0)), vec![3, 2, 2]);
     // More sections than elements: empty pieces at the end.
-    assert_eq!(lengths(torch::tensor_split(&[2], 4, 0)), vec![1, 1, 0, 0]);
-    assert_eq!(lengths(numpy::array_split(&[7, 2], 3, 0)), vec![3, 2, 2]);
+    assert_eq!(lengths(Torch::tensor_split(&[2], 4, 0)), vec![1, 1, 0, 0]);
+    assert_eq!(lengths(Numpy::array_split(&[7, 2], 3, 0)), vec![3, 2, 2]);
     assert!(matches!(
-        torch::tensor_split(&[5], 0, 0),
+        Torch::tensor_split(&[5], 0, 0),
         Err(FrameworkError::SectionsNotPositive { sections: 0, .. })
     ));
     assert!(matches!(
-        numpy::array_split(&[5], -2, 0),
+        Numpy::array_split(&[5], -2, 0),
         Err(FrameworkError::SectionsNotPositive { sections: -2, .. })
     ));
 }
@@ -109,25 +109,25 @@ fn tensor_split_and_array_split_with_a_count_give_exactly_that_many() {
 #[test]
 fn split_at_indices_follows_slice_rules_and_may_overlap() {
     // [3, 1] on 5: [0, 3), empty, [1, 5): the third overlaps the first.
-    let s = torch::tensor_split(&[5], &[3, 1], 0).unwrap();
+    let s = Torch::tensor_split(&[5], &[3, 1], 0).unwrap();
     assert_eq!(pieces(&s), vec![vec![0, 1, 2], vec![], vec![1, 2, 3, 4]]);
     // Negative indices add n, then clamp to [0, n].
-    let s = numpy::array_split(&[5], &[-2, 9], 0).unwrap();
+    let s = Numpy::array_split(&[5], &[-2, 9], 0).unwrap();
     assert_eq!(pieces(&s), vec![vec![0, 1, 2], vec![3, 4], vec![]]);
-    let s = torch::tensor_split(&[5], &[-9], 0).unwrap();
+    let s = Torch::tensor_split(&[5], &[-9], 0).unwrap();
     assert_eq!(pieces(&s), vec![vec![], vec![0, 1, 2, 3, 4]]);
     let no_indices: &[i64] = &[];
-    assert_eq!(lengths(numpy::split(&[4], no_indices, 0)), vec![4]);
+    assert_eq!(lengths(Numpy::split(&[4], no_indices, 0)), vec![4]);
     assert_eq!(
-        lengths(numpy::split(&[6], Sections::Indices(&[2, 4]), 0)),
+        lengths(Numpy::split(&[6], Sections::Indices(&[2, 4]), 0)),
         vec![2, 2, 2]
     );
 }
 
 #[test]
 fn numpy_split_needs_an_equal_division() {
-    assert_eq!(lengths(numpy::split(&[6, 2], 3, 0)), vec![2, 2, 2]);
-    let e = numpy::split(&[5], 2, 0).unwrap_err();
+    assert_eq!(lengths(Numpy::split(&[6, 2], 3, 0)), vec![2, 2, 2]);
+    let e = Numpy::split(&[5], 2, 0).unwrap_err();
     assert!(
         matches!(
             e,
@@ -147,45 +147,45 @@ fn numpy_split_needs_an_equal_division() {
 
 #[test]
 fn unbind_drops_the_axis() {
-    let s = torch::unbind(&[2, 3, 4], 1).unwrap();
+    let s = Torch::unbind(&[2, 3, 4], 1).unwrap();
     assert_eq!(s.output_shapes(), vec![vec![2, 4]; 3]);
     assert!(!s.keep_axis());
-    assert_eq!(torch::unbind(&[2, 0], -1).unwrap().output_count(), 0);
+    assert_eq!(Torch::unbind(&[2, 0], -1).unwrap().output_count(), 0);
 }
 
 #[test]
 fn narrow_is_one_window_from_a_wrapped_start() {
-    let s = torch::narrow(&[4, 10], 1, -4, 3).unwrap();
+    let s = Torch::narrow(&[4, 10], 1, -4, 3).unwrap();
     assert_eq!(s.windows().collect::<Vec<_>>(), vec![(6, 3)]);
     assert_eq!(s.output_shapes(), vec![vec![4, 3]]);
     assert_eq!(
-        torch::narrow(&[10], 0, 8, 3).unwrap_err().to_string(),
+        Torch::narrow(&[10], 0, 8, 3).unwrap_err().to_string(),
         "torch.narrow: start (8) + length (3) exceeds dimension size (10)"
     );
     assert!(matches!(
-        torch::narrow(&[10], 0, 11, 0),
+        Torch::narrow(&[10], 0, 11, 0),
         Err(FrameworkError::StartOutOfRange { start: 11, .. })
     ));
     assert!(matches!(
-        torch::narrow(&[10], 0, -11, 0),
+        Torch::narrow(&[10], 0, -11, 0),
         Err(FrameworkError::StartOutOfRange { start: -11, .. })
     ));
     assert!(matches!(
-        torch::narrow(&[10], 0, 2, -1),
+        Torch::narrow(&[10], 0, 2, -1),
         Err(FrameworkError::LengthNegative { length: -1, .. })
     ));
     // An empty window at the end is fine.
-    assert_eq!(lengths(torch::narrow(&[10], 0, 10, 0)), vec![0]);
+    assert_eq!(lengths(Torch::narrow(&[10], 0, 10, 0)), vec![0]);
 }
 
 #[test]
 fn candle_chunk_gives_the_remainder_to_the_first_pieces() {
-    assert_eq!(lengths(candle::chunk(&[5], 4, 0)), vec![2, 1, 1, 1]);
-    assert_eq!(lengths(candle::chunk(&[3], 5, 0)), vec![1, 1, 1]);
-    assert_eq!(candle::chunk(&[0, 2], 3, 0).unwrap().output_count(), 0);
-    assert_eq!(lengths(candle::chunk(&[2, 7], 3, -1)), vec![3, 2, 2]);
+    assert_eq!(lengths(Candle::chunk(&[5], 4, 0)), vec![2, 1, 1, 1]);
+    assert_eq!(lengths(Candle::chunk(&[3], 5, 0)), vec![1, 1, 1]);
+    assert_eq!(Candle::chunk(&[0, 2], 3, 0).unwrap().output_count(), 0);
+    assert_eq!(lengths(Candle::chunk(&[2, 7], 3, -1)), vec![3, 2, 2]);
     assert!(matches!(
-        candle::chunk(&[5], 0, 0),
+        Candle::chunk(&[5], 0, 0),
         Err(FrameworkError::ChunksNotPositive {
             call: "candle chunk",
             ..
@@ -195,17 +195,17 @@ fn candle_chunk_gives_the_remainder_to_the_first_pieces() {
 
 #[test]
 fn burn_chunk_gives_torchs_result_where_burn_panics() {
-    assert_eq!(lengths(burn::chunk(&[7], 3, 0)), vec![3, 3, 1]);
-    assert_eq!(lengths(burn::chunk(&[5], 4, 0)), vec![2, 2, 1]);
-    assert_eq!(lengths(burn::chunk(&[6], 4, 0)), vec![2, 2, 2]);
-    assert_eq!(lengths(burn::chunk(&[3], 5, 0)), vec![1, 1, 1]);
-    assert_eq!(burn::chunk(&[0], 3, 0).unwrap().output_count(), 0);
+    assert_eq!(lengths(Burn::chunk(&[7], 3, 0)), vec![3, 3, 1]);
+    assert_eq!(lengths(Burn::chunk(&[5], 4, 0)), vec![2, 2, 1]);
+    assert_eq!(lengths(Burn::chunk(&[6], 4, 0)), vec![2, 2, 2]);
+    assert_eq!(lengths(Burn::chunk(&[3], 5, 0)), vec![1, 1, 1]);
+    assert_eq!(Burn::chunk(&[0], 3, 0).unwrap().output_count(), 0);
     assert!(matches!(
-        burn::chunk(&[5], 0, 0),
+        Burn::chunk(&[5], 0, 0),
         Err(FrameworkError::ChunksNotPositive { .. })
     ));
     assert!(matches!(
-        burn::chunk(&[5], 1, 1),
+        Burn::chunk(&[5], 1, 1),
         Err(FrameworkError::DimOutOfRange {
             dim: 1,
             rank: 1,
@@ -216,12 +216,12 @@ fn burn_chunk_gives_torchs_result_where_burn_panics() {
 
 #[test]
 fn dimensions_wrap_as_each_framework_wraps_them() {
-    assert_eq!(torch::chunk(&[2, 6], 2, -1).unwrap().axis(), 1);
-    assert_eq!(numpy::array_split(&[2, 6], 2, -2).unwrap().axis(), 0);
+    assert_eq!(Torch::chunk(&[2, 6], 2, -1).unwrap().axis(), 1);
+    assert_eq!(Numpy::array_split(&[2, 6], 2, -2).unwrap().axis(), 0);
     for (call, e) in [
-        ("torch.chunk", torch::chunk(&[2, 6], 2, 2)),
-        ("torch.chunk", torch::chunk(&[2, 6], 2, -3)),
-        ("numpy.array_split", numpy::array_split(&[], 2, 0)),
+        ("torch.chunk", Torch::chunk(&[2, 6], 2, 2)),
+        ("torch.chunk", Torch::chunk(&[2, 6], 2, -3)),
+        ("numpy.array_split", Numpy::array_split(&[], 2, 0)),
     ] {
         match e {
             Err(FrameworkError::DimOutOfRange { call: c, .. }) => assert_eq!(c, call),
@@ -233,15 +233,15 @@ fn dimensions_wrap_as_each_framework_wraps_them() {
 #[test]
 fn shapes_too_large_and_too_many_pieces_are_refused() {
     assert!(matches!(
-        torch::unbind(&[usize::MAX, 2], 0),
+        Torch::unbind(&[usize::MAX, 2], 0),
         Err(FrameworkError::Shape(ResolveError::ShapeOverflow { .. }))
     ));
     assert!(matches!(
-        torch::chunk(&[0], i64::MAX, 0),
+        Torch::chunk(&[0], i64::MAX, 0),
         Err(FrameworkError::Shape(ResolveError::TooManyOutputs { .. }))
     ));
     assert!(matches!(
-        torch::tensor_split(&[4], 1 << 40, 0),
+        Torch::tensor_split(&[4], 1 << 40, 0),
         Err(FrameworkError::Shape(ResolveError::TooManyOutputs { .. }))
     ));
 }
@@ -257,7 +257,7 @@ fn the_legacy_exporters_chunk_is_an_onnx_error_that_points_at_torch_chunk() {
     );
     let message = e.to_string();
     assert!(
-        message.contains("torch::chunk") && message.contains("[2, 2, 1]"),
+        message.contains("Torch::chunk") && message.contains("[2, 2, 1]"),
         "{message}"
     );
     // Other negative lengths stay the plain error.
@@ -361,7 +361,7 @@ proptest! {
             Ok(())
         };
         // torch.chunk
-        match torch::chunk(&shape, count, dim) {
+        match Torch::chunk(&shape, count, dim) {
             Ok(s) => {
                 let c = n.div_ceil(count as usize);
                 let expected = if n == 0 { vec![vec![]; count as usize] } else { oracle_torch_split(n, c) };
@@ -370,28 +370,28 @@ proptest! {
             Err(e) => prop_assert!(count <= 0, "{}", e),
         }
         // torch.split
-        match torch::split(&shape, size, dim) {
+        match Torch::split(&shape, size, dim) {
             Ok(s) => check(s, if size == 0 { vec![vec![]] } else { oracle_torch_split(n, size as usize) }, "torch.split")?,
             Err(e) => prop_assert!(size < 0 || (size == 0 && n > 0), "{}", e),
         }
         // tensor_split / array_split / numpy.split, counts and indices
-        match torch::tensor_split(&shape, count, dim) {
+        match Torch::tensor_split(&shape, count, dim) {
             Ok(s) => check(s, oracle_sections(n, count as usize), "torch.tensor_split")?,
             Err(e) => prop_assert!(count <= 0, "{}", e),
         }
-        check(torch::tensor_split(&shape, &indices[..], dim).unwrap(), oracle_indices(n, &indices), "tensor_split at")?;
-        check(numpy::array_split(&shape, &indices[..], dim).unwrap(), oracle_indices(n, &indices), "array_split at")?;
-        match numpy::split(&shape, count, dim) {
+        check(Torch::tensor_split(&shape, &indices[..], dim).unwrap(), oracle_indices(n, &indices), "tensor_split at")?;
+        check(Numpy::array_split(&shape, &indices[..], dim).unwrap(), oracle_indices(n, &indices), "array_split at")?;
+        match Numpy::split(&shape, count, dim) {
             Ok(s) => check(s, oracle_sections(n, count as usize), "numpy.split")?,
             Err(e) => prop_assert!(count <= 0 || n % count as usize != 0, "{}", e),
         }
         // unbind
-        let s = torch::unbind(&shape, dim).unwrap();
+        let s = Torch::unbind(&shape, dim).unwrap();
         prop_assert!(!s.keep_axis());
         check(s, (0..n).map(|i| vec![i]).collect(), "torch.unbind")?;
         // narrow
         let length = size;
-        match torch::narrow(&shape, dim, start, length) {
+        match Torch::narrow(&shape, dim, start, length) {
             Ok(s) => {
                 let begin = if start < 0 { start + n as i64 } else { start };
                 check(s, vec![py_slice(n, begin, begin + length)], "torch.narrow")?;
@@ -404,11 +404,11 @@ proptest! {
         // candle and burn
         if count >= 0 {
             let k = count as usize;
-            match candle::chunk(&shape, k, dim) {
+            match Candle::chunk(&shape, k, dim) {
                 Ok(s) => check(s, oracle_candle(n, k), "candle chunk")?,
                 Err(_) => prop_assert_eq!(k, 0),
             }
-            match burn::chunk(&shape, k, axis) {
+            match Burn::chunk(&shape, k, axis) {
                 Ok(s) => {
                     let torch_result = if n == 0 { vec![] } else { oracle_torch_split(n, n.div_ceil(k)) };
                     if let Some(burns) = burn_itself(n, k) {

@@ -1,7 +1,7 @@
 //! Every rule and example of SEMANTICS.md, errors included, one test each.
 
 use wgpu_split::{
-    ElementType, HostTensor, MAX_OUTPUTS, OnnxSplit, OnnxSplitToSequence, OpKind, OpenVinoSplit,
+    ElementType, HostTensor, OnnxSplit, OnnxSplitToSequence, OpKind, OpenVinoSplit,
     OpenVinoVariadicSplit, Operator, ParamTensor, ParamValues, ResolveError, ResolvedSplit,
     TensorError,
 };
@@ -856,7 +856,7 @@ fn absurd_output_counts_are_errors_not_allocations() {
         matches!(
             e,
             ResolveError::TooManyOutputs {
-                limit: MAX_OUTPUTS,
+                limit: ResolvedSplit::MAX_OUTPUTS,
                 ..
             }
         ),

@@ -190,19 +190,19 @@ fn framework_calls_split_on_the_gpu_as_their_frameworks_do() {
     let Some(gpu) = gpu("framework_calls_split_on_the_gpu_as_their_frameworks_do") else {
         return;
     };
-    use wgpu_split::frameworks::{burn, candle, numpy, torch};
+    use wgpu_split::frameworks::{Burn, Candle, Numpy, Torch};
     let shape = [6, 5, 8];
     let mut rng = Rng::new(94);
     let input = random_tensor(&mut rng, ElementType::Float16, &shape);
     for split in [
-        torch::chunk(&shape, 4, 1).unwrap(),
-        torch::split(&shape, 3, -1).unwrap(),
-        torch::tensor_split(&shape, &[3, 1], 1).unwrap(),
-        torch::unbind(&shape, 0).unwrap(),
-        torch::narrow(&shape, 2, -5, 3).unwrap(),
-        numpy::array_split(&shape, 4, 2).unwrap(),
-        candle::chunk(&shape, 4, 1).unwrap(),
-        burn::chunk(&shape, 4, 1).unwrap(),
+        Torch::chunk(&shape, 4, 1).unwrap(),
+        Torch::split(&shape, 3, -1).unwrap(),
+        Torch::tensor_split(&shape, &[3, 1], 1).unwrap(),
+        Torch::unbind(&shape, 0).unwrap(),
+        Torch::narrow(&shape, 2, -5, 3).unwrap(),
+        Numpy::array_split(&shape, 4, 2).unwrap(),
+        Candle::chunk(&shape, 4, 1).unwrap(),
+        Burn::chunk(&shape, 4, 1).unwrap(),
     ] {
         let actual = common::round_trip(gpu)
             .split_resolved(&split, &input)
@@ -214,7 +214,7 @@ fn framework_calls_split_on_the_gpu_as_their_frameworks_do() {
         );
     }
     // A framework error is the crate's error too.
-    let e: Error = torch::chunk(&shape, 0, 0).unwrap_err().into();
+    let e: Error = Torch::chunk(&shape, 0, 0).unwrap_err().into();
     assert!(e.to_string().starts_with("torch.chunk"), "{e}");
 }
 

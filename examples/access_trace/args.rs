@@ -1,6 +1,6 @@
 //! The command line of `access_trace`: which splits to trace, how.
 
-use wgpu_split::frameworks::{burn, candle, numpy, torch};
+use wgpu_split::frameworks::{Burn, Candle, Numpy, Torch};
 use wgpu_split::plan::Kernel;
 use wgpu_split::{
     ElementType, OnnxSplit, OnnxSplitToSequence, OpenVinoSplit, OpenVinoVariadicSplit, ParamTensor,
@@ -78,17 +78,17 @@ fn split_of(spec: &str, shape: &[usize], axis: i64) -> Result<ResolvedSplit, Str
                 .resolve(shape)
                 .map_err(|e| err(&e))
         }
-        "torch.chunk" => torch::chunk(shape, n()?, axis).map_err(|e| err(&e)),
-        "torch.split" => torch::split(shape, n()?, axis).map_err(|e| err(&e)),
+        "torch.chunk" => Torch::chunk(shape, n()?, axis).map_err(|e| err(&e)),
+        "torch.split" => Torch::split(shape, n()?, axis).map_err(|e| err(&e)),
         "torch.tensor_split" => {
-            torch::tensor_split(shape, list(arg)?.as_slice(), axis).map_err(|e| err(&e))
+            Torch::tensor_split(shape, list(arg)?.as_slice(), axis).map_err(|e| err(&e))
         }
-        "torch.unbind" => torch::unbind(shape, axis).map_err(|e| err(&e)),
-        "numpy.array_split" => numpy::array_split(shape, n()?, axis).map_err(|e| err(&e)),
-        "candle.chunk" => candle::chunk(shape, n()? as usize, axis).map_err(|e| err(&e)),
+        "torch.unbind" => Torch::unbind(shape, axis).map_err(|e| err(&e)),
+        "numpy.array_split" => Numpy::array_split(shape, n()?, axis).map_err(|e| err(&e)),
+        "candle.chunk" => Candle::chunk(shape, n()? as usize, axis).map_err(|e| err(&e)),
         "burn.chunk" => {
             let a = usize::try_from(axis).map_err(|e| err(&e))?;
-            burn::chunk(shape, n()? as usize, a).map_err(|e| err(&e))
+            Burn::chunk(shape, n()? as usize, a).map_err(|e| err(&e))
         }
         _ => Err(format!("unknown split {spec}\n{USAGE}")),
     }

@@ -256,7 +256,7 @@ pub fn missed(row: &Row) -> Vec<String> {
 /// odd short row, word runs at odd offsets, 1 to 100 outputs, rows shorter
 /// than a warp, outputs of one element.
 pub fn sweep() -> Vec<(String, ElementType, ResolvedSplit)> {
-    use wgpu_split::frameworks::{numpy, torch};
+    use wgpu_split::frameworks::{Numpy, Torch};
     use wgpu_split::{OnnxSplit, OnnxSplitToSequence};
     let mut splits = Vec::new();
     let mut add =
@@ -305,7 +305,7 @@ pub fn sweep() -> Vec<(String, ElementType, ResolvedSplit)> {
             .expect("a sequence");
         add(format!("f32 [{n}, 1024] seq"), f32, seq);
     }
-    let chunks = torch::chunk(&[64, 700], 100, 1).expect("torch.chunk");
+    let chunks = Torch::chunk(&[64, 700], 100, 1).expect("torch.chunk");
     add("f32 [64, 700] torch.chunk(100)".into(), f32, chunks);
     let qkv = OnnxSplit::new(18, 3)
         .num_outputs(3)
@@ -327,14 +327,14 @@ pub fn sweep() -> Vec<(String, ElementType, ResolvedSplit)> {
         ElementType::Uint8,
         lengths(&[4096, 6], &[1, 2, 3]),
     );
-    let bools = numpy::array_split(&[300, 77], 5, 1).expect("numpy.array_split");
+    let bools = Numpy::array_split(&[300, 77], 5, 1).expect("numpy.array_split");
     add(
         "bool [300, 77] array_split(5)".into(),
         ElementType::Bool,
         bools,
     );
     // Outputs of one element.
-    let unbind = torch::unbind(&[1, 100], 1).expect("torch.unbind");
+    let unbind = Torch::unbind(&[1, 100], 1).expect("torch.unbind");
     add("f32 [1, 100] unbind".into(), f32, unbind);
     add(
         "f16 [3, 5] [1; 5]".into(),

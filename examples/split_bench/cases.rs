@@ -1,7 +1,7 @@
 //! The benchmark's cases: fixed names, tensors and splits.
 
 use wgpu_split::error::FrameworkError;
-use wgpu_split::frameworks::torch;
+use wgpu_split::frameworks::Torch;
 use wgpu_split::{
     ConcatOperator, ElementType, OnnxConcat, OnnxConcatFromSequence, OnnxSplit,
     OnnxSplitToSequence, Operator, ParamTensor, ResolvedConcat, ResolvedSplit,
@@ -221,7 +221,7 @@ pub fn suite(quick: bool) -> Vec<Case> {
             name: "f32_4096x1024_tensor_split",
             element_type: Float,
             shape: vec![q(4096, 1024), 1024],
-            op: Split::Framework(|shape| torch::tensor_split(shape, &[768, 256], 1)),
+            op: Split::Framework(|shape| Torch::tensor_split(shape, &[768, 256], 1)),
             concat: None,
         },
     ]

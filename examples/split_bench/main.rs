@@ -40,8 +40,8 @@ use std::time::Instant;
 
 use cases::{Case, concat_suite, suite};
 use gpu_timer::GpuTimer;
-use wgpu_split::gpu::{GpuContext, ModelOrigin, calibrate, device_class};
-use wgpu_split::plan::{CostModel, Strategy};
+use wgpu_split::gpu::{Calibration, GpuContext, ModelOrigin};
+use wgpu_split::plan::{CostModel, DeviceClass, Strategy};
 
 struct Options {
     quick: bool,
@@ -191,7 +191,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         timer.kind(),
         options.runs
     );
-    let class = device_class(&info);
+    let class = DeviceClass::of_adapter(&info);
     let default_model = CostModel::for_class(class);
     let plan_model = match splitter.strategy() {
         Strategy::Auto(model) => *model,
@@ -211,7 +211,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     // measures.
     let calibrated = {
         let started = Instant::now();
-        let calibration = calibrate(&splitter)?;
+        let calibration = Calibration::measure(&splitter)?;
         let seconds = started.elapsed().as_secs_f64();
         console::print_models(
             &format!("{class:?}"),

@@ -1,7 +1,7 @@
 //! The splits recorded: one per kernel, split_bench's cases scaled down,
 //! every element width, the frameworks' windows, 1 to 100 outputs.
 
-use wgpu_split::frameworks::{numpy, torch};
+use wgpu_split::frameworks::{Numpy, Torch};
 use wgpu_split::plan::{Form, Kernel};
 use wgpu_split::{
     ElementType, OnnxSplit, OnnxSplitToSequence, Operator, ParamTensor, ResolvedSplit,
@@ -193,7 +193,7 @@ pub fn bench_cases() -> Vec<Case> {
     cases.push(Case {
         name: "f32_tensor_split".to_string(),
         element_type: Float,
-        split: torch::tensor_split(&[16, 1024], &[768, 256], 1).expect("a valid call"),
+        split: Torch::tensor_split(&[16, 1024], &[768, 256], 1).expect("a valid call"),
     });
     cases
 }
@@ -274,17 +274,17 @@ pub fn window_cases() -> Vec<Case> {
     cases.push(call(
         "torch_tensor_split",
         ElementType::Float16,
-        torch::tensor_split(&[16, 40], &[30, 10, 35], 1).expect("a valid call"),
+        Torch::tensor_split(&[16, 40], &[30, 10, 35], 1).expect("a valid call"),
     ));
     cases.push(call(
         "torch_narrow",
         ElementType::Uint8,
-        torch::narrow(&[6, 50], 1, 7, 30).expect("a valid call"),
+        Torch::narrow(&[6, 50], 1, 7, 30).expect("a valid call"),
     ));
     cases.push(call(
         "numpy_array_split",
         ElementType::Int4,
-        numpy::array_split(&[9, 33], &[20, 5, 40], -1).expect("a valid call"),
+        Numpy::array_split(&[9, 33], &[20, 5, 40], -1).expect("a valid call"),
     ));
     cases
 }

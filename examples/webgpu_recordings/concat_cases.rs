@@ -5,7 +5,7 @@
 //! enough for copies.
 
 use super::cases::Forced;
-use wgpu_split::frameworks::torch;
+use wgpu_split::frameworks::Torch;
 use wgpu_split::{ElementType, ResolvedConcat};
 
 use super::cases::{Case, WIDTHS, bench_cases, count_cases, kernel_cases, width_cases};
@@ -91,7 +91,7 @@ pub fn own_concat_cases() -> Vec<ConcatCase> {
         case(
             "torch_cat_skipped_u8",
             Uint8,
-            torch::cat(&[vec![0], vec![3, 5], vec![0], vec![3, 2]], 1).expect("a valid call"),
+            Torch::cat(&[vec![0], vec![3, 5], vec![0], vec![3, 2]], 1).expect("a valid call"),
         ),
         case(
             "empty_input_i4",

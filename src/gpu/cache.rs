@@ -50,6 +50,12 @@ pub struct CachePolicy {
 }
 
 impl CachePolicy {
+    /// Memory a kept table costs besides its bytes: wgpu's buffer object,
+    /// the driver's allocation and the cache's entry. About 2 KiB per buffer
+    /// on lavapipe (see `docs/DEVICE.md`); counted so that the table budget
+    /// bounds real memory, not only table bytes.
+    pub const TABLE_OVERHEAD_BYTES: u64 = TABLE_OVERHEAD_BYTES;
+
     /// Keeps nothing: every encode uploads its table and compiles its
     /// generated kernel (for measurements).
     pub const NONE: CachePolicy = CachePolicy {
@@ -89,18 +95,14 @@ pub struct CacheUsage {
     /// The memory they take, in bytes: per table its device buffer (rounded
     /// up to 256 bytes), the host copy that confirms a hit (the plan's
     /// table, or for a packing's table what determines it), and
-    /// [`TABLE_OVERHEAD_BYTES`] of wgpu's and the driver's bookkeeping.
+    /// [`CachePolicy::TABLE_OVERHEAD_BYTES`] of wgpu's and the driver's bookkeeping.
     pub table_bytes: u64,
     /// Compiled pipelines of generated kernels kept.
     pub generated_pipelines: usize,
 }
 
-/// Memory a kept table costs besides its bytes: wgpu's buffer object, the
-/// driver's allocation and the cache's entry. About 2 KiB per buffer on
-/// lavapipe (340 MiB for about 150,000 buffers of 16 MiB of tables,
-/// measured at 1aaeec9); counted so that the bound is on real memory, not
-/// only on table bytes.
-pub const TABLE_OVERHEAD_BYTES: u64 = 2048;
+/// [`CachePolicy::TABLE_OVERHEAD_BYTES`].
+const TABLE_OVERHEAD_BYTES: u64 = 2048;
 
 /// The memory a kept table of `len` bytes takes, with the `identity` bytes
 /// that confirm a hit ([`CacheUsage::table_bytes`]).

@@ -4,7 +4,6 @@
 
 pub use super::calibration_timer::Timing;
 use super::calibration_timer::{Measured, RUNS, Record, Timer};
-use super::device_class::device_class;
 use super::region::BufferRegion;
 use super::round_trip::RoundTrip;
 use super::splitter::GpuSplitter;
@@ -29,7 +28,7 @@ pub enum Figure {
     Dispatch,
 }
 
-/// What [`calibrate`] measured: the model, how it was timed, and the
+/// What [`Calibration::measure`] measured: the model, how it was timed, and the
 /// figures it could not measure steadily.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Calibration {
@@ -179,50 +178,52 @@ fn host_costs(measured: &[Measured], big: u64, many: u64, class: &CostModel) -> 
     (copy, dispatch)
 }
 
-/// Measures `splitter`'s device as a [`CostModel`] in about a second
-/// (blocking; the device is polled for the calibration's own submissions
-/// only): a 16 MiB copy (bandwidth), 4,096 copies of 1 KiB (the fixed cost
-/// of a command), each kernel on the split its module names as its probe
-/// (16 MiB or so, the kernel forced), and a one-word dispatch (its fixed
-/// cost), each over 9 runs, in rounds that run every probe once, so that
-/// the figures compared are measured in the same minutes of the device.
-/// Every probe's buffers are held meanwhile: about 190 MiB of device
-/// memory, freed on return. Timestamp queries are used when the device has
-/// them, else wall time ([`Timing`]). Work other threads submit meanwhile
-/// only adds time: each figure is the low end of its runs, and a figure
-/// whose runs disagree by more than 2x is reported as
-/// [`Calibration::unsteady`] rather than trusted. The host's time to
-/// record a copy command and a dispatch comes from the same runs (from the
-/// encoder's creation to `submit` returning; [`CostModel::host_seconds`]).
-/// The load factors are not measured (that needs a busy machine): they are
-/// those of the device's class.
-///
-/// Store a trusted model and plan with it:
-/// `splitter.with_strategy(Strategy::Auto(model))`.
-///
-/// # Examples
-///
-/// ```no_run
-/// use wgpu_split::gpu::{GpuContext, calibrate};
-/// use wgpu_split::plan::Strategy;
-///
-/// let ctx = GpuContext::new_default()?;
-/// let splitter = ctx.splitter()?;
-/// let splitter = match calibrate(&splitter)?.trusted() {
-///     Some(model) => splitter.with_strategy(Strategy::Auto(model)),
-///     None => splitter, // busy: keep the class's model, try again later
-/// };
-/// # Ok::<(), wgpu_split::Error>(())
-/// ```
-///
-/// # Errors
-///
-/// [`crate::error::DeviceError::Gpu`] when the device fails or is lost.
-pub fn calibrate(splitter: &GpuSplitter) -> Result<Calibration> {
-    calibrate_runs(splitter, RUNS)
+impl Calibration {
+    /// Measures `splitter`'s device as a [`CostModel`] in about a second
+    /// (blocking; the device is polled for the calibration's own submissions
+    /// only): a 16 MiB copy (bandwidth), 4,096 copies of 1 KiB (the fixed cost
+    /// of a command), each kernel on the split its module names as its probe
+    /// (16 MiB or so, the kernel forced), and a one-word dispatch (its fixed
+    /// cost), each over 9 runs, in rounds that run every probe once, so that
+    /// the figures compared are measured in the same minutes of the device.
+    /// Every probe's buffers are held meanwhile: about 190 MiB of device
+    /// memory, freed on return. Timestamp queries are used when the device has
+    /// them, else wall time ([`Timing`]). Work other threads submit meanwhile
+    /// only adds time: each figure is the low end of its runs, and a figure
+    /// whose runs disagree by more than 2x is reported as
+    /// [`Calibration::unsteady`] rather than trusted. The host's time to
+    /// record a copy command and a dispatch comes from the same runs (from the
+    /// encoder's creation to `submit` returning; [`CostModel::host_seconds`]).
+    /// The load factors are not measured (that needs a busy machine): they are
+    /// those of the device's class.
+    ///
+    /// Store a trusted model and plan with it:
+    /// `splitter.with_strategy(Strategy::Auto(model))`.
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// use wgpu_split::gpu::{Calibration, GpuContext};
+    /// use wgpu_split::plan::Strategy;
+    ///
+    /// let ctx = GpuContext::new_default()?;
+    /// let splitter = ctx.splitter()?;
+    /// let splitter = match Calibration::measure(&splitter)?.trusted() {
+    ///     Some(model) => splitter.with_strategy(Strategy::Auto(model)),
+    ///     None => splitter, // busy: keep the class's model, try again later
+    /// };
+    /// # Ok::<(), wgpu_split::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`crate::error::DeviceError::Gpu`] when the device fails or is lost.
+    pub fn measure(splitter: &GpuSplitter) -> Result<Calibration> {
+        calibrate_runs(splitter, RUNS)
+    }
 }
 
-/// [`calibrate`] with `runs` timed runs per figure.
+/// [`Calibration::measure`] with `runs` timed runs per figure.
 pub(super) fn calibrate_runs(splitter: &GpuSplitter, runs: usize) -> Result<Calibration> {
     let mut timer = Timer::new(splitter, runs)?;
     let f32_t = ElementType::Float;
@@ -264,7 +265,9 @@ pub(super) fn calibrate_runs(splitter: &GpuSplitter, runs: usize) -> Result<Cali
         let seconds = steady(Figure::Gather(*kernel), m);
         rates.set(*kernel, 2.0 * probe.plan.input_bytes() as f64 / seconds);
     }
-    let class = CostModel::for_class(device_class(&splitter.device().adapter_info()));
+    let class = CostModel::for_class(crate::plan::DeviceClass::of_adapter(
+        &splitter.device().adapter_info(),
+    ));
     let (host_copy, host_dispatch) = host_costs(
         &measured[..3],
         big_copy.plan.copy_count(),

@@ -10,7 +10,7 @@ use super::scope::{map_read, poll, read_mapped, scoped};
 use super::splitter::GpuSplitter;
 use crate::error::Result;
 
-/// Measurements per figure, after one warm-up ([`crate::gpu::calibrate`]).
+/// Measurements per figure, after one warm-up ([`crate::gpu::Calibration::measure`]).
 pub(super) const RUNS: usize = 9;
 
 /// Measurements per figure of the short calibration a splitter made on a
@@ -301,7 +301,7 @@ impl<'a> Timer<'a> {
             self.splitter.device(),
             wgpu::PollType::Wait {
                 submission_index: Some(index),
-                timeout: Some(super::READBACK_TIMEOUT),
+                timeout: Some(super::readback::READBACK_TIMEOUT),
             },
         )
         .map(|_| ())

@@ -39,7 +39,7 @@ impl RoundTrip<'_> {
     ///
     /// The operator's [`crate::ConcatError`], planning errors, and
     /// [`crate::error::DeviceError::Gpu`] when the device fails, is lost or
-    /// does not finish within [`crate::gpu::READBACK_TIMEOUT`].
+    /// does not finish within [`crate::gpu::RoundTrip::READBACK_TIMEOUT`].
     pub fn concat(self, op: &ConcatOperator, inputs: &[&HostTensor]) -> Result<HostTensor> {
         let shapes: Vec<&[usize]> = inputs.iter().map(|t| t.shape()).collect();
         self.concat_resolved(&op.resolve(&shapes)?, inputs)
@@ -68,7 +68,7 @@ impl RoundTrip<'_> {
 
     /// Executes a ready concat plan on `inputs` and reads the output back,
     /// blocking (this polls the device, at most
-    /// [`crate::gpu::READBACK_TIMEOUT`]).
+    /// [`crate::gpu::RoundTrip::READBACK_TIMEOUT`]).
     ///
     /// # Errors
     ///

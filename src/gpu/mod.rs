@@ -4,7 +4,7 @@
 //! reading the caller's input region and writing each output into the
 //! caller's region for it (or one arena). It submits nothing and reads
 //! nothing back; [`RoundTrip`] is the convenience path that does, and
-//! [`calibrate`] measures the device's [`crate::plan::CostModel`].
+//! [`Calibration::measure`] measures the device's [`crate::plan::CostModel`].
 
 mod cache;
 mod calibrate;
@@ -31,15 +31,13 @@ mod start;
 #[cfg(feature = "analysis")]
 pub mod trace;
 
-pub use cache::{CachePolicy, CacheUsage, TABLE_OVERHEAD_BYTES};
-pub use calibrate::{Calibration, Figure, Timing, calibrate};
+pub use cache::{CachePolicy, CacheUsage};
+pub use calibrate::{Calibration, Figure, Timing};
 pub use context::GpuContext;
-pub use device_class::device_class;
 #[cfg(not(target_arch = "wasm32"))]
 pub use poller::Poller;
 pub use prepared::{EncodeCounts, PreparedSplit};
-pub use readback::READBACK_TIMEOUT;
-pub use region::{BufferRegion, buffer_usages};
+pub use region::BufferRegion;
 pub use round_trip::RoundTrip;
 pub use splitter::{GpuSplitter, ModelOrigin};
 pub use splitter_cache::SplitterCache;

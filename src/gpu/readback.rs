@@ -9,9 +9,8 @@ use super::error::DeviceError;
 use super::scope::{map_read, poll, read_mapped_async, scoped_async};
 use crate::error::{Error, Result};
 
-/// How long a blocking readback waits for the GPU before it fails with
-/// [`crate::error::DeviceError::Gpu`] instead of blocking forever.
-pub const READBACK_TIMEOUT: Duration = Duration::from_secs(120);
+/// [`RoundTrip::READBACK_TIMEOUT`](super::RoundTrip::READBACK_TIMEOUT).
+pub(crate) const READBACK_TIMEOUT: Duration = Duration::from_secs(120);
 
 type MapResult = std::result::Result<(), wgpu::BufferAsyncError>;
 
@@ -68,7 +67,7 @@ impl InFlight {
     }
 
     /// Polls the device until the work is done (at most
-    /// [`READBACK_TIMEOUT`]), then reads the page: the blocking form.
+    /// [`crate::gpu::RoundTrip::READBACK_TIMEOUT`]), then reads the page: the blocking form.
     pub(super) fn wait_and_read(self, what: &str) -> Result<Vec<u8>> {
         poll(
             &self.device,

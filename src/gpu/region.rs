@@ -94,18 +94,20 @@ pub(crate) fn usages_of(buffer: &wgpu::Buffer) -> Usages {
 }
 
 /// The wgpu usages of planner usages.
-pub fn buffer_usages(usages: Usages) -> wgpu::BufferUsages {
-    let mut flags = wgpu::BufferUsages::empty();
-    for (set, flag) in [
-        (usages.storage, wgpu::BufferUsages::STORAGE),
-        (usages.copy_src, wgpu::BufferUsages::COPY_SRC),
-        (usages.copy_dst, wgpu::BufferUsages::COPY_DST),
-    ] {
-        if set {
-            flags |= flag;
+impl From<Usages> for wgpu::BufferUsages {
+    fn from(usages: Usages) -> wgpu::BufferUsages {
+        let mut flags = wgpu::BufferUsages::empty();
+        for (set, flag) in [
+            (usages.storage, wgpu::BufferUsages::STORAGE),
+            (usages.copy_src, wgpu::BufferUsages::COPY_SRC),
+            (usages.copy_dst, wgpu::BufferUsages::COPY_DST),
+        ] {
+            if set {
+                flags |= flag;
+            }
         }
+        flags
     }
-    flags
 }
 
 /// An encode's input and destinations as plain regions for the planner's

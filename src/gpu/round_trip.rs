@@ -6,7 +6,7 @@
 //! buffer and await its callback. Who drives that callback is wgpu's rule:
 //! on native backends `Device::poll` (the caller's loop, or a
 //! [`crate::gpu::Poller`]), on the web the browser. The blocking forms poll
-//! the device themselves, bounded by [`crate::gpu::READBACK_TIMEOUT`].
+//! the device themselves, bounded by [`crate::gpu::RoundTrip::READBACK_TIMEOUT`].
 
 use std::ops::Range;
 
@@ -45,6 +45,10 @@ pub struct RoundTrip<'s> {
 }
 
 impl<'s> RoundTrip<'s> {
+    /// How long a blocking readback waits for the GPU before it fails with
+    /// [`crate::error::DeviceError::Gpu`] instead of blocking forever.
+    pub const READBACK_TIMEOUT: std::time::Duration = super::readback::READBACK_TIMEOUT;
+
     /// The round trip through `splitter`.
     pub fn new(splitter: &'s GpuSplitter) -> Self {
         RoundTrip { splitter }
@@ -63,7 +67,7 @@ impl<'s> RoundTrip<'s> {
     /// # Errors
     ///
     /// Resolution and planning errors, and [`crate::error::DeviceError::Gpu`] when the
-    /// device fails, is lost or does not finish within [`crate::gpu::READBACK_TIMEOUT`].
+    /// device fails, is lost or does not finish within [`crate::gpu::RoundTrip::READBACK_TIMEOUT`].
     pub fn split(self, op: &Operator, input: &HostTensor) -> Result<Vec<HostTensor>> {
         self.split_resolved(&op.resolve(input.shape())?, input)
     }
@@ -122,7 +126,7 @@ impl<'s> RoundTrip<'s> {
     }
 
     /// Executes a ready plan on `input` and reads the outputs back, blocking
-    /// (this polls the device, at most [`crate::gpu::READBACK_TIMEOUT`]).
+    /// (this polls the device, at most [`crate::gpu::RoundTrip::READBACK_TIMEOUT`]).
     ///
     /// # Errors
     ///

@@ -3,7 +3,6 @@
 
 use super::cache::CachePolicy;
 use super::checks::probe_buffers;
-use super::device_class::device_class;
 use super::dispatch::prepare_dispatches;
 use super::prepared::{EncodeCounts, PreparedSplit};
 use super::region::{BufferRegion, plain_regions};
@@ -61,7 +60,7 @@ pub struct GpuSplitter {
 #[non_exhaustive]
 pub enum ModelOrigin {
     /// The documented model of the adapter's class
-    /// ([`CostModel::for_class`] of [`crate::gpu::device_class`]): every
+    /// ([`CostModel::for_class`] of [`DeviceClass::of_adapter`](crate::plan::DeviceClass::of_adapter)): every
     /// GPU adapter.
     Class,
     /// Measured on this adapter by a short calibration when the process
@@ -94,7 +93,8 @@ impl GpuSplitter {
     /// (what [`GpuSplitter::new`] starts from). The table-driven kernels
     /// are compiled now for one destination.
     pub(super) fn with_class_model(device: &wgpu::Device, queue: &wgpu::Queue) -> Result<Self> {
-        let model = CostModel::for_class(device_class(&device.adapter_info()));
+        let model =
+            CostModel::for_class(crate::plan::DeviceClass::of_adapter(&device.adapter_info()));
         let keys: Vec<ShaderKey> = Kernel::ALL
             .into_iter()
             .filter_map(|k| ShaderKey::table_driven(k, Placement::default(), 1, model.lanes))
@@ -152,9 +152,9 @@ impl GpuSplitter {
 
     /// The same splitter with another default [`Strategy`]. The default is
     /// [`Strategy::Auto`] with the documented model of the device's class
-    /// ([`CostModel::for_class`] of [`crate::gpu::device_class`]), or on a
+    /// ([`CostModel::for_class`] of [`DeviceClass::of_adapter`](crate::plan::DeviceClass::of_adapter)), or on a
     /// software adapter the one measured at its start
-    /// ([`GpuSplitter::new`]); pass a model from [`crate::gpu::calibrate`]
+    /// ([`GpuSplitter::new`]); pass a model from [`crate::gpu::Calibration::measure`]
     /// to plan with measured figures, or [`Strategy::Gather`] to plan
     /// dispatches only.
     pub fn with_strategy(mut self, strategy: Strategy) -> Self {

@@ -5,7 +5,6 @@
 
 use super::calibrate::calibrate_runs;
 use super::calibration_timer::QUICK_RUNS;
-use super::device_class::device_class;
 use super::splitter::GpuSplitter;
 use crate::error::Result;
 use crate::plan::{CostModel, DeviceClass};
@@ -30,7 +29,7 @@ impl GpuSplitter {
     /// a kernel.
     pub fn new(device: &wgpu::Device, queue: &wgpu::Queue) -> Result<Self> {
         let splitter = GpuSplitter::with_class_model(device, queue)?;
-        if device_class(&device.adapter_info()) != DeviceClass::Software {
+        if DeviceClass::of_adapter(&device.adapter_info()) != DeviceClass::Software {
             return Ok(splitter);
         }
         Ok(match software_model(&splitter) {
@@ -41,7 +40,7 @@ impl GpuSplitter {
 }
 
 /// The model a splitter made on a software adapter (lavapipe, llvmpipe,
-/// SwiftShader, WARP) plans with, and the seconds it took: [`calibrate`]
+/// SwiftShader, WARP) plans with, and the seconds it took: [`Calibration::measure`]
 /// with 3 timed runs per figure instead of 9, once per process and
 /// adapter (later splitters reuse it). A software adapter's kernels run on
 /// the host's cores, so their speed against its copies (memcpy) follows

@@ -281,7 +281,7 @@ fn read(splitter: &GpuSplitter, buffer: &wgpu::Buffer) -> Result<Vec<u8>> {
         device,
         wgpu::PollType::Wait {
             submission_index: None,
-            timeout: Some(super::READBACK_TIMEOUT),
+            timeout: Some(super::readback::READBACK_TIMEOUT),
         },
     )
     .map_err(|e| DeviceError::Gpu {

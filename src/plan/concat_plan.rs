@@ -147,9 +147,11 @@ impl ConcatPlan {
         self.split.runs()
     }
 
-    /// The shader modules its dispatches run, in order of first use.
-    pub fn shaders(&self) -> Vec<ShaderKey> {
-        self.split.shaders()
+    analysis_pub! {
+        /// The shader modules its dispatches run, in order of first use.
+        pub fn shaders(&self) -> Vec<ShaderKey> {
+            self.split.shaders()
+        }
     }
 
     /// What the plan needs of the caller's buffers and what an encode of it

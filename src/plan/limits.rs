@@ -7,7 +7,7 @@ use crate::kernels::work::Placement;
 /// Most destinations one dispatch binds, whatever the device allows: each
 /// slot's code is instantiated in the kernel and runs in every invocation,
 /// and past 32 the dispatch count of a large split hardly falls further.
-pub const MAX_DESTINATIONS_PER_DISPATCH: u32 = 32;
+pub(crate) const MAX_DESTINATIONS_PER_DISPATCH: u32 = 32;
 
 /// Largest window bound in one pass: bit offsets inside a window stay below
 /// 2^31, so the shader's u32 bit arithmetic cannot wrap.
@@ -83,7 +83,7 @@ impl PlanLimits {
 
     /// Destinations one dispatch writes: the storage buffers a shader stage
     /// may bind less the input (the parameter table of such a dispatch is a
-    /// uniform buffer), at most [`MAX_DESTINATIONS_PER_DISPATCH`] and as
+    /// uniform buffer), at most 32 and as
     /// many as a uniform table holds (at least 1: WebGPU's minimum of the
     /// limit is 8, so 7 on every adapter).
     pub fn destinations_per_dispatch(&self) -> u32 {

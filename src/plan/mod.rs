@@ -2,7 +2,8 @@
 //! (or a [`ResolvedConcat`](crate::ResolvedConcat)), with no GPU types,
 //! testable anywhere.
 //!
-//! - [`RunLayout`] is the split as contiguous runs (the host path's plan);
+//! - the split as contiguous runs (`geometry`) is where it starts, and the
+//!   host path's whole plan;
 //! - [`SplitPlan`] is the GPU plan: where outputs live ([`Placement`]),
 //!   which outputs move with copy commands, the [`Kernel`] and its
 //!   dispatches with their parameter tables;
@@ -14,8 +15,8 @@
 //! - [`Strategy`], [`CostModel`] (by [`DeviceClass`], with its
 //!   [`LaneOrder`]) choose between copies and the kernels, and
 //!   [`CostModel::plan_cost`] says what a whole plan costs;
-//! - [`ShaderKey`] names the WGSL module a plan's dispatches run;
-//! - `coalescing` (feature `analysis`) counts what a GPU's warps would make
+//! - with the feature `analysis`, `ShaderKey` names the WGSL module a
+//!   plan's dispatches run and `coalescing` counts what a GPU's warps would make
 //!   of an access trace.
 //!
 //! A plan is made in stages, one folder each, in the order
@@ -50,7 +51,10 @@ pub(crate) mod recording;
 mod split_plan;
 
 pub use crate::kernels::lanes::LaneOrder;
+#[cfg(feature = "analysis")]
 pub use crate::kernels::shader::ShaderKey;
+#[cfg(not(feature = "analysis"))]
+pub(crate) use crate::kernels::shader::ShaderKey;
 pub use crate::kernels::work::Placement;
 pub use crate::kernels::{Form, Kernel};
 pub use binding::requirements::{DestinationRequirement, Requirements};
@@ -62,8 +66,8 @@ pub use concat_plan::{ConcatPlan, ConcatRequirements};
 pub(crate) use error::{EncodeError, PlanError, PlanMismatch};
 pub(crate) use geometry::Direction;
 pub use geometry::outputs::PlannedOutput;
-pub use geometry::runs::{Run, RunLayout};
-pub use limits::{MAX_DESTINATIONS_PER_DISPATCH, PlanLimits};
+pub(crate) use geometry::runs::{Run, RunLayout};
+pub use limits::PlanLimits;
 pub use options::PlanOptions;
 pub use split_plan::SplitPlan;
 

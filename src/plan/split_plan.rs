@@ -283,10 +283,12 @@ impl SplitPlan {
         self.modules[self.pass_module[index]].slots()
     }
 
-    /// The compiled kernels the dispatches run, distinct, in the order they
-    /// first run (none without dispatches; one for a table-driven kernel).
-    pub fn shaders(&self) -> Vec<ShaderKey> {
-        self.modules.clone()
+    analysis_pub! {
+        /// The compiled kernels the dispatches run, distinct, in the order they
+        /// first run (none without dispatches; one for a table-driven kernel).
+        pub fn shaders(&self) -> Vec<ShaderKey> {
+            self.modules.clone()
+        }
     }
 
     /// The plan's distinct modules ([`SplitPlan::shaders`]) and, per pass,

@@ -255,7 +255,7 @@ pub enum ResolveError {
         op: OpId,
         /// The requested count.
         outputs: u128,
-        /// [`crate::MAX_OUTPUTS`].
+        /// [`crate::ResolvedSplit::MAX_OUTPUTS`].
         limit: usize,
     },
     /// The element count of a shape does not fit in `usize`.
@@ -269,7 +269,7 @@ pub enum ResolveError {
     /// a negative last one. ONNX forbids negative lengths; torch itself
     /// returns fewer pieces.
     #[error(
-        "{op}: lengths {lengths:?} on dimension {dim} (axis {axis}) are what torch's legacy ONNX exporter writes for torch.chunk into {chunks}, with a negative last length, which ONNX forbids; split with wgpu_split::frameworks::torch::chunk, which gives torch's {torch_lengths:?}"
+        "{op}: lengths {lengths:?} on dimension {dim} (axis {axis}) are what torch's legacy ONNX exporter writes for torch.chunk into {chunks}, with a negative last length, which ONNX forbids; split with wgpu_split::frameworks::Torch::chunk, which gives torch's {torch_lengths:?}"
     )]
     LegacyChunk {
         /// The operator.

@@ -29,7 +29,7 @@ pub use onnx_split::OnnxSplit;
 pub use openvino::{OpenVinoSplit, OpenVinoVariadicSplit};
 pub use param::{ParamTensor, ParamValues};
 pub use resolved::ResolvedSplit;
-pub use rules::{MAX_OUTPUTS, element_count};
+pub(crate) use rules::element_count;
 pub use split_to_sequence::{OnnxSplitToSequence, SequenceShapes};
 
 /// Any of the supported operators.

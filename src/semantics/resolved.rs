@@ -37,6 +37,13 @@ pub struct ResolvedSplit {
 }
 
 impl ResolvedSplit {
+    /// The largest number of outputs this crate resolves (2^24), for a split
+    /// and for a concat's inputs. Beyond it resolution fails with
+    /// [`ResolveError::TooManyOutputs`] (a concat with
+    /// [`crate::ConcatError::TooManyInputs`]) instead of allocating a length
+    /// table for a count read from an untrusted model.
+    pub const MAX_OUTPUTS: usize = super::rules::MAX_OUTPUTS;
+
     /// A split given directly (for runtimes with their own operator layer).
     ///
     /// # Errors

@@ -5,10 +5,8 @@
 use super::error::ResolveError;
 use crate::op::OpId;
 
-/// The largest number of outputs this crate resolves. Beyond it resolution
-/// fails with [`ResolveError::TooManyOutputs`] instead of allocating a length table
-/// for a count read from an untrusted model.
-pub const MAX_OUTPUTS: usize = 1 << 24;
+/// [`ResolvedSplit::MAX_OUTPUTS`](super::ResolvedSplit::MAX_OUTPUTS).
+pub(crate) const MAX_OUTPUTS: usize = 1 << 24;
 
 /// The element count of `shape`.
 ///

@@ -7,7 +7,7 @@ use crate::element::ElementType;
 use crate::semantics::{ParamTensor, ParamValues, ResolveError, element_count};
 
 pub(crate) mod error;
-pub use error::TensorError;
+pub(crate) use error::TensorError;
 
 #[cfg(target_endian = "big")]
 compile_error!("wgpu-split stores tensors little-endian and assumes a little-endian host");

@@ -6,7 +6,7 @@
 use burn::tensor::{AsIndex, Tensor};
 use wgpu_split::Operator;
 use wgpu_split::error::FrameworkError;
-use wgpu_split::frameworks::{Sections, burn as burn_rules, torch};
+use wgpu_split::frameworks::{Burn as BurnRules, Sections, Torch};
 
 use crate::error::Result;
 use crate::primitive::SplitKind;
@@ -67,7 +67,7 @@ impl BurnSplitter {
         dim: impl AsIndex,
     ) -> Result<Vec<Tensor<D, K>>> {
         let axis = dim_index("burn chunk", dim, D)?;
-        let split = burn_rules::chunk(&tensor.shape(), chunks, axis)?;
+        let split = BurnRules::chunk(&tensor.shape(), chunks, axis)?;
         self.split_resolved(tensor, &split)
     }
 
@@ -86,7 +86,7 @@ impl BurnSplitter {
         dim: impl AsIndex,
     ) -> Result<Vec<Tensor<D, K>>> {
         let dim = torch_dim("torch.split", dim, D)?;
-        let split = torch::split(&tensor.shape(), signed(split_size), dim)?;
+        let split = Torch::split(&tensor.shape(), signed(split_size), dim)?;
         self.split_resolved(tensor, &split)
     }
 
@@ -106,7 +106,7 @@ impl BurnSplitter {
     ) -> Result<Vec<Tensor<D, K>>> {
         let dim = torch_dim("torch.split_with_sizes", dim, D)?;
         let sizes: Vec<i64> = sizes.iter().map(|&s| signed(s)).collect();
-        let split = torch::split_with_sizes(&tensor.shape(), &sizes, dim)?;
+        let split = Torch::split_with_sizes(&tensor.shape(), &sizes, dim)?;
         self.split_resolved(tensor, &split)
     }
 
@@ -116,7 +116,7 @@ impl BurnSplitter {
     ///
     /// # Errors
     ///
-    /// [`FrameworkError`]s of [`torch::tensor_split`] and the errors of
+    /// [`FrameworkError`]s of [`Torch::tensor_split`] and the errors of
     /// [`BurnSplitter::split_resolved`].
     pub fn tensor_split<'a, const D: usize, K: SplitKind>(
         &self,
@@ -125,7 +125,7 @@ impl BurnSplitter {
         dim: impl AsIndex,
     ) -> Result<Vec<Tensor<D, K>>> {
         let dim = torch_dim("torch.tensor_split", dim, D)?;
-        let split = torch::tensor_split(&tensor.shape(), sections, dim)?;
+        let split = Torch::tensor_split(&tensor.shape(), sections, dim)?;
         self.split_resolved(tensor, &split)
     }
 
@@ -143,7 +143,7 @@ impl BurnSplitter {
         dim: impl AsIndex,
     ) -> Result<Vec<Tensor<D2, K>>> {
         let dim = torch_dim("torch.unbind", dim, D)?;
-        let split = torch::unbind(&tensor.shape(), dim)?;
+        let split = Torch::unbind(&tensor.shape(), dim)?;
         self.split_resolved(tensor, &split)
     }
 }

@@ -1,12 +1,12 @@
 //! burn's concat calls on burn tensors: `cat` and `stack` resolve with the
-//! core crate's rules ([`wgpu_split::frameworks::burn`]) and run through
+//! core crate's rules ([`wgpu_split::frameworks::Burn`]) and run through
 //! [`BurnSplitter::concat_resolved`], which checks the tensors against the
 //! concat and hands the cubecl tensors under them to the recording
 //! ([`crate::concat_run`]).
 
 use burn::tensor::{AsIndex, DType, Tensor};
 use burn_cubecl::kernel::into_contiguous;
-use wgpu_split::frameworks::burn as burn_rules;
+use wgpu_split::frameworks::Burn as BurnRules;
 use wgpu_split::{ConcatError, ResolvedConcat};
 
 use crate::element::element_type;
@@ -36,7 +36,7 @@ impl BurnSplitter {
         tensors: Vec<Tensor<D, K>>,
         dim: impl AsIndex,
     ) -> Result<Tensor<D, K>> {
-        let concat = burn_rules::cat(&shapes(&tensors), dim.as_index() as i64)?;
+        let concat = BurnRules::cat(&shapes(&tensors), dim.as_index() as i64)?;
         self.concat_resolved(tensors, &concat)
     }
 
@@ -56,7 +56,7 @@ impl BurnSplitter {
         tensors: Vec<Tensor<D, K>>,
         dim: impl AsIndex,
     ) -> Result<Tensor<D2, K>> {
-        let concat = burn_rules::stack(&shapes(&tensors), dim.as_index() as i64)?;
+        let concat = BurnRules::stack(&shapes(&tensors), dim.as_index() as i64)?;
         self.concat_resolved(tensors, &concat)
     }
 

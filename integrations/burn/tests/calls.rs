@@ -6,7 +6,7 @@ mod common;
 
 use burn::tensor::{DType, Float, Int, Tensor};
 use common::*;
-use wgpu_split::frameworks::{Sections, burn as burn_rules, torch};
+use wgpu_split::frameworks::{Burn as BurnRules, Sections, Torch};
 use wgpu_split::{
     OnnxSplit, OnnxSplitToSequence, OpenVinoSplit, OpenVinoVariadicSplit, Operator, ParamTensor,
     ResolvedSplit,
@@ -113,7 +113,7 @@ fn where_burn_panics_or_drops_pieces_the_result_is_torchs() {
         "burn drops zero sizes"
     );
     let (bytes, x) = input(5);
-    let split = torch::split_with_sizes(&SHAPE, &[0, 6, 0], 1).unwrap();
+    let split = Torch::split_with_sizes(&SHAPE, &[0, 6, 0], 1).unwrap();
     assert_host(
         &bytes,
         &split,
@@ -128,28 +128,28 @@ fn every_call_matches_the_host_path() {
     let sh = &SHAPE;
     assert_host(
         &bytes,
-        &burn_rules::chunk(sh, 3, 2).unwrap(),
+        &BurnRules::chunk(sh, 3, 2).unwrap(),
         s.chunk(x.clone(), 3, 2).unwrap(),
     );
     assert_host(
         &bytes,
-        &torch::split(sh, 4, 2).unwrap(),
+        &Torch::split(sh, 4, 2).unwrap(),
         s.split(x.clone(), 4, -1).unwrap(),
     );
     assert_host(
         &bytes,
-        &torch::tensor_split(sh, 4, 1).unwrap(),
+        &Torch::tensor_split(sh, 4, 1).unwrap(),
         s.tensor_split(x.clone(), 4, 1).unwrap(),
     );
     let idx = [3i64, 1, 8];
     assert_host(
         &bytes,
-        &torch::tensor_split(sh, &idx[..], 2).unwrap(),
+        &Torch::tensor_split(sh, &idx[..], 2).unwrap(),
         s.tensor_split(x.clone(), Sections::Indices(&idx), 2)
             .unwrap(),
     );
     let unbound: Vec<Tensor<2>> = s.unbind(x.clone(), 1).unwrap();
-    assert_host(&bytes, &torch::unbind(sh, 1).unwrap(), unbound);
+    assert_host(&bytes, &Torch::unbind(sh, 1).unwrap(), unbound);
 }
 
 #[test]
@@ -194,7 +194,7 @@ fn onnx_and_openvino_operators_run_on_burn_tensors() {
 fn empty_outputs_and_empty_inputs() {
     let (_, s) = gpu();
     let (bytes, x) = input(13);
-    let split = torch::tensor_split(&SHAPE, &[2i64, 2, 2][..], 0).unwrap();
+    let split = Torch::tensor_split(&SHAPE, &[2i64, 2, 2][..], 0).unwrap();
     let outputs = s.tensor_split(x, Sections::Indices(&[2, 2, 2]), 0).unwrap();
     assert_eq!(
         outputs.iter().map(|t| t.shape()[0]).collect::<Vec<_>>(),
@@ -203,7 +203,7 @@ fn empty_outputs_and_empty_inputs() {
     assert_host(&bytes, &split, outputs);
     // An empty input: every output empty.
     let empty = tensor::<2, Float>(Vec::new(), [0, 4], DType::F32);
-    let split = burn_rules::chunk(&[0, 4], 3, 1).unwrap();
+    let split = BurnRules::chunk(&[0, 4], 3, 1).unwrap();
     let outputs = s.chunk(empty.clone(), 3, 1).unwrap();
     assert_eq!(outputs.len(), 2);
     for (i, out) in outputs.into_iter().enumerate() {
@@ -228,7 +228,7 @@ fn one_thousand_outputs_in_one_call() {
     let x = tensor::<3, Int>(bytes.clone(), shape, DType::I32);
     let outputs = s.split(x.clone(), 1, 1).unwrap();
     assert_eq!(outputs.len(), 1000);
-    let split = torch::split(&shape, 1, 1).unwrap();
+    let split = Torch::split(&shape, 1, 1).unwrap();
     let expected = host_split(&bytes, &shape, element(DType::I32), &split);
     for (i, (out, want)) in outputs.into_iter().zip(expected).enumerate() {
         assert_eq!(bytes_of(out), want, "output {i}");

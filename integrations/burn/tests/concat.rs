@@ -8,7 +8,7 @@ mod common;
 use burn::tensor::{Bool, DType, Float, Int, Tensor};
 use common::*;
 use wgpu_split::ResolvedConcat;
-use wgpu_split::frameworks::burn as burn_rules;
+use wgpu_split::frameworks::Burn as BurnRules;
 use wgpu_split::plan::{CostModel, Strategy};
 use wgpu_split_burn::{BurnSplitter, SplitKind};
 
@@ -74,7 +74,7 @@ fn check_cat<const D: usize, K: SplitKind>(
     let (host, tensors) = inputs::<D, K>(dtype, shapes, seed);
     // What burn reports (its plain backend reports a Flex32 tensor as F32).
     let reported = tensors[0].dtype();
-    let concat = burn_rules::cat(shapes, dim).unwrap();
+    let concat = BurnRules::cat(shapes, dim).unwrap();
     let ours = s.cat(tensors.clone(), dim).unwrap();
     let what = format!("{dtype:?} cat of {} on {dim}", shapes.len());
     assert_eq!(ours.dtype(), reported, "{what}: dtype");
@@ -98,7 +98,7 @@ fn check_stack<const D: usize, const D2: usize, K: SplitKind>(
     seed: u64,
 ) {
     let (host, tensors) = inputs::<D, K>(dtype, shapes, seed);
-    let concat = burn_rules::stack(shapes, dim).unwrap();
+    let concat = BurnRules::stack(shapes, dim).unwrap();
     let ours: Tensor<D2, K> = s.stack(tensors.clone(), dim).unwrap();
     let burns: Tensor<D2, K> = Tensor::stack(tensors, dim);
     let what = format!("{dtype:?} stack of {} on {dim}", shapes.len());

@@ -9,7 +9,7 @@ mod common;
 use burn::tensor::{DType, Float, Tensor};
 use burn_cubecl::cubecl::wgpu::{AutoCompiler, WgpuServer, wgpu};
 use common::*;
-use wgpu_split::frameworks::burn as burn_rules;
+use wgpu_split::frameworks::Burn as BurnRules;
 use wgpu_split::plan::{CostModel, Strategy};
 use wgpu_split_burn::{BurnSplitter, SplitKind};
 
@@ -35,7 +35,7 @@ fn burns_pending_work_runs_before_the_concat() {
         .into_iter()
         .map(|t| (bytes_of(t), vec![64, 48]))
         .collect();
-    let concat = burn_rules::cat(&[[64, 48]; 3], 1).unwrap();
+    let concat = BurnRules::cat(&[[64, 48]; 3], 1).unwrap();
     assert_eq!(
         bytes_of(out),
         host_concat(&host, element(DType::F32), &concat)
@@ -49,7 +49,7 @@ fn burn_computes_on_the_output_and_reuses_the_inputs_memory_at_once() {
     let host: Vec<(Vec<u8>, Vec<usize>)> = (0..3)
         .map(|i| (bytes_for(DType::F32, 8 * 256, 42 + i), vec![1, 8, 16, 16]))
         .collect();
-    let concat = burn_rules::cat(&shapes, 1).unwrap();
+    let concat = BurnRules::cat(&shapes, 1).unwrap();
     let want = host_concat(&host, element(DType::F32), &concat);
     let mut kept = Vec::new();
     for round in 0..8 {
@@ -88,7 +88,7 @@ fn an_output_in_an_inputs_page_is_staged_where_copies_are_cheap() {
         .enumerate()
         .map(|(i, s)| (bytes_for(DType::F32, s[1] * 840, 45 + i as u64), s.to_vec()))
         .collect();
-    let concat = burn_rules::cat(&shapes, 1).unwrap();
+    let concat = BurnRules::cat(&shapes, 1).unwrap();
     let want = host_concat(&host, element(DType::F32), &concat);
     for (strategy, stages) in [
         (Strategy::Auto(CostModel::LAVAPIPE), true),

@@ -8,7 +8,7 @@ mod common;
 
 use burn::tensor::{DType, Float, Int, Tensor};
 use common::*;
-use wgpu_split::frameworks::burn as burn_rules;
+use wgpu_split::frameworks::Burn as BurnRules;
 use wgpu_split::{ConcatError, Error, ResolvedConcat};
 use wgpu_split_burn::BurnSplitError;
 
@@ -172,7 +172,7 @@ fn ranks_and_resolved_concats_that_do_not_fit_are_errors() {
             actual: 3
         }
     );
-    let concat = burn_rules::cat(&[[2, 3], [2, 3]], 1).unwrap();
+    let concat = BurnRules::cat(&[[2, 3], [2, 3]], 1).unwrap();
     let e = s
         .concat_resolved::<2, 3, Float>(vec![x.clone(), x.clone()], &concat)
         .unwrap_err();
@@ -236,7 +236,7 @@ fn a_tensor_of_another_device_is_an_error() {
     // device, made without SHADER_INT64, refuses.)
     let ours = other_splitter.cat(vec![there.clone(), there], 1).unwrap();
     let host = vec![(bytes_for(DType::F32, 8, 12), vec![2, 4]); 2];
-    let concat = burn_rules::cat(&[[2, 4]; 2], 1).unwrap();
+    let concat = BurnRules::cat(&[[2, 4]; 2], 1).unwrap();
     assert_eq!(
         bytes_of(ours),
         host_concat(&host, element(DType::F32), &concat)

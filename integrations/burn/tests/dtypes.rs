@@ -5,7 +5,7 @@ mod common;
 
 use burn::tensor::{Bool, DType, Float, Int};
 use common::*;
-use wgpu_split::frameworks::torch;
+use wgpu_split::frameworks::Torch;
 use wgpu_split_burn::SplitKind;
 
 fn check<K: SplitKind>(dtype: DType) {
@@ -16,7 +16,7 @@ fn check<K: SplitKind>(dtype: DType) {
     let bytes = bytes_for(dtype, count, 7);
     for dim in 0..3 {
         let split =
-            torch::split_with_sizes(&shape, &[1, 0, shape[dim] as i64 - 1], dim as i64).unwrap();
+            Torch::split_with_sizes(&shape, &[1, 0, shape[dim] as i64 - 1], dim as i64).unwrap();
         let expected = host_split(&bytes, &shape, element(dtype), &split);
         let input: burn::tensor::Tensor<3, K> = tensor(bytes.clone(), shape, dtype);
         // What burn reports (its plain backend reports a Flex32 tensor as F32).
@@ -33,7 +33,7 @@ fn check<K: SplitKind>(dtype: DType) {
         // burn's own split where burn is right (no zero sizes).
         let sizes = vec![1, shape[dim] - 1];
         let split =
-            torch::split_with_sizes(&shape, &[1, shape[dim] as i64 - 1], dim as i64).unwrap();
+            Torch::split_with_sizes(&shape, &[1, shape[dim] as i64 - 1], dim as i64).unwrap();
         let ours = splitter
             .split_resolved::<3, 3, K>(input.clone(), &split)
             .unwrap();

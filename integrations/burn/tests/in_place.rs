@@ -7,7 +7,7 @@ mod common;
 use burn::tensor::{DType, Float, Tensor};
 use burn_cubecl::cubecl::wgpu::{AutoCompiler, WgpuServer, wgpu};
 use common::*;
-use wgpu_split::frameworks::torch;
+use wgpu_split::frameworks::Torch;
 use wgpu_split_burn::SplitKind;
 
 #[test]
@@ -22,7 +22,7 @@ fn burns_pending_work_runs_before_the_split() {
         &computed,
         &[64, 48],
         element(DType::F32),
-        &torch::split(&[64, 48], 16, 1).unwrap(),
+        &Torch::split(&[64, 48], 16, 1).unwrap(),
     );
     for (out, want) in outputs.into_iter().zip(expected) {
         assert_eq!(bytes_of(out), want);
@@ -55,7 +55,7 @@ fn burn_may_reuse_the_inputs_memory_at_once() {
         &bytes,
         &[256, 64],
         element(DType::F32),
-        &torch::chunk(&[256, 64], 4, 1).unwrap(),
+        &Torch::chunk(&[256, 64], 4, 1).unwrap(),
     );
     let mut kept = Vec::new();
     for round in 0..8 {
@@ -79,7 +79,7 @@ fn many_outputs_share_one_allocation_that_burn_uses_like_its_own() {
     let n = wgpu_split_burn::SHARED_ALLOCATION_ABOVE + 4;
     let bytes = bytes_for(DType::F32, 3 * n * 5, 34);
     let x: Tensor<3> = tensor(bytes.clone(), [3, n, 5], DType::F32);
-    let split = torch::split(&[3, n, 5], 1, 1).unwrap();
+    let split = Torch::split(&[3, n, 5], 1, 1).unwrap();
     let expected = host_split(&bytes, &[3, n, 5], element(DType::F32), &split);
     let mut outputs = s.split(x, 1, 1).unwrap();
     // One page, each output at an offset of its own.
@@ -123,7 +123,7 @@ fn outputs_in_the_inputs_page_stage_the_input_where_copies_are_cheap() {
     // copies; burn's pool puts these small outputs in the input's page.
     let shape = [1, 84, 840];
     let bytes = bytes_for(DType::F32, 84 * 840, 35);
-    let split = torch::split_with_sizes(&shape, &[4, 80], 1).unwrap();
+    let split = Torch::split_with_sizes(&shape, &[4, 80], 1).unwrap();
     let expected = host_split(&bytes, &shape, element(DType::F32), &split);
     for (strategy, stages) in [
         (Strategy::Auto(CostModel::LAVAPIPE), true),

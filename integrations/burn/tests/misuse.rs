@@ -8,7 +8,7 @@ mod common;
 use burn::tensor::{DType, Float, Tensor};
 use common::*;
 use wgpu_split::error::FrameworkError;
-use wgpu_split::frameworks::torch;
+use wgpu_split::frameworks::Torch;
 use wgpu_split_burn::BurnSplitError;
 
 #[test]
@@ -24,7 +24,7 @@ fn a_device_the_caller_registered_with_burn_splits_its_tensors() {
         &bytes,
         &[6, 10],
         element(DType::F32),
-        &torch::chunk(&[6, 10], 3, 1).unwrap(),
+        &Torch::chunk(&[6, 10], 3, 1).unwrap(),
     );
     for (out, want) in outputs.into_iter().zip(expected) {
         assert_eq!(bytes_of(out), want);
@@ -84,7 +84,7 @@ fn wrong_ranks_shapes_and_arguments_are_typed_errors() {
         }
     );
     // A split resolved for another shape.
-    let split = torch::chunk(&[2, 3, 5], 2, 2).unwrap();
+    let split = Torch::chunk(&[2, 3, 5], 2, 2).unwrap();
     let err = s
         .split_resolved::<3, 3, Float>(x.clone(), &split)
         .unwrap_err();

@@ -1,6 +1,6 @@
 //! The planner's cost model: what a copy command and each kernel cost on a
 //! device, chosen per adapter class, measured at run time by
-//! [`crate::gpu::calibrate`], and stored as plain data.
+//! [`crate::gpu::Calibration::measure`], and stored as plain data.
 
 use crate::kernels::lanes::LaneOrder;
 use crate::kernels::{
@@ -82,7 +82,7 @@ impl KernelRates {
 ///
 /// Plain data: it can be stored and loaded (`serde`, with the default
 /// feature `serde`; models stored before the rates were keyed by kernel
-/// still load), and [`crate::gpu::calibrate`] measures one for the device
+/// still load), and [`crate::gpu::Calibration::measure`] measures one for the device
 /// at hand.
 ///
 /// # Examples

@@ -19,24 +19,6 @@ pub struct Run {
 
 /// The normalised problem: `outer` blocks of `block` elements, one run per
 /// output in each block.
-///
-/// # Examples
-///
-/// ```
-/// use wgpu_split::OnnxSplit;
-/// use wgpu_split::plan::RunLayout;
-///
-/// // [2, 6, 3] split on axis 1 into [1, 5]: 2 blocks of 18 elements.
-/// let split = OnnxSplit::new(13, 2)
-///     .axis(1)
-///     .split_input(wgpu_split::ParamTensor::int64_1d(&[1, 5]))
-///     .resolve(&[2, 6, 3])
-///     .unwrap();
-/// let layout = RunLayout::new(&split);
-/// assert_eq!((layout.outer(), layout.block()), (2, 18));
-/// assert_eq!(layout.runs()[1].offset, 3);
-/// assert_eq!(layout.runs()[1].len, 15);
-/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct RunLayout {
     outer: usize,
@@ -77,5 +59,24 @@ impl RunLayout {
     /// One run per output.
     pub fn runs(&self) -> &[Run] {
         &self.runs
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RunLayout;
+    use crate::{OnnxSplit, ParamTensor};
+
+    #[test]
+    fn blocks_and_runs_of_a_middle_axis() {
+        // [2, 6, 3] split on axis 1 into [1, 5]: 2 blocks of 18 elements.
+        let split = OnnxSplit::new(13, 2)
+            .axis(1)
+            .split_input(ParamTensor::int64_1d(&[1, 5]))
+            .resolve(&[2, 6, 3])
+            .unwrap();
+        let layout = RunLayout::new(&split);
+        assert_eq!((layout.outer(), layout.block()), (2, 18));
+        assert_eq!((layout.runs()[1].offset, layout.runs()[1].len), (3, 15));
     }
 }

@@ -39,14 +39,14 @@ pub enum ConcatError {
         op: OpId,
     },
     /// More inputs than this crate will plan (the mirror split would have
-    /// more outputs than [`crate::MAX_OUTPUTS`]).
+    /// more outputs than [`crate::ResolvedSplit::MAX_OUTPUTS`]).
     #[error("{op}: {inputs} inputs, more than the limit of {limit}")]
     TooManyInputs {
         /// The operator or call.
         op: OpId,
         /// The input count.
         inputs: usize,
-        /// [`crate::MAX_OUTPUTS`].
+        /// [`crate::ResolvedSplit::MAX_OUTPUTS`].
         limit: usize,
     },
     /// A rank-0 input where concatenation needs an axis (stacking takes scalars).

@@ -1,7 +1,8 @@
 //! The split calls of the frameworks that embed the crate, each with its
 //! framework's own rules (read from each framework's source; see
-//! [`crate::docs::semantics`], "Framework conventions"): [`torch`],
-//! [`numpy`], [`candle`] and [`burn`]. Each function takes the input shape
+//! [`crate::docs::semantics`], "Framework conventions"), one type per
+//! framework: [`Torch`], [`Numpy`], [`Candle`] and [`Burn`], whose
+//! associated functions are the framework's calls. Each takes the input shape
 //! and the call's own arguments and returns the [`ResolvedSplit`] its
 //! framework would produce, as windows: pieces may be empty, overlap
 //! (`tensor_split` with decreasing indices) or leave parts of the axis
@@ -10,25 +11,30 @@
 //! itself panics or divides by zero, the result or the error is stated on
 //! the function.
 //!
-//! Their concat calls (`torch::cat`, `numpy::concatenate`, `candle::stack`,
+//! Their concat calls (`Torch::cat`, `Numpy::concatenate`, `Candle::stack`,
 //! ...) take the inputs' shapes and return the [`crate::ResolvedConcat`] the
 //! framework would produce, or a [`crate::ConcatError`] naming the call.
 //!
 //! # Examples
 //!
 //! ```
-//! use wgpu_split::frameworks::torch;
+//! use wgpu_split::frameworks::Torch;
 //!
 //! // torch.chunk(x, 4) of 5 rows gives 3 pieces: [2, 2, 1].
-//! let split = torch::chunk(&[5, 8], 4, 0).unwrap();
+//! let split = Torch::chunk(&[5, 8], 4, 0).unwrap();
 //! assert_eq!(split.lengths(), &[2, 2, 1]);
 //! ```
 
-pub mod burn;
-pub mod candle;
+mod burn;
+mod candle;
 pub(crate) mod error;
-pub mod numpy;
-pub mod torch;
+mod numpy;
+mod torch;
+
+pub use burn::Burn;
+pub use candle::Candle;
+pub use numpy::Numpy;
+pub use torch::Torch;
 
 pub(crate) use error::FrameworkError;
 
