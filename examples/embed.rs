@@ -13,7 +13,7 @@
 use std::process::ExitCode;
 
 use wgpu_split::gpu::{BufferRegion, GpuSplitter, RoundTrip};
-use wgpu_split::{ElementType, HostTensor, OnnxSplit, host};
+use wgpu_split::{ElementType, HostTensor, OnnxSplit};
 
 const ROWS: u32 = 300;
 const COLS: u32 = 40;
@@ -169,7 +169,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
 
     // The same pipeline on the host.
     let input = HostTensor::from_slice(&[ROWS as usize, COLS as usize], &producer_values())?;
-    let outputs = host::split_op(&op.into(), &input)?;
+    let outputs = wgpu_split::Operator::from(op).split_on_host(&input)?;
     let expected: Vec<u32> = outputs[1]
         .to_vec::<u32>()?
         .iter()

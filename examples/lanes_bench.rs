@@ -31,7 +31,7 @@ mod measure;
 use gpu_timer::GpuTimer;
 use wgpu_split::gpu::{BufferRegion, GpuContext, GpuSplitter, PreparedSplit, RoundTrip};
 use wgpu_split::plan::{ConcatPlan, Kernel, LaneOrder, PlanOptions, SplitPlan, Strategy};
-use wgpu_split::{ElementType, HostTensor, ResolvedConcat, ResolvedSplit, host};
+use wgpu_split::{ElementType, HostTensor, ResolvedConcat, ResolvedSplit};
 
 type Failure = Box<dyn std::error::Error>;
 
@@ -194,7 +194,7 @@ fn split_pair(
     plans: [&SplitPlan; 2],
 ) -> Result<Pair, Failure> {
     let input = measure::random_tensor(split, t)?;
-    let expected = host::split(&input, split)?;
+    let expected = input.split(split)?;
     let mut prepared = Vec::new();
     for plan in plans {
         let actual = RoundTrip::new(splitter).run_plan(plan, &input)?;
@@ -227,9 +227,9 @@ fn concat_pair(
     plans: [&ConcatPlan; 2],
 ) -> Result<Pair, Failure> {
     let joined = measure::random_tensor(concat.mirror(), t)?;
-    let inputs = host::split(&joined, concat.mirror())?;
+    let inputs = joined.split(concat.mirror())?;
     let refs: Vec<&HostTensor> = inputs.iter().collect();
-    let expected = host::concat(&refs, concat)?;
+    let expected = HostTensor::concat(&refs, concat)?;
     let mut prepared = Vec::new();
     for plan in plans {
         let actual = RoundTrip::new(splitter).run_concat_plan(plan, &refs)?;

@@ -19,7 +19,7 @@ use std::process::ExitCode;
 
 use wgpu_split::gpu::{GpuContext, RoundTrip};
 use wgpu_split::onnx::node_test::run_directories_with;
-use wgpu_split::{ConcatOperator, ElementType, HostTensor, Operator, host};
+use wgpu_split::{ConcatOperator, ElementType, HostTensor, Operator};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Device {
@@ -83,7 +83,7 @@ fn main() -> ExitCode {
         Some(gpu) if data.element_type() != ElementType::String => {
             RoundTrip::new(gpu).split(op, data)
         }
-        _ => host::split_op(op, data),
+        _ => op.split_on_host(data),
     };
     let concat = |op: &ConcatOperator, inputs: &[&HostTensor]| match &splitter {
         Some(gpu)
@@ -93,7 +93,7 @@ fn main() -> ExitCode {
         {
             RoundTrip::new(gpu).concat(op, inputs)
         }
-        _ => host::concat_op(op, inputs),
+        _ => op.concat_on_host(inputs),
     };
     let mut stdout = std::io::stdout().lock();
     match run_directories_with(&dirs, execute, concat, &mut stdout) {

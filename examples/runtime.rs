@@ -21,7 +21,7 @@ use std::process::ExitCode;
 
 use wgpu_split::gpu::{BufferRegion, GpuSplitter};
 use wgpu_split::plan::{PlanOptions, Strategy};
-use wgpu_split::{ElementType, HostTensor, OnnxSplit, host};
+use wgpu_split::{ElementType, HostTensor, OnnxSplit};
 
 const SHAPE: [usize; 3] = [8, 512, 2304];
 /// Guard bytes around every pooled slice, filled with `GUARD`.
@@ -323,7 +323,7 @@ fn check(
         &SHAPE,
         bytemuck::cast_slice(&words).to_vec(),
     )?;
-    let expected = host::split_op(op, &tensor)?;
+    let expected = op.split_on_host(&tensor)?;
     let memory: Vec<Vec<u8>> = (0..pool.buffers.len()).map(|b| pool.read(b)).collect();
     let bytes = |s: Slot| &memory[s.buffer][s.offset as usize..(s.offset + s.size) as usize];
     if bytes(input) != tensor.as_bytes()? {

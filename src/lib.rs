@@ -57,8 +57,9 @@
 //! - [`gpu`]: the compiled kernels, parameter upload and recording into the
 //!   caller's command encoder or compute pass, plus a blocking/async
 //!   convenience path and calibration;
-//! - [`host`]: the CPU path for splits and concats, the test oracle and the
-//!   fallback (and the path for strings);
+//! - the host path: [`HostTensor::split`] and [`HostTensor::concat`] (and
+//!   [`Operator::split_on_host`]) run splits and concats on the CPU, the
+//!   test oracle and the fallback (and the path for strings);
 //! - [`onnx`]: an edge module that reads ONNX models and tensors and feeds
 //!   [`semantics`].
 //!
@@ -73,18 +74,23 @@
 //! library on wgpu. `wgpu = "30"` with its default features enables every
 //! platform's (Metal on a Mac, DX12 and Vulkan on Windows, Vulkan and GL on
 //! Linux); with no backend enabled no adapter is found. Features: `serde`
-//! (default) stores and loads a [`plan::CostModel`]; `lab` builds the lab
-//! programs of the repository (examples only, nothing in the library).
+//! (default) stores and loads a [`plan::CostModel`]; `analysis` makes the
+//! analysis tools public (the access trace, coalescing counts, recordings,
+//! the ONNX node tests and protobuf types, a plan's passes and shader
+//! keys), which the crate's tests and lab programs use and which it does
+//! not promise to keep; `lab` builds the lab programs of the repository
+//! (examples only, nothing in the library).
 //!
 //! # Host example
 //!
 //! ```
-//! use wgpu_split::{host, HostTensor, OnnxSplit, ParamTensor};
+//! use wgpu_split::{HostTensor, OnnxSplit, ParamTensor};
 //!
 //! // ONNX Split-13 of a [2, 5] float tensor along axis 1 into lengths [2, 3].
 //! let input = HostTensor::from_slice(&[2, 5], &[0.0f32, 1., 2., 3., 4., 5., 6., 7., 8., 9.]).unwrap();
 //! let op = OnnxSplit::new(13, 2).axis(1).split_input(ParamTensor::int64_1d(&[2, 3]));
-//! let outputs = host::split_op(&op.into(), &input).unwrap();
+//! let split = op.resolve(input.shape()).unwrap();
+//! let outputs = input.split(&split).unwrap();
 //! assert_eq!(outputs[0].shape(), &[2, 2]);
 //! assert_eq!(outputs[0].to_vec::<f32>().unwrap(), vec![0., 1., 5., 6.]);
 //! assert_eq!(outputs[1].to_vec::<f32>().unwrap(), vec![2., 3., 4., 7., 8., 9.]);
@@ -114,7 +120,7 @@ macro_rules! analysis_pub {
 pub mod element;
 pub mod error;
 pub mod gpu;
-pub mod host;
+mod host;
 pub(crate) mod kernels;
 pub mod onnx;
 pub mod op;

@@ -11,7 +11,7 @@ use wgpu_split::gpu::{BufferRegion, CachePolicy, CacheUsage, GpuSplitter};
 
 const TABLE_OVERHEAD_BYTES: u64 = CachePolicy::TABLE_OVERHEAD_BYTES;
 use wgpu_split::plan::{Placement, PlanLimits, PlanOptions, SplitPlan, Strategy};
-use wgpu_split::{ElementType, HostTensor, ResolvedSplit, host};
+use wgpu_split::{ElementType, HostTensor, ResolvedSplit};
 
 fn gather() -> PlanOptions {
     PlanOptions::default().strategy(Strategy::Gather)
@@ -66,7 +66,7 @@ fn cached_tables_follow_plans_and_buffers() {
                 .unwrap();
                 gpu.queue().submit([encoder.finish()]);
                 let bytes = read_buffer(gpu, &arena);
-                let expected = host::split(input, split).unwrap();
+                let expected = input.split(split).unwrap();
                 for (slot, e) in plan.outputs().iter().zip(&expected) {
                     let range = slot.arena_range();
                     let got = &bytes[range.start as usize..range.end as usize];
@@ -97,7 +97,7 @@ fn one_table_serves_a_plan_at_every_offset() {
     .unwrap();
     let mut rng = Rng::new(21);
     let input = random_tensor(&mut rng, ElementType::Float16, &[16, 24]);
-    let expected = host::split(&input, &split).unwrap();
+    let expected = input.split(&split).unwrap();
     let page_bytes = 4 * 4096;
     let pages: Vec<wgpu::Buffer> = (0..2)
         .map(|_| {
@@ -196,7 +196,7 @@ fn cycle_row_block_layouts(splitter: &GpuSplitter, count: usize, kept: usize) ->
         let actual = common::round_trip(splitter)
             .run_plan(&plan, &input)
             .unwrap();
-        assert_outputs_equal(&host::split(&input, &split).unwrap(), &actual, "row blocks");
+        assert_outputs_equal(&input.split(&split).unwrap(), &actual, "row blocks");
         assert!(splitter.cache().usage().generated_pipelines <= kept);
     }
     layouts.len()
@@ -249,7 +249,7 @@ fn a_plan_warms_up_ahead_of_its_first_encode() {
     let actual = common::round_trip(&splitter)
         .run_plan(&plan, &input)
         .unwrap();
-    assert_outputs_equal(&host::split(&input, &split).unwrap(), &actual, "warmed up");
+    assert_outputs_equal(&input.split(&split).unwrap(), &actual, "warmed up");
     assert_eq!(splitter.cache().usage(), warm);
     // A plan without dispatches needs nothing.
     let copies = splitter

@@ -4,7 +4,7 @@
 //! words, row copies, row words as the split's moves reversed; the
 //! concat-words kernel from its layout), every binding and write checked
 //! against WebGPU's rules and the caller's regions, the output against
-//! `host::concat`. Random concats of every element width under every
+//! `HostTensor::concat`. Random concats of every element width under every
 //! strategy and kernel, both placements and every layout (buffers of their
 //! own, pooled and packed pages, the output's page, inputs sharing one
 //! region); windows of 1 KiB that force many passes; 100,000 inputs 16

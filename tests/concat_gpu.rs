@@ -13,7 +13,7 @@ use wgpu_split::gpu::{BufferRegion, GpuSplitter};
 use wgpu_split::plan::{
     BufferRole, ConcatPlan, CostModel, DeviceClass, Placement, PlanLimits, PlanOptions, Strategy,
 };
-use wgpu_split::{ElementType, Error, HostTensor, ResolvedConcat, host};
+use wgpu_split::{ElementType, Error, HostTensor, ResolvedConcat};
 
 /// Guard bytes around every region (a pattern no kernel writes).
 const GUARD: u8 = 0xA5;
@@ -117,7 +117,7 @@ fn buffer_with(gpu: &GpuSplitter, bytes: &[u8], usage: wgpu::BufferUsages) -> wg
 /// The host concat's bytes.
 fn expected(inputs: &[HostTensor], concat: &ResolvedConcat) -> Vec<u8> {
     let refs: Vec<&HostTensor> = inputs.iter().collect();
-    host::concat(&refs, concat)
+    HostTensor::concat(&refs, concat)
         .unwrap()
         .as_bytes()
         .unwrap()
@@ -615,7 +615,7 @@ fn the_round_trip_concatenates() {
     ];
     let refs: Vec<&HostTensor> = inputs.iter().collect();
     let round_trip = wgpu_split::gpu::RoundTrip::new(gpu);
-    let want = host::concat_op(&op, &refs).unwrap();
+    let want = op.concat_on_host(&refs).unwrap();
     assert_eq!(round_trip.concat(&op, &refs).unwrap(), want);
     let concat = ResolvedConcat::new(&[[3, 5], [3, 2]], 1).unwrap();
     let arena = PlanOptions::default().placement(Placement::Arena);

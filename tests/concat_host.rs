@@ -9,7 +9,7 @@ use common::{Rng, random_tensor};
 use wgpu_split::error::{ConcatError, TensorError};
 use wgpu_split::frameworks::{Candle, Numpy, Torch};
 use wgpu_split::{
-    ElementType, Error, HostTensor, OnnxConcat, OnnxConcatFromSequence, ResolvedConcat, host,
+    ElementType, Error, HostTensor, OnnxConcat, OnnxConcatFromSequence, ResolvedConcat,
 };
 
 fn random_dims(rng: &mut Rng, rank: usize) -> Vec<usize> {
@@ -83,7 +83,7 @@ fn flattening_concats_of_every_type() {
         );
         // candle's single-tensor cat is a copy through the same 1-D view.
         let single = Candle::cat(&shapes[..1], 9).unwrap();
-        let y = host::concat(&[&inputs[0]], &single).unwrap();
+        let y = HostTensor::concat(&[&inputs[0]], &single).unwrap();
         assert_eq!(y, canonical(&inputs[0]), "{element_type}");
     }
 }
@@ -97,20 +97,20 @@ fn sub_byte_outputs_are_packed_from_element_0_with_zero_padding() {
         .axis(1)
         .resolve(&[[2, 1], [2, 2]])
         .unwrap();
-    let y = host::concat(&[&a, &b], &concat).unwrap();
+    let y = HostTensor::concat(&[&a, &b], &concat).unwrap();
     assert_eq!(y.as_bytes().unwrap(), &[0x31, 0x24, 0x65]);
     // Odd counts with garbage in the inputs' padding: the output's last
     // byte ends in zero bits.
     let a = HostTensor::from_raw(ElementType::Uint4, &[1], vec![0xE7]).unwrap();
     let b = HostTensor::from_raw(ElementType::Uint4, &[2], vec![0x98]).unwrap();
     let concat = OnnxConcat::new(13).axis(0).resolve(&[[1], [2]]).unwrap();
-    let y = host::concat(&[&a, &b], &concat).unwrap();
+    let y = HostTensor::concat(&[&a, &b], &concat).unwrap();
     assert_eq!(y.as_bytes().unwrap(), &[0x87, 0x09]);
     // 2-bit: four per byte.
     let a = HostTensor::from_raw(ElementType::Int2, &[3], vec![0b11_10_01_00]).unwrap();
     let b = HostTensor::from_raw(ElementType::Int2, &[2], vec![0b11_11_01_11]).unwrap();
     let concat = OnnxConcat::new(13).axis(0).resolve(&[[3], [2]]).unwrap();
-    let y = host::concat(&[&a, &b], &concat).unwrap();
+    let y = HostTensor::concat(&[&a, &b], &concat).unwrap();
     assert_eq!(y.as_bytes().unwrap(), &[0b11_10_01_00, 0b00_00_00_01]);
 }
 
@@ -118,7 +118,9 @@ fn sub_byte_outputs_are_packed_from_element_0_with_zero_padding() {
 fn bits_survive_nan_payloads_and_negative_zero() {
     let a = HostTensor::from_slice(&[2], &[f32::from_bits(0x7FC0_1234), -0.0]).unwrap();
     let b = HostTensor::from_slice(&[1], &[f32::from_bits(0xFF80_0001)]).unwrap();
-    let y = host::concat_op(&OnnxConcat::new(13).axis(0).into(), &[&a, &b]).unwrap();
+    let y = wgpu_split::ConcatOperator::from(OnnxConcat::new(13).axis(0))
+        .concat_on_host(&[&a, &b])
+        .unwrap();
     let bits: Vec<u32> = y
         .to_vec::<f32>()
         .unwrap()
@@ -132,14 +134,18 @@ fn bits_survive_nan_payloads_and_negative_zero() {
 fn strings_concatenate_on_the_host() {
     let a = HostTensor::from_strings(&[2, 1], &["a", ""]).unwrap();
     let b = HostTensor::from_strings(&[2, 2], &["bb", "c", "dddd", "é"]).unwrap();
-    let y = host::concat_op(&OnnxConcat::new(13).axis(1).into(), &[&a, &b]).unwrap();
+    let y = wgpu_split::ConcatOperator::from(OnnxConcat::new(13).axis(1))
+        .concat_on_host(&[&a, &b])
+        .unwrap();
     assert_eq!(y.shape(), &[2, 3]);
     assert_eq!(
         y.to_strings().unwrap(),
         vec!["a", "bb", "c", "", "dddd", "é"]
     );
     let op = OnnxConcatFromSequence::new(11).axis(0).new_axis(1);
-    let y = host::concat_op(&op.into(), &[&a, &a]).unwrap();
+    let y = wgpu_split::ConcatOperator::from(op)
+        .concat_on_host(&[&a, &a])
+        .unwrap();
     assert_eq!(y.shape(), &[2, 2, 1]);
     assert_eq!(y.to_strings().unwrap(), vec!["a", "", "a", ""]);
 }
@@ -149,14 +155,14 @@ fn skipped_inputs_are_not_read_and_need_not_share_the_type() {
     let skipped = HostTensor::from_slice(&[0], &[0i64; 0]).unwrap();
     let x = HostTensor::from_slice(&[2, 2], &[1.0f32, 2., 3., 4.]).unwrap();
     let concat = Torch::cat(&[skipped.shape(), x.shape(), skipped.shape(), x.shape()], 1).unwrap();
-    let y = host::concat(&[&skipped, &x, &skipped, &x], &concat).unwrap();
+    let y = HostTensor::concat(&[&skipped, &x, &skipped, &x], &concat).unwrap();
     assert_eq!(
         y.to_vec::<f32>().unwrap(),
         vec![1., 2., 1., 2., 3., 4., 3., 4.]
     );
     // Only skipped tensors: an empty result of the first one's type.
     let concat = Torch::cat(&[[0], [0]], 3).unwrap();
-    let y = host::concat(&[&skipped, &skipped], &concat).unwrap();
+    let y = HostTensor::concat(&[&skipped, &skipped], &concat).unwrap();
     assert_eq!(
         (y.shape(), y.element_type()),
         (&[0][..], ElementType::Int64)
@@ -169,14 +175,14 @@ fn tensors_that_do_not_fit_the_concat_are_typed_errors() {
     let b = HostTensor::from_slice(&[2, 2], &[3u8, 4, 5, 6]).unwrap();
     let concat = ResolvedConcat::new(&[[2, 1], [2, 2]], 1).unwrap();
     assert_eq!(
-        host::concat(&[&a], &concat),
+        HostTensor::concat(&[&a], &concat),
         Err(Error::Concat(ConcatError::InputCountMismatch {
             expected: 2,
             actual: 1
         }))
     );
     assert_eq!(
-        host::concat(&[&b, &a], &concat),
+        HostTensor::concat(&[&b, &a], &concat),
         Err(Error::Concat(ConcatError::InputShapeMismatch {
             index: 0,
             expected: vec![2, 1],
@@ -185,7 +191,7 @@ fn tensors_that_do_not_fit_the_concat_are_typed_errors() {
     );
     let wide = HostTensor::from_slice(&[2, 2], &[3u16, 4, 5, 6]).unwrap();
     assert_eq!(
-        host::concat(&[&a, &wide], &concat),
+        HostTensor::concat(&[&a, &wide], &concat),
         Err(Error::Concat(ConcatError::ElementTypeMismatch {
             index: 1,
             element_type: ElementType::Uint16,
@@ -193,7 +199,9 @@ fn tensors_that_do_not_fit_the_concat_are_typed_errors() {
             expected: ElementType::Uint8
         }))
     );
-    let e = host::concat_op(&OnnxConcat::new(13).axis(0).into(), &[&a, &b]).unwrap_err();
+    let e = wgpu_split::ConcatOperator::from(OnnxConcat::new(13).axis(0))
+        .concat_on_host(&[&a, &b])
+        .unwrap_err();
     assert!(
         matches!(e, Error::Concat(ConcatError::DimMismatch { .. })),
         "{e}"
@@ -209,12 +217,12 @@ fn concat_into_writes_a_buffer_of_the_exact_length() {
         .collect();
     let refs: Vec<&HostTensor> = inputs.iter().collect();
     let concat = ResolvedConcat::new(&[[3, 2], [3, 5]], 1).unwrap();
-    let expected = host::concat(&refs, &concat).unwrap();
+    let expected = HostTensor::concat(&refs, &concat).unwrap();
     // A dirty buffer: every bit is written, padding included.
     let mut buffer = vec![0xFF; 11];
-    host::concat_into(&refs, &concat, &mut buffer).unwrap();
+    HostTensor::concat_into(&refs, &concat, &mut buffer).unwrap();
     assert_eq!(buffer, expected.as_bytes().unwrap());
-    let e = host::concat_into(&refs, &concat, &mut [0u8; 12]).unwrap_err();
+    let e = HostTensor::concat_into(&refs, &concat, &mut [0u8; 12]).unwrap_err();
     assert!(
         matches!(
             e,
@@ -228,7 +236,7 @@ fn concat_into_writes_a_buffer_of_the_exact_length() {
     );
     let s = HostTensor::from_strings(&[1], &["x"]).unwrap();
     let strings = ResolvedConcat::new(&[[1], [1]], 0).unwrap();
-    let e = host::concat_into(&[&s, &s], &strings, &mut [0u8; 2]).unwrap_err();
+    let e = HostTensor::concat_into(&[&s, &s], &strings, &mut [0u8; 2]).unwrap_err();
     assert!(
         matches!(e, Error::Tensor(TensorError::NoPackedBytes { .. })),
         "{e}"
@@ -240,10 +248,10 @@ fn concat_into_writes_a_buffer_of_the_exact_length() {
         .collect();
     let concat = ResolvedConcat::new(&[[2, 3], [1, 3]], 0).unwrap();
     let mut buffer = vec![0xAB; 18];
-    host::concat_into(&[&f[0], &f[1]], &concat, &mut buffer).unwrap();
+    HostTensor::concat_into(&[&f[0], &f[1]], &concat, &mut buffer).unwrap();
     assert_eq!(
         buffer,
-        host::concat(&[&f[0], &f[1]], &concat)
+        HostTensor::concat(&[&f[0], &f[1]], &concat)
             .unwrap()
             .as_bytes()
             .unwrap()
@@ -300,7 +308,7 @@ fn zero_size_outputs_with_huge_outer_dims_cost_nothing() {
         let input = random_tensor(&mut Rng::new(9), element_type, &[1 << 33, 0]);
         let concat = ResolvedConcat::new(&[[1 << 33, 0], [1 << 33, 0]], 1).unwrap();
         let started = std::time::Instant::now();
-        let y = host::concat(&[&input, &input], &concat).unwrap();
+        let y = HostTensor::concat(&[&input, &input], &concat).unwrap();
         assert_eq!(y.shape(), &[1 << 33, 0]);
         assert!(started.elapsed() < std::time::Duration::from_secs(1));
     }

@@ -12,7 +12,7 @@ use common::{Rng, gpu, one_type_per_width, random_tensor, read_buffer};
 use wgpu_split::error::PlanError;
 use wgpu_split::gpu::{BufferRegion, GpuSplitter};
 use wgpu_split::plan::{ConcatPlan, Kernel, PlanOptions, Strategy};
-use wgpu_split::{HostTensor, ResolvedConcat, host};
+use wgpu_split::{HostTensor, ResolvedConcat};
 
 /// Guard bytes around the output (a pattern no kernel writes).
 const GUARD: u8 = 0x5A;
@@ -107,7 +107,7 @@ fn every_kernel_writes_an_output_at_an_unaligned_offset() {
                 .map(|s| random_tensor(&mut rng, t, s))
                 .collect();
             let refs: Vec<&HostTensor> = inputs.iter().collect();
-            let want = host::concat(&refs, concat).unwrap();
+            let want = HostTensor::concat(&refs, concat).unwrap();
             let want = want.as_bytes().unwrap();
             for kernel in Kernel::ALL {
                 let options = PlanOptions::default()

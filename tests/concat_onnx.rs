@@ -14,7 +14,7 @@ use wgpu_split::onnx::proto::{
     AttributeProto, GraphProto, ModelProto, NodeProto, OperatorSetIdProto, ValueInfoProto,
 };
 use wgpu_split::onnx::tensor_to_proto;
-use wgpu_split::{ConcatOperator, Error, HostTensor, OnnxConcat, OnnxConcatFromSequence, host};
+use wgpu_split::{ConcatOperator, Error, HostTensor, OnnxConcat, OnnxConcatFromSequence};
 
 /// The directories of `set` whose names start with one of `prefixes`.
 fn concat_dirs(set: &str, prefixes: &[&str]) -> Vec<PathBuf> {
@@ -86,13 +86,18 @@ fn concat_node_tests_check_what_they_claim() {
     assert!(test.model().is_concat());
     // Without a concat executor: a typed failure, not a pass.
     assert_eq!(
-        test.run(host::split_op),
+        test.run(wgpu_split::Operator::split_on_host),
         Err(Failure::NoConcatExecutor {
             op_type: "Concat".into()
         })
     );
     let mut out = Vec::new();
-    let summary = run_directories(std::slice::from_ref(dir), host::split_op, &mut out).unwrap();
+    let summary = run_directories(
+        std::slice::from_ref(dir),
+        wgpu_split::Operator::split_on_host,
+        &mut out,
+    )
+    .unwrap();
     assert_eq!(summary.failed, 1);
     assert!(
         String::from_utf8(out)
@@ -101,9 +106,9 @@ fn concat_node_tests_check_what_they_claim() {
     );
     // A concat that flips a bit, or concatenates on the wrong axis, fails.
     let flipped = test.run_with(
-        host::split_op,
+        wgpu_split::Operator::split_on_host,
         |op: &ConcatOperator, inputs: &[&HostTensor]| {
-            let y = host::concat_op(op, inputs)?;
+            let y = op.concat_on_host(inputs)?;
             let mut bytes = y.as_bytes()?.to_vec();
             bytes[3] ^= 0x10;
             Ok(HostTensor::from_raw(y.element_type(), y.shape(), bytes)?)
@@ -114,16 +119,22 @@ fn concat_node_tests_check_what_they_claim() {
         "{flipped:?}"
     );
     let wrong_axis = test.run_with(
-        host::split_op,
+        wgpu_split::Operator::split_on_host,
         |_: &ConcatOperator, inputs: &[&HostTensor]| {
-            host::concat_op(&OnnxConcat::new(13).axis(0).into(), inputs)
+            wgpu_split::ConcatOperator::from(OnnxConcat::new(13).axis(0)).concat_on_host(inputs)
         },
     );
     assert!(
         matches!(wrong_axis, Err(Failure::OutputMismatch { .. })),
         "{wrong_axis:?}"
     );
-    assert_eq!(test.run_with(host::split_op, host::concat_op), Ok(1));
+    assert_eq!(
+        test.run_with(
+            wgpu_split::Operator::split_on_host,
+            wgpu_split::ConcatOperator::concat_on_host
+        ),
+        Ok(1)
+    );
 }
 
 // ---- models the reader builds or refuses -----------------------------------------
@@ -202,7 +213,7 @@ fn concat_inputs_come_from_graph_inputs_and_initializers() {
     let feeds = [a];
     let (op, inputs) = with_initializer.bind_concat(&feeds).unwrap();
     assert_eq!(op, ConcatOperator::from(OnnxConcat::new(13).axis(0)));
-    let y = host::concat_op(&op, &inputs).unwrap();
+    let y = op.concat_on_host(&inputs).unwrap();
     assert_eq!(y.shape(), &[4, 2]);
     assert_eq!(y.to_vec::<u16>().unwrap(), vec![1, 2, 3, 4, 5, 6, 1, 2]);
     // Opset 1 without an axis: the operator carries none, resolution uses 1.
@@ -319,6 +330,6 @@ fn malformed_concat_models_are_typed_errors() {
     // A missing axis is the operator's own error when it resolves.
     let no_axis = load(&model("Concat", 13, &["x"], &["x"], vec![]));
     let (op, inputs) = no_axis.bind_concat(&feeds).unwrap();
-    let e = host::concat_op(&op, &inputs).unwrap_err();
+    let e = op.concat_on_host(&inputs).unwrap_err();
     assert!(e.to_string().contains("axis is required"), "{e}");
 }

@@ -14,7 +14,7 @@ use wgpu_split::frameworks::{Burn, Candle, Numpy, Torch};
 use wgpu_split::{
     ElementType, HostTensor, OnnxConcat, OnnxConcatFromSequence, OnnxSplit, OnnxSplitToSequence,
     OpenVinoConcat, OpenVinoSplit, OpenVinoVariadicSplit, ParamTensor, ResolvedConcat,
-    ResolvedSplit, host,
+    ResolvedSplit,
 };
 
 /// The split operators and calls, by name.
@@ -153,13 +153,13 @@ fn tiles(split: &ResolvedSplit) -> bool {
 /// concat whose mirror is the split), else the concatenation of the windows.
 /// Returns whether the split had an inverse.
 fn check_round_trip(x: &HostTensor, split: &ResolvedSplit, context: &str) -> bool {
-    let outputs = host::split(x, split).unwrap();
+    let outputs = x.split(split).unwrap();
     let refs: Vec<&HostTensor> = outputs.iter().collect();
     match ResolvedConcat::inverse_of(split) {
         Some(concat) => {
             assert_eq!(concat.mirror(), split, "{context}");
             assert!(tiles(split), "{context}");
-            let y = host::concat(&refs, &concat).unwrap();
+            let y = HostTensor::concat(&refs, &concat).unwrap();
             assert_eq!(y, canonical(x), "{context}");
             true
         }
@@ -171,7 +171,7 @@ fn check_round_trip(x: &HostTensor, split: &ResolvedSplit, context: &str) -> boo
             if split.keep_axis() && !outputs.is_empty() {
                 let shapes: Vec<&[usize]> = refs.iter().map(|t| t.shape()).collect();
                 let concat = ResolvedConcat::new(&shapes, split.axis()).unwrap();
-                let y = host::concat(&refs, &concat).unwrap();
+                let y = HostTensor::concat(&refs, &concat).unwrap();
                 assert_eq!(y, naive_concat(&refs, Join::Cat(split.axis())), "{context}");
             }
             false

@@ -11,7 +11,7 @@ use wgpu_split::gpu::ModelOrigin;
 use wgpu_split::plan::{
     CostModel, DeviceClass, Kernel, PlanLimits, PlanOptions, SplitPlan, Strategy,
 };
-use wgpu_split::{ElementType, ResolvedSplit, host};
+use wgpu_split::{ElementType, ResolvedSplit};
 
 /// `model` with the given kernels' rates.
 fn with_rates(model: CostModel, rates: &[(Kernel, f64)]) -> CostModel {
@@ -358,7 +358,7 @@ fn calibration_measures_the_device_and_its_model_plans_exact_splits() {
         let actual = common::round_trip(&splitter)
             .split_resolved(&split, &input)
             .unwrap();
-        assert_outputs_equal(&host::split(&input, &split).unwrap(), &actual, "calibrated");
+        assert_outputs_equal(&input.split(&split).unwrap(), &actual, "calibrated");
     }
 }
 

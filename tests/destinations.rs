@@ -12,7 +12,7 @@ use wgpu_split::plan::{BufferRole, Placement};
 use wgpu_split::plan::{PlanOptions, SplitPlan, Strategy};
 use wgpu_split::{
     ElementType, Error, HostTensor, OnnxSplit, OnnxSplitToSequence, OpenVinoSplit,
-    OpenVinoVariadicSplit, Operator, ParamTensor, ResolvedSplit, host,
+    OpenVinoVariadicSplit, Operator, ParamTensor, ResolvedSplit,
 };
 
 const SENTINEL: u8 = 0xA5;
@@ -122,7 +122,7 @@ fn run_batch(gpu: &GpuSplitter, rng: &mut Rng, splits: usize) -> usize {
         placed.push((
             page,
             Placed {
-                expected: host::split(&input, &split).unwrap(),
+                expected: input.split(&split).unwrap(),
                 prepared: plan.copy_count() == 0 && rng.below(2) == 0,
                 plan,
                 input_offset,
@@ -464,7 +464,7 @@ fn copy_plans_take_any_word_offset_and_gathers_fold_offsets_into_the_table() {
         (Strategy::Gather, vec![4, 8], [16, 48, 16]),
     ] {
         let split = ResolvedSplit::new(&[9, 12], 1, lengths, true).unwrap();
-        let expected = host::split(&input, &split).unwrap();
+        let expected = input.split(&split).unwrap();
         let options = PlanOptions::default().strategy(strategy);
         let plan = gpu.plan_with(&split, ElementType::Float, &options).unwrap();
         assert_eq!(offsets[0] % plan.offset_alignment_bytes(), 0);
@@ -509,7 +509,7 @@ fn a_prepared_split_records_between_the_runtimes_own_dispatches() {
     gpu.queue().submit([encoder.finish()]);
     let input = HostTensor::from_raw(ElementType::Float16, &[3, 6], vec![7; 36]).unwrap();
     let split = ResolvedSplit::new(&[3, 6], 1, vec![1, 5], true).unwrap();
-    for (buffer, e) in s.outputs.iter().zip(host::split(&input, &split).unwrap()) {
+    for (buffer, e) in s.outputs.iter().zip(input.split(&split).unwrap()) {
         let bytes = read_buffer(gpu, buffer);
         assert_eq!(&bytes[..e.as_bytes().unwrap().len()], e.as_bytes().unwrap());
     }
@@ -592,7 +592,7 @@ fn record_in_a_pass_and_check(
         prepared.record(&mut pass);
     }
     gpu.queue().submit([encoder.finish()]);
-    for (buffer, e) in outputs.iter().zip(host::split(input, split).unwrap()) {
+    for (buffer, e) in outputs.iter().zip(input.split(split).unwrap()) {
         let bytes = read_buffer(gpu, buffer);
         assert_eq!(&bytes[..e.as_bytes().unwrap().len()], e.as_bytes().unwrap());
     }
@@ -738,7 +738,7 @@ fn destinations_packed_closer_than_the_binding_alignment_never_alias() {
         );
         common::encode_and_submit(gpu, &plan, BufferRegion::whole(&in_buffer), &regions).unwrap();
         let out = read_buffer(gpu, &page);
-        let expected = host::split(&input, &split).unwrap();
+        let expected = input.split(&split).unwrap();
         let mut written = vec![false; out.len()];
         for (i, (r, e)) in regions.iter().zip(&expected).enumerate() {
             let range = r.offset as usize..(r.offset + r.size) as usize;
@@ -851,7 +851,7 @@ fn the_input_may_share_a_page_with_its_outputs() {
                 "{context}: input"
             );
             written[input_range].iter_mut().for_each(|w| *w = true);
-            let expected = host::split(&input, &split).unwrap();
+            let expected = input.split(&split).unwrap();
             for (i, (o, e)) in plan.outputs().iter().zip(&expected).enumerate() {
                 let (offset, _) = regions_at[plan.placement().destination_of(i)];
                 let start = (offset + o.arena_offset_bytes) as usize;
@@ -915,7 +915,7 @@ fn an_empty_outputs_region_is_ignored_whatever_its_offset() {
     let in_buffer = common::round_trip(gpu)
         .create_input(input.as_bytes().unwrap())
         .unwrap();
-    let expected = host::split(&input, &split).unwrap();
+    let expected = input.split(&split).unwrap();
     for strategy in [Strategy::Gather, Strategy::Copy] {
         let options = PlanOptions::default().strategy(strategy);
         let plan = SplitPlan::new(

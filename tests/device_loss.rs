@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 use common::Rng;
 use wgpu_split::error::DeviceError;
 use wgpu_split::gpu::{BufferRegion, GpuContext, GpuSplitter, Poller, RoundTrip};
-use wgpu_split::{ElementType, Error, HostTensor, OnnxSplit, Operator, ResolvedSplit, host};
+use wgpu_split::{ElementType, Error, HostTensor, OnnxSplit, Operator, ResolvedSplit};
 
 /// How long a step waits for the other thread to destroy the device. A
 /// step that wgpu logs while holding a lock `destroy` needs lets it finish
@@ -158,7 +158,7 @@ impl Problem {
             .into();
         let input = common::random_tensor(&mut rng, ElementType::Float, &[rows, 1024]);
         let split = op.resolve(input.shape()).unwrap();
-        let expected = host::split(&input, &split).unwrap();
+        let expected = input.split(&split).unwrap();
         Problem {
             op,
             split,

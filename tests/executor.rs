@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use common::{Rng, gpu, random_tensor};
 use wgpu_split::error::DeviceError;
 use wgpu_split::gpu::{GpuContext, Poller};
-use wgpu_split::{ElementType, Error, HostTensor, OnnxSplit, host};
+use wgpu_split::{ElementType, Error, HostTensor, OnnxSplit};
 
 /// One test at a time.
 static SERIAL: Mutex<()> = Mutex::new(());
@@ -67,7 +67,7 @@ fn split_async_does_not_block_its_executor() {
         )
     });
     let (outputs, inside, polls) = outputs;
-    assert_eq!(outputs.unwrap(), host::split_op(&op, &input).unwrap());
+    assert_eq!(outputs.unwrap(), op.split_on_host(&input).unwrap());
     println!(
         "async split of {during:?}: {polls} polls, {inside:?} inside them; a 1 ms ticker on the same thread ran {ticks} times"
     );
@@ -158,7 +158,7 @@ fn two_async_splits_are_in_flight_together() {
         std::thread::sleep(Duration::from_millis(1));
     }
     drop(poller);
-    let expected = host::split_op(&op, &input).unwrap();
+    let expected = op.split_on_host(&input).unwrap();
     assert_eq!(a.unwrap().unwrap(), expected);
     assert_eq!(b.unwrap().unwrap(), expected);
 }

@@ -43,7 +43,7 @@ fn read_all(bytes: &[u8]) -> usize {
     if let Ok(model) = SplitModel::from_bytes(bytes) {
         let _ = model.bind(&[]);
         if let Ok((op, inputs)) = model.bind_concat(&[]) {
-            let _ = wgpu_split::host::concat_op(&op, &inputs);
+            let _ = op.concat_on_host(&inputs);
         }
     }
     if let Ok(model) = OnnxModel::from_bytes(bytes) {

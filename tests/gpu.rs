@@ -14,7 +14,7 @@ use wgpu_split::plan::{
     Strategy as PlanStrategy,
 };
 use wgpu_split::{
-    ElementType, Error, HostTensor, OnnxSplit, OnnxSplitToSequence, Operator, ResolvedSplit, host,
+    ElementType, Error, HostTensor, OnnxSplit, OnnxSplitToSequence, Operator, ResolvedSplit,
 };
 
 /// Dispatches only, each output into its own region.
@@ -38,7 +38,7 @@ fn check(
     let actual = common::round_trip(gpu)
         .split_resolved(split, input)
         .unwrap_or_else(|e| panic!("{context}: {e}"));
-    let expected = host::split(input, split).unwrap();
+    let expected = input.split(split).unwrap();
     assert_outputs_equal(&expected, &actual, context);
     if input.len() <= 4096 {
         assert_outputs_equal(&naive_split(input, split), &actual, context);
@@ -188,7 +188,7 @@ fn the_plan_picks_row_copies_or_vec4_when_everything_is_128_bit_aligned() {
     );
     check(gpu, &input, &split, "row copies");
     // The table-driven vec4 kernel (past one dispatch's outputs), forced.
-    let expected = host::split(&input, &split).unwrap();
+    let expected = input.split(&split).unwrap();
     for placement in [Placement::Separate, Placement::Arena] {
         let options = common::forced(gather(), common::VEC4_TABLE).placement(placement);
         let plan = gpu.plan_with(&split, ElementType::Float, &options).unwrap();
@@ -217,7 +217,7 @@ fn check_plans_with(
     split: &ResolvedSplit,
     options: PlanOptions,
 ) -> (Kernel, Form) {
-    let expected = host::split(input, split).unwrap();
+    let expected = input.split(split).unwrap();
     let mut kernel = None;
     for outputs in [Placement::Separate, Placement::Arena] {
         let plan = gpu
@@ -372,7 +372,7 @@ fn ten_thousand_and_100_000_outputs() {
         )
         .unwrap();
     assert_eq!(arena.dispatch_count(), 1);
-    let expected = host::split(&input, &split).unwrap();
+    let expected = input.split(&split).unwrap();
     assert_outputs_equal(
         &expected,
         &common::round_trip(gpu).run_plan(&arena, &input).unwrap(),
@@ -396,7 +396,7 @@ fn ten_thousand_and_100_000_outputs() {
         .unwrap();
     assert_eq!(arena.dispatch_count(), 1);
     assert!(arena.table().len() > 64 << 10);
-    let expected = host::split(&input, &split).unwrap();
+    let expected = input.split(&split).unwrap();
     assert_outputs_equal(
         &expected,
         &common::round_trip(gpu).run_plan(&arena, &input).unwrap(),
@@ -467,7 +467,7 @@ fn multi_pass_plans_with_small_windows_are_exact() {
             "{element_type} {shape:?} window {window}: {} passes",
             plan.dispatch_count()
         );
-        assert_outputs_equal(&host::split(&input, &split).unwrap(), &actual, &context);
+        assert_outputs_equal(&input.split(&split).unwrap(), &actual, &context);
     }
 }
 
@@ -482,7 +482,7 @@ fn two_dimensional_grids_past_the_workgroup_limit() {
     // passes of 3 x 3 grids.
     let input = random_tensor(&mut rng, ElementType::Uint8, &[400_012]);
     let split = ResolvedSplit::new(&[400_012], 0, vec![200_001, 200_011], true).unwrap();
-    let expected = host::split(&input, &split).unwrap();
+    let expected = input.split(&split).unwrap();
     let limits = PlanLimits {
         max_compute_workgroups_per_dimension: 3,
         ..*gpu.limits()
@@ -517,7 +517,7 @@ fn two_dimensional_grids_past_the_workgroup_limit() {
             < u64::from(plan.passes()[0].invocations) + u64::from(y) * 256
     );
     let actual = common::round_trip(gpu).run_plan(&plan, &input).unwrap();
-    assert_outputs_equal(&host::split(&input, &split).unwrap(), &actual, "2-D grid");
+    assert_outputs_equal(&input.split(&split).unwrap(), &actual, "2-D grid");
 }
 
 #[test]
@@ -544,7 +544,7 @@ fn a_tensor_above_the_binding_limit() {
     let plan = SplitPlan::new(&split, ElementType::Uint32, &limits, &gather()).unwrap();
     assert!(plan.dispatch_count() > 1);
     let actual = common::round_trip(gpu).run_plan(&plan, &input).unwrap();
-    let expected = host::split(&input, &split).unwrap();
+    let expected = input.split(&split).unwrap();
     assert_outputs_equal(&expected, &actual, "144 MiB gather");
     // The default strategy (copies for these long aligned runs), and axis 0,
     // where every output is one contiguous range.
@@ -555,7 +555,7 @@ fn a_tensor_above_the_binding_limit() {
     let split = ResolvedSplit::new(&[rows, cols], 0, vec![1, rows - 1], true).unwrap();
     let plan = SplitPlan::new(&split, ElementType::Uint32, &limits, &auto).unwrap();
     let actual = common::round_trip(gpu).run_plan(&plan, &input).unwrap();
-    let expected = host::split(&input, &split).unwrap();
+    let expected = input.split(&split).unwrap();
     assert_outputs_equal(&expected, &actual, "144 MiB axis 0");
 }
 
@@ -571,7 +571,7 @@ fn the_async_api_matches_the_blocking_one() {
     let asynchronous =
         pollster::block_on(common::round_trip(gpu).split_async(&op, &input)).unwrap();
     assert_eq!(blocking, asynchronous);
-    assert_outputs_equal(&host::split_op(&op, &input).unwrap(), &blocking, "async");
+    assert_outputs_equal(&op.split_on_host(&input).unwrap(), &blocking, "async");
 }
 
 #[test]
@@ -695,14 +695,14 @@ fn onnx_node_tests_pass_on_the_gpu() {
         let mut out = Vec::new();
         // Strings have no GPU layout; they go to the host path, as a runtime would.
         let execute = |op: &Operator, data: &HostTensor| match data.element_type() {
-            ElementType::String => host::split_op(op, data),
+            ElementType::String => op.split_on_host(data),
             _ => common::round_trip(gpu).split(op, data),
         };
         let concat = |op: &wgpu_split::ConcatOperator, inputs: &[&HostTensor]| match inputs
             .iter()
             .any(|t| t.element_type() == ElementType::String)
         {
-            true => host::concat_op(op, inputs),
+            true => op.concat_on_host(inputs),
             false => common::round_trip(gpu).concat(op, inputs),
         };
         let summary = run_directories_with(&dirs, execute, concat, &mut out).unwrap();
@@ -732,7 +732,7 @@ fn every_strategy_gives_the_same_bytes_on_the_gpu() {
     ] {
         let split = ResolvedSplit::new(&shape, axis, lengths, true).unwrap();
         let input = random_tensor(&mut rng, t, &shape);
-        let expected = host::split(&input, &split).unwrap();
+        let expected = input.split(&split).unwrap();
         for strategy in [
             PlanStrategy::Gather,
             PlanStrategy::GatherPerOutput,

@@ -8,11 +8,10 @@ use proptest::prelude::*;
 use wgpu_split::error::{ResolveError, TensorError};
 use wgpu_split::{
     ElementType, Error, HostTensor, OnnxSplit, OnnxSplitToSequence, ParamTensor, ResolvedSplit,
-    host,
 };
 
 fn check(input: &HostTensor, split: &ResolvedSplit, context: &str) {
-    let actual = host::split(input, split).unwrap();
+    let actual = input.split(split).unwrap();
     let expected = naive_split(input, split);
     assert_outputs_equal(&expected, &actual, context);
 }
@@ -75,14 +74,14 @@ fn zero_length_outputs_and_zero_size_inputs() {
     for element_type in ElementType::ALL {
         let input = random_tensor(&mut rng, element_type, &[2, 5, 3]);
         let split = ResolvedSplit::new(&[2, 5, 3], 1, vec![0, 5, 0, 0], true).unwrap();
-        let outputs = host::split(&input, &split).unwrap();
+        let outputs = input.split(&split).unwrap();
         assert_eq!(outputs.len(), 4);
         assert!(outputs[0].is_empty() && outputs[2].is_empty() && outputs[3].is_empty());
         check(&input, &split, &format!("{element_type} zero-length"));
 
         let empty = random_tensor(&mut rng, element_type, &[0, 4]);
         let split = ResolvedSplit::new(&[0, 4], 1, vec![1, 3], true).unwrap();
-        let outputs = host::split(&empty, &split).unwrap();
+        let outputs = empty.split(&split).unwrap();
         assert_eq!(outputs[1].shape(), &[0, 3]);
         assert!(outputs.iter().all(HostTensor::is_empty));
         check(&empty, &split, &format!("{element_type} zero-size"));
@@ -94,20 +93,20 @@ fn four_bit_outputs_are_repacked_from_their_own_first_element() {
     // int4 [2, 3]: rows (1, 2, 3) and (4, 5, 6); bytes 0x21 0x43 0x65.
     let input = HostTensor::from_raw(ElementType::Int4, &[2, 3], vec![0x21, 0x43, 0x65]).unwrap();
     let split = ResolvedSplit::new(&[2, 3], 1, vec![1, 2], true).unwrap();
-    let out = host::split(&input, &split).unwrap();
+    let out = input.split(&split).unwrap();
     assert_eq!(out[0].as_bytes().unwrap(), &[0x41]); // (1, 4)
     assert_eq!(out[1].as_bytes().unwrap(), &[0x32, 0x65]); // (2, 3, 5, 6)
     // Odd count: the last byte's high nibble is zero even if the input's padding is not.
     let input = HostTensor::from_raw(ElementType::Uint4, &[3], vec![0x21, 0xF3]).unwrap();
     let split = ResolvedSplit::new(&[3], 0, vec![1, 2], true).unwrap();
-    let out = host::split(&input, &split).unwrap();
+    let out = input.split(&split).unwrap();
     assert_eq!(out[0].as_bytes().unwrap(), &[0x01]);
     assert_eq!(out[1].as_bytes().unwrap(), &[0x32]);
     // 2-bit: four per byte.
     let input =
         HostTensor::from_raw(ElementType::Int2, &[5], vec![0b11_10_01_00, 0b11_11_11_01]).unwrap();
     let split = ResolvedSplit::new(&[5], 0, vec![3, 2], true).unwrap();
-    let out = host::split(&input, &split).unwrap();
+    let out = input.split(&split).unwrap();
     assert_eq!(out[0].as_bytes().unwrap(), &[0b00_10_01_00]);
     assert_eq!(out[1].as_bytes().unwrap(), &[0b00_00_01_11]);
 }
@@ -121,7 +120,9 @@ fn bits_survive_nan_payloads_and_negative_zero() {
         1.0,
     ];
     let input = HostTensor::from_slice(&[4], &values).unwrap();
-    let out = host::split_op(&OnnxSplit::new(13, 2).into(), &input).unwrap();
+    let out = wgpu_split::Operator::from(OnnxSplit::new(13, 2))
+        .split_on_host(&input)
+        .unwrap();
     let bits: Vec<u32> = out
         .iter()
         .flat_map(|t| t.to_vec::<f32>().unwrap())
@@ -134,7 +135,9 @@ fn bits_survive_nan_payloads_and_negative_zero() {
 fn sequences_without_keepdims_drop_the_axis() {
     let input = HostTensor::from_slice(&[2, 3], &[1i64, 2, 3, 4, 5, 6]).unwrap();
     let op = OnnxSplitToSequence::new(11).axis(1).keepdims(0);
-    let out = host::split_op(&op.into(), &input).unwrap();
+    let out = wgpu_split::Operator::from(op)
+        .split_on_host(&input)
+        .unwrap();
     assert_eq!(out.len(), 3);
     assert_eq!(out[1].shape(), &[2]);
     assert_eq!(out[1].to_vec::<i64>().unwrap(), vec![2, 5]);
@@ -146,7 +149,9 @@ fn strings_split_on_the_host() {
     let op = OnnxSplit::new(13, 2)
         .axis(1)
         .split_input(ParamTensor::int64_1d(&[1, 1]));
-    let out = host::split_op(&op.into(), &input).unwrap();
+    let out = wgpu_split::Operator::from(op)
+        .split_on_host(&input)
+        .unwrap();
     assert_eq!(out[0].to_strings().unwrap(), vec!["a", ""]);
     assert_eq!(out[1].to_strings().unwrap(), vec!["bb", "dddd"]);
 }
@@ -156,7 +161,7 @@ fn a_tensor_of_another_shape_is_rejected() {
     let input = HostTensor::from_slice(&[4], &[1u8, 2, 3, 4]).unwrap();
     let split = ResolvedSplit::new(&[2, 2], 0, vec![1, 1], true).unwrap();
     assert_eq!(
-        host::split(&input, &split),
+        input.split(&split),
         Err(Error::Resolve(ResolveError::ShapeMismatch {
             expected: vec![2, 2],
             actual: vec![4]
@@ -206,7 +211,7 @@ proptest! {
         let mut rng = Rng::new(seed ^ 0xABCD);
         let input = random_tensor(&mut rng, element_type, &shape);
         let split = ResolvedSplit::new(&shape, axis, lengths, true).unwrap();
-        let actual = host::split(&input, &split).unwrap();
+        let actual = input.split(&split).unwrap();
         prop_assert_eq!(naive_split(&input, &split), actual);
     }
 }
@@ -243,7 +248,9 @@ fn split_into_checks_the_buffers_it_is_given() {
     let input = HostTensor::from_slice(&[2, 3], &[1u16, 2, 3, 4, 5, 6]).unwrap();
     let split = ResolvedSplit::new(&[2, 3], 1, vec![1, 2], true).unwrap();
     let (mut a, mut b) = ([0u8; 4], [0u8; 7]);
-    let e = host::split_into(&input, &split, &mut [&mut a[..], &mut b[..]]).unwrap_err();
+    let e = input
+        .split_into(&split, &mut [&mut a[..], &mut b[..]])
+        .unwrap_err();
     assert!(
         matches!(
             e,
@@ -255,7 +262,7 @@ fn split_into_checks_the_buffers_it_is_given() {
         ),
         "{e}"
     );
-    let e = host::split_into(&input, &split, &mut [&mut a[..]]).unwrap_err();
+    let e = input.split_into(&split, &mut [&mut a[..]]).unwrap_err();
     assert!(
         matches!(
             e,
@@ -269,7 +276,11 @@ fn split_into_checks_the_buffers_it_is_given() {
     );
     let strings = HostTensor::from_strings(&[2, 3], &["a"; 6]).unwrap();
     let mut c = [0u8; 8];
-    assert!(host::split_into(&strings, &split, &mut [&mut a[..], &mut c[..]]).is_err());
+    assert!(
+        strings
+            .split_into(&split, &mut [&mut a[..], &mut c[..]])
+            .is_err()
+    );
 }
 
 #[test]
@@ -279,7 +290,7 @@ fn empty_runs_of_zero_size_tensors_with_huge_outer_dims_cost_nothing() {
         let input = random_tensor(&mut Rng::new(9), element_type, &[1 << 33, 0]);
         let split = ResolvedSplit::new(&[1 << 33, 0], 1, vec![0, 0], true).unwrap();
         let started = std::time::Instant::now();
-        let outputs = host::split(&input, &split).unwrap();
+        let outputs = input.split(&split).unwrap();
         assert_eq!(outputs[0].shape(), &[1 << 33, 0]);
         assert!(started.elapsed() < std::time::Duration::from_secs(1));
     }

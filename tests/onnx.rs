@@ -18,7 +18,7 @@ use wgpu_split::onnx::proto::{
 use wgpu_split::onnx::{
     SplitModel, read_sequence, read_tensor, tensor_from_proto, tensor_to_proto,
 };
-use wgpu_split::{ElementType, Error, HostTensor, Operator, host};
+use wgpu_split::{ElementType, Error, HostTensor, Operator};
 
 #[test]
 fn the_31_upstream_node_tests_pass_on_the_host() {
@@ -57,7 +57,7 @@ fn node_tests_check_what_they_claim() {
         Err(Failure::OutputMismatch { .. })
     ));
     let flipped = test.run(|op: &Operator, data: &HostTensor| {
-        let mut outputs = host::split_op(op, data)?;
+        let mut outputs = op.split_on_host(data)?;
         let t = &outputs[0];
         let mut bytes = t.as_bytes()?.to_vec();
         bytes[0] ^= 1;
@@ -295,7 +295,7 @@ fn model(
 fn bind_and_split(m: &ModelProto, feeds: &[HostTensor]) -> Result<Vec<HostTensor>, Error> {
     let model = SplitModel::from_bytes(&m.encode_to_vec())?;
     let (op, data) = model.bind(feeds)?;
-    host::split_op(&op, data)
+    op.split_on_host(data)
 }
 
 #[test]

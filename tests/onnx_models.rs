@@ -11,7 +11,6 @@ use std::path::PathBuf;
 
 use common::{assert_outputs_equal, gpu};
 use wgpu_split::error::PlanError;
-use wgpu_split::host;
 use wgpu_split::onnx::node_test::{NodeTest, Summary, compare_outputs, run_directories};
 use wgpu_split::onnx::{OnnxModel, SplitOperator};
 use wgpu_split::plan::{Placement, PlanOptions, Strategy};
@@ -145,7 +144,7 @@ fn every_captured_node_passes_on_the_host() {
     let dirs = captured_dirs();
     assert_eq!(dirs.len(), 21);
     let mut out = Vec::new();
-    let summary = run_directories(&dirs, host::split_op, &mut out).unwrap();
+    let summary = run_directories(&dirs, wgpu_split::Operator::split_on_host, &mut out).unwrap();
     let text = String::from_utf8(out).unwrap();
     assert_eq!(
         summary,

@@ -16,7 +16,7 @@ use wgpu_split::onnx::proto::{
     ValueInfoProto,
 };
 use wgpu_split::onnx::{Dim, LengthsSource, OnnxModel, SplitOperator, tensor_to_proto};
-use wgpu_split::{Error, HostTensor, ParamTensor, host};
+use wgpu_split::{Error, HostTensor, ParamTensor};
 
 fn node(
     op_type: &str,
@@ -540,7 +540,7 @@ fn node_tests_take_constant_feeders_and_several_data_sets() {
     }
     let test = NodeTest::load(dir.path()).unwrap();
     assert_eq!(test.data_sets().len(), 2);
-    assert_eq!(test.run(host::split_op).unwrap(), 4);
+    assert_eq!(test.run(wgpu_split::Operator::split_on_host).unwrap(), 4);
     // A node that computes something is not a constant feeder.
     g.node.insert(0, node("Relu", &["x"], &["r"], vec![]));
     std::fs::write(dir.path().join("model.onnx"), model(g, Some(13))).unwrap();

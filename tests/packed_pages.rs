@@ -20,7 +20,7 @@ use wgpu_split::plan::internals::{BoundPlan, PlainRegion as Plain};
 use wgpu_split::plan::{
     CostModel, Kernel, LaneOrder, PlanLimits, PlanOptions, SplitPlan, Strategy, Usages,
 };
-use wgpu_split::{ElementType, HostTensor, OnnxSplitToSequence, ResolvedSplit, host};
+use wgpu_split::{ElementType, HostTensor, OnnxSplitToSequence, ResolvedSplit};
 
 const SENTINEL: u8 = 0xA5;
 const WEBGPU: PlanLimits = PlanLimits::WEBGPU_DEFAULT;
@@ -168,7 +168,7 @@ impl Packed {
         for (i, (o, e)) in plan
             .outputs()
             .iter()
-            .zip(host::split(input, split).unwrap())
+            .zip(input.split(split).unwrap())
             .enumerate()
         {
             let r = self.destinations[i];
@@ -423,7 +423,7 @@ fn a_packed_page_of_100_000_outputs_on_the_gpu_is_exact_with_one_table() {
         let split = OnnxSplitToSequence::new(11).resolve(&shape).unwrap();
         let plan = SplitPlan::new(&split, t, &WEBGPU, &PlanOptions::default()).unwrap();
         let input = random_tensor(&mut rng, t, &shape);
-        let expected = host::split(&input, &split).unwrap();
+        let expected = input.split(&split).unwrap();
         let tables = splitter.cache().usage().tables;
         for first in [16, 272, 4112] {
             let (figures, outputs) = encode_packed(&splitter, &plan, &input, first);

@@ -12,7 +12,7 @@ use wgpu_split::gpu::{BufferRegion, GpuContext};
 use wgpu_split::plan::{Placement, PlanLimits, PlanOptions, SplitPlan, Strategy};
 use wgpu_split::{
     ElementType, Error, HostTensor, OnnxSplit, OnnxSplitToSequence, OpenVinoSplit,
-    OpenVinoVariadicSplit, Operator, ParamTensor, ParamValues, ResolvedSplit, host,
+    OpenVinoVariadicSplit, Operator, ParamTensor, ParamValues, ResolvedSplit,
 };
 
 /// An arbitrary operator for `shape`, sane (lengths that fit half the time)
@@ -154,7 +154,7 @@ fn ten_thousand_random_operators_give_typed_errors_or_agreeing_paths() {
             "case {case}"
         );
         let input = random_tensor(&mut rng, element_type, &shape);
-        let expected = host::split(&input, &split).unwrap();
+        let expected = input.split(&split).unwrap();
         if let Some(gpu) = gpu {
             let actual = common::round_trip(gpu)
                 .split_resolved(&split, &input)
@@ -263,11 +263,7 @@ fn eight_threads_share_one_splitter_for_500_splits_each() {
                     let actual = common::round_trip(gpu)
                         .split_resolved(&split, &input)
                         .unwrap();
-                    assert_eq!(
-                        host::split(&input, &split).unwrap(),
-                        actual,
-                        "thread {t} split {i}"
-                    );
+                    assert_eq!(input.split(&split).unwrap(), actual, "thread {t} split {i}");
                     done.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 }
             });
@@ -288,7 +284,7 @@ fn ten_thousand_consecutive_splits_keep_memory_flat() {
         let actual = common::round_trip(gpu)
             .split_resolved(&split, &input)
             .unwrap();
-        assert_eq!(host::split(&input, &split).unwrap(), actual);
+        assert_eq!(input.split(&split).unwrap(), actual);
         let plan = gpu.plan(&split, input.element_type()).unwrap();
         let buffer = common::round_trip(gpu)
             .create_input(input.as_bytes().unwrap())

@@ -12,7 +12,7 @@ use common::emulator::{Layout, check_emulated};
 use common::{Rng, assert_outputs_equal, gpu, naive_split, one_type_per_width, random_tensor};
 use wgpu_split::error::PlanError;
 use wgpu_split::plan::{Kernel, Placement, PlanLimits, PlanOptions, SplitPlan, Strategy};
-use wgpu_split::{ElementType, Error, ResolvedSplit, host};
+use wgpu_split::{ElementType, Error, ResolvedSplit};
 
 /// Random windows over `dim`: each empty, or of a length in `lengths` at any
 /// start that fits; then one copied (an overlap) and, where possible, a gap
@@ -130,7 +130,7 @@ fn the_host_path_matches_the_naive_oracle_on_windows() {
             let expected = naive_split(&input, &split);
             assert_outputs_equal(
                 &expected,
-                &host::split(&input, &split).unwrap(),
+                &input.split(&split).unwrap(),
                 &format!("{t} {name}"),
             );
         }
@@ -141,7 +141,7 @@ fn the_host_path_matches_the_naive_oracle_on_windows() {
     let input = random_tensor(&mut rng, ElementType::String, &[5, 2]);
     assert_outputs_equal(
         &naive_split(&input, &split),
-        &host::split(&input, &split).unwrap(),
+        &input.split(&split).unwrap(),
         "strings",
     );
 }
@@ -179,7 +179,7 @@ fn every_kernel_and_placement_move_windows_of_every_width_on_the_gpu() {
         let covered = for_every_kernel(&mut rng, t, gpu.limits(), |split, plan, context| {
             let input = random_tensor(&mut Rng::new(3), t, split.input_shape());
             let actual = common::round_trip(gpu).run_plan(plan, &input).unwrap();
-            assert_outputs_equal(&host::split(&input, split).unwrap(), &actual, context);
+            assert_outputs_equal(&input.split(split).unwrap(), &actual, context);
         });
         assert_every_kernel_covered(t, &covered);
     }

@@ -10,7 +10,7 @@ use wgpu_split::plan::coalescing::{Coalescing, analyse_with_rows};
 use wgpu_split::plan::{
     ConcatPlan, CostModel, Kernel, Placement, PlanLimits, PlanOptions, SplitPlan, Strategy,
 };
-use wgpu_split::{ElementType, HostTensor, ResolvedConcat, ResolvedSplit, host};
+use wgpu_split::{ElementType, HostTensor, ResolvedConcat, ResolvedSplit};
 
 /// Warp widths: lavapipe's SIMD, Intel's, NVIDIA's and RDNA's, GCN's.
 pub const WARPS: [u32; 4] = [8, 16, 32, 64];
@@ -137,7 +137,7 @@ pub fn trace_case(
         .map(|s| (s.iter().product::<usize>() as u64 * bits).div_ceil(8))
         .sum();
     let input = random_tensor(&small_split, t)?;
-    let expected = host::split(&input, &small_split)?;
+    let expected = input.split(&small_split)?;
     let (run, exact) = if let Some(concat) = concat {
         // The concat of the split's outputs is the tensor.
         let pieces: Vec<&[u8]> = expected

@@ -37,7 +37,7 @@ pub enum Method {
     PlanCalibrated,
     /// The fastest of the forced strategies.
     BestFixed,
-    /// `host::split_into` on preallocated buffers.
+    /// `HostTensor::split_into` on preallocated buffers.
     Host,
     /// One host memcpy of the same bytes.
     HostMemcpy,

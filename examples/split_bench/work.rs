@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use wgpu_split::gpu::{BufferRegion, GpuSplitter, RoundTrip};
 use wgpu_split::plan::{ConcatPlan, CostModel, Placement, SplitPlan};
-use wgpu_split::{HostTensor, ResolvedConcat, ResolvedSplit, host};
+use wgpu_split::{HostTensor, ResolvedConcat, ResolvedSplit};
 
 use crate::cases::Case;
 use crate::gpu_timer::GpuTimer;
@@ -76,7 +76,7 @@ pub fn bench_case(
 ) -> Result<Vec<Row>> {
     let input = random_input(case);
     let split = case.op.resolve(&case.shape)?;
-    let expected = host::split(&input, &split)?;
+    let expected = input.split(&split)?;
     let mut padded = input.as_bytes()?.to_vec();
     padded.resize(padded.len().div_ceil(16) * 16, 0);
     let bytes = moved_bytes(&input, &expected)?;
@@ -270,10 +270,10 @@ fn time_host(case: &Case, problem: &Problem, runs: usize) -> Result<Vec<Row>> {
     let time_split = |outputs: &mut Vec<Vec<u8>>, joined: &mut Vec<u8>| {
         let t = Instant::now();
         if let Some(concat) = &problem.concat {
-            host::concat_into(&pieces, concat, joined).expect("host concat");
+            HostTensor::concat_into(&pieces, concat, joined).expect("host concat");
         } else {
             let mut slices: Vec<&mut [u8]> = outputs.iter_mut().map(Vec::as_mut_slice).collect();
-            host::split_into(input, split, &mut slices).expect("host split");
+            input.split_into(split, &mut slices).expect("host split");
         }
         t.elapsed().as_secs_f64()
     };
@@ -285,7 +285,9 @@ fn time_host(case: &Case, problem: &Problem, runs: usize) -> Result<Vec<Row>> {
     } else {
         for (o, e) in outputs.iter().zip(expected) {
             if o.as_slice() != e.as_bytes()? {
-                return Err(format!("{}: host path differs from host::split", case.name).into());
+                return Err(
+                    format!("{}: host path differs from HostTensor::split", case.name).into(),
+                );
             }
         }
     }

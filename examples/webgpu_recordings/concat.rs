@@ -7,9 +7,9 @@
 
 use std::collections::HashSet;
 
+use wgpu_split::HostTensor;
 use wgpu_split::plan::internals::Recording;
 use wgpu_split::plan::{ConcatPlan, LaneOrder, Placement, PlanLimits, PlanOptions, SplitPlan};
-use wgpu_split::{HostTensor, host};
 
 use super::Writer;
 use super::cases::Forced;
@@ -191,7 +191,9 @@ fn expected(
         .map(|(shape, &h)| HostTensor::from_raw(t, shape, inputs[h].clone()))
         .collect::<Result<_, _>>()?;
     let refs: Vec<&HostTensor> = tensors.iter().collect();
-    Ok(host::concat(&refs, &case.concat)?.as_bytes()?.to_vec())
+    Ok(HostTensor::concat(&refs, &case.concat)?
+        .as_bytes()?
+        .to_vec())
 }
 
 /// Where a concat recording's tensors lie: every input's bytes in its

@@ -2,7 +2,7 @@
 //! what it must hold after, as segments of one file of bytes:
 //! pseudo-random guard bytes everywhere, the tensors read in their regions,
 //! and after the operator the tensors written, from the host path
-//! (`wgpu_split::host::split`, `host::concat`) with their padding zero,
+//! (`HostTensor::split`, `HostTensor::concat`) with their padding zero,
 //! every other byte unchanged.
 
 use std::collections::HashMap;

@@ -48,11 +48,11 @@ use concat::ConcatSuite;
 use contents::{Rng, split_placed};
 use layout::{Layout, regions};
 use serde_json::json;
+use wgpu_split::HostTensor;
 use wgpu_split::plan::internals::{PlainRegion, Recording};
 use wgpu_split::plan::{
     CostModel, Kernel, LaneOrder, Placement, PlanLimits, PlanOptions, SplitPlan, Strategy,
 };
-use wgpu_split::{HostTensor, host};
 use writer::Writer;
 
 /// Both placements.
@@ -251,7 +251,8 @@ fn case_data(index: usize, case: &Case) -> Result<(Vec<u8>, Vec<Vec<u8>>), wgpu_
     let len = t.byte_len(count).expect("a fixed-width type");
     let bytes = Rng::new(index as u32 + 1).bytes(len);
     let input = HostTensor::from_raw(t, case.split.input_shape(), bytes.clone())?;
-    let outputs = host::split(&input, &case.split)?
+    let outputs = input
+        .split(&case.split)?
         .iter()
         .map(|o| o.as_bytes().map(<[u8]>::to_vec))
         .collect::<Result<_, _>>()?;

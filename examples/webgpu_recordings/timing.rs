@@ -11,7 +11,7 @@
 
 use serde_json::json;
 use wgpu_split::plan::{ConcatPlan, Placement, PlanLimits, PlanOptions, SplitPlan};
-use wgpu_split::{HostTensor, ResolvedConcat, ResolvedSplit, host};
+use wgpu_split::{HostTensor, ResolvedConcat, ResolvedSplit};
 
 use super::bench_cases::{Case, concat_suite, suite};
 use super::concat_layout::{ConcatLayout, concat_regions};
@@ -73,7 +73,7 @@ fn timing_case(
     let seed = 0x5eed_0000 + index as u32;
     let len = plan.input_bytes() as usize;
     let input = HostTensor::from_raw(case.element_type, &shape, Rng::new(seed).bytes(len))?;
-    let expected = host::split(&input, &split)?;
+    let expected = input.split(&split)?;
     let mut outputs = Vec::new();
     let mut moved = 0;
     for (i, (o, e)) in plan.outputs().iter().zip(&expected).enumerate() {
@@ -187,7 +187,7 @@ fn timing_concat_case(
         inputs.push(json!({"buffer": r.buffer, "offset": at, "len": len, "seed": seed}));
     }
     let refs: Vec<&HostTensor> = tensors.iter().collect();
-    let expected = host::concat(&refs, &concat)?;
+    let expected = HostTensor::concat(&refs, &concat)?;
     let bytes = expected.as_bytes()?;
     let o = regions.output;
     let table = [0, blobs.add(&recording.table), recording.table.len() as u64];

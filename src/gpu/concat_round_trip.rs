@@ -17,7 +17,7 @@ impl RoundTrip<'_> {
     /// Resolves `op` for `inputs`' shapes and concatenates them on the GPU,
     /// blocking until the output is back on the host (this polls the
     /// device). Strings have no GPU layout ([`PlanError::NotOnGpu`]):
-    /// concatenate them with [`crate::host::concat`].
+    /// concatenate them with [`crate::HostTensor::concat`].
     ///
     /// # Examples
     ///

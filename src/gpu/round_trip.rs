@@ -62,7 +62,7 @@ impl<'s> RoundTrip<'s> {
     /// Resolves `op` for `input` and splits it on the GPU, blocking until the
     /// outputs are back on the host (this polls the device). Strings have no
     /// GPU layout ([`PlanError::NotOnGpu`]): split them with
-    /// [`crate::host::split`].
+    /// [`crate::HostTensor::split`].
     ///
     /// # Errors
     ///

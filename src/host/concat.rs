@@ -9,94 +9,100 @@ use crate::plan::RunLayout;
 use crate::semantics::{ConcatError, ConcatOperator, ResolvedConcat};
 use crate::tensor::{HostTensor, TensorError};
 
-/// Resolves `op` against `inputs`' shapes and concatenates them on the host.
-///
-/// # Errors
-///
-/// The operator's [`ConcatError`]; see [`concat()`].
-///
-/// # Examples
-///
-/// ```
-/// use wgpu_split::{host, HostTensor, OnnxConcat};
-///
-/// let a = HostTensor::from_slice(&[2, 1], &[1i32, 2]).unwrap();
-/// let b = HostTensor::from_slice(&[2, 2], &[3i32, 4, 5, 6]).unwrap();
-/// let y = host::concat_op(&OnnxConcat::new(13).axis(1).into(), &[&a, &b]).unwrap();
-/// assert_eq!(y.shape(), &[2, 3]);
-/// assert_eq!(y.to_vec::<i32>().unwrap(), vec![1, 3, 4, 2, 5, 6]);
-/// ```
-pub fn concat_op(op: &ConcatOperator, inputs: &[&HostTensor]) -> Result<HostTensor> {
-    let shapes: Vec<&[usize]> = inputs.iter().map(|t| t.shape()).collect();
-    concat(inputs, &op.resolve(&shapes)?)
+impl ConcatOperator {
+    /// Resolves the operator against `inputs`' shapes and concatenates them
+    /// on the host ([`HostTensor::concat`]).
+    ///
+    /// # Errors
+    ///
+    /// The operator's [`ConcatError`]; see [`HostTensor::concat`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use wgpu_split::{ConcatOperator, HostTensor, OnnxConcat};
+    ///
+    /// let a = HostTensor::from_slice(&[2, 1], &[1i32, 2]).unwrap();
+    /// let b = HostTensor::from_slice(&[2, 2], &[3i32, 4, 5, 6]).unwrap();
+    /// let op: ConcatOperator = OnnxConcat::new(13).axis(1).into();
+    /// let y = op.concat_on_host(&[&a, &b]).unwrap();
+    /// assert_eq!(y.shape(), &[2, 3]);
+    /// assert_eq!(y.to_vec::<i32>().unwrap(), vec![1, 3, 4, 2, 5, 6]);
+    /// ```
+    pub fn concat_on_host(&self, inputs: &[&HostTensor]) -> Result<HostTensor> {
+        let shapes: Vec<&[usize]> = inputs.iter().map(|t| t.shape()).collect();
+        HostTensor::concat(inputs, &self.resolve(&shapes)?)
+    }
 }
 
-/// Concatenates `inputs` as `concat` says: every input that takes part
-/// copied into its window of the output, one contiguous run per outer block
-/// (the runs of [`ResolvedConcat::mirror`]). Sub-byte inputs are read from
-/// their own first element, and the output's last byte's unused high bits
-/// are zero.
-///
-/// # Errors
-///
-/// [`ConcatError::InputCountMismatch`] and [`ConcatError::InputShapeMismatch`]
-/// when the tensors are not the ones `concat` was resolved for;
-/// [`ConcatError::ElementTypeMismatch`] when the inputs that take part
-/// differ in element type.
-pub fn concat(inputs: &[&HostTensor], concat: &ResolvedConcat) -> Result<HostTensor> {
-    let element_type = check_inputs(inputs, concat)?;
-    let shape = concat.output_shape();
-    if element_type.bit_width().is_none() {
-        return concat_strings(inputs, concat);
-    }
-    let mut bytes = vec![0u8; output_bytes(element_type, shape)];
-    write_output(inputs, concat, element_type, &mut bytes)?;
-    Ok(HostTensor::from_raw(element_type, shape, bytes)?)
-}
-
-/// Concatenates fixed-width `inputs` into a caller-provided buffer of
-/// exactly the output's packed byte length (the host analogue of recording
-/// into a preallocated GPU buffer). Concats of 8 MiB or more whose elements
-/// are whole bytes use every core.
-///
-/// # Errors
-///
-/// As [`concat()`]; [`TensorError::NoPackedBytes`] for strings;
-/// [`TensorError::DataLength`] when `output` has the wrong length.
-///
-/// # Examples
-///
-/// ```
-/// use wgpu_split::{host, HostTensor, ResolvedConcat};
-///
-/// let a = HostTensor::from_slice(&[1, 2], &[1u16, 2]).unwrap();
-/// let b = HostTensor::from_slice(&[1, 1], &[3u16]).unwrap();
-/// let concat = ResolvedConcat::new(&[a.shape(), b.shape()], 1).unwrap();
-/// let mut y = [0u8; 6];
-/// host::concat_into(&[&a, &b], &concat, &mut y).unwrap();
-/// assert_eq!(y, [1, 0, 2, 0, 3, 0]);
-/// ```
-pub fn concat_into(
-    inputs: &[&HostTensor],
-    concat: &ResolvedConcat,
-    output: &mut [u8],
-) -> Result<()> {
-    let element_type = check_inputs(inputs, concat)?;
-    if element_type.bit_width().is_none() {
-        return Err(TensorError::NoPackedBytes { element_type }.into());
-    }
-    let expected = output_bytes(element_type, concat.output_shape());
-    if output.len() != expected {
-        return Err(TensorError::DataLength {
-            element_type,
-            shape: concat.output_shape().iter().map(|&d| d as u64).collect(),
-            expected: expected as u128,
-            actual: output.len(),
-            unit: "bytes",
+impl HostTensor {
+    /// Concatenates `inputs` as `concat` says: every input that takes part
+    /// copied into its window of the output, one contiguous run per outer block
+    /// (the runs of [`ResolvedConcat::mirror`]). Sub-byte inputs are read from
+    /// their own first element, and the output's last byte's unused high bits
+    /// are zero.
+    ///
+    /// # Errors
+    ///
+    /// [`ConcatError::InputCountMismatch`] and [`ConcatError::InputShapeMismatch`]
+    /// when the tensors are not the ones `concat` was resolved for;
+    /// [`ConcatError::ElementTypeMismatch`] when the inputs that take part
+    /// differ in element type.
+    pub fn concat(inputs: &[&HostTensor], concat: &ResolvedConcat) -> Result<HostTensor> {
+        let element_type = check_inputs(inputs, concat)?;
+        let shape = concat.output_shape();
+        if element_type.bit_width().is_none() {
+            return concat_strings(inputs, concat);
         }
-        .into());
+        let mut bytes = vec![0u8; output_bytes(element_type, shape)];
+        write_output(inputs, concat, element_type, &mut bytes)?;
+        Ok(HostTensor::from_raw(element_type, shape, bytes)?)
     }
-    write_output(inputs, concat, element_type, output)
+
+    /// Concatenates fixed-width `inputs` into a caller-provided buffer of
+    /// exactly the output's packed byte length (the host analogue of recording
+    /// into a preallocated GPU buffer). Concats of 8 MiB or more whose elements
+    /// are whole bytes use every core.
+    ///
+    /// # Errors
+    ///
+    /// As [`HostTensor::concat`]; [`TensorError::NoPackedBytes`] for strings;
+    /// [`TensorError::DataLength`] when `output` has the wrong length.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use wgpu_split::{HostTensor, ResolvedConcat};
+    ///
+    /// let a = HostTensor::from_slice(&[1, 2], &[1u16, 2]).unwrap();
+    /// let b = HostTensor::from_slice(&[1, 1], &[3u16]).unwrap();
+    /// let concat = ResolvedConcat::new(&[a.shape(), b.shape()], 1).unwrap();
+    /// let mut y = [0u8; 6];
+    /// HostTensor::concat_into(&[&a, &b], &concat, &mut y).unwrap();
+    /// assert_eq!(y, [1, 0, 2, 0, 3, 0]);
+    /// ```
+    pub fn concat_into(
+        inputs: &[&HostTensor],
+        concat: &ResolvedConcat,
+        output: &mut [u8],
+    ) -> Result<()> {
+        let element_type = check_inputs(inputs, concat)?;
+        if element_type.bit_width().is_none() {
+            return Err(TensorError::NoPackedBytes { element_type }.into());
+        }
+        let expected = output_bytes(element_type, concat.output_shape());
+        if output.len() != expected {
+            return Err(TensorError::DataLength {
+                element_type,
+                shape: concat.output_shape().iter().map(|&d| d as u64).collect(),
+                expected: expected as u128,
+                actual: output.len(),
+                unit: "bytes",
+            }
+            .into());
+        }
+        write_output(inputs, concat, element_type, output)
+    }
 }
 
 /// The shapes are the resolved ones and the inputs that take part share one
@@ -218,7 +224,7 @@ fn concat_sub_byte(layout: &RunLayout, parts: &[&[u8]], bits: usize, output: &mu
     }
 }
 
-/// The string case of [`concat()`]: the same runs over byte strings, row by
+/// The string case of [`HostTensor::concat`]: the same runs over byte strings, row by
 /// row and window by window, which is the output's order.
 fn concat_strings(inputs: &[&HostTensor], concat: &ResolvedConcat) -> Result<HostTensor> {
     let layout = RunLayout::new(concat.mirror());

@@ -1,14 +1,13 @@
-//! The host path: executes a resolved split or concat on [`HostTensor`](crate::HostTensor)s on
-//! the CPU. It is the test oracle for the GPU path and its fallback
-//! (strings). Split and concat copy the same runs, in opposite directions,
-//! through one core.
+//! The host path: executes a resolved split or concat on
+//! [`HostTensor`](crate::HostTensor)s on the CPU, as the tensor's methods
+//! (`HostTensor::split`, `split_into`, `concat`, `concat_into`) and the
+//! operators' (`Operator::split_on_host`, `ConcatOperator::concat_on_host`).
+//! It is the test oracle for the GPU path and its fallback (strings). Split
+//! and concat copy the same runs, in opposite directions, through one core.
 
 mod concat;
 mod runs;
 mod split;
-
-pub use concat::{concat, concat_into, concat_op};
-pub use split::{split, split_into, split_op};
 
 use crate::element::ElementType;
 

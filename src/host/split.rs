@@ -8,54 +8,98 @@ use crate::plan::RunLayout;
 use crate::semantics::{Operator, ResolvedSplit};
 use crate::tensor::{HostTensor, TensorError};
 
-/// Resolves `op` against `input`'s shape and splits it on the host.
-///
-/// # Errors
-///
-/// The operator's resolution errors; see [`split`].
-///
-/// # Examples
-///
-/// ```
-/// use wgpu_split::{host, HostTensor, OnnxSplit};
-///
-/// let input = HostTensor::from_slice(&[5], &[1i32, 2, 3, 4, 5]).unwrap();
-/// let outputs = host::split_op(&OnnxSplit::new(18, 2).num_outputs(2).into(), &input).unwrap();
-/// assert_eq!(outputs[0].to_vec::<i32>().unwrap(), vec![1, 2, 3]);
-/// assert_eq!(outputs[1].to_vec::<i32>().unwrap(), vec![4, 5]);
-/// ```
-pub fn split_op(op: &Operator, input: &HostTensor) -> Result<Vec<HostTensor>> {
-    split(input, &op.resolve(input.shape())?)
-}
-
-/// Splits `input` as `split` says, copying one contiguous run per output per
-/// outer block. Sub-byte outputs are re-packed from their own first element,
-/// and their last byte's unused high bits are zero.
-///
-/// # Errors
-///
-/// [`crate::ResolveError::ShapeMismatch`] when `input`'s shape is not the one `split` was
-/// resolved for.
-pub fn split(input: &HostTensor, split: &ResolvedSplit) -> Result<Vec<HostTensor>> {
-    let element_type = input.element_type();
-    let shapes = split.output_shapes();
-    if element_type.bit_width().is_none() {
-        return split_strings(input, split);
+impl Operator {
+    /// Resolves the operator against `input`'s shape and splits `input` on
+    /// the host ([`HostTensor::split`]).
+    ///
+    /// # Errors
+    ///
+    /// The operator's resolution errors; see [`HostTensor::split`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use wgpu_split::{HostTensor, OnnxSplit, Operator};
+    ///
+    /// let input = HostTensor::from_slice(&[5], &[1i32, 2, 3, 4, 5]).unwrap();
+    /// let op: Operator = OnnxSplit::new(18, 2).num_outputs(2).into();
+    /// let outputs = op.split_on_host(&input).unwrap();
+    /// assert_eq!(outputs[0].to_vec::<i32>().unwrap(), vec![1, 2, 3]);
+    /// assert_eq!(outputs[1].to_vec::<i32>().unwrap(), vec![4, 5]);
+    /// ```
+    pub fn split_on_host(&self, input: &HostTensor) -> Result<Vec<HostTensor>> {
+        input.split(&self.resolve(input.shape())?)
     }
-    let mut buffers: Vec<Vec<u8>> = shapes
-        .iter()
-        .map(|shape| vec![0u8; output_bytes(element_type, shape)])
-        .collect();
-    let mut slices: Vec<&mut [u8]> = buffers.iter_mut().map(Vec::as_mut_slice).collect();
-    split_into(input, split, &mut slices)?;
-    buffers
-        .into_iter()
-        .zip(&shapes)
-        .map(|(bytes, shape)| Ok(HostTensor::from_raw(element_type, shape, bytes)?))
-        .collect()
 }
 
-/// The string case of [`split`]: the same runs over byte strings.
+impl HostTensor {
+    /// Splits the tensor as `split` says, copying one contiguous run per output per
+    /// outer block. Sub-byte outputs are re-packed from their own first element,
+    /// and their last byte's unused high bits are zero.
+    ///
+    /// # Errors
+    ///
+    /// [`crate::ResolveError::ShapeMismatch`] when the tensor's shape is not the one `split` was
+    /// resolved for.
+    pub fn split(&self, split: &ResolvedSplit) -> Result<Vec<HostTensor>> {
+        let input = self;
+        let element_type = input.element_type();
+        let shapes = split.output_shapes();
+        if element_type.bit_width().is_none() {
+            return split_strings(input, split);
+        }
+        let mut buffers: Vec<Vec<u8>> = shapes
+            .iter()
+            .map(|shape| vec![0u8; output_bytes(element_type, shape)])
+            .collect();
+        let mut slices: Vec<&mut [u8]> = buffers.iter_mut().map(Vec::as_mut_slice).collect();
+        input.split_into(split, &mut slices)?;
+        buffers
+            .into_iter()
+            .zip(&shapes)
+            .map(|(bytes, shape)| Ok(HostTensor::from_raw(element_type, shape, bytes)?))
+            .collect()
+    }
+
+    /// Splits a fixed-width tensor into caller-provided buffers, one per output,
+    /// each exactly the output's packed byte length (the host analogue of
+    /// recording into preallocated GPU buffers). Splits of 8 MiB or more whose
+    /// elements are whole bytes use every core.
+    ///
+    /// # Errors
+    ///
+    /// [`crate::ResolveError::ShapeMismatch`]; [`TensorError::NoPackedBytes`] for strings;
+    /// [`TensorError::DataLength`] when the buffer count or a buffer's length is wrong.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use wgpu_split::{HostTensor, ResolvedSplit};
+    ///
+    /// let input = HostTensor::from_slice(&[2, 3], &[1u16, 2, 3, 4, 5, 6]).unwrap();
+    /// let split = ResolvedSplit::new(&[2, 3], 1, vec![1, 2], true).unwrap();
+    /// let (mut a, mut b) = ([0u8; 4], [0u8; 8]);
+    /// input.split_into(&split, &mut [&mut a[..], &mut b[..]]).unwrap();
+    /// assert_eq!(a, [1, 0, 4, 0]);
+    /// ```
+    pub fn split_into(&self, split: &ResolvedSplit, outputs: &mut [&mut [u8]]) -> Result<()> {
+        let input = self;
+        split.check_input_shape(input.shape())?;
+        let element_type = input.element_type();
+        let bytes = input.as_bytes()?;
+        check_output_buffers(element_type, split, outputs)?;
+        let bits = element_type.bit_width().unwrap_or_default() as usize;
+        let layout = RunLayout::new(split);
+        if bits.is_multiple_of(8) {
+            split_whole_bytes(&layout, bytes, bits / 8, outputs);
+        } else {
+            split_sub_byte(&layout, bytes, bits, outputs);
+        }
+        Ok(())
+    }
+}
+
+/// The string case of [`HostTensor::split`]: the same runs over byte strings.
 fn split_strings(input: &HostTensor, split: &ResolvedSplit) -> Result<Vec<HostTensor>> {
     split.check_input_shape(input.shape())?;
     let layout = RunLayout::new(split);
@@ -72,46 +116,6 @@ fn split_strings(input: &HostTensor, split: &ResolvedSplit) -> Result<Vec<HostTe
             Ok(HostTensor::from_byte_strings(&shape, out)?)
         })
         .collect()
-}
-
-/// Splits a fixed-width `input` into caller-provided buffers, one per output,
-/// each exactly the output's packed byte length (the host analogue of
-/// recording into preallocated GPU buffers). Splits of 8 MiB or more whose
-/// elements are whole bytes use every core.
-///
-/// # Errors
-///
-/// [`crate::ResolveError::ShapeMismatch`]; [`TensorError::NoPackedBytes`] for strings;
-/// [`TensorError::DataLength`] when the buffer count or a buffer's length is wrong.
-///
-/// # Examples
-///
-/// ```
-/// use wgpu_split::{host, HostTensor, ResolvedSplit};
-///
-/// let input = HostTensor::from_slice(&[2, 3], &[1u16, 2, 3, 4, 5, 6]).unwrap();
-/// let split = ResolvedSplit::new(&[2, 3], 1, vec![1, 2], true).unwrap();
-/// let (mut a, mut b) = ([0u8; 4], [0u8; 8]);
-/// host::split_into(&input, &split, &mut [&mut a[..], &mut b[..]]).unwrap();
-/// assert_eq!(a, [1, 0, 4, 0]);
-/// ```
-pub fn split_into(
-    input: &HostTensor,
-    split: &ResolvedSplit,
-    outputs: &mut [&mut [u8]],
-) -> Result<()> {
-    split.check_input_shape(input.shape())?;
-    let element_type = input.element_type();
-    let bytes = input.as_bytes()?;
-    check_output_buffers(element_type, split, outputs)?;
-    let bits = element_type.bit_width().unwrap_or_default() as usize;
-    let layout = RunLayout::new(split);
-    if bits.is_multiple_of(8) {
-        split_whole_bytes(&layout, bytes, bits / 8, outputs);
-    } else {
-        split_sub_byte(&layout, bytes, bits, outputs);
-    }
-    Ok(())
 }
 
 /// One buffer per output, each exactly the output's packed length.

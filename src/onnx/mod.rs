@@ -1,8 +1,10 @@
 //! The ONNX edge: reads whole models for their `Split` and
 //! `SplitToSequence` nodes ([`OnnxModel`]), models holding one such node, or
-//! one `Concat` or `ConcatFromSequence` node ([`SplitModel`]), and their
-//! `TensorProto` / `SequenceProto` data, and turns them into [`Operator`]s
-//! (or [`crate::ConcatOperator`]s) and [`HostTensor`]s. Only
+//! one `Concat` or `ConcatFromSequence` node ([`SplitModel`]), and turns
+//! them into [`Operator`]s (or [`crate::ConcatOperator`]s) and, for their
+//! constants and initializers, [`HostTensor`]s (with the `analysis`
+//! feature, `read_tensor` and `read_sequence` decode the node tests'
+//! `TensorProto` / `SequenceProto` files too). Only
 //! [`crate::semantics`] and the tensor types are fed from here; nothing else
 //! depends on this module.
 
@@ -43,9 +45,8 @@ use operator::{is_split_node, lengths_input, split_operator};
 use proto::{AttributeProto, NodeProto, attribute_type};
 pub use shapes::Dim;
 pub use split_node::{NodePath, RuntimeLengths, SplitNode, SplitOperator};
-pub use tensor_proto::{read_sequence, read_tensor};
 #[cfg(feature = "analysis")]
-pub use tensor_proto::{tensor_from_proto, tensor_to_proto};
+pub use tensor_proto::{read_sequence, read_tensor, tensor_from_proto, tensor_to_proto};
 
 fn decode<M: Message + Default>(bytes: &[u8], message: &'static str) -> Result<M> {
     M::decode(bytes).map_err(|e| {
@@ -94,7 +95,8 @@ impl SplitModel {
     /// [`OnnxError::ProtobufDecode`]; [`OnnxError::MalformedModel`] when the graph is
     /// missing, holds other than one split node or lacks a default-domain opset;
     /// [`OnnxError::UnsupportedOperator`] for any other node; the errors of
-    /// [`read_tensor`] for initializers and constants.
+    /// a tensor's decoding ([`crate::error::TensorError`], [`OnnxError::MalformedTensor`])
+    /// for initializers and constants.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
         let model = decode::<proto::ModelProto>(bytes, "ModelProto")?;
         let graph = model

@@ -61,7 +61,9 @@ pub use binding::requirements::{DestinationRequirement, Requirements};
 pub use binding::usages::{BufferRole, Usages};
 pub use choice::cost::{CostModel, DeviceClass, KernelRates};
 pub use choice::estimate::PlanCost;
-pub use choice::strategy::{CopyRuns, Strategy};
+#[cfg(feature = "analysis")]
+pub use choice::strategy::CopyRuns;
+pub use choice::strategy::Strategy;
 pub use concat_plan::{ConcatPlan, ConcatRequirements};
 pub(crate) use error::{EncodeError, PlanError, PlanMismatch};
 pub(crate) use geometry::Direction;

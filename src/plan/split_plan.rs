@@ -348,9 +348,11 @@ impl SplitPlan {
         }
     }
 
-    /// Copy commands, per copied output.
-    pub fn copies(&self) -> &[CopyRuns] {
-        &self.copies
+    analysis_pub! {
+        /// Copy commands, per copied output.
+        pub fn copies(&self) -> &[CopyRuns] {
+            &self.copies
+        }
     }
 
     /// Number of `copy_buffer_to_buffer` commands an encode records.

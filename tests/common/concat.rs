@@ -3,7 +3,7 @@
 //! the shapes alone (no runs, no mirror split).
 
 use super::{assert_outputs_equal, naive_split, read_element, strides, write_element};
-use wgpu_split::{ElementType, HostTensor, ResolvedConcat, host};
+use wgpu_split::{ElementType, HostTensor, ResolvedConcat};
 
 /// How the oracle joins its inputs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -120,7 +120,7 @@ pub fn canonical(tensor: &HostTensor) -> HostTensor {
 /// that the mirror split of the result gives the inputs back.
 pub fn check_concat(inputs: &[HostTensor], concat: &ResolvedConcat, join: Join, context: &str) {
     let refs: Vec<&HostTensor> = inputs.iter().collect();
-    let actual = host::concat(&refs, concat).unwrap();
+    let actual = HostTensor::concat(&refs, concat).unwrap();
     let taking: Vec<&HostTensor> = (0..inputs.len())
         .filter(|&i| concat.mirror_output(i).is_some())
         .map(|i| &inputs[i])
@@ -135,7 +135,7 @@ pub fn check_concat(inputs: &[HostTensor], concat: &ResolvedConcat, join: Join, 
     // split(mirror, concat(xs)) == xs, through the host path and the naive
     // split, of the output seen as the mirror's input (the same bytes).
     let view = reshaped(&actual, concat.mirror().input_shape());
-    let parts = host::split(&view, concat.mirror()).unwrap();
+    let parts = view.split(concat.mirror()).unwrap();
     assert_outputs_equal(&naive_split(&view, concat.mirror()), &parts, context);
     for (input, part) in taking.iter().zip(&parts) {
         assert_eq!(input.element_type(), part.element_type());

@@ -173,8 +173,8 @@ pub fn run_on_host(dirs: &[std::path::PathBuf]) -> (wgpu_split::onnx::node_test:
     let mut out = Vec::new();
     let summary = wgpu_split::onnx::node_test::run_directories_with(
         dirs,
-        wgpu_split::host::split_op,
-        wgpu_split::host::concat_op,
+        wgpu_split::Operator::split_on_host,
+        wgpu_split::ConcatOperator::concat_on_host,
         &mut out,
     )
     .unwrap();

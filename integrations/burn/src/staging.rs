@@ -15,35 +15,6 @@ use std::sync::Mutex;
 use burn_cubecl::cubecl::wgpu::wgpu;
 use wgpu_split::plan::{CostModel, SplitPlan};
 
-/// Modeled seconds (device and host) of `plan` under `model`.
-fn plan_seconds(model: &CostModel, plan: &SplitPlan) -> f64 {
-    let copies: f64 = plan
-        .copies()
-        .iter()
-        .map(|c| {
-            let bytes = (c.count * c.size_bytes) as f64;
-            c.count as f64 * model.copy_command_seconds + 2.0 * bytes / model.copy_bytes_per_second
-        })
-        .sum();
-    let gathered: u64 = plan
-        .outputs()
-        .iter()
-        .enumerate()
-        .filter(|&(i, _)| plan.is_gathered(i))
-        .map(|(_, o)| o.len_bytes)
-        .sum();
-    let rate = model.gather_bytes_per_second.get(plan.kernel());
-    let gather = if gathered == 0 || rate <= 0.0 {
-        0.0
-    } else {
-        2.0 * gathered as f64 / rate
-    };
-    copies
-        + gather
-        + plan.dispatch_count() as f64 * model.dispatch_seconds
-        + model.host_seconds(plan.copy_count(), plan.dispatch_count() as u64)
-}
-
 /// True when staging `bytes` (a split's input, a concat's output) and
 /// running `copying` costs less than running `dispatched` under `model`
 /// (for a concat, the plans' mirror splits).
@@ -56,7 +27,7 @@ pub(crate) fn pays(
     let stage = model.copy_command_seconds
         + 2.0 * bytes as f64 / model.copy_bytes_per_second
         + model.host_seconds(1, 0);
-    plan_seconds(model, copying) + stage < plan_seconds(model, dispatched)
+    model.plan_cost(copying).total_seconds() + stage < model.plan_cost(dispatched).total_seconds()
 }
 
 /// The splitter's staging buffer: grown to the largest tensor staged,

@@ -3,7 +3,7 @@
 //! output bit-exact, its padding zero, every other byte unchanged.
 
 use wgpu_split::plan::SplitPlan;
-use wgpu_split::{HostTensor, ResolvedSplit, host};
+use wgpu_split::{HostTensor, ResolvedSplit};
 
 use super::super::Rng;
 use super::{PlainRegion, SENTINEL, emulate, inside};
@@ -91,7 +91,7 @@ pub fn check_emulated(
         before[0][input_bytes],
         "{context}: the input is never written"
     );
-    let expected = host::split(input, split).unwrap();
+    let expected = input.split(split).unwrap();
     for (i, (o, e)) in plan.outputs().iter().zip(&expected).enumerate() {
         assert_eq!(o.shape, e.shape(), "{context}: output {i} shape");
         let region = destinations[plan.placement().destination_of(i)];

@@ -5,7 +5,7 @@
 //! dispatches, every other byte (the inputs, the guards) unchanged.
 
 use wgpu_split::plan::{ConcatPlan, Placement};
-use wgpu_split::{HostTensor, ResolvedConcat, host};
+use wgpu_split::{HostTensor, ResolvedConcat};
 
 use super::super::Rng;
 use super::{PlainRegion, emulate_concat, inside};
@@ -109,7 +109,7 @@ pub fn check_emulated_concat(
     let before = memory.clone();
     let dispatches = emulate_concat(plan, &mut memory, output, &encoded);
     let held: Vec<&HostTensor> = holds.iter().map(|&h| &inputs[h]).collect();
-    let expected = host::concat(&held, concat).unwrap();
+    let expected = HostTensor::concat(&held, concat).unwrap();
     let start = output.offset as usize;
     let end = start + needs.output_bytes as usize;
     assert!(

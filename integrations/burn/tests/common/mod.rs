@@ -131,7 +131,7 @@ pub fn host_split(
     split: &wgpu_split::ResolvedSplit,
 ) -> Vec<Vec<u8>> {
     let input = HostTensor::from_raw(element, shape, bytes.to_vec()).expect("host tensor");
-    wgpu_split::host::split(&input, split)
+    input.split(split)
         .expect("host split")
         .into_iter()
         .map(|t| t.as_bytes().expect("numeric").to_vec())
@@ -151,7 +151,7 @@ pub fn host_concat(
         })
         .collect();
     let refs: Vec<&HostTensor> = tensors.iter().collect();
-    wgpu_split::host::concat(&refs, concat)
+    HostTensor::concat(&refs, concat)
         .expect("host concat")
         .as_bytes()
         .expect("numeric")
