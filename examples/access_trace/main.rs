@@ -18,7 +18,11 @@
 //! (default 256) are traced with that many rows: layouts do not depend on
 //! the row count. Dispatches of more than `--most` invocations (default
 //! 12,288) are traced in three windows (start, middle, end). Prints one
-//! line per case and class at W = 32 and 64; `--json` writes every figure.
+//! line per case and class at W = 32 and 64, with `reads`, the bytes the
+//! plan's dispatches load in all against the tensor's (each sector once per
+//! dispatch: a plan of k dispatches that each read every row reads k
+//! times; `-` where a dispatch is traced in windows: raise `--most` or
+//! lower `--rows`); `--json` writes every figure.
 //! `--concat` traces the concat that mirrors each split instead (the
 //! split's outputs joined back into the tensor, checked against it).
 
@@ -82,8 +86,8 @@ fn run(options: &args::Options) -> Result<Vec<Row>, Box<dyn std::error::Error>> 
             .collect::<wgpu_split::Result<_>>()?,
     };
     println!(
-        "{:<28} {:<10} {:<12} {:>4} {:>10} {:>5} | W=32 ld    st    lines  fp   | W=64 ld    st    fp   | exact | targets",
-        "case", "class", "kernel", "disp", "invoc", "/copy"
+        "{:<28} {:<10} {:<12} {:>4} {:>10} {:>5} {:>5} | W=32 ld    st    lines  fp   | W=64 ld    st    fp   | exact | targets",
+        "case", "class", "kernel", "disp", "invoc", "/copy", "reads"
     );
     let mut rows = Vec::new();
     for (name, t, split) in &splits {
@@ -167,13 +171,15 @@ fn print_row(r: &Row) {
         return;
     };
     println!(
-        "{:<28} {:<10} {:<12} {:>4} {:>10} {:>5.2} |      {:<5.2} {:<5.2} {:<5.2}  {:<4.2} |      {:<5.2} {:<5.2} {:<4.2} | {:<5} | {}",
+        "{:<28} {:<10} {:<12} {:>4} {:>10} {:>5.2} {:>5} |      {:<5.2} {:<5.2} {:<5.2}  {:<4.2} |      {:<5.2} {:<5.2} {:<4.2} | {:<5} | {}",
         r.case,
         r.class,
         format!("{}/{}", r.kernel, &r.lanes[..1]),
         r.dispatches,
         r.invocations,
         r.invocations as f64 / r.copy_invocations.max(1) as f64,
+        w32.reads(r.read_bytes)
+            .map_or("-".to_string(), |x| format!("{x:.2}")),
         w32.loads.sector_ratio(),
         w32.stores.sector_ratio(),
         w32.loads.line_ratio().max(w32.stores.line_ratio()),

@@ -40,6 +40,9 @@ pub struct Row {
     pub copy_invocations: u64,
     /// Rows of the traced tensor (the full tensor's when not shrunk).
     pub traced_rows: usize,
+    /// Bytes the traced run reads once at least: the traced tensor's for a
+    /// split, its pieces' for a concat.
+    pub read_bytes: u64,
     /// Every output byte of the traced run equals the host path's.
     pub exact: bool,
     pub by_warp: Vec<Coalescing>,
@@ -138,6 +141,14 @@ pub fn trace_case(
         .sum();
     let input = random_tensor(&small_split, t)?;
     let expected = input.split(&small_split)?;
+    let read_bytes = if concat.is_some() {
+        expected
+            .iter()
+            .map(|e| e.as_bytes().map_or(0, |b| b.len() as u64))
+            .sum()
+    } else {
+        input.as_bytes()?.len() as u64
+    };
     let (run, exact) = if let Some(concat) = concat {
         // The concat of the split's outputs is the tensor.
         let pieces: Vec<&[u8]> = expected
@@ -181,6 +192,7 @@ pub fn trace_case(
         traced_rows: small_split.input_shape()[..small_split.axis()]
             .iter()
             .product(),
+        read_bytes,
         exact,
         by_warp,
     })

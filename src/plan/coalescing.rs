@@ -143,6 +143,16 @@ pub struct Coalescing {
     /// The rows each warp touched in each buffer, summed (each may cost
     /// one partial sector at either end).
     pub footprint_rows: u64,
+    /// Bytes of the sectors each dispatch loads, each sector counted once
+    /// per dispatch (what DRAM moves when a GPU's L2 keeps what one
+    /// dispatch has read until it ends), summed over the dispatches: a plan
+    /// of `k` dispatches that each read every row loads its input `k`
+    /// times. Exact only where every dispatch is traced whole
+    /// ([`Coalescing::traced_whole`]): a dispatch traced in windows counts
+    /// its windows' sectors only.
+    pub loaded_bytes: u64,
+    /// Every invocation of every dispatch is in the trace (no windows).
+    pub traced_whole: bool,
     /// Invocations of the dispatches (working ones), summed.
     pub invocations: u64,
     /// Dispatches.
@@ -154,6 +164,15 @@ impl Coalescing {
     /// warp touches is used whole).
     pub fn footprint(&self) -> f64 {
         self.footprint_sectors as f64 / self.footprint_ideal.max(1) as f64
+    }
+
+    /// Bytes the dispatches load in all ([`Coalescing::loaded_bytes`])
+    /// against `input_bytes`, the tensor a split reads (1.0: every input
+    /// byte loaded once).
+    /// `None` where a dispatch was traced in windows.
+    pub fn reads(&self, input_bytes: u64) -> Option<f64> {
+        self.traced_whole
+            .then(|| self.loaded_bytes as f64 / input_bytes.max(1) as f64)
     }
 
     /// True when the warps' footprint is at most `ratio` times the ideal,
@@ -181,6 +200,7 @@ pub fn analyse_with_rows(
     let mut out = Coalescing {
         warp,
         dispatches: dispatches.len(),
+        traced_whole: true,
         ..Coalescing::default()
     };
     for d in dispatches {
@@ -197,6 +217,8 @@ pub fn analyse_with_rows(
         let mut requests: HashMap<(u64, u32, u32), Request> = HashMap::new();
         // (warp, buffer, store) -> (sectors, 4-byte words, rows).
         let mut footprints: HashMap<(u64, usize, bool), Footprint> = HashMap::new();
+        // Every (buffer, sector) the dispatch loads.
+        let mut loaded: HashSet<(usize, u64)> = HashSet::new();
         for (first, invocations) in &d.windows {
             for (i, accesses) in invocations.iter().enumerate() {
                 let w = (first + i as u64) / u64::from(warp);
@@ -213,9 +235,16 @@ pub fn analyse_with_rows(
                     sectors.insert(byte / 32);
                     words.extend((byte / 4..(byte + u64::from(a.bytes)) / 4).map(|w| w * 4));
                     rows.insert(row_of(buffer, byte));
+                    if !a.store {
+                        let end = (byte + u64::from(a.bytes)).div_ceil(32);
+                        loaded.extend((byte / 32..end).map(|s| (buffer, s)));
+                    }
                 }
             }
         }
+        let traced: u64 = d.windows.iter().map(|(_, w)| w.len() as u64).sum();
+        out.traced_whole &= traced >= d.invocations;
+        out.loaded_bytes += loaded.len() as u64 * 32;
         for (store, lanes) in requests.values() {
             let kind = if *store {
                 &mut out.stores
@@ -347,6 +376,30 @@ mod tests {
         }
         let c = analyse(&[d], 32);
         assert_eq!((c.loads.requests, c.loads.sectors), (2, 32));
+    }
+
+    #[test]
+    fn each_dispatch_loads_its_sectors_once_and_dispatches_add_up() {
+        // 64 lanes each loading vec4 g (1 KiB): once per dispatch, however
+        // many times a dispatch's lanes load the same sector.
+        let once = analyse(&[copy(64, |g| g as u32)], 32);
+        assert_eq!(once.loaded_bytes, 1024);
+        assert_eq!(once.reads(1024), Some(1.0));
+        let twice_in_one = analyse(&[copy(64, |g| (g / 2) as u32)], 32);
+        assert_eq!(twice_in_one.loaded_bytes, 512);
+        // Three dispatches that each read the whole input load it three times.
+        let three = analyse(&vec![copy(64, |g| g as u32); 3], 32);
+        assert_eq!(three.reads(1024), Some(3.0));
+    }
+
+    #[test]
+    fn a_windowed_trace_does_not_say_what_a_plan_reads() {
+        // 4 of 16 warps traced: the sectors of the others are unknown.
+        let mut d = copy(128, |g| g as u32);
+        d.invocations = 512;
+        let c = analyse(&[d], 32);
+        assert!(!c.traced_whole);
+        assert_eq!(c.reads(8192), None);
     }
 
     #[test]
