@@ -59,3 +59,53 @@
 //#fragment tile
 // The staged blocks of a workgroup.
 var<workgroup> tile: array<vec4<u32>, {{size}}>;
+//#fragment looped_body
+    // {{tile}} blocks of {{rows}} rows ({{src_vec4s}} vec4s each) per workgroup,
+    // loaded and written in loops.
+    let lane = lid.x;
+    let tile0 = (wid.y * groups.x + wid.x) * {{tile}}u;
+    let blocks = table.entries[0u].len_bits / {{out0_block_bits}}u;
+    let base = ((table.entries[0u].src_bit + source_shift_bits() - {{offset}}u) >> 7u)
+        + tile0 * {{src_vec4s}}u;
+    let here = min({{tile}}u, blocks - min(tile0, blocks));
+    for (var i = lane; i < here * {{src_vec4s}}u; i += {{size}}u) {
+        tile[i] = ld_src(__site__, base + i);
+    }
+    workgroupBarrier();
+{{outputs}}
+//#fragment looped_output
+    {{unless_skipped}}{
+        let d = table.entries[{{j}}u].dst_unit
+            + dst_shift_{{slot}}(table.entries[{{j}}u].window_units) + tile0 * {{vec4s}}u;
+        for (var i = lane; i < here * {{vec4s}}u; i += {{size}}u) {
+            // Block i / {{vec4s}} of the tile, its share's bits from q.
+            let t = (i / {{vec4s}}u) * {{src_bits}}u;
+            let q = (i % {{vec4s}}u) * 128u;
+            st_dst_{{slot}}(__site__, d + i, vec4<u32>(
+                block_word(t, q, {{run}}u, {{block}}u, {{offset}}u),
+                block_word(t, q + 32u, {{run}}u, {{block}}u, {{offset}}u),
+                block_word(t, q + 64u, {{run}}u, {{block}}u, {{offset}}u),
+                block_word(t, q + 96u, {{run}}u, {{block}}u, {{offset}}u)));
+        }
+    }
+//#fragment block_word
+// Bits [q, q + 32) of an output's share of the block staged from tile bit
+// t: runs of `run` bits, one every `block` bits from bit `offset`. A field
+// ends at a run's end, a tile word's end or the output word's end.
+fn block_word(t: u32, q: u32, run: u32, block: u32, offset: u32) -> u32 {
+    var word = 0u;
+    var p = q;
+    loop {
+        if (p >= q + 32u) {
+            break;
+        }
+        let row = p / run;
+        let col = p - row * run;
+        let s = t + row * block + offset + col;
+        let len = min(min(q + 32u - p, run - col), 32u - (s & 31u));
+        let mask = select((1u << len) - 1u, 0xffffffffu, len == 32u);
+        word = word | (((tile[s >> 7u][(s >> 5u) & 3u] >> (s & 31u)) & mask) << (p - q));
+        p = p + len;
+    }
+    return word;
+}

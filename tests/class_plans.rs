@@ -138,10 +138,10 @@ const PINS: [(&str, [Pin; 4]); 14] = [
     (
         "f32_1x8400x85_yolov5",
         [
-            ("row_words", 1, 0),
-            ("row_words", 1, 0),
+            ("row_blocks", 1, 0),
+            ("row_blocks", 1, 0),
             ("row_streams", 1, 0),
-            ("row_words", 1, 0),
+            ("row_blocks", 1, 0),
         ],
     ),
     (

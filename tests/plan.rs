@@ -275,11 +275,12 @@ fn runs_of_128_bits_and_more_at_any_offset_take_row_streams_or_the_funnel() {
         kernel(&[4096, 4099], 1, vec![1000, 1000, 2099], ElementType::Int4),
         both(ROW_STREAMS)
     );
-    // Whole words: on GPUs row words (a word a lane, every sector whole),
-    // on lavapipe row streams.
+    // Whole words of short rows: on GPUs row blocks, staged in a loop (4
+    // rows of 85 words a block: every load and store a warp's consecutive
+    // vec4s), on lavapipe row streams.
     assert_eq!(
         kernel(&[8400, 85], 1, vec![5, 80], ElementType::Float),
-        both(ROW_WORDS)
+        both(ROW_BLOCKS)
     );
     let split = ResolvedSplit::new(&[8400, 85], 1, vec![5, 80], true).unwrap();
     let blocked = blocked_kernels(&split, ElementType::Float, &PlanLimits::WEBGPU_DEFAULT);
@@ -312,17 +313,18 @@ fn runs_of_128_bits_and_more_at_any_offset_take_row_streams_or_the_funnel() {
     let split = ResolvedSplit::new(&[8400, 84], 1, vec![4, 80], true).unwrap();
     let blocked = blocked_kernels(&split, ElementType::Float, &PlanLimits::WEBGPU_DEFAULT);
     assert_eq!(blocked, both(VEC4_TABLE));
-    // A run shorter than 128 bits of whole words: on GPUs row words; on
-    // lavapipe row streams gather it word by word, and with outputs of a
-    // partial vec4, row words.
-    for (shape, lengths, on_lavapipe) in [
-        ([8400, 84], vec![3, 81], ROW_STREAMS),
-        ([8401, 84], vec![3, 81], ROW_WORDS),
-        ([3, 41], vec![20, 21], ROW_WORDS),
+    // A run shorter than 128 bits of whole words: on GPUs row blocks staged
+    // in a loop where the rows divide into blocks of whole vec4s (4 rows
+    // of 84 words), else row words; on lavapipe row streams gather it word
+    // by word, and with outputs of a partial vec4, row words.
+    for (shape, lengths, on_gpus, on_lavapipe) in [
+        ([8400, 84], vec![3, 81], ROW_BLOCKS, ROW_STREAMS),
+        ([8401, 84], vec![3, 81], ROW_WORDS, ROW_WORDS),
+        ([3, 41], vec![20, 21], ROW_WORDS, ROW_WORDS),
     ] {
         assert_eq!(
             kernel(&shape, 1, lengths.clone(), ElementType::Float),
-            both(ROW_WORDS)
+            both(on_gpus)
         );
         let split = ResolvedSplit::new(&shape, 1, lengths, true).unwrap();
         let blocked = blocked_kernels(&split, ElementType::Float, &PlanLimits::WEBGPU_DEFAULT);
@@ -443,14 +445,24 @@ fn short_runs_take_row_blocks() {
         assert_eq!(plan.passes()[0].invocations, 512u32.div_ceil(42) * 256);
         assert_eq!(plan.offset_alignment_bytes(), 16);
     }
-    // Rows that do not fill whole blocks, blocks past 64 words, a per-output
-    // baseline: other kernels.
+    // Blocks past 64 words: staged in a loop on GPUs (f32 rows of 67
+    // words, 4 rows a block, 7 blocks a tile), other kernels where each
+    // lane walks a block in registers (lavapipe).
+    let [looped, _] = plans(&[4096, 67], vec![1, 66], ElementType::Float);
+    assert_eq!(runs(&looped), ROW_BLOCKS);
+    let Some(GeneratedLayout::RowBlocks(rb)) = looped.generated_layouts().first().copied() else {
+        panic!("a row-block plan")
+    };
+    assert!(rb.looped);
+    assert_eq!((rb.rows, rb.src_vec4s, rb.tile), (4, 67, 7));
+    assert_eq!(looped.passes()[0].invocations, 1024u32.div_ceil(7) * 256);
+    let wide = ResolvedSplit::new(&[4096, 67], 1, vec![1, 66], true).unwrap();
+    let blocked = blocked_kernels(&wide, ElementType::Float, &PlanLimits::WEBGPU_DEFAULT);
+    assert!(blocked.iter().all(|&k| k != ROW_BLOCKS), "{blocked:?}");
+    // Rows that do not fill whole blocks, a per-output baseline: other
+    // kernels.
     assert_ne!(
         runs(&plans(&[4095, 6], vec![1, 2, 3], ElementType::Float16)[0]),
-        ROW_BLOCKS
-    );
-    assert_ne!(
-        runs(&plans(&[4096, 67], vec![1, 66], ElementType::Float)[0]),
         ROW_BLOCKS
     );
     let split = ResolvedSplit::new(&[4096, 6], 1, vec![1, 2, 3], true).unwrap();
@@ -774,9 +786,11 @@ fn plans_for_a_compute_pass_gather_everything_with_the_models_kernel() {
     let odd = ResolvedSplit::new(&[256, 130], 1, vec![65, 65], true).unwrap();
     let odd_plan =
         |options: &PlanOptions| SplitPlan::new(&odd, ElementType::Float, &limits, options);
+    // (Candidates under the model's own lanes: row blocks take these rows
+    // only staged, as a GPU's striped lanes do.)
     let candidates: Vec<Kernel> = [Kernel::Funnel, Kernel::RowBlocks, Kernel::RowWords]
         .into_iter()
-        .filter(|&k| odd_plan(&PlanOptions::default().kernel(k)).is_ok())
+        .filter(|&k| odd_plan(&auto.in_compute_pass().kernel(k)).is_ok())
         .collect();
     assert!(candidates.len() >= 2, "{candidates:?}");
     for &favourite in &candidates {

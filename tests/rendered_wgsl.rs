@@ -1,15 +1,16 @@
 //! What the GPU runs, readable without running anything: every kernel's
 //! module in each of its forms for the form's first sample split (and the
-//! concat mirroring it, for a kernel that moves concats), in both
-//! placements and both lane orders, rendered into `shaders/rendered/`
-//! (`<kernel>[_<form>]_<placement>_<lanes>.wgsl`, the form named where a
-//! kernel has two) and checked against what the
+//! concat mirroring it, for a kernel that moves concats), and for the first
+//! sample of each code path a form's layouts take (row blocks' `looped`),
+//! in both placements and both lane orders, rendered into
+//! `shaders/rendered/` (`<kernel>[_<form>][_<path>]_<placement>_<lanes>.wgsl`,
+//! the form named where a kernel has two) and checked against what the
 //! crate renders today. `WGPU_SPLIT_BLESS=1 cargo test --test rendered_wgsl`
 //! rewrites them after a deliberate change (review the diff).
 
 use std::path::PathBuf;
 
-use wgpu_split::plan::internals::sample_plans;
+use wgpu_split::plan::internals::{SamplePlan, sample_plans};
 use wgpu_split::plan::{CostModel, Kernel, Placement, PlanLimits, PlanOptions, Strategy};
 
 /// The rendered modules: (file name, WGSL).
@@ -25,13 +26,21 @@ fn rendered() -> Vec<(String, String)> {
                 let plans = sample_plans(kernel, &PlanLimits::WEBGPU_DEFAULT, &options)
                     .unwrap_or_else(|e| panic!("{kernel} {placement:?}: {e}"));
                 // The first sample of each form in each direction the kernel
-                // moves.
-                let firsts = kernel.forms().iter().flat_map(|&form| {
-                    let plans = &plans;
-                    [false, true]
-                        .map(move |c| plans.iter().find(|p| p.concat == c && p.form == form))
-                });
-                for sample in firsts.flatten() {
+                // moves, and of each code path a form's layouts take.
+                let path =
+                    |p: &SamplePlan| p.plan.generated_layouts().first().and_then(|l| l.path());
+                let mut firsts: Vec<&SamplePlan> = Vec::new();
+                for &form in kernel.forms() {
+                    for sample in plans.iter().filter(|p| p.form == form) {
+                        let seen = firsts.iter().any(|f| {
+                            f.form == form && f.concat == sample.concat && path(f) == path(sample)
+                        });
+                        if !seen {
+                            firsts.push(sample);
+                        }
+                    }
+                }
+                for sample in firsts {
                     let (split, t) = (&sample.split, sample.element_type);
                     let key = &sample.plan.shaders()[0];
                     let direction = if sample.concat { "_concat" } else { "" };
@@ -39,6 +48,10 @@ fn rendered() -> Vec<(String, String)> {
                         format!("_{}", sample.form.name())
                     } else {
                         String::new()
+                    };
+                    let form = match path(sample) {
+                        Some(path) => format!("{form}_{path}"),
+                        None => form,
                     };
                     let name = format!(
                         "{}{form}{direction}_{}_{}.wgsl",
@@ -51,9 +64,13 @@ fn rendered() -> Vec<(String, String)> {
                     } else {
                         "split:"
                     };
+                    let first = match path(sample) {
+                        Some(path) => format!("the first sample of its {path} path"),
+                        None => "the form's first sample".to_string(),
+                    };
                     let header = format!(
                         "// Rendered by tests/rendered_wgsl.rs: kernel {kernel} ({} form), {} lanes, outputs {},\n\
-                         // {what} {t} {:?} on axis {} into {:?} (the form's first sample).\n\n",
+                         // {what} {t} {:?} on axis {} into {:?} ({first}).\n\n",
                         sample.form.name(),
                         model.lanes.name(),
                         placement.name(),

@@ -15,8 +15,9 @@
 //! and counts, per warp request of W = 8, 16, 32 and 64 lanes, the 32-byte
 //! sectors and 128-byte lines touched against the ideal for the bytes moved
 //! (`wgpu_split::plan::coalescing`). Tensors of more than `--rows` rows
-//! (default 256) are traced with that many rows: layouts do not depend on
-//! the row count. Dispatches of more than `--most` invocations (default
+//! (default 256) are traced with that many rows, or the few more their
+//! plan's layouts need to divide into blocks as the full tensor's do
+//! (layouts do not otherwise depend on the row count). Dispatches of more than `--most` invocations (default
 //! 12,288) are traced in three windows (start, middle, end). Prints one
 //! line per case and class at W = 32 and 64, with `reads`, the bytes the
 //! plan's dispatches load in all against the tensor's (each sector once per

@@ -120,19 +120,33 @@ pub fn trace_case(
     split: &ResolvedSplit,
     options: TraceOptions,
 ) -> Result<Row, Box<dyn std::error::Error>> {
-    let small_split = shrunk(split, options.rows)?;
-    let (full, plan, concat) = if options.concat {
-        let full = concat_plan_of(model, t, split, options.kernel)?;
-        let plan = concat_plan_of(model, t, &small_split, options.kernel)?;
-        (full.mirror().clone(), plan.mirror().clone(), Some(plan))
+    let full = if options.concat {
+        concat_plan_of(model, t, split, options.kernel)?
+            .mirror()
+            .clone()
     } else {
-        let full = plan_of(model, t, split, options.kernel)?;
-        let plan = plan_of(model, t, &small_split, options.kernel)?;
-        (full, plan, None)
+        plan_of(model, t, split, options.kernel)?
     };
-    if plan.kernel() != full.kernel() || plan.generated_layouts() != full.generated_layouts() {
-        return Err(format!("{name}: the shrunk tensor plans another kernel or layout").into());
+    // The fewest rows from `options.rows` whose plan has the full one's
+    // kernel and layouts (a layout may need the rows to divide into its
+    // blocks as the full tensor's do).
+    let mut shrunk_plan = None;
+    for rows in options.rows..options.rows + 128 {
+        let small_split = shrunk(split, rows)?;
+        let (plan, concat) = if options.concat {
+            let plan = concat_plan_of(model, t, &small_split, options.kernel)?;
+            (plan.mirror().clone(), Some(plan))
+        } else {
+            (plan_of(model, t, &small_split, options.kernel)?, None)
+        };
+        if plan.kernel() == full.kernel() && plan.generated_layouts() == full.generated_layouts() {
+            shrunk_plan = Some((small_split, plan, concat));
+            break;
+        }
     }
+    let Some((small_split, plan, concat)) = shrunk_plan else {
+        return Err(format!("{name}: the shrunk tensor plans another kernel or layout").into());
+    };
     let bits = t.bit_width().ok_or("strings are not traced")? as u64;
     let moved: u64 = split
         .output_shapes()

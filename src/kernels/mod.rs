@@ -407,6 +407,12 @@ pub(crate) trait KernelLayout {
     /// The module's code after the prelude, for a variant.
     fn wgsl(&self, variant: &Variant) -> String;
 
+    /// The code path it takes where its kernel's form has more than one
+    /// (row blocks' `looped`); `None` for the form's usual one.
+    fn path(&self) -> Option<&'static str> {
+        None
+    }
+
     /// True when each table entry owns a range of consecutive invocations
     /// (its `first_invocation`, one unit each), in output order; else
     /// every invocation serves every entry, as the layout's constants say.
@@ -461,6 +467,12 @@ impl GeneratedLayout {
     /// outputs take one each) for `outer` rows.
     pub fn invocations(&self, outer: u64) -> u64 {
         self.generated().invocations(outer)
+    }
+
+    /// The code path it takes where its kernel's form has more than one
+    /// (row blocks' `looped`), so that every path is rendered and checked.
+    pub fn path(&self) -> Option<&'static str> {
+        self.generated().path()
     }
 }
 

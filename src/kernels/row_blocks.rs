@@ -5,6 +5,15 @@
 //! the kernel is generated per layout (`shaders/row_blocks.wgsl`) with every shift
 //! and mask a constant: no division, no table walk per element.
 //!
+//! On GPUs (striped lanes) a workgroup stages a tile of blocks in
+//! workgroup memory with consecutive lanes on consecutive vec4s, then
+//! writes each output's share with consecutive lanes on consecutive vec4s.
+//! A block too large for constant bit fields (past [`MAX_ROW_BLOCK_BITS`],
+//! up to [`MAX_LOOPED_VEC4S`] vec4s) is staged the same way and each output
+//! word computed from the block's geometry in a loop (`looped`): narrow
+//! pieces beside long ones and rows of a few hundred bytes, when one
+//! dispatch moves every output.
+//!
 //! A runtime sees one layout per split node (the row count does not enter
 //! it), so a model compiles a handful of these. Into separate destinations
 //! past one dispatch's slots, each group of outputs is a dispatch of its
@@ -65,6 +74,27 @@ pub(super) const SPEC: KernelSpec = KernelSpec {
                 element_type: ElementType::Int4,
             },
         ),
+        // Looped (striped lanes only): a word beside 128 of them, 4 rows a
+        // block, 7 blocks a tile.
+        (
+            Form::PerLayout,
+            SampleSplit {
+                shape: &[256, 130],
+                axis: 1,
+                lengths: &[2, 128],
+                element_type: ElementType::Float16,
+            },
+        ),
+        // Looped: thirds of 3,000 bytes, 2 rows (375 vec4s) a block.
+        (
+            Form::PerLayout,
+            SampleSplit {
+                shape: &[64, 3000],
+                axis: 1,
+                lengths: &[1000; 3],
+                element_type: ElementType::Uint8,
+            },
+        ),
     ],
     // GPUs: 0.994 of the ideal sectors, staged in workgroup memory (0.985 to row words' 0.939 and
     // row streams' 0.611 where both move; tests/coalescing.rs).
@@ -85,12 +115,20 @@ fn layout(
     if window_start_bits != 0 {
         return None;
     }
-    RowBlocks::new(live, g.outer, g.lanes).map(GeneratedLayout::RowBlocks)
+    // Every gathered output in this one dispatch (not one group of them).
+    let whole = g.generated_outputs().is_some_and(|all| all.len() == live.len());
+    RowBlocks::new(live, g.outer, g.lanes, whole).map(GeneratedLayout::RowBlocks)
 }
 
 /// Largest block the generated kernel holds, in bits: 64 words of source,
-/// loaded into registers at once.
+/// loaded into registers at once (blocked lanes), or staged with every
+/// output word's bit fields compiled in (striped).
 pub const MAX_ROW_BLOCK_BITS: u64 = 64 * 32;
+
+/// Most source vec4s a workgroup stages for the looped form (8 KiB of
+/// workgroup memory, half of WebGPU's guaranteed 16 KiB; two per lane, so
+/// that the dispatch keeps at least half the invocations of a vec4 copy).
+pub const MAX_LOOPED_VEC4S: u64 = 2 * WORKGROUP_SIZE as u64;
 
 /// 32 bits of an output word from one source word of the block:
 /// `((source[src_word] >> shift) & mask(len)) << dst_bit`.
@@ -130,6 +168,10 @@ pub struct RowBlocks {
     pub lanes: LaneOrder,
     /// Blocks a workgroup stages (striped; 1 blocked).
     pub tile: u32,
+    /// Striped blocks past [`MAX_ROW_BLOCK_BITS`]: lanes load and store in
+    /// loops, and each output word is computed from the block's geometry
+    /// rather than from bit fields compiled in.
+    pub looped: bool,
     /// Input rows per block (per invocation).
     pub rows: u32,
     /// Source vec4s per block.
@@ -151,18 +193,26 @@ impl RowBlocks {
     /// The layout of `live` (non-empty outputs, every one gathered) in
     /// `outer` rows when the rows divide into blocks whose input and output
     /// shares are whole vec4s, and a block is at most
-    /// [`MAX_ROW_BLOCK_BITS`]; `None` otherwise.
+    /// [`MAX_ROW_BLOCK_BITS`], or, striped and `whole` (one dispatch moves
+    /// every gathered output: a group would re-read every block), at most
+    /// [`MAX_LOOPED_VEC4S`] vec4s; `None` otherwise.
     pub(crate) fn new(
         live: Vec<(usize, &OutputGeometry)>,
         outer: u64,
         lanes: LaneOrder,
+        whole: bool,
     ) -> Option<Self> {
         let block_bits = live.first()?.1.block_bits;
         let rows = live.iter().fold(rows_for_vec4s(block_bits), |r, (_, g)| {
             let need = rows_for_vec4s(g.run_bits);
             r / gcd(r, need) * need
         });
-        if !outer.is_multiple_of(rows) || rows * block_bits > MAX_ROW_BLOCK_BITS {
+        let looped = rows * block_bits > MAX_ROW_BLOCK_BITS;
+        let fits = !looped
+            || (lanes == LaneOrder::Striped
+                && whole
+                && rows * block_bits <= MAX_LOOPED_VEC4S * 128);
+        if !outer.is_multiple_of(rows) || !fits {
             return None;
         }
         let outputs: Vec<RowOutput> = live
@@ -177,11 +227,18 @@ impl RowBlocks {
         let out_vec4s: u64 = outputs.iter().map(|o| o.words.len() as u64 / 4).sum();
         let tile = match lanes {
             LaneOrder::Blocked => 1,
+            LaneOrder::Striped if looped => MAX_LOOPED_VEC4S / src_vec4s.max(out_vec4s),
             LaneOrder::Striped => u64::from(WORKGROUP_SIZE) / src_vec4s.max(out_vec4s),
         };
+        // Outputs that overlap may write more than a block holds: past
+        // what a workgroup stages, another kernel.
+        if tile == 0 {
+            return None;
+        }
         Some(RowBlocks {
             lanes,
             tile: tile as u32,
+            looped,
             rows: rows as u32,
             src_vec4s: src_vec4s as u32,
             outputs,
@@ -216,10 +273,17 @@ impl KernelLayout for RowBlocks {
         None
     }
 
+    fn path(&self) -> Option<&'static str> {
+        self.looped.then_some("looped")
+    }
+
     /// The entry point for this layout: invocation `g` loads block `g` and
     /// writes every output's share of it. Table entry `j` belongs to
     /// gathered output `j`.
     fn wgsl(&self, variant: &Variant) -> String {
+        if self.looped {
+            return self.looped(variant);
+        }
         if self.lanes == LaneOrder::Striped {
             return self.staged(variant);
         }
@@ -322,6 +386,54 @@ impl RowBlocks {
             ],
         );
         WGSL.fill("tile", &[("size", &WORKGROUP_SIZE)]) + &workgroup_entry_point(variant, &body)
+    }
+}
+
+impl RowBlocks {
+    /// The looped module: the tile's blocks loaded by consecutive lanes,
+    /// looping, into workgroup memory; then, output by output, lane `l`
+    /// writes output vec4s `l`, `l + 256`, ... of the tile, each word
+    /// computed from the output's run, offset and the row's length.
+    fn looped(&self, variant: &Variant) -> String {
+        let block_bits = self.src_vec4s * 128 / self.rows;
+        let outputs: String = self
+            .outputs
+            .iter()
+            .enumerate()
+            .map(|(j, out)| {
+                let vec4s = out.words.len() as u32 / 4;
+                let run = vec4s * 128 / self.rows;
+                WGSL.fill(
+                    "looped_output",
+                    &[
+                        ("unless_skipped", &variant.unless_skipped(j)),
+                        ("j", &j),
+                        ("slot", &variant.placement.slot_of_entry(j)),
+                        ("vec4s", &vec4s),
+                        ("size", &WORKGROUP_SIZE),
+                        ("src_bits", &(self.src_vec4s * 128)),
+                        ("run", &run),
+                        ("block", &block_bits),
+                        ("offset", &out.offset_bits),
+                    ],
+                )
+            })
+            .collect();
+        let out0_block_bits = self.outputs[0].words.len() * 32;
+        let body = WGSL.fill(
+            "looped_body",
+            &[
+                ("tile", &self.tile),
+                ("rows", &self.rows),
+                ("src_vec4s", &self.src_vec4s),
+                ("out0_block_bits", &out0_block_bits),
+                ("offset", &self.outputs[0].offset_bits),
+                ("size", &WORKGROUP_SIZE),
+                ("outputs", &outputs),
+            ],
+        );
+        let tile = WGSL.fill("tile", &[("size", &(self.tile * self.src_vec4s))]);
+        tile + &WGSL.fill("block_word", &[]) + &workgroup_entry_point(variant, &body)
     }
 }
 

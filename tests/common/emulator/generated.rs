@@ -191,7 +191,11 @@ pub(super) fn run_row_blocks(rb: &RowBlocks, pass: &mut GeneratedPass<'_>, memor
                 blocks.div_ceil(rb.tile) * 256,
                 "a workgroup per tile"
             );
-            assert!(rb.tile * rb.src_vec4s <= 256, "a tile fits the workgroup");
+            let staged = if rb.looped { 512 } else { 256 };
+            assert!(
+                rb.tile * rb.src_vec4s <= staged,
+                "a tile fits its workgroup memory"
+            );
             blocks
         }
     };
