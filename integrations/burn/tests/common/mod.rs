@@ -131,7 +131,8 @@ pub fn host_split(
     split: &wgpu_split::ResolvedSplit,
 ) -> Vec<Vec<u8>> {
     let input = HostTensor::from_raw(element, shape, bytes.to_vec()).expect("host tensor");
-    input.split(split)
+    input
+        .split(split)
         .expect("host split")
         .into_iter()
         .map(|t| t.as_bytes().expect("numeric").to_vec())
