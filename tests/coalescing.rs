@@ -19,7 +19,7 @@ mod common;
 mod measure;
 
 use measure::{Row, TraceOptions, missed, sweep, trace_case};
-use wgpu_split::plan::{CostModel, Kernel};
+use wgpu_split::plan::{CostModel, Kernel, PlanLimits};
 use wgpu_split::{ElementType, ResolvedSplit};
 
 /// The GPU classes, whose plans run striped lanes.
@@ -34,6 +34,7 @@ const TRACE: TraceOptions = TraceOptions {
     most: 4096,
     kernel: None,
     concat: false,
+    limits: PlanLimits::WEBGPU_DEFAULT,
 };
 
 /// split_bench's cases, resolved.
@@ -158,6 +159,48 @@ fn gpu_class_plans_read_their_input_once_per_dispatch() {
     }
 }
 
+/// One-element columns, as many as a native device binds in a dispatch
+/// (30 under lavapipe's limits less the trace's own binding): one dispatch
+/// of row blocks staged in a loop, every load and store coalesced, the
+/// input read once. (Under WebGPU's defaults the same splits take five
+/// dispatches of narrow words: issue 38's open part.)
+#[test]
+fn columns_a_dispatch_binds_are_staged_in_one_pass() {
+    let native = TraceOptions {
+        rows: 64,
+        most: 150_000,
+        limits: PlanLimits {
+            max_storage_buffers_per_shader_stage: PlanLimits::LAVAPIPE
+                .max_storage_buffers_per_shader_stage
+                - 1,
+            ..PlanLimits::LAVAPIPE
+        },
+        ..TRACE
+    };
+    let columns = |shape: [usize; 2], t| {
+        let split = ResolvedSplit::new(&shape, 1, vec![1; shape[1]], true).unwrap();
+        (format!("{t} {shape:?} columns"), t, split)
+    };
+    let splits = [
+        columns([512, 30], ElementType::Float16),
+        columns([4096, 30], ElementType::Float),
+    ];
+    for (class, model) in GPU_CLASSES {
+        let rows = traced(class, model, &splits, native);
+        assert_targets(&rows);
+        for r in &rows {
+            assert_eq!(
+                (r.kernel.as_str(), r.dispatches),
+                ("row_blocks", 1),
+                "{}",
+                r.case
+            );
+            let w32 = r.by_warp.iter().find(|c| c.warp == 32).unwrap();
+            assert_eq!(w32.reads(r.read_bytes), Some(1.0), "{}", r.case);
+        }
+    }
+}
+
 /// The concats that mirror split_bench's cases and the sweep, planned by
 /// the GPU classes: held to the same targets.
 #[test]
@@ -250,7 +293,7 @@ fn trace_efficiency(kernel: Kernel) -> Vec<(String, f64)> {
         rows: 64,
         most: 2048,
         kernel: Some(kernel),
-        concat: false,
+        ..TRACE
     };
     // Tensors past 8 MiB (after the rows are shrunk) only repeat patterns
     // the others show, at a cost in time.

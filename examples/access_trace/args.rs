@@ -1,7 +1,7 @@
 //! The command line of `access_trace`: which splits to trace, how.
 
 use wgpu_split::frameworks::{Burn, Candle, Numpy, Torch};
-use wgpu_split::plan::Kernel;
+use wgpu_split::plan::{Kernel, PlanLimits};
 use wgpu_split::{
     ElementType, OnnxSplit, OnnxSplitToSequence, OpenVinoSplit, OpenVinoVariadicSplit, ParamTensor,
     ResolvedSplit,
@@ -25,10 +25,13 @@ pub struct Options {
     pub sweep: bool,
     /// Trace the concat that mirrors each split (its outputs joined back).
     pub concat: bool,
+    /// The limits plans are made for (`--limits webgpu|native`).
+    pub limits: PlanLimits,
 }
 
 pub const USAGE: &str =
     "usage: access_trace [--rows N] [--most N] [--json PATH] [--case NAME] [--kernel NAME] [--sweep] [--concat]
+       [--limits webgpu|native]
        [--dtype TYPE --shape D,D,.. --axis A --split SPEC]
 SPEC: lengths:L,L,..  onnx18:N  seq  openvino.split:N  openvino.variadic:L,L,..
       torch.chunk:N  torch.split:N  torch.tensor_split:I,I,..  torch.unbind
@@ -104,6 +107,7 @@ pub fn parse() -> Result<Options, String> {
         kernel: None,
         sweep: false,
         concat: false,
+        limits: PlanLimits::WEBGPU_DEFAULT,
     };
     let (mut dtype, mut shape, mut axis, mut spec) = (None, None, 0i64, None);
     let mut args = std::env::args().skip(1);
@@ -116,6 +120,20 @@ pub fn parse() -> Result<Options, String> {
             "--case" => o.case = Some(value()?),
             "--sweep" => o.sweep = true,
             "--concat" => o.concat = true,
+            "--limits" => {
+                o.limits = match value()?.as_str() {
+                    "webgpu" => PlanLimits::WEBGPU_DEFAULT,
+                    // Lavapipe's, less the storage binding the trace
+                    // variant adds: 30 destinations a dispatch.
+                    "native" => PlanLimits {
+                        max_storage_buffers_per_shader_stage: PlanLimits::LAVAPIPE
+                            .max_storage_buffers_per_shader_stage
+                            - 1,
+                        ..PlanLimits::LAVAPIPE
+                    },
+                    other => return Err(format!("unknown limits {other}\n{USAGE}")),
+                }
+            }
             "--kernel" => {
                 let name = value()?;
                 o.kernel = Some(Kernel::from_name(&name).ok_or(format!("unknown kernel {name}"))?);

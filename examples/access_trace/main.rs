@@ -3,13 +3,16 @@
 //!
 //! ```text
 //! cargo run --release --example access_trace -- [--rows N] [--most N] [--json PATH]
-//!     [--case NAME] [--sweep] [--concat] [--dtype TYPE --shape D,D,.. --axis A --split SPEC]
+//!     [--case NAME] [--sweep] [--concat] [--limits webgpu|native]
+//!     [--dtype TYPE --shape D,D,.. --axis A --split SPEC]
 //! ```
 //!
 //! For every split_bench case (or the one split of the command line) and
 //! every class model (`DISCRETE_GPU`, `INTEGRATED_GPU`, `LAVAPIPE`,
 //! `CONSERVATIVE`), it plans the split for a compute pass under WebGPU's
-//! default limits into buffers of their own, runs the plan's modules in
+//! default limits (`--limits native`: lavapipe's, 30 destinations a
+//! dispatch, as a native device binds, less the trace's own binding) into
+//! buffers of their own, runs the plan's modules in
 //! their trace variant (`wgpu_split::gpu::trace`; the adapter executes the
 //! very WGSL a GPU gets), checks every output byte against the host path,
 //! and counts, per warp request of W = 8, 16, 32 and 64 lanes, the 32-byte
@@ -102,6 +105,7 @@ fn run(options: &args::Options) -> Result<Vec<Row>, Box<dyn std::error::Error>> 
                 most: options.most,
                 kernel: options.kernel,
                 concat: options.concat,
+                limits: options.limits,
             };
             let row = trace_case(&splitter, name, class, model, *t, split, traced)?;
             print_row(&row);

@@ -16,14 +16,17 @@ use wgpu_split::{ElementType, HostTensor, ResolvedConcat, ResolvedSplit};
 pub const WARPS: [u32; 4] = [8, 16, 32, 64];
 
 /// How to trace: at most `rows` rows, `most` invocations a dispatch, the
-/// kernel to force, and whether to trace the concat that mirrors the split
-/// (its inputs the split's outputs) instead.
+/// kernel to force, whether to trace the concat that mirrors the split
+/// (its inputs the split's outputs) instead, and the device limits plans
+/// are made for (WebGPU's defaults: a browser's; a native device often
+/// binds more destinations a dispatch).
 #[derive(Debug, Clone, Copy)]
 pub struct TraceOptions {
     pub rows: usize,
     pub most: u64,
     pub kernel: Option<Kernel>,
     pub concat: bool,
+    pub limits: PlanLimits,
 }
 
 /// One case under one class model.
@@ -60,20 +63,16 @@ fn options_of(model: CostModel, kernel: Option<Kernel>) -> PlanOptions {
 }
 
 /// The plan of a class model for a compute pass (dispatches only, the
-/// kernel the model ranks first), under WebGPU's default limits.
+/// kernel the model ranks first), under `limits`.
 pub fn plan_of(
     model: CostModel,
     t: ElementType,
     split: &ResolvedSplit,
     kernel: Option<Kernel>,
+    limits: &PlanLimits,
 ) -> wgpu_split::Result<SplitPlan> {
     let options = options_of(model, kernel);
-    Ok(SplitPlan::new(
-        split,
-        t,
-        &PlanLimits::WEBGPU_DEFAULT,
-        &options,
-    )?)
+    Ok(SplitPlan::new(split, t, limits, &options)?)
 }
 
 /// The plan of the concat that mirrors `split`, as [`plan_of`] plans.
@@ -82,15 +81,11 @@ pub fn concat_plan_of(
     t: ElementType,
     split: &ResolvedSplit,
     kernel: Option<Kernel>,
+    limits: &PlanLimits,
 ) -> Result<ConcatPlan, Box<dyn std::error::Error>> {
     let concat = ResolvedConcat::inverse_of(split).ok_or("a split that no concat mirrors")?;
     let options = options_of(model, kernel);
-    Ok(ConcatPlan::new(
-        &concat,
-        t,
-        &PlanLimits::WEBGPU_DEFAULT,
-        &options,
-    )?)
+    Ok(ConcatPlan::new(&concat, t, limits, &options)?)
 }
 
 /// `split` with at most `rows` rows before its axis (the axis and what
@@ -121,11 +116,11 @@ pub fn trace_case(
     options: TraceOptions,
 ) -> Result<Row, Box<dyn std::error::Error>> {
     let full = if options.concat {
-        concat_plan_of(model, t, split, options.kernel)?
+        concat_plan_of(model, t, split, options.kernel, &options.limits)?
             .mirror()
             .clone()
     } else {
-        plan_of(model, t, split, options.kernel)?
+        plan_of(model, t, split, options.kernel, &options.limits)?
     };
     // The fewest rows from `options.rows` whose plan has the full one's
     // kernel and layouts (a layout may need the rows to divide into its
@@ -134,10 +129,13 @@ pub fn trace_case(
     for rows in options.rows..options.rows + 128 {
         let small_split = shrunk(split, rows)?;
         let (plan, concat) = if options.concat {
-            let plan = concat_plan_of(model, t, &small_split, options.kernel)?;
+            let plan = concat_plan_of(model, t, &small_split, options.kernel, &options.limits)?;
             (plan.mirror().clone(), Some(plan))
         } else {
-            (plan_of(model, t, &small_split, options.kernel)?, None)
+            (
+                plan_of(model, t, &small_split, options.kernel, &options.limits)?,
+                None,
+            )
         };
         if plan.kernel() == full.kernel() && plan.generated_layouts() == full.generated_layouts() {
             shrunk_plan = Some((small_split, plan, concat));

@@ -51,7 +51,7 @@ impl BurnSplitter {
     }
 
     /// The same splitter with another default [`Strategy`] (for example a
-    /// model from [`wgpu_split::gpu::calibrate`] on burn's device).
+    /// model from [`wgpu_split::gpu::Calibration::measure`] on burn's device).
     pub fn with_strategy(mut self, strategy: Strategy) -> Self {
         self.splitter = self.splitter.with_strategy(strategy);
         self
