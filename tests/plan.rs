@@ -453,7 +453,7 @@ fn short_runs_take_row_blocks() {
     let Some(GeneratedLayout::RowBlocks(rb)) = looped.generated_layouts().first().copied() else {
         panic!("a row-block plan")
     };
-    assert!(rb.looped);
+    assert!(rb.is_looped());
     assert_eq!((rb.rows, rb.src_vec4s, rb.tile), (4, 67, 7));
     assert_eq!(looped.passes()[0].invocations, 1024u32.div_ceil(7) * 256);
     let wide = ResolvedSplit::new(&[4096, 67], 1, vec![1, 66], true).unwrap();

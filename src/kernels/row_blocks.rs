@@ -168,10 +168,6 @@ pub struct RowBlocks {
     pub lanes: LaneOrder,
     /// Blocks a workgroup stages (striped; 1 blocked).
     pub tile: u32,
-    /// Striped blocks past [`MAX_ROW_BLOCK_BITS`]: lanes load and store in
-    /// loops, and each output word is computed from the block's geometry
-    /// rather than from bit fields compiled in.
-    pub looped: bool,
     /// Input rows per block (per invocation).
     pub rows: u32,
     /// Source vec4s per block.
@@ -238,7 +234,6 @@ impl RowBlocks {
         Some(RowBlocks {
             lanes,
             tile: tile as u32,
-            looped,
             rows: rows as u32,
             src_vec4s: src_vec4s as u32,
             outputs,
@@ -248,6 +243,13 @@ impl RowBlocks {
     /// Blocks (invocations) for `outer` rows.
     pub fn blocks(&self, outer: u64) -> u64 {
         outer / u64::from(self.rows)
+    }
+
+    /// True for a (striped) block past [`MAX_ROW_BLOCK_BITS`]: lanes load
+    /// and store in loops, and each output word is computed from the
+    /// block's geometry rather than from bit fields compiled in.
+    pub fn is_looped(&self) -> bool {
+        u64::from(self.src_vec4s) * 128 > MAX_ROW_BLOCK_BITS
     }
 }
 
@@ -274,15 +276,15 @@ impl KernelLayout for RowBlocks {
     }
 
     fn path(&self) -> Option<&'static str> {
-        self.looped.then_some("looped")
+        self.is_looped().then_some("looped")
     }
 
     /// The entry point for this layout: invocation `g` loads block `g` and
     /// writes every output's share of it. Table entry `j` belongs to
     /// gathered output `j`.
     fn wgsl(&self, variant: &Variant) -> String {
-        if self.looped {
-            return self.looped(variant);
+        if self.is_looped() {
+            return self.looped_module(variant);
         }
         if self.lanes == LaneOrder::Striped {
             return self.staged(variant);
@@ -394,7 +396,7 @@ impl RowBlocks {
     /// looping, into workgroup memory; then, output by output, lane `l`
     /// writes output vec4s `l`, `l + 256`, ... of the tile, each word
     /// computed from the output's run, offset and the row's length.
-    fn looped(&self, variant: &Variant) -> String {
+    fn looped_module(&self, variant: &Variant) -> String {
         let block_bits = self.src_vec4s * 128 / self.rows;
         let outputs: String = self
             .outputs

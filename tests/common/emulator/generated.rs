@@ -191,7 +191,7 @@ pub(super) fn run_row_blocks(rb: &RowBlocks, pass: &mut GeneratedPass<'_>, memor
                 blocks.div_ceil(rb.tile) * 256,
                 "a workgroup per tile"
             );
-            let staged = if rb.looped { 512 } else { 256 };
+            let staged = if rb.is_looped() { 512 } else { 256 };
             assert!(
                 rb.tile * rb.src_vec4s <= staged,
                 "a tile fits its workgroup memory"
