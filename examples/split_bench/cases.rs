@@ -94,6 +94,77 @@ pub fn concat_suite(quick: bool) -> Vec<Case> {
     cases
 }
 
+/// Issue 38's shapes (`--narrow`): pieces narrower than a warp's reach and
+/// more outputs than one dispatch binds, each large enough that a GPU's
+/// time is its memory traffic, and the 31 columns joined back.
+pub fn narrow_suite(quick: bool) -> Vec<Case> {
+    let q = |full: usize, small: usize| if quick { small } else { full };
+    let lengths = |lengths: &[i64]| ParamTensor::int64_1d(lengths);
+    let case = |name, element_type, shape, op: Operator| Case {
+        name,
+        element_type,
+        shape,
+        op: op.into(),
+        concat: None,
+    };
+    use ElementType::{BFloat16, Float, Float16, Int8, Uint8};
+    let columns = || OnnxSplit::new(18, 31).axis(1).num_outputs(31);
+    vec![
+        case(
+            "f16_1048576x31_columns",
+            Float16,
+            vec![q(1_048_576, 16_384), 31],
+            columns().into(),
+        ),
+        case(
+            "f32_1048576x31_columns",
+            Float,
+            vec![q(1_048_576, 16_384), 31],
+            columns().into(),
+        ),
+        Case {
+            name: "cat_f16_1048576x31_columns",
+            concat: Some(OnnxConcat::new(13).axis(1).into()),
+            ..case(
+                "",
+                Float16,
+                vec![q(1_048_576, 16_384), 31],
+                columns().into(),
+            )
+        },
+        case(
+            "bf16_3x262144x128_mrope",
+            BFloat16,
+            vec![3, q(262_144, 4096), 128],
+            OnnxSplit::new(13, 6)
+                .axis(-1)
+                .split_input(lengths(&[16, 24, 24, 16, 24, 24]))
+                .into(),
+        ),
+        case(
+            "f32_4194304x4_unbind",
+            Float,
+            vec![q(4_194_304, 65_536), 4],
+            OnnxSplit::new(18, 4).axis(-1).num_outputs(4).into(),
+        ),
+        case(
+            "u8_16384x3000_thirds",
+            Uint8,
+            vec![q(16_384, 1024), 3000],
+            OnnxSplit::new(18, 3).axis(1).num_outputs(3).into(),
+        ),
+        case(
+            "i8_32768x1023_511_1_511",
+            Int8,
+            vec![q(32_768, 2048), 1023],
+            OnnxSplit::new(13, 3)
+                .axis(1)
+                .split_input(lengths(&[511, 1, 511]))
+                .into(),
+        ),
+    ]
+}
+
 /// Every case; `quick` shrinks the large ones.
 pub fn suite(quick: bool) -> Vec<Case> {
     let q = |full: usize, small: usize| if quick { small } else { full };

@@ -1,7 +1,7 @@
 //! `split_bench`: how close the crate's split gets to what the device can do.
 //!
 //! ```text
-//! cargo run --release --example split_bench -- [--quick] [--runs N] [--case NAME]
+//! cargo run --release --example split_bench -- [--quick] [--narrow] [--runs N] [--case NAME]
 //!     [--json PATH] [--plot PATH] [--calibrate] [--report] [--cases PATH]
 //! cargo run --example split_bench -- --markdown REPORT.json [--full] [--plot PATH]
 //! ```
@@ -11,6 +11,10 @@
 //! prints the class model beside the calibrated one, and exits without
 //! timing a case. `--cases PATH` writes the cases as data (shapes, axes,
 //! pieces, bytes counted) for `scripts/torch_peer.py` and exits.
+//!
+//! `--narrow` adds issue 38's shapes (`cases::narrow_suite`: one-element
+//! columns past one dispatch's destinations, rotary sections, an unbind
+//! on the last axis, u8 thirds, a one-byte piece between long ones).
 //!
 //! `--markdown` prints the README's table from a JSON report (`--full`: the
 //! table of every method and ratio, `docs/PERFORMANCE.md`'s), draws
@@ -38,7 +42,7 @@ mod work;
 use std::path::Path;
 use std::time::Instant;
 
-use cases::{Case, concat_suite, suite};
+use cases::{Case, concat_suite, narrow_suite, suite};
 use gpu_timer::GpuTimer;
 use wgpu_split::gpu::{Calibration, GpuContext, ModelOrigin};
 use wgpu_split::plan::{CostModel, DeviceClass, Strategy};
@@ -54,14 +58,31 @@ struct Options {
     markdown: Option<String>,
     full: bool,
     cases: Option<String>,
+    narrow: bool,
 }
 
 const USAGE: &str = "\
-usage: split_bench [--quick] [--runs N] [--case NAME] [--json PATH] [--plot PATH] [--report]
+usage: split_bench [--quick] [--narrow] [--runs N] [--case NAME] [--json PATH] [--plot PATH] [--report]
        split_bench --calibrate     calibrate only: print the class model and the calibrated
                                    one, time no case, exit (every run calibrates first anyway)
        split_bench --cases PATH [--quick]   write the cases as data (torch_peer.py) and exit
        split_bench --markdown REPORT.json [--full] [--plot PATH]";
+
+impl Options {
+    /// The suite and its concats, and issue 38's shapes with `--narrow`.
+    fn cases(&self) -> Vec<Case> {
+        let narrow = if self.narrow {
+            narrow_suite(self.quick)
+        } else {
+            Vec::new()
+        };
+        suite(self.quick)
+            .into_iter()
+            .chain(concat_suite(self.quick))
+            .chain(narrow)
+            .collect()
+    }
+}
 
 fn parse_args() -> Result<Options, String> {
     let mut o = Options {
@@ -75,12 +96,14 @@ fn parse_args() -> Result<Options, String> {
         markdown: None,
         full: false,
         cases: None,
+        narrow: false,
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         let mut value = |flag: &str| args.next().ok_or(format!("{flag} needs a value"));
         match a.as_str() {
             "--quick" => o.quick = true,
+            "--narrow" => o.narrow = true,
             "--calibrate" => o.calibrate = true,
             "--report" => o.report = true,
             "--full" => o.full = true,
@@ -171,10 +194,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         return print_markdown(path, &options);
     }
     if let Some(path) = &options.cases {
-        let cases: Vec<Case> = suite(options.quick)
-            .into_iter()
-            .chain(concat_suite(options.quick))
-            .collect();
+        let cases: Vec<Case> = options.cases();
         let json = report::cases_json(&cases, options.quick)?;
         write_file(path, serde_json::to_string_pretty(&json)?.as_bytes())?;
         println!("wrote {path}");
@@ -229,9 +249,9 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         .json
         .clone()
         .or_else(|| options.report.then(|| "split_report.json".to_string()));
-    let cases: Vec<Case> = suite(options.quick)
+    let cases: Vec<Case> = options
+        .cases()
         .into_iter()
-        .chain(concat_suite(options.quick))
         .filter(|c| options.case.as_deref().is_none_or(|n| n == c.name))
         .collect();
     if cases.is_empty() {

@@ -152,6 +152,20 @@ fn prepare(
 ) -> Result<Option<Prepared>> {
     let device = splitter.device();
     let size = problem.baseline.len() as u64;
+    // A copy command per run: past this many the baseline only measures
+    // how long wgpu takes to record them (the narrow shapes have millions).
+    const MOST_COPIES: usize = 262_144;
+    let split = &problem.split;
+    let copies = split.input_shape()[..split.axis()]
+        .iter()
+        .product::<usize>()
+        * split.output_shapes().len();
+    if method == Method::PerOutputCopy && copies > MOST_COPIES {
+        eprintln!(
+            "    {method}: n/a: about {copies} copy commands, past the bench's {MOST_COPIES}"
+        );
+        return Ok(None);
+    }
     let planned = method.plan_options(splitter, calibrated);
     let work = if let (Some((options, limits)), Some(concat)) = (&planned, &problem.concat) {
         // On the device's limits, through the splitter (its class model
