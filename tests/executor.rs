@@ -41,7 +41,26 @@ fn split_async_does_not_block_its_executor() {
     let (op, input) = big_problem();
     // Once blocking first, so that compiling the kernel (host work in the
     // first poll) is not part of what the ticker measures.
+    let blocking = Instant::now();
     common::round_trip(gpu).split(&op, &input).unwrap();
+    let blocking = blocking.elapsed();
+    // GPU work queued ahead of the split, about twice as long as the whole
+    // blocking split took: on a fast GPU the split's own device time is
+    // microseconds beside its upload and copy out (an H200: 9.1 of 9.7 ms
+    // inside the polls, all of it host work), and the test must tell
+    // waiting for the GPU inside a poll from doing host work there. Not
+    // where the driver's submit itself waits for earlier work (lavapipe
+    // runs a submission's commands before `vkQueueSubmit` returns): there
+    // any submit would wait, and the split's own GPU time, tens of
+    // milliseconds, is the gap.
+    let busy = BusyWork::new(gpu.device());
+    let copy = busy.time_one_copy(gpu.queue());
+    let copies = (2.0 * blocking.as_secs_f64() / copy.as_secs_f64()).ceil() as u32;
+    let copies = copies.clamp(1, 500);
+    let queued_ahead = !busy.submit_waits(gpu.queue(), copy);
+    if queued_ahead {
+        busy.queue(gpu.queue(), copies);
+    }
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_time()
         .build()
@@ -73,18 +92,87 @@ fn split_async_does_not_block_its_executor() {
     );
     // A future that blocks inside poll is done in one poll that takes the
     // whole split, and the ticker never runs. Here the first poll uploads
-    // and submits and the last copies the outputs out (host work, about
-    // half of it on lavapipe); the GPU's work runs between polls, with the
-    // executor free. Shares of one run, so a busy machine slows both sides
+    // and submits and the last copies the outputs out (host work); the
+    // GPU's work, the queued copies and the split, runs between polls,
+    // with the executor free. Shares of one run, so a busy machine slows both sides
     // alike (a rate of ticks did not hold on a busy CI machine: 1 tick in
     // 11.6 ms).
     let outside = during.saturating_sub(inside);
+    println!(
+        "queued ahead: {} copies of {copy:?} (the blocking split took {blocking:?})",
+        if queued_ahead { copies } else { 0 }
+    );
     assert!(polls >= 2, "done in {polls} poll");
     assert!(
         outside.as_secs_f64() >= 0.2 * during.as_secs_f64(),
         "the executor was free for {outside:?} of {during:?}"
     );
     assert!(ticks >= 1, "the ticker never ran in {during:?}");
+}
+
+/// Copies between two 64 MiB buffers: GPU work that takes a known time.
+struct BusyWork {
+    device: wgpu::Device,
+    from: wgpu::Buffer,
+    to: wgpu::Buffer,
+}
+
+impl BusyWork {
+    const BYTES: u64 = 64 << 20;
+
+    fn new(device: &wgpu::Device) -> Self {
+        let buffer = |usage| {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("busy work"),
+                size: Self::BYTES,
+                usage,
+                mapped_at_creation: false,
+            })
+        };
+        BusyWork {
+            device: device.clone(),
+            from: buffer(wgpu::BufferUsages::COPY_SRC),
+            to: buffer(wgpu::BufferUsages::COPY_DST),
+        }
+    }
+
+    /// Submits `count` copies, each in a command buffer of its own.
+    fn queue(&self, queue: &wgpu::Queue, count: u32) {
+        let device = &self.device;
+        queue.submit((0..count).map(|_| {
+            let mut encoder = device.create_command_encoder(&Default::default());
+            encoder.copy_buffer_to_buffer(&self.from, 0, &self.to, 0, Self::BYTES);
+            encoder.finish()
+        }));
+    }
+
+    /// True when a submission waits for the work queued before it: an
+    /// empty submit behind copies that take 20 times `copy` returned after
+    /// more than half of their time.
+    fn submit_waits(&self, queue: &wgpu::Queue, copy: Duration) -> bool {
+        self.queue(queue, 20);
+        let started = Instant::now();
+        queue.submit([]);
+        let waited = started.elapsed();
+        self.device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .unwrap();
+        waited > copy * 10
+    }
+
+    /// How long one copy takes, submitted and waited for (the fastest of
+    /// three, after a warm-up).
+    fn time_one_copy(&self, queue: &wgpu::Queue) -> Duration {
+        let device = &self.device;
+        let mut fastest = Duration::MAX;
+        for _ in 0..4 {
+            let started = Instant::now();
+            self.queue(queue, 1);
+            device.poll(wgpu::PollType::wait_indefinitely()).unwrap();
+            fastest = fastest.min(started.elapsed());
+        }
+        fastest.max(Duration::from_micros(1))
+    }
 }
 
 /// A future's output with the time spent inside its polls and their number.

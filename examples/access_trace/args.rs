@@ -25,13 +25,13 @@ pub struct Options {
     pub sweep: bool,
     /// Trace the concat that mirrors each split (its outputs joined back).
     pub concat: bool,
-    /// The limits plans are made for (`--limits webgpu|native`).
+    /// The limits plans are made for (`--limits webgpu|native|gpu`).
     pub limits: PlanLimits,
 }
 
 pub const USAGE: &str =
     "usage: access_trace [--rows N] [--most N] [--json PATH] [--case NAME] [--kernel NAME] [--sweep] [--concat]
-       [--limits webgpu|native]
+       [--limits webgpu|native|gpu]
        [--dtype TYPE --shape D,D,.. --axis A --split SPEC]
 SPEC: lengths:L,L,..  onnx18:N  seq  openvino.split:N  openvino.variadic:L,L,..
       torch.chunk:N  torch.split:N  torch.tensor_split:I,I,..  torch.unbind
@@ -129,6 +129,12 @@ pub fn parse() -> Result<Options, String> {
                         max_storage_buffers_per_shader_stage: PlanLimits::LAVAPIPE
                             .max_storage_buffers_per_shader_stage
                             - 1,
+                        ..PlanLimits::LAVAPIPE
+                    },
+                    // A GPU's Vulkan limits (NVIDIA's bind far more than
+                    // one dispatch's most destinations).
+                    "gpu" => PlanLimits {
+                        max_storage_buffers_per_shader_stage: 64,
                         ..PlanLimits::LAVAPIPE
                     },
                     other => return Err(format!("unknown limits {other}\n{USAGE}")),
