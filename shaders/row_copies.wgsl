@@ -13,7 +13,9 @@
 //   copies unit `w = g % per_row` of row `g / per_row` into the output whose
 //   run holds it: consecutive lanes on consecutive units of the input and
 //   of every output, so a warp's request touches the sectors its bytes need.
-//   The runs' starts come from the table (every entry is read at the top).
+//   The runs' starts come from the table (every entry is read at the top);
+//   each lane first finds its run, then makes its one access to the tensor
+//   at one site for every run (a load in a split, a store in a concat).
 //
 // `move_<slot>` copies a unit from the source to slot <slot> in a split,
 // and back in a concat (the same units, the other way: prelude.wgsl).
@@ -38,14 +40,41 @@
 //#fragment striped_body
     let row = g / {{per_row}}u;
     let w = g % {{per_row}}u;
-{{entries}}{{moves}}
-//#fragment striped_move
-    // Unit w - {{first}} of run {{j}}: its start in the input row from the
-    // table, so that groups of one shape share a module wherever their
-    // windows start.
-    {{unless_skipped}}{
-        if (w - {{first}}u < {{run}}u) {
-            let u = w - {{first}}u;
-            move_{{slot}}(__site__, e{{j}}.dst_unit + row * {{run}}u + u, row * {{block}}u + e{{j}}.src_bit / UNIT_BITS + u);
-        }
+{{entries}}    // The run that holds unit w (the row's runs laid end to end): its
+    // entry, and where the unit lies in the input row and in its output.
+    // The starts of runs come from the table, so that groups of one shape
+    // share a module wherever their windows start. Then one access to the
+    // tensor per lane, whichever run holds its unit: a warp's units of
+    // several runs make one request, not one per run.
+    var j = 0u;
+    var s = 0u;
+    var d = 0u;
+{{picks}}{{moves}}
+//#fragment striped_pick
+    {{test}}{
+        j = {{j}}u;
+        s = row * {{block}}u + e{{j}}.src_bit / UNIT_BITS + w - {{first}}u;
+        d = e{{j}}.dst_unit + row * {{run}}u + w - {{first}}u;
     }
+//#fragment striped_split
+    let v = ld_src(__site__, s);
+{{stores}}
+//#fragment striped_store
+    if (j == {{j}}u{{and_writes}}) {
+        st_dst_{{slot}}(__site__, d, v);
+    }
+//#fragment striped_store_one
+    {{unless_skipped}}{
+        st_dst_{{slot}}(__site__, d, v);
+    }
+//#fragment striped_concat
+    var v: {{unit}};
+{{loads}}    {{unless_skipped}}{
+        st_src(__site__, s, v);
+    }
+//#fragment striped_load
+    if (j == {{j}}u) {
+        v = ld_dst_{{slot}}(__site__, d);
+    }
+//#fragment striped_load_one
+    v = ld_dst_{{slot}}(__site__, d);

@@ -22,9 +22,12 @@ fn gather() -> PlanOptions {
     PlanOptions::default().strategy(PlanStrategy::Gather)
 }
 
-/// The pure-gather plan on this device.
+/// The pure-gather plan on this device's limits, its kernels ranked by the
+/// model a plan made without a device uses (`CostModel::default()`): the
+/// splitter's own is measured when it is made on a software adapter, and
+/// a busy machine can reorder it.
 fn gather_plan(gpu: &GpuSplitter, split: &ResolvedSplit, t: ElementType) -> SplitPlan {
-    gpu.plan_with(split, t, &gather()).unwrap()
+    SplitPlan::new(split, t, gpu.limits(), &gather()).unwrap()
 }
 
 /// Splits on the GPU and compares with the host path (and, for small

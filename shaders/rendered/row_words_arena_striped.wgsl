@@ -104,23 +104,29 @@ fn split(
     let w = g % 1025u;
     let e0 = bound_0(table.entries[0u]);
     let e1 = bound_0(table.entries[1u]);
-    // Unit w - 0 of run 0: its start in the input row from the
-    // table, so that groups of one shape share a module wherever their
-    // windows start.
-    {
-        if (w - 0u < 512u) {
-            let u = w - 0u;
-            move_0(0u, e0.dst_unit + row * 512u + u, row * 1025u + e0.src_bit / UNIT_BITS + u);
-        }
+    // The run that holds unit w (the row's runs laid end to end): its
+    // entry, and where the unit lies in the input row and in its output.
+    // The starts of runs come from the table, so that groups of one shape
+    // share a module wherever their windows start. Then one access to the
+    // tensor per lane, whichever run holds its unit: a warp's units of
+    // several runs make one request, not one per run.
+    var j = 0u;
+    var s = 0u;
+    var d = 0u;
+    if (w < 512u) {
+        j = 0u;
+        s = row * 1025u + e0.src_bit / UNIT_BITS + w - 0u;
+        d = e0.dst_unit + row * 512u + w - 0u;
     }
-    // Unit w - 512 of run 1: its start in the input row from the
-    // table, so that groups of one shape share a module wherever their
-    // windows start.
-    {
-        if (w - 512u < 513u) {
-            let u = w - 512u;
-            move_0(1u, e1.dst_unit + row * 513u + u, row * 1025u + e1.src_bit / UNIT_BITS + u);
-        }
+    else {
+        j = 1u;
+        s = row * 1025u + e1.src_bit / UNIT_BITS + w - 512u;
+        d = e1.dst_unit + row * 513u + w - 512u;
     }
+    let v = ld_src(0u, s);
+    {
+        st_dst_0(1u, d, v);
+    }
+
 
 }

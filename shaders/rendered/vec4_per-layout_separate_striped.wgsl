@@ -182,41 +182,48 @@ fn split(
     let e1 = bound_1(table.entries[1u]);
     let e2 = bound_2(table.entries[2u]);
     let e3 = bound_3(table.entries[3u]);
-    // Unit w - 0 of run 0: its start in the input row from the
-    // table, so that groups of one shape share a module wherever their
-    // windows start.
-    {
-        if (w - 0u < 256u) {
-            let u = w - 0u;
-            move_0(0u, e0.dst_unit + row * 256u + u, row * 1024u + e0.src_bit / UNIT_BITS + u);
-        }
+    // The run that holds unit w (the row's runs laid end to end): its
+    // entry, and where the unit lies in the input row and in its output.
+    // The starts of runs come from the table, so that groups of one shape
+    // share a module wherever their windows start. Then one access to the
+    // tensor per lane, whichever run holds its unit: a warp's units of
+    // several runs make one request, not one per run.
+    var j = 0u;
+    var s = 0u;
+    var d = 0u;
+    if (w < 256u) {
+        j = 0u;
+        s = row * 1024u + e0.src_bit / UNIT_BITS + w - 0u;
+        d = e0.dst_unit + row * 256u + w - 0u;
     }
-    // Unit w - 256 of run 1: its start in the input row from the
-    // table, so that groups of one shape share a module wherever their
-    // windows start.
-    {
-        if (w - 256u < 256u) {
-            let u = w - 256u;
-            move_1(1u, e1.dst_unit + row * 256u + u, row * 1024u + e1.src_bit / UNIT_BITS + u);
-        }
+    else if (w < 512u) {
+        j = 1u;
+        s = row * 1024u + e1.src_bit / UNIT_BITS + w - 256u;
+        d = e1.dst_unit + row * 256u + w - 256u;
     }
-    // Unit w - 512 of run 2: its start in the input row from the
-    // table, so that groups of one shape share a module wherever their
-    // windows start.
-    {
-        if (w - 512u < 256u) {
-            let u = w - 512u;
-            move_2(2u, e2.dst_unit + row * 256u + u, row * 1024u + e2.src_bit / UNIT_BITS + u);
-        }
+    else if (w < 768u) {
+        j = 2u;
+        s = row * 1024u + e2.src_bit / UNIT_BITS + w - 512u;
+        d = e2.dst_unit + row * 256u + w - 512u;
     }
-    // Unit w - 768 of run 3: its start in the input row from the
-    // table, so that groups of one shape share a module wherever their
-    // windows start.
-    {
-        if (w - 768u < 256u) {
-            let u = w - 768u;
-            move_3(3u, e3.dst_unit + row * 256u + u, row * 1024u + e3.src_bit / UNIT_BITS + u);
-        }
+    else {
+        j = 3u;
+        s = row * 1024u + e3.src_bit / UNIT_BITS + w - 768u;
+        d = e3.dst_unit + row * 256u + w - 768u;
     }
+    let v = ld_src(0u, s);
+    if (j == 0u) {
+        st_dst_0(1u, d, v);
+    }
+    if (j == 1u) {
+        st_dst_1(2u, d, v);
+    }
+    if (j == 2u) {
+        st_dst_2(3u, d, v);
+    }
+    if (j == 3u) {
+        st_dst_3(4u, d, v);
+    }
+
 
 }

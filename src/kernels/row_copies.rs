@@ -19,8 +19,7 @@ use super::{GeneratedLayout, Kernel, KernelLayout};
 use crate::kernels::lanes::LaneOrder;
 use crate::kernels::template::Template;
 use crate::kernels::wgsl::{Variant, entry_point, read_entries};
-use crate::kernels::work::OutputGeometry;
-use crate::kernels::work::Work;
+use crate::kernels::work::{Direction, OutputGeometry, Work};
 
 /// The template of the row-copy layouts (both units).
 pub(super) const WGSL: Template = Template::new(
@@ -200,29 +199,87 @@ impl RowCopies {
 
 impl RowCopies {
     /// The striped body: unit `w` of the row's runs laid end to end, moved
-    /// between its output and where its run lies in the input row.
+    /// between its output and where its run lies in the input row. The
+    /// lane picks its run first, then touches the tensor at one site (one
+    /// request a warp, whatever runs its units belong to); the outputs'
+    /// side is one site a slot.
     fn striped(&self, variant: &Variant) -> String {
+        let count = self.outputs.len();
         let mut first = 0u32;
-        let mut moves = String::new();
+        let mut picks = String::new();
         for (j, out) in self.outputs.iter().enumerate() {
-            moves += &WGSL.fill(
-                "striped_move",
+            let end = first + out.run_units;
+            let test = match (j, j + 1 == count) {
+                (0, true) => String::new(),
+                (0, false) => format!("if (w < {end}u) "),
+                (_, true) => "else ".to_string(),
+                (_, false) => format!("else if (w < {end}u) "),
+            };
+            picks += &WGSL.fill(
+                "striped_pick",
                 &[
-                    ("unless_skipped", &variant.unless_skipped(j)),
+                    ("test", &test),
+                    ("j", &j),
+                    ("block", &self.block_units),
                     ("first", &first),
                     ("run", &out.run_units),
-                    ("block", &self.block_units),
-                    ("slot", &variant.placement.slot_of_entry(j)),
-                    ("j", &j),
                 ],
             );
-            first += out.run_units;
+            first = end;
         }
+        let slot = |j: usize| variant.placement.slot_of_entry(j);
+        // Every entry in one slot (an arena): one site on that side too.
+        let one_slot = (1..count).all(|j| slot(j) == slot(0));
+        let skipped = if variant.skips { "if (writes(j)) " } else { "" };
+        let moves = match variant.direction {
+            Direction::Split => {
+                let stores: String = if one_slot {
+                    WGSL.fill(
+                        "striped_store_one",
+                        &[("unless_skipped", &skipped), ("slot", &slot(0))],
+                    )
+                } else {
+                    let and_writes = if variant.skips { " && writes(j)" } else { "" };
+                    (0..count)
+                        .map(|j| {
+                            WGSL.fill(
+                                "striped_store",
+                                &[("j", &j), ("and_writes", &and_writes), ("slot", &slot(j))],
+                            )
+                        })
+                        .collect()
+                };
+                WGSL.fill("striped_split", &[("stores", &stores)])
+            }
+            Direction::Concat => {
+                let loads: String = if one_slot {
+                    WGSL.fill("striped_load_one", &[("slot", &slot(0))])
+                } else {
+                    (0..count)
+                        .map(|j| WGSL.fill("striped_load", &[("j", &j), ("slot", &slot(j))]))
+                        .collect()
+                };
+                let unit = if self.unit_bits == 128 {
+                    "vec4<u32>"
+                } else {
+                    "u32"
+                };
+                WGSL.fill(
+                    "striped_concat",
+                    &[
+                        ("unit", &unit),
+                        ("loads", &loads),
+                        ("unless_skipped", &skipped),
+                    ],
+                )
+            }
+        };
         WGSL.fill(
             "striped_body",
             &[
                 ("per_row", &self.per_row),
-                ("entries", &read_entries(variant, self.outputs.len())),
+                ("entries", &read_entries(variant, count)),
+                ("picks", &picks),
                 ("moves", &moves),
             ],
         )
