@@ -72,22 +72,37 @@ var<workgroup> tile: array<vec4<u32>, {{size}}>;
         tile[i] = ld_src(__site__, base + i);
     }
     workgroupBarrier();
-{{outputs}}
+    // Every output's vec4s of the tile laid end to end, output by output:
+    // lane i writes vec4 i of that stretch, into the output that holds it,
+    // so that every lane works however narrow the outputs are.
+    for (var i = lane; i < here * {{out_vec4s}}u; i += {{size}}u) {
+{{outputs}}    }
 //#fragment looped_output
-    {{unless_skipped}}{
-        let d = table.entries[{{j}}u].dst_unit
-            + dst_shift_{{slot}}(table.entries[{{j}}u].window_units) + tile0 * {{vec4s}}u;
-        for (var i = lane; i < here * {{vec4s}}u; i += {{size}}u) {
-            // Block i / {{vec4s}} of the tile, its share's bits from q.
-            let t = (i / {{vec4s}}u) * {{src_bits}}u;
-            let q = (i % {{vec4s}}u) * 128u;
-            st_dst_{{slot}}(__site__, d + i, vec4<u32>(
-                block_word(t, q, {{run}}u, {{block}}u, {{offset}}u),
-                block_word(t, q + 32u, {{run}}u, {{block}}u, {{offset}}u),
-                block_word(t, q + 64u, {{run}}u, {{block}}u, {{offset}}u),
-                block_word(t, q + 96u, {{run}}u, {{block}}u, {{offset}}u)));
+        {{test}}{
+            {{unless_skipped}}{
+                // Vec4 k of output {{j}}'s share of the tile: block k / {{vec4s}},
+                // its bits from q.
+                let k = i - here * {{first}}u;
+                let t = (k / {{vec4s}}u) * {{src_bits}}u;
+                let q = (k % {{vec4s}}u) * 128u;
+                let d = table.entries[{{j}}u].dst_unit
+                    + dst_shift_{{slot}}(table.entries[{{j}}u].window_units) + tile0 * {{vec4s}}u;
+                st_dst_{{slot}}(__site__, d + k, vec4<u32>(
+                    {{word}}(t, q, {{run}}u, {{block}}u, {{offset}}u),
+                    {{word}}(t, q + 32u, {{run}}u, {{block}}u, {{offset}}u),
+                    {{word}}(t, q + 64u, {{run}}u, {{block}}u, {{offset}}u),
+                    {{word}}(t, q + 96u, {{run}}u, {{block}}u, {{offset}}u)));
+            }
         }
-    }
+//#fragment aligned_word
+// Bits [q, q + 32) of an output's share of the block staged from tile bit
+// t, where its runs, the row and its offset are whole words: one staged
+// word.
+fn aligned_word(t: u32, q: u32, run: u32, block: u32, offset: u32) -> u32 {
+    let row = q / run;
+    let s = t + row * block + offset + q - row * run;
+    return tile[s >> 7u][(s >> 5u) & 3u];
+}
 //#fragment block_word
 // Bits [q, q + 32) of an output's share of the block staged from tile bit
 // t: runs of `run` bits, one every `block` bits from bit `offset`. A field

@@ -121,24 +121,12 @@ fn writes(j: u32) -> bool {
 // The staged blocks of a workgroup.
 var<workgroup> tile: array<vec4<u32>, 455>;
 // Bits [q, q + 32) of an output's share of the block staged from tile bit
-// t: runs of `run` bits, one every `block` bits from bit `offset`. A field
-// ends at a run's end, a tile word's end or the output word's end.
-fn block_word(t: u32, q: u32, run: u32, block: u32, offset: u32) -> u32 {
-    var word = 0u;
-    var p = q;
-    loop {
-        if (p >= q + 32u) {
-            break;
-        }
-        let row = p / run;
-        let col = p - row * run;
-        let s = t + row * block + offset + col;
-        let len = min(min(q + 32u - p, run - col), 32u - (s & 31u));
-        let mask = select((1u << len) - 1u, 0xffffffffu, len == 32u);
-        word = word | (((tile[s >> 7u][(s >> 5u) & 3u] >> (s & 31u)) & mask) << (p - q));
-        p = p + len;
-    }
-    return word;
+// t, where its runs, the row and its offset are whole words: one staged
+// word.
+fn aligned_word(t: u32, q: u32, run: u32, block: u32, offset: u32) -> u32 {
+    let row = q / run;
+    let s = t + row * block + offset + q - row * run;
+    return tile[s >> 7u][(s >> 5u) & 3u];
 }
 // Every invocation of the workgroup runs the body (it shares workgroup
 // memory behind a barrier, so none may return early).
@@ -161,33 +149,41 @@ fn split(
         tile[i] = ld_src(0u, base + i);
     }
     workgroupBarrier();
-    {
-        let d = table.entries[0u].dst_unit
-            + dst_shift_0(table.entries[0u].window_units) + tile0 * 1u;
-        for (var i = lane; i < here * 1u; i += 256u) {
-            // Block i / 1 of the tile, its share's bits from q.
-            let t = (i / 1u) * 8320u;
-            let q = (i % 1u) * 128u;
-            st_dst_0(1u, d + i, vec4<u32>(
-                block_word(t, q, 32u, 2080u, 0u),
-                block_word(t, q + 32u, 32u, 2080u, 0u),
-                block_word(t, q + 64u, 32u, 2080u, 0u),
-                block_word(t, q + 96u, 32u, 2080u, 0u)));
+    // Every output's vec4s of the tile laid end to end, output by output:
+    // lane i writes vec4 i of that stretch, into the output that holds it,
+    // so that every lane works however narrow the outputs are.
+    for (var i = lane; i < here * 65u; i += 256u) {
+        if (i < here * 1u) {
+            {
+                // Vec4 k of output 0's share of the tile: block k / 1,
+                // its bits from q.
+                let k = i - here * 0u;
+                let t = (k / 1u) * 8320u;
+                let q = (k % 1u) * 128u;
+                let d = table.entries[0u].dst_unit
+                    + dst_shift_0(table.entries[0u].window_units) + tile0 * 1u;
+                st_dst_0(1u, d + k, vec4<u32>(
+                    aligned_word(t, q, 32u, 2080u, 0u),
+                    aligned_word(t, q + 32u, 32u, 2080u, 0u),
+                    aligned_word(t, q + 64u, 32u, 2080u, 0u),
+                    aligned_word(t, q + 96u, 32u, 2080u, 0u)));
+            }
+        }
+        else {
+            {
+                // Vec4 k of output 1's share of the tile: block k / 64,
+                // its bits from q.
+                let k = i - here * 1u;
+                let t = (k / 64u) * 8320u;
+                let q = (k % 64u) * 128u;
+                let d = table.entries[1u].dst_unit
+                    + dst_shift_1(table.entries[1u].window_units) + tile0 * 64u;
+                st_dst_1(2u, d + k, vec4<u32>(
+                    aligned_word(t, q, 2048u, 2080u, 32u),
+                    aligned_word(t, q + 32u, 2048u, 2080u, 32u),
+                    aligned_word(t, q + 64u, 2048u, 2080u, 32u),
+                    aligned_word(t, q + 96u, 2048u, 2080u, 32u)));
+            }
         }
     }
-    {
-        let d = table.entries[1u].dst_unit
-            + dst_shift_1(table.entries[1u].window_units) + tile0 * 64u;
-        for (var i = lane; i < here * 64u; i += 256u) {
-            // Block i / 64 of the tile, its share's bits from q.
-            let t = (i / 64u) * 8320u;
-            let q = (i % 64u) * 128u;
-            st_dst_1(2u, d + i, vec4<u32>(
-                block_word(t, q, 2048u, 2080u, 32u),
-                block_word(t, q + 32u, 2048u, 2080u, 32u),
-                block_word(t, q + 64u, 2048u, 2080u, 32u),
-                block_word(t, q + 96u, 2048u, 2080u, 32u)));
-        }
-    }
-
 }

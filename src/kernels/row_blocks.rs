@@ -393,34 +393,52 @@ impl RowBlocks {
 
 impl RowBlocks {
     /// The looped module: the tile's blocks loaded by consecutive lanes,
-    /// looping, into workgroup memory; then, output by output, lane `l`
-    /// writes output vec4s `l`, `l + 256`, ... of the tile, each word
-    /// computed from the output's run, offset and the row's length.
+    /// looping, into workgroup memory; then every output's vec4s of the
+    /// tile laid end to end, lane `l` writing vec4s `l`, `l + 256`, ... of
+    /// that stretch into the output that holds each (so that narrow
+    /// outputs keep every lane busy), each word computed from the output's
+    /// run, offset and the row's length: one staged word where those are
+    /// whole words (`aligned_word`), else assembled from bit fields
+    /// (`block_word`).
     fn looped_module(&self, variant: &Variant) -> String {
         let block_bits = self.src_vec4s * 128 / self.rows;
-        let outputs: String = self
-            .outputs
-            .iter()
-            .enumerate()
-            .map(|(j, out)| {
-                let vec4s = out.words.len() as u32 / 4;
-                let run = vec4s * 128 / self.rows;
-                WGSL.fill(
-                    "looped_output",
-                    &[
-                        ("unless_skipped", &variant.unless_skipped(j)),
-                        ("j", &j),
-                        ("slot", &variant.placement.slot_of_entry(j)),
-                        ("vec4s", &vec4s),
-                        ("size", &WORKGROUP_SIZE),
-                        ("src_bits", &(self.src_vec4s * 128)),
-                        ("run", &run),
-                        ("block", &block_bits),
-                        ("offset", &out.offset_bits),
-                    ],
-                )
-            })
-            .collect();
+        let count = self.outputs.len();
+        let mut first = 0u32;
+        let mut words = Vec::new();
+        let mut outputs = String::new();
+        for (j, out) in self.outputs.iter().enumerate() {
+            let vec4s = out.words.len() as u32 / 4;
+            let run = vec4s * 128 / self.rows;
+            let end = first + vec4s;
+            let test = match (j, j + 1 == count) {
+                (0, true) => String::new(),
+                (0, false) => format!("if (i < here * {end}u) "),
+                (_, true) => "else ".to_string(),
+                (_, false) => format!("else if (i < here * {end}u) "),
+            };
+            let aligned = [run, block_bits, out.offset_bits].iter().all(|b| b % 32 == 0);
+            let word = if aligned { "aligned_word" } else { "block_word" };
+            if !words.contains(&word) {
+                words.push(word);
+            }
+            outputs += &WGSL.fill(
+                "looped_output",
+                &[
+                    ("test", &test),
+                    ("unless_skipped", &variant.unless_skipped(j)),
+                    ("j", &j),
+                    ("first", &first),
+                    ("slot", &variant.placement.slot_of_entry(j)),
+                    ("vec4s", &vec4s),
+                    ("src_bits", &(self.src_vec4s * 128)),
+                    ("word", &word),
+                    ("run", &run),
+                    ("block", &block_bits),
+                    ("offset", &out.offset_bits),
+                ],
+            );
+            first = end;
+        }
         let out0_block_bits = self.outputs[0].words.len() * 32;
         let body = WGSL.fill(
             "looped_body",
@@ -431,11 +449,13 @@ impl RowBlocks {
                 ("out0_block_bits", &out0_block_bits),
                 ("offset", &self.outputs[0].offset_bits),
                 ("size", &WORKGROUP_SIZE),
+                ("out_vec4s", &first),
                 ("outputs", &outputs),
             ],
         );
         let tile = WGSL.fill("tile", &[("size", &(self.tile * self.src_vec4s))]);
-        tile + &WGSL.fill("block_word", &[]) + &workgroup_entry_point(variant, &body)
+        let functions: String = words.iter().map(|w| WGSL.fill(w, &[])).collect();
+        tile + &functions + &workgroup_entry_point(variant, &body)
     }
 }
 
