@@ -226,6 +226,10 @@ fn prepare(
     Ok(Some(p))
 }
 
+/// Wall seconds the device is kept busy before a case's rounds
+/// ([`GpuTimer::hold_clocks`]).
+const CLOCK_HOLD_SECONDS: f64 = 0.2;
+
 /// Device seconds of each prepared method in every round, and its median
 /// host seconds to record. Each round runs the methods in an order of its
 /// own (a fixed pseudo-random shuffle), so no method always runs right
@@ -245,6 +249,12 @@ fn time_round_robin(
     let mut records: Vec<Vec<f64>> = vec![Vec::new(); prepared.len()];
     for p in prepared {
         timer.warm_up(&|e: &mut wgpu::CommandEncoder| p.record(splitter, input_buffer, e));
+    }
+    if let Some(p) = prepared.first() {
+        timer.hold_clocks(
+            &|e: &mut wgpu::CommandEncoder| p.record(splitter, input_buffer, e),
+            CLOCK_HOLD_SECONDS,
+        );
     }
     let mut order: Vec<usize> = (0..prepared.len()).collect();
     let mut state = 0x9E37_79B9_7F4A_7C15_u64;
