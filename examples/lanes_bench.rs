@@ -279,6 +279,9 @@ fn time_pair(timer: &GpuTimer, pair: &Pair, runs: usize) -> [f64; 3] {
     for record in &records {
         timer.warm_up(record);
     }
+    // The device at its working clocks before the rounds (see
+    // `GpuTimer::hold_clocks`).
+    timer.hold_clocks(&records[0], 0.1);
     let (mut seconds, mut ratios) = ([Vec::new(), Vec::new()], Vec::new());
     for round in 0..runs {
         // Alternate which runs first, so that neither always follows the other.
