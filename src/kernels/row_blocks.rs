@@ -101,7 +101,9 @@ pub(super) const SPEC: KernelSpec = KernelSpec {
     rates: ClassRates::on_gpus(8.1e9, 0.99),
     inherits: None,
     per_layout_name: None,
-    directions: &[Direction::Split],
+    // Concats in the looped form only (striped lanes, every piece in one
+    // dispatch, the pieces covering the row).
+    directions: &[Direction::Split, Direction::Concat],
 };
 
 /// The layout of `live`: every gathered output, or one group's outputs.
@@ -117,7 +119,7 @@ fn layout(
     }
     // Every gathered output in this one dispatch (not one group of them).
     let whole = g.generated_outputs().is_some_and(|all| all.len() == live.len());
-    RowBlocks::new(live, g.outer, g.lanes, whole).map(GeneratedLayout::RowBlocks)
+    RowBlocks::new(live, g.outer, g.lanes, whole, g.direction).map(GeneratedLayout::RowBlocks)
 }
 
 /// Largest block the generated kernel holds, in bits: 64 words of source,
@@ -172,6 +174,10 @@ pub struct RowBlocks {
     pub rows: u32,
     /// Source vec4s per block.
     pub src_vec4s: u32,
+    /// Staged and written in loops, each word computed from the block's
+    /// geometry: a striped block past [`MAX_ROW_BLOCK_BITS`], and every
+    /// concat.
+    pub looped: bool,
     /// The gathered outputs, in order (empty outputs have none).
     pub outputs: Vec<RowOutput>,
 }
@@ -191,19 +197,28 @@ impl RowBlocks {
     /// shares are whole vec4s, and a block is at most
     /// [`MAX_ROW_BLOCK_BITS`], or, striped and `whole` (one dispatch moves
     /// every gathered output: a group would re-read every block), at most
-    /// [`MAX_LOOPED_VEC4S`] vec4s; `None` otherwise.
+    /// [`MAX_LOOPED_VEC4S`] vec4s; `None` otherwise. A concat takes the
+    /// looped form only, and only where its pieces cover the row (the
+    /// tensor's vec4s are assembled whole in workgroup memory: a piece
+    /// moved by copy commands would be overwritten).
     pub(crate) fn new(
         live: Vec<(usize, &OutputGeometry)>,
         outer: u64,
         lanes: LaneOrder,
         whole: bool,
+        direction: Direction,
     ) -> Option<Self> {
         let block_bits = live.first()?.1.block_bits;
         let rows = live.iter().fold(rows_for_vec4s(block_bits), |r, (_, g)| {
             let need = rows_for_vec4s(g.run_bits);
             r / gcd(r, need) * need
         });
-        let looped = rows * block_bits > MAX_ROW_BLOCK_BITS;
+        let concat = direction == Direction::Concat;
+        let covered: u64 = live.iter().map(|(_, g)| g.run_bits).sum();
+        if concat && (lanes != LaneOrder::Striped || !whole || covered != block_bits) {
+            return None;
+        }
+        let looped = concat || rows * block_bits > MAX_ROW_BLOCK_BITS;
         let fits = !looped
             || (lanes == LaneOrder::Striped
                 && whole
@@ -236,6 +251,7 @@ impl RowBlocks {
             tile: tile as u32,
             rows: rows as u32,
             src_vec4s: src_vec4s as u32,
+            looped,
             outputs,
         })
     }
@@ -245,11 +261,12 @@ impl RowBlocks {
         outer / u64::from(self.rows)
     }
 
-    /// True for a (striped) block past [`MAX_ROW_BLOCK_BITS`]: lanes load
-    /// and store in loops, and each output word is computed from the
-    /// block's geometry rather than from bit fields compiled in.
+    /// True for a (striped) block past [`MAX_ROW_BLOCK_BITS`], and for a
+    /// concat: lanes load and store in loops, and each output word is
+    /// computed from the block's geometry rather than from bit fields
+    /// compiled in.
     pub fn is_looped(&self) -> bool {
-        u64::from(self.src_vec4s) * 128 > MAX_ROW_BLOCK_BITS
+        self.looped
     }
 }
 
@@ -284,7 +301,10 @@ impl KernelLayout for RowBlocks {
     /// gathered output `j`.
     fn wgsl(&self, variant: &Variant) -> String {
         if self.is_looped() {
-            return self.looped_module(variant);
+            return match variant.direction {
+                Direction::Split => self.looped_module(variant),
+                Direction::Concat => self.looped_concat_module(variant),
+            };
         }
         if self.lanes == LaneOrder::Striped {
             return self.staged(variant);
@@ -456,6 +476,114 @@ impl RowBlocks {
         let tile = WGSL.fill("tile", &[("size", &(self.tile * self.src_vec4s))]);
         let functions: String = words.iter().map(|w| WGSL.fill(w, &[])).collect();
         tile + &functions + &workgroup_entry_point(variant, &body)
+    }
+}
+
+impl RowBlocks {
+    /// The looped concat, the split's mirror: every piece's vec4s of the
+    /// tile laid end to end, lane `l` loading vec4s `l`, `l + 256`, ... of
+    /// that stretch from the piece that holds each and putting its words
+    /// in place in workgroup memory (one store a word where runs, row and
+    /// offset are whole words, `aligned_put`; else its bit fields or-ed in,
+    /// `block_put`, on a cleared tile); then consecutive lanes store the
+    /// tensor's vec4s. A dispatch that skips pieces (`FLAG_SKIP`: another
+    /// dispatch of the pass moves them) also keeps which bits it placed,
+    /// and merges its vec4s with what the tensor holds.
+    fn looped_concat_module(&self, variant: &Variant) -> String {
+        let block_bits = self.src_vec4s * 128 / self.rows;
+        let count = self.outputs.len();
+        let mut first = 0u32;
+        let mut puts = Vec::new();
+        let mut pieces = String::new();
+        for (j, out) in self.outputs.iter().enumerate() {
+            let vec4s = out.words.len() as u32 / 4;
+            let run = vec4s * 128 / self.rows;
+            let end = first + vec4s;
+            let test = match (j, j + 1 == count) {
+                (0, true) => String::new(),
+                (0, false) => format!("if (i < here * {end}u) "),
+                (_, true) => "else ".to_string(),
+                (_, false) => format!("else if (i < here * {end}u) "),
+            };
+            let aligned = [run, block_bits, out.offset_bits].iter().all(|b| b % 32 == 0);
+            let put = if aligned { "aligned_put" } else { "block_put" };
+            if !puts.contains(&put) {
+                puts.push(put);
+            }
+            pieces += &WGSL.fill(
+                "looped_piece",
+                &[
+                    ("test", &test),
+                    ("unless_skipped", &variant.unless_skipped(j)),
+                    ("j", &j),
+                    ("first", &first),
+                    ("slot", &variant.placement.slot_of_entry(j)),
+                    ("vec4s", &vec4s),
+                    ("src_bits", &(self.src_vec4s * 128)),
+                    ("put", &put),
+                    ("run", &run),
+                    ("block", &block_bits),
+                    ("offset", &out.offset_bits),
+                ],
+            );
+            first = end;
+        }
+        let words = self.tile * self.src_vec4s * 4;
+        let masked = variant.skips;
+        // Or-ed fields need a cleared tile, and so do the holes a skipping
+        // dispatch leaves.
+        let clear = if masked || puts.contains(&"block_put") {
+            let mask = if masked {
+                WGSL.fill("clear_mask", &[])
+            } else {
+                String::new()
+            };
+            WGSL.fill(
+                "looped_clear",
+                &[("words", &words), ("size", &WORKGROUP_SIZE), ("mask", &mask)],
+            )
+        } else {
+            String::new()
+        };
+        let store = if masked {
+            WGSL.fill("looped_store_masked", &[])
+        } else {
+            WGSL.fill("looped_store", &[])
+        };
+        let out0_block_bits = self.outputs[0].words.len() * 32;
+        let body = WGSL.fill(
+            "looped_concat_body",
+            &[
+                ("tile", &self.tile),
+                ("rows", &self.rows),
+                ("src_vec4s", &self.src_vec4s),
+                ("out0_block_bits", &out0_block_bits),
+                ("offset", &self.outputs[0].offset_bits),
+                ("size", &WORKGROUP_SIZE),
+                ("clear", &clear),
+                ("out_vec4s", &first),
+                ("pieces", &pieces),
+                ("store", &store),
+            ],
+        );
+        let keep = |put: &str| {
+            let mark = if masked {
+                WGSL.fill(&format!("{put}_mask"), &[])
+            } else {
+                String::new()
+            };
+            WGSL.fill(put, &[("mask", &mark)])
+        };
+        let mask_tile = if masked {
+            WGSL.fill("mask_tile", &[("words", &words)])
+        } else {
+            String::new()
+        };
+        let functions: String = puts.iter().map(|p| keep(p)).collect();
+        WGSL.fill("word_tile", &[("words", &words)])
+            + &mask_tile
+            + &functions
+            + &workgroup_entry_point(variant, &body)
     }
 }
 

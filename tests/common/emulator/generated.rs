@@ -210,6 +210,9 @@ pub(super) fn run_row_blocks(rb: &RowBlocks, pass: &mut GeneratedPass<'_>, memor
             .src_bit
             .wrapping_sub(rb.outputs[0].offset_bits),
     ) / 128;
+    if pass.way == Way::Concat {
+        return concat_row_blocks(rb, pass, memory, (base, u64::from(blocks)));
+    }
     for g in 0..u64::from(blocks) {
         let first_byte = (base + g * u64::from(rb.src_vec4s)) * 16;
         let bytes = 16 * u64::from(rb.src_vec4s);
@@ -241,6 +244,82 @@ pub(super) fn run_row_blocks(rb: &RowBlocks, pass: &mut GeneratedPass<'_>, memor
                 let offset = share + w as u64 * 4;
                 pass.store(memory, e, offset, &value.to_le_bytes(), "row block word");
             }
+        }
+    }
+}
+
+/// The looped row-block concat, as its WGSL does it: each block's tensor
+/// words assembled from every written piece's share (each share word's
+/// bit fields put back where the split takes them from), then the block's
+/// vec4s stored; a dispatch that skips pieces merges only the bits it
+/// placed with what the tensor holds. Without skips the pieces cover
+/// every bit of the block (the kernel stores whole vec4s).
+fn concat_row_blocks(
+    rb: &RowBlocks,
+    pass: &mut GeneratedPass<'_>,
+    memory: &mut [Vec<u8>],
+    (base, blocks): (u64, u64),
+) {
+    assert!(rb.is_looped(), "row blocks join in the looped form only");
+    assert_eq!(
+        rb.lanes,
+        LaneOrder::Striped,
+        "row blocks join with striped lanes"
+    );
+    let words_per_block = rb.src_vec4s as usize * 4;
+    let skipping = pass.entries.iter().any(|e| !writes(e));
+    for g in 0..blocks {
+        let mut tensor = vec![0u32; words_per_block];
+        let mut placed = vec![0u32; words_per_block];
+        for (e, out) in pass
+            .entries
+            .iter()
+            .zip(&rb.outputs)
+            .filter(|(e, _)| writes(e))
+        {
+            let share = g * out.words.len() as u64 * 4;
+            let bytes = out.words.len() as u64 * 4;
+            let values = pass.read_piece(memory, e, share, bytes, "row block piece");
+            for (w, fields) in out.words.iter().enumerate() {
+                let value = u32::from_le_bytes(values[w * 4..w * 4 + 4].try_into().unwrap());
+                for p in fields {
+                    let mask = if p.len == 32 {
+                        u32::MAX
+                    } else {
+                        (1 << p.len) - 1
+                    };
+                    let at = p.src_word as usize;
+                    assert_eq!(
+                        placed[at] & (mask << p.shift),
+                        0,
+                        "a tensor bit placed twice"
+                    );
+                    tensor[at] |= ((value >> p.dst_bit) & mask) << p.shift;
+                    placed[at] |= mask << p.shift;
+                }
+            }
+        }
+        if !skipping {
+            assert!(
+                placed.iter().all(|&m| m == u32::MAX),
+                "the pieces cover the block"
+            );
+        }
+        let first_byte = (base + g * u64::from(rb.src_vec4s)) * 16;
+        for v in 0..rb.src_vec4s as usize {
+            let range = v * 4..v * 4 + 4;
+            if placed[range.clone()].iter().all(|&m| m == 0) {
+                continue;
+            }
+            let at = first_byte + v as u64 * 16;
+            let old = pass.src_binding(memory)[at as usize..at as usize + 16].to_vec();
+            let mut bytes = Vec::with_capacity(16);
+            for (k, w) in range.enumerate() {
+                let held = u32::from_le_bytes(old[k * 4..k * 4 + 4].try_into().unwrap());
+                let merged = (held & !placed[w]) | (tensor[w] & placed[w]);
+                bytes.extend_from_slice(&merged.to_le_bytes());
+            }
+            pass.write_tensor(memory, at, &bytes, "row block vec4");
         }
     }
 }

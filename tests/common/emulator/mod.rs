@@ -308,10 +308,7 @@ fn run_kernel(
             }
             table_driven::run_table_driven((plan, b.pass), header, pass, memory)
         }
-        Some(GeneratedLayout::RowBlocks(rb)) => {
-            split_only(kernel);
-            generated::run_row_blocks(rb, pass, memory)
-        }
+        Some(GeneratedLayout::RowBlocks(rb)) => generated::run_row_blocks(rb, pass, memory),
         Some(GeneratedLayout::RowStreams(rs)) => {
             split_only(kernel);
             row_streams::run_row_streams(rs, pass, memory)
