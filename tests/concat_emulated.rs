@@ -144,6 +144,7 @@ fn random_concats_of_every_width_are_exact_in_the_emulator() {
         common::VEC4_TABLE,
         common::ROW_COPIES,
         common::ROW_WORDS,
+        common::ROW_BLOCKS,
         common::CONCAT_WORDS,
     ] {
         assert!(

@@ -8,6 +8,7 @@
 use std::mem::{offset_of, size_of};
 
 use naga::valid::{Capabilities, ValidationFlags, Validator};
+use wgpu_split::plan::ConcatPlan;
 use wgpu_split::plan::internals::{
     BindingKind, FLAG_ALIGNED, FLAG_PAD, FLAG_SKIP, MAX_UNIFORM_ENTRIES, TableEntry, TableHeader,
     UNITS_PER_INVOCATION, WORKGROUP_SIZE,
@@ -17,7 +18,7 @@ use wgpu_split::plan::{
     CostModel, Form, Kernel, LaneOrder, Placement, PlanLimits, PlanOptions, ShaderKey, SplitPlan,
     Strategy,
 };
-use wgpu_split::{ElementType, ResolvedSplit};
+use wgpu_split::{ElementType, ResolvedConcat, ResolvedSplit};
 
 /// The table-driven kernels' modules: the arena (1 slot), and separate
 /// destinations with 1, 2, WebGPU's default (7), lavapipe's (31) and the
@@ -131,6 +132,41 @@ fn generated_row_block_kernels_validate() {
         (ElementType::Double, vec![8, 5], vec![2, 3]),
     ] {
         check_generated(Kernel::RowBlocks, t, &shape, lengths);
+    }
+}
+
+/// Row blocks join concats (striped lanes, the looped form): whole-word
+/// pieces (a word stored a field), sub-word ones (or-ed into a cleared
+/// tile), one-element columns, each in every variant, the skipping one
+/// keeping a mask of what it placed.
+#[test]
+fn generated_row_block_concats_validate() {
+    for (t, shape, lengths) in [
+        (ElementType::Float16, vec![64, 6], vec![1, 2, 3]),
+        (ElementType::Float, vec![64, 85], vec![4, 1, 80]),
+        (ElementType::Int4, vec![256, 7], vec![3, 4]),
+        (ElementType::Float16, vec![64, 7], vec![1; 7]),
+    ] {
+        let split = ResolvedSplit::new(&shape, 1, lengths, true).unwrap();
+        let concat = ResolvedConcat::inverse_of(&split).unwrap();
+        for placement in [Placement::Separate, Placement::Arena] {
+            let options = PlanOptions::default()
+                .strategy(Strategy::Auto(CostModel::DISCRETE_GPU))
+                .kernel(Kernel::RowBlocks)
+                .placement(placement);
+            let plan = ConcatPlan::new(&concat, t, &PlanLimits::WEBGPU_DEFAULT, &options)
+                .unwrap_or_else(|e| panic!("{t} {shape:?}: {e}"));
+            let key = plan.mirror().shaders().into_iter().next().unwrap();
+            for key in [
+                key.clone(),
+                key.clone().skipping(true),
+                key.with_shifts(true),
+            ] {
+                let module = validated(&key.source());
+                check_entry_point(&module, &format!("row_blocks concat {t} {shape:?}"));
+                check_bindings(&module, &key);
+            }
+        }
     }
 }
 
