@@ -59,7 +59,8 @@ fn plan_of(
         Err(
             PlanError::KernelDoesNotFit { .. }
             | PlanError::NotCopyable { .. }
-            | PlanError::ConcatTooLargeForOneWindow { .. },
+            | PlanError::ConcatTooLargeForOneWindow { .. }
+            | PlanError::PerOutputConcatOfSubWords,
         ) => None,
         Err(e) => panic!("{context}: {e}"),
     }
@@ -237,4 +238,28 @@ fn a_hundred_thousand_inputs_16_bytes_apart_take_the_announced_dispatches() {
     let layout = ConcatLayout::Packed(16);
     let dispatches = check_emulated_concat(&plan, &concat, &inputs, layout, &mut rng, "100,000");
     assert_eq!(dispatches, needs.dispatches, "the announced dispatches");
+}
+
+/// One dispatch per piece (`Strategy::GatherPerOutput`, a benchmark's
+/// baseline) cannot join runs that are not whole words, which one dispatch
+/// assembles from every piece: a typed error that says so, not the window
+/// error (f16 [64, 31] into columns is 4 KiB, far inside any window);
+/// whole-word pieces are joined one dispatch each.
+#[test]
+fn a_per_piece_concat_of_sub_word_runs_is_a_typed_error() {
+    let per_piece = PlanOptions::default().strategy(Strategy::GatherPerOutput);
+    let columns = |t| {
+        let split = wgpu_split::ResolvedSplit::new(&[64, 31], 1, vec![1; 31], true).unwrap();
+        (ResolvedConcat::inverse_of(&split).unwrap(), t)
+    };
+    let (concat, t) = columns(ElementType::Float16);
+    assert_eq!(
+        ConcatPlan::new(&concat, t, &PlanLimits::WEBGPU_DEFAULT, &per_piece).unwrap_err(),
+        PlanError::PerOutputConcatOfSubWords
+    );
+    let gather = PlanOptions::default().strategy(Strategy::Gather);
+    assert!(ConcatPlan::new(&concat, t, &PlanLimits::WEBGPU_DEFAULT, &gather).is_ok());
+    let (concat, t) = columns(ElementType::Float);
+    let plan = ConcatPlan::new(&concat, t, &PlanLimits::WEBGPU_DEFAULT, &per_piece).unwrap();
+    assert_eq!(plan.mirror().dispatch_count(), 31);
 }

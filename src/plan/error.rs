@@ -64,6 +64,14 @@ pub enum PlanError {
         /// The most bytes one binding holds on the device.
         window_bytes: u64,
     },
+    /// [`crate::plan::Strategy::GatherPerOutput`] asked of a concat whose
+    /// runs are not whole 32-bit words: such a concat is assembled a tensor
+    /// word at a time from every piece in one dispatch, never one dispatch
+    /// per piece.
+    #[error(
+        "this concat's runs are not whole 32-bit words, so one dispatch joins every piece: Strategy::GatherPerOutput cannot give each its own; use Strategy::Gather"
+    )]
+    PerOutputConcatOfSubWords,
     /// A plan used with something it was not made for.
     #[error("the plan does not fit this call: {0}")]
     Mismatch(PlanMismatch),

@@ -40,8 +40,10 @@ pub const MAX_GROUP_MODULES: usize = 4;
 /// # Errors
 ///
 /// [`PlanError::KernelDoesNotFit`] when a forced kernel cannot move the
-/// outputs; [`PlanError::ConcatTooLargeForOneWindow`] for a concat no
-/// kernel moves; [`PlanError::Internal`] when no kernel planned a split.
+/// outputs; [`PlanError::PerOutputConcatOfSubWords`] for a concat of
+/// sub-word runs asked one dispatch per piece;
+/// [`PlanError::ConcatTooLargeForOneWindow`] for another concat no kernel
+/// moves; [`PlanError::Internal`] when no kernel planned a split.
 pub(crate) fn gather_dispatches(
     g: &KernelWork<'_>,
     model: &CostModel,
@@ -65,6 +67,9 @@ pub(crate) fn gather_dispatches(
     }
     match forced {
         Some(kernel) => Err(PlanError::KernelDoesNotFit { kernel }),
+        None if g.direction == Direction::Concat && g.per_output => {
+            Err(PlanError::PerOutputConcatOfSubWords)
+        }
         None if g.direction == Direction::Concat => Err(PlanError::ConcatTooLargeForOneWindow {
             output_bytes: g.input_bytes,
             window_bytes: g.limits.window_bytes(),
