@@ -365,5 +365,50 @@ pub fn sweep() -> Vec<(String, ElementType, ResolvedSplit)> {
         ElementType::Float16,
         lengths(&[3, 5], &[1; 5]),
     );
+    // Issue 38's categories that one dispatch binds (WebGPU's 7
+    // destinations): one-element pieces on the last axis, rotary sections
+    // and halves that are not whole vec4s, pieces of 1-3 bytes beside
+    // long ones, rows of odd lengths.
+    let unbind = Torch::unbind(&[4096, 4], 1).expect("torch.unbind");
+    add("f32 [4096, 4] unbind".into(), f32, unbind);
+    let unbind = Torch::unbind(&[2048, 3, 4], 2).expect("torch.unbind");
+    add("f32 [2048, 3, 4] unbind(2)".into(), f32, unbind);
+    let mrope = ResolvedSplit::new(&[3, 4096, 128], 2, vec![16, 24, 24, 16, 24, 24], true)
+        .expect("M-RoPE sections");
+    add(
+        "bf16 [3, 4096, 128] M-RoPE".into(),
+        ElementType::BFloat16,
+        mrope,
+    );
+    add(
+        "f16 [4096, 64] [16, 24, 24]".into(),
+        ElementType::Float16,
+        lengths(&[4096, 64], &[16, 24, 24]),
+    );
+    add(
+        "i8 [2048, 1023] [511, 1, 511]".into(),
+        ElementType::Int8,
+        lengths(&[2048, 1023], &[511, 1, 511]),
+    );
+    add(
+        "u8 [4096, 259] [1, 2, 256]".into(),
+        ElementType::Uint8,
+        lengths(&[4096, 259], &[1, 2, 256]),
+    );
+    add(
+        "i8 [4096, 33] [1, 2, 30]".into(),
+        ElementType::Int8,
+        lengths(&[4096, 33], &[1, 2, 30]),
+    );
+    add(
+        "bf16 [4096, 131] [3, 128]".into(),
+        ElementType::BFloat16,
+        lengths(&[4096, 131], &[3, 128]),
+    );
+    add(
+        "u8 [4096, 3000] thirds".into(),
+        ElementType::Uint8,
+        lengths(&[4096, 3000], &[1000; 3]),
+    );
     splits
 }
