@@ -62,13 +62,7 @@ var<workgroup> tile: array<vec4<u32>, {{size}}>;
 //#fragment looped_body
     // {{tile}} blocks of {{rows}} rows ({{src_vec4s}} vec4s each) per workgroup,
     // loaded and written in loops.
-    let lane = lid.x;
-    let tile0 = (wid.y * groups.x + wid.x) * {{tile}}u;
-    let blocks = table.entries[0u].len_bits / {{out0_block_bits}}u;
-    let base = ((table.entries[0u].src_bit + source_shift_bits() - {{offset}}u) >> 7u)
-        + tile0 * {{src_vec4s}}u;
-    let here = min({{tile}}u, blocks - min(tile0, blocks));
-    for (var i = lane; i < here * {{src_vec4s}}u; i += {{size}}u) {
+{{start}}    for (var i = lane; i < here * {{src_vec4s}}u; i += {{size}}u) {
         tile[i] = ld_src(__site__, base + i);
     }
     workgroupBarrier();
@@ -77,6 +71,15 @@ var<workgroup> tile: array<vec4<u32>, {{size}}>;
     // so that every lane works however narrow the outputs are.
     for (var i = lane; i < here * {{out_vec4s}}u; i += {{size}}u) {
 {{outputs}}    }
+//#fragment looped_start
+    // The workgroup's tile: its first block, the blocks of the dispatch
+    // (entry 0 counts them), its first vec4 in the tensor, its blocks.
+    let lane = lid.x;
+    let tile0 = (wid.y * groups.x + wid.x) * {{tile}}u;
+    let blocks = table.entries[0u].len_bits / {{out0_block_bits}}u;
+    let base = ((table.entries[0u].src_bit + source_shift_bits() - {{offset}}u) >> 7u)
+        + tile0 * {{src_vec4s}}u;
+    let here = min({{tile}}u, blocks - min(tile0, blocks));
 //#fragment looped_output
         {{test}}{
             {{unless_skipped}}{
@@ -127,13 +130,7 @@ fn block_word(t: u32, q: u32, run: u32, block: u32, offset: u32) -> u32 {
 //#fragment looped_concat_body
     // {{tile}} blocks of {{rows}} rows ({{src_vec4s}} vec4s each) per workgroup,
     // assembled in workgroup memory from the pieces and stored in loops.
-    let lane = lid.x;
-    let tile0 = (wid.y * groups.x + wid.x) * {{tile}}u;
-    let blocks = table.entries[0u].len_bits / {{out0_block_bits}}u;
-    let base = ((table.entries[0u].src_bit + source_shift_bits() - {{offset}}u) >> 7u)
-        + tile0 * {{src_vec4s}}u;
-    let here = min({{tile}}u, blocks - min(tile0, blocks));
-{{clear}}    // Every piece's vec4s of the tile laid end to end, piece by piece:
+{{start}}{{clear}}    // Every piece's vec4s of the tile laid end to end, piece by piece:
     // lane i loads vec4 i of that stretch from the piece that holds it and
     // puts its words in place.
     for (var i = lane; i < here * {{out_vec4s}}u; i += {{size}}u) {

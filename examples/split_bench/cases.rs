@@ -94,19 +94,27 @@ pub fn concat_suite(quick: bool) -> Vec<Case> {
     cases
 }
 
-/// Issue 38's shapes (`--narrow`): pieces narrower than a warp's reach and
-/// more outputs than one dispatch binds, each large enough that a GPU's
-/// time is its memory traffic, and the 31 columns joined back.
-pub fn narrow_suite(quick: bool) -> Vec<Case> {
-    let q = |full: usize, small: usize| if quick { small } else { full };
-    let lengths = |lengths: &[i64]| ParamTensor::int64_1d(lengths);
-    let case = |name, element_type, shape, op: Operator| Case {
+/// A split case of a model's operator.
+fn case(name: &'static str, element_type: ElementType, shape: Vec<usize>, op: Operator) -> Case {
+    Case {
         name,
         element_type,
         shape,
         op: op.into(),
         concat: None,
-    };
+    }
+}
+
+/// A split's lengths as the operator's input.
+fn lengths(lengths: &[i64]) -> ParamTensor {
+    ParamTensor::int64_1d(lengths)
+}
+
+/// Issue 38's shapes (`--narrow`): pieces narrower than a warp's reach and
+/// more outputs than one dispatch binds, each large enough that a GPU's
+/// time is its memory traffic, and the 31 columns joined back.
+pub fn narrow_suite(quick: bool) -> Vec<Case> {
+    let q = |full: usize, small: usize| if quick { small } else { full };
     use ElementType::{BFloat16, Float, Float16, Int8, Uint8};
     let columns = || OnnxSplit::new(18, 31).axis(1).num_outputs(31);
     vec![
@@ -168,14 +176,6 @@ pub fn narrow_suite(quick: bool) -> Vec<Case> {
 /// Every case; `quick` shrinks the large ones.
 pub fn suite(quick: bool) -> Vec<Case> {
     let q = |full: usize, small: usize| if quick { small } else { full };
-    let lengths = |lengths: &[i64]| ParamTensor::int64_1d(lengths);
-    let case = |name, element_type, shape, op: Operator| Case {
-        name,
-        element_type,
-        shape,
-        op: op.into(),
-        concat: None,
-    };
     use ElementType::{Float, Float16, Int4, Uint8};
     vec![
         case(

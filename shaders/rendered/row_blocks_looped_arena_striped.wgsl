@@ -115,6 +115,8 @@ fn split(
     let g = invocation_index(wid, groups, lid);
     // 7 blocks of 4 rows (65 vec4s each) per workgroup,
     // loaded and written in loops.
+    // The workgroup's tile: its first block, the blocks of the dispatch
+    // (entry 0 counts them), its first vec4 in the tensor, its blocks.
     let lane = lid.x;
     let tile0 = (wid.y * groups.x + wid.x) * 7u;
     let blocks = table.entries[0u].len_bits / 128u;

@@ -171,6 +171,8 @@ fn split(
     let g = invocation_index(wid, groups, lid);
     // 85 blocks of 8 rows (6 vec4s each) per workgroup,
     // assembled in workgroup memory from the pieces and stored in loops.
+    // The workgroup's tile: its first block, the blocks of the dispatch
+    // (entry 0 counts them), its first vec4 in the tensor, its blocks.
     let lane = lid.x;
     let tile0 = (wid.y * groups.x + wid.x) * 85u;
     let blocks = table.entries[0u].len_bits / 128u;

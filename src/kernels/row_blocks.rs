@@ -411,21 +411,28 @@ impl RowBlocks {
     }
 }
 
+/// One output's share of a looped tile: where its vec4s start in the
+/// tile's outputs laid end to end (per block), how many a block holds, its
+/// run and offset, the test that finds the lane's share, and whether its
+/// words are whole staged words.
+struct LoopedShare {
+    j: usize,
+    first: u32,
+    vec4s: u32,
+    run: u32,
+    offset: u32,
+    test: String,
+    aligned: bool,
+}
+
 impl RowBlocks {
-    /// The looped module: the tile's blocks loaded by consecutive lanes,
-    /// looping, into workgroup memory; then every output's vec4s of the
-    /// tile laid end to end, lane `l` writing vec4s `l`, `l + 256`, ... of
-    /// that stretch into the output that holds each (so that narrow
-    /// outputs keep every lane busy), each word computed from the output's
-    /// run, offset and the row's length: one staged word where those are
-    /// whole words (`aligned_word`), else assembled from bit fields
-    /// (`block_word`).
-    fn looped_module(&self, variant: &Variant) -> String {
-        let block_bits = self.src_vec4s * 128 / self.rows;
+    /// The shares of a looped tile, in order, and their vec4s per block in
+    /// all.
+    fn looped_shares(&self) -> (Vec<LoopedShare>, u32) {
+        let block_bits = self.block_bits();
         let count = self.outputs.len();
         let mut first = 0u32;
-        let mut words = Vec::new();
-        let mut outputs = String::new();
+        let mut shares = Vec::with_capacity(count);
         for (j, out) in self.outputs.iter().enumerate() {
             let vec4s = out.words.len() as u32 / 4;
             let run = vec4s * 128 / self.rows;
@@ -437,49 +444,101 @@ impl RowBlocks {
                 (_, false) => format!("else if (i < here * {end}u) "),
             };
             let aligned = [run, block_bits, out.offset_bits].iter().all(|b| b % 32 == 0);
-            let word = if aligned { "aligned_word" } else { "block_word" };
-            if !words.contains(&word) {
-                words.push(word);
-            }
-            outputs += &WGSL.fill(
-                "looped_output",
-                &[
-                    ("test", &test),
-                    ("unless_skipped", &variant.unless_skipped(j)),
-                    ("j", &j),
-                    ("first", &first),
-                    ("slot", &variant.placement.slot_of_entry(j)),
-                    ("vec4s", &vec4s),
-                    ("src_bits", &(self.src_vec4s * 128)),
-                    ("word", &word),
-                    ("run", &run),
-                    ("block", &block_bits),
-                    ("offset", &out.offset_bits),
-                ],
-            );
+            shares.push(LoopedShare {
+                j,
+                first,
+                vec4s,
+                run,
+                offset: out.offset_bits,
+                test,
+                aligned,
+            });
             first = end;
         }
-        let out0_block_bits = self.outputs[0].words.len() * 32;
-        let body = WGSL.fill(
-            "looped_body",
+        (shares, first)
+    }
+
+    /// Bits of one input row.
+    fn block_bits(&self) -> u32 {
+        self.src_vec4s * 128 / self.rows
+    }
+
+    /// A looped body, `fragment` (a split's or a concat's) with its own
+    /// `holes`: every one opens with the workgroup's tile and where it lies
+    /// (`looped_start`) and loops at the workgroup's size.
+    fn looped_body(&self, fragment: &str, holes: &[(&str, &dyn std::fmt::Display)]) -> String {
+        let start = WGSL.fill(
+            "looped_start",
             &[
                 ("tile", &self.tile),
-                ("rows", &self.rows),
-                ("src_vec4s", &self.src_vec4s),
-                ("out0_block_bits", &out0_block_bits),
+                ("out0_block_bits", &(self.outputs[0].words.len() as u32 * 32)),
                 ("offset", &self.outputs[0].offset_bits),
-                ("size", &WORKGROUP_SIZE),
-                ("out_vec4s", &first),
-                ("outputs", &outputs),
+                ("src_vec4s", &self.src_vec4s),
             ],
         );
+        let mut all: Vec<(&str, &dyn std::fmt::Display)> = vec![
+            ("tile", &self.tile),
+            ("rows", &self.rows),
+            ("src_vec4s", &self.src_vec4s),
+            ("start", &start),
+            ("size", &WORKGROUP_SIZE),
+        ];
+        all.extend_from_slice(holes);
+        WGSL.fill(fragment, &all)
+    }
+
+    /// `fragment` filled for `share`: its geometry and `(name, function)`,
+    /// the word function it calls.
+    fn share_code(
+        &self,
+        fragment: &str,
+        variant: &Variant,
+        share: &LoopedShare,
+        function: (&str, &str),
+    ) -> String {
+        WGSL.fill(
+            fragment,
+            &[
+                ("test", &share.test),
+                ("unless_skipped", &variant.unless_skipped(share.j)),
+                ("j", &share.j),
+                ("first", &share.first),
+                ("slot", &variant.placement.slot_of_entry(share.j)),
+                ("vec4s", &share.vec4s),
+                ("src_bits", &(self.src_vec4s * 128)),
+                (function.0, &function.1),
+                ("run", &share.run),
+                ("block", &self.block_bits()),
+                ("offset", &share.offset),
+            ],
+        )
+    }
+
+    /// The looped module: the tile's blocks loaded by consecutive lanes,
+    /// looping, into workgroup memory; then every output's vec4s of the
+    /// tile laid end to end, lane `l` writing vec4s `l`, `l + 256`, ... of
+    /// that stretch into the output that holds each (so that narrow
+    /// outputs keep every lane busy), each word computed from the output's
+    /// run, offset and the row's length: one staged word where those are
+    /// whole words (`aligned_word`), else assembled from bit fields
+    /// (`block_word`).
+    fn looped_module(&self, variant: &Variant) -> String {
+        let (shares, out_vec4s) = self.looped_shares();
+        let word = |s: &LoopedShare| if s.aligned { "aligned_word" } else { "block_word" };
+        let outputs: String = shares
+            .iter()
+            .map(|s| self.share_code("looped_output", variant, s, ("word", word(s))))
+            .collect();
+        let body = self.looped_body("looped_body", &[("out_vec4s", &out_vec4s), ("outputs", &outputs)]);
         let tile = WGSL.fill("tile", &[("size", &(self.tile * self.src_vec4s))]);
-        let functions: String = words.iter().map(|w| WGSL.fill(w, &[])).collect();
+        let functions: String = ["aligned_word", "block_word"]
+            .into_iter()
+            .filter(|f| shares.iter().any(|s| word(s) == *f))
+            .map(|f| WGSL.fill(f, &[]))
+            .collect();
         tile + &functions + &workgroup_entry_point(variant, &body)
     }
-}
 
-impl RowBlocks {
     /// The looped concat, the split's mirror: every piece's vec4s of the
     /// tile laid end to end, lane `l` loading vec4s `l`, `l + 256`, ... of
     /// that stretch from the piece that holds each and putting its words
@@ -490,49 +549,17 @@ impl RowBlocks {
     /// dispatch of the pass moves them) also keeps which bits it placed,
     /// and merges its vec4s with what the tensor holds.
     fn looped_concat_module(&self, variant: &Variant) -> String {
-        let block_bits = self.src_vec4s * 128 / self.rows;
-        let count = self.outputs.len();
-        let mut first = 0u32;
-        let mut puts = Vec::new();
-        let mut pieces = String::new();
-        for (j, out) in self.outputs.iter().enumerate() {
-            let vec4s = out.words.len() as u32 / 4;
-            let run = vec4s * 128 / self.rows;
-            let end = first + vec4s;
-            let test = match (j, j + 1 == count) {
-                (0, true) => String::new(),
-                (0, false) => format!("if (i < here * {end}u) "),
-                (_, true) => "else ".to_string(),
-                (_, false) => format!("else if (i < here * {end}u) "),
-            };
-            let aligned = [run, block_bits, out.offset_bits].iter().all(|b| b % 32 == 0);
-            let put = if aligned { "aligned_put" } else { "block_put" };
-            if !puts.contains(&put) {
-                puts.push(put);
-            }
-            pieces += &WGSL.fill(
-                "looped_piece",
-                &[
-                    ("test", &test),
-                    ("unless_skipped", &variant.unless_skipped(j)),
-                    ("j", &j),
-                    ("first", &first),
-                    ("slot", &variant.placement.slot_of_entry(j)),
-                    ("vec4s", &vec4s),
-                    ("src_bits", &(self.src_vec4s * 128)),
-                    ("put", &put),
-                    ("run", &run),
-                    ("block", &block_bits),
-                    ("offset", &out.offset_bits),
-                ],
-            );
-            first = end;
-        }
+        let (shares, out_vec4s) = self.looped_shares();
+        let put = |s: &LoopedShare| if s.aligned { "aligned_put" } else { "block_put" };
+        let pieces: String = shares
+            .iter()
+            .map(|s| self.share_code("looped_piece", variant, s, ("put", put(s))))
+            .collect();
         let words = self.tile * self.src_vec4s * 4;
         let masked = variant.skips;
         // Or-ed fields need a cleared tile, and so do the holes a skipping
         // dispatch leaves.
-        let clear = if masked || puts.contains(&"block_put") {
+        let clear = if masked || shares.iter().any(|s| !s.aligned) {
             let mask = if masked {
                 WGSL.fill("clear_mask", &[])
             } else {
@@ -545,41 +572,36 @@ impl RowBlocks {
         } else {
             String::new()
         };
-        let store = if masked {
-            WGSL.fill("looped_store_masked", &[])
-        } else {
-            WGSL.fill("looped_store", &[])
-        };
-        let out0_block_bits = self.outputs[0].words.len() * 32;
-        let body = WGSL.fill(
+        let store = WGSL.fill(
+            if masked { "looped_store_masked" } else { "looped_store" },
+            &[],
+        );
+        let body = self.looped_body(
             "looped_concat_body",
             &[
-                ("tile", &self.tile),
-                ("rows", &self.rows),
-                ("src_vec4s", &self.src_vec4s),
-                ("out0_block_bits", &out0_block_bits),
-                ("offset", &self.outputs[0].offset_bits),
-                ("size", &WORKGROUP_SIZE),
                 ("clear", &clear),
-                ("out_vec4s", &first),
+                ("out_vec4s", &out_vec4s),
                 ("pieces", &pieces),
                 ("store", &store),
             ],
         );
-        let keep = |put: &str| {
-            let mark = if masked {
-                WGSL.fill(&format!("{put}_mask"), &[])
-            } else {
-                String::new()
-            };
-            WGSL.fill(put, &[("mask", &mark)])
-        };
+        let functions: String = ["aligned_put", "block_put"]
+            .into_iter()
+            .filter(|f| shares.iter().any(|s| put(s) == *f))
+            .map(|f| {
+                let mark = if masked {
+                    WGSL.fill(&format!("{f}_mask"), &[])
+                } else {
+                    String::new()
+                };
+                WGSL.fill(f, &[("mask", &mark)])
+            })
+            .collect();
         let mask_tile = if masked {
             WGSL.fill("mask_tile", &[("words", &words)])
         } else {
             String::new()
         };
-        let functions: String = puts.iter().map(|p| keep(p)).collect();
         WGSL.fill("word_tile", &[("words", &words)])
             + &mask_tile
             + &functions

@@ -234,11 +234,7 @@ pub(super) fn run_row_blocks(rb: &RowBlocks, pass: &mut GeneratedPass<'_>, memor
             let share = g * out.words.len() as u64 * 4;
             for (w, pieces) in out.words.iter().enumerate() {
                 let value = pieces.iter().fold(0u32, |v, p| {
-                    let mask = if p.len == 32 {
-                        u32::MAX
-                    } else {
-                        (1 << p.len) - 1
-                    };
+                    let mask = field_mask(p.len);
                     v | (((words[p.src_word as usize] >> p.shift) & mask) << p.dst_bit)
                 });
                 let offset = share + w as u64 * 4;
@@ -246,6 +242,11 @@ pub(super) fn run_row_blocks(rb: &RowBlocks, pass: &mut GeneratedPass<'_>, memor
             }
         }
     }
+}
+
+/// The low `len` bits (1 to 32).
+fn field_mask(len: u32) -> u32 {
+    if len == 32 { u32::MAX } else { (1 << len) - 1 }
 }
 
 /// The looped row-block concat, as its WGSL does it: each block's tensor
@@ -283,11 +284,7 @@ fn concat_row_blocks(
             for (w, fields) in out.words.iter().enumerate() {
                 let value = u32::from_le_bytes(values[w * 4..w * 4 + 4].try_into().unwrap());
                 for p in fields {
-                    let mask = if p.len == 32 {
-                        u32::MAX
-                    } else {
-                        (1 << p.len) - 1
-                    };
+                    let mask = field_mask(p.len);
                     let at = p.src_word as usize;
                     assert_eq!(
                         placed[at] & (mask << p.shift),
