@@ -30,7 +30,7 @@ use crate::kernels::work::OutputGeometry;
 use crate::kernels::lanes::LaneOrder;
 use crate::kernels::table::WORKGROUP_SIZE;
 use crate::kernels::template::Template;
-use crate::kernels::wgsl::{Variant, entry_point, workgroup_entry_point};
+use crate::kernels::wgsl::{Variant, chain_test, entry_point, workgroup_entry_point};
 
 const WGSL: Template = Template::new(
     "row_blocks.wgsl",
@@ -437,12 +437,7 @@ impl RowBlocks {
             let vec4s = out.words.len() as u32 / 4;
             let run = vec4s * 128 / self.rows;
             let end = first + vec4s;
-            let test = match (j, j + 1 == count) {
-                (0, true) => String::new(),
-                (0, false) => format!("if (i < here * {end}u) "),
-                (_, true) => "else ".to_string(),
-                (_, false) => format!("else if (i < here * {end}u) "),
-            };
+            let test = chain_test(j, count, &format!("i < here * {end}u"));
             let aligned = [run, block_bits, out.offset_bits].iter().all(|b| b % 32 == 0);
             shares.push(LoopedShare {
                 j,

@@ -18,7 +18,7 @@
 use super::{GeneratedLayout, Kernel, KernelLayout};
 use crate::kernels::lanes::LaneOrder;
 use crate::kernels::template::Template;
-use crate::kernels::wgsl::{Variant, entry_point, read_entries};
+use crate::kernels::wgsl::{Variant, chain_test, entry_point, read_entries};
 use crate::kernels::work::{Direction, OutputGeometry, Work};
 
 /// The template of the row-copy layouts (both units).
@@ -204,21 +204,29 @@ impl RowCopies {
     /// request a warp, whatever runs its units belong to); the outputs'
     /// side is one site a slot.
     fn striped(&self, variant: &Variant) -> String {
+        WGSL.fill(
+            "striped_body",
+            &[
+                ("per_row", &self.per_row),
+                ("entries", &read_entries(variant, self.outputs.len())),
+                ("picks", &self.striped_picks()),
+                ("moves", &self.striped_moves(variant)),
+            ],
+        )
+    }
+
+    /// The if-else chain that finds the run holding unit `w`: its entry
+    /// `j`, its unit in the tensor `s` and in its output `d`.
+    fn striped_picks(&self) -> String {
         let count = self.outputs.len();
         let mut first = 0u32;
         let mut picks = String::new();
         for (j, out) in self.outputs.iter().enumerate() {
             let end = first + out.run_units;
-            let test = match (j, j + 1 == count) {
-                (0, true) => String::new(),
-                (0, false) => format!("if (w < {end}u) "),
-                (_, true) => "else ".to_string(),
-                (_, false) => format!("else if (w < {end}u) "),
-            };
             picks += &WGSL.fill(
                 "striped_pick",
                 &[
-                    ("test", &test),
+                    ("test", &chain_test(j, count, &format!("w < {end}u"))),
                     ("j", &j),
                     ("block", &self.block_units),
                     ("first", &first),
@@ -227,11 +235,19 @@ impl RowCopies {
             );
             first = end;
         }
+        picks
+    }
+
+    /// The move of the picked unit: in a split one load from the tensor
+    /// and a store into entry `j`'s slot; in a concat a load from the
+    /// slot and one store into the tensor. Where every entry shares a slot
+    /// (an arena), that side is one site too.
+    fn striped_moves(&self, variant: &Variant) -> String {
+        let count = self.outputs.len();
         let slot = |j: usize| variant.placement.slot_of_entry(j);
-        // Every entry in one slot (an arena): one site on that side too.
         let one_slot = (1..count).all(|j| slot(j) == slot(0));
         let skipped = if variant.skips { "if (writes(j)) " } else { "" };
-        let moves = match variant.direction {
+        match variant.direction {
             Direction::Split => {
                 let stores: String = if one_slot {
                     WGSL.fill(
@@ -273,16 +289,7 @@ impl RowCopies {
                     ],
                 )
             }
-        };
-        WGSL.fill(
-            "striped_body",
-            &[
-                ("per_row", &self.per_row),
-                ("entries", &read_entries(variant, count)),
-                ("picks", &picks),
-                ("moves", &moves),
-            ],
-        )
+        }
     }
 }
 

@@ -332,6 +332,19 @@ fn entry_point_of(fragment: &str, variant: &Variant, body: &str) -> String {
     PRELUDE.fill(fragment, &[("trace_start", &trace_start), ("body", &body)])
 }
 
+/// The test opening branch `j` of `count` in an if-else chain that finds
+/// which of consecutive stretches holds an index, `within` the `j`th's
+/// (`w < 12u`): `if (within) `, `else if (within) `, the last `else `, and
+/// nothing for a chain of one.
+pub(crate) fn chain_test(j: usize, count: usize, within: &str) -> String {
+    match (j, j + 1 == count) {
+        (0, true) => String::new(),
+        (0, false) => format!("if ({within}) "),
+        (_, true) => "else ".to_string(),
+        (_, false) => format!("else if ({within}) "),
+    }
+}
+
 /// `let e<j> = ...;` for entries `0..count`, each bound to its slot: a
 /// generated kernel reads every entry once, before its first store (on
 /// lavapipe a row-copy module ran 3-8 % faster so, `docs/DEVICE.md`).
