@@ -47,6 +47,11 @@ pub struct CachePolicy {
     pub table_bytes: u64,
     /// Compiled pipelines of generated kernels kept; 0 keeps none.
     pub generated_pipelines: u64,
+    /// The largest scratch arena kept for staged plans
+    /// ([`crate::plan::SplitPlan::is_staged`]), in bytes: an encode that
+    /// needs more makes one of its own, which wgpu frees once the work
+    /// that uses it is done; 0 keeps none.
+    pub scratch_bytes: u64,
 }
 
 impl CachePolicy {
@@ -61,6 +66,7 @@ impl CachePolicy {
     pub const NONE: CachePolicy = CachePolicy {
         table_bytes: 0,
         generated_pipelines: 0,
+        scratch_bytes: 0,
     };
 
     /// The same policy with a memory bound for tables.
@@ -78,11 +84,13 @@ impl CachePolicy {
 
 impl Default for CachePolicy {
     /// 16 MiB of tables (about 10,000 plans of three outputs, or one plan
-    /// of 170,000 outputs) and 32 generated pipelines.
+    /// of 170,000 outputs), 32 generated pipelines and a scratch arena of
+    /// up to 256 MiB.
     fn default() -> Self {
         CachePolicy {
             table_bytes: 16 << 20,
             generated_pipelines: 32,
+            scratch_bytes: 256 << 20,
         }
     }
 }
@@ -99,6 +107,8 @@ pub struct CacheUsage {
     pub table_bytes: u64,
     /// Compiled pipelines of generated kernels kept.
     pub generated_pipelines: usize,
+    /// Bytes of the scratch arena kept for staged plans (0: none).
+    pub scratch_bytes: u64,
 }
 
 /// [`CachePolicy::TABLE_OVERHEAD_BYTES`].

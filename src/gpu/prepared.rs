@@ -98,6 +98,19 @@ impl PreparedSplit {
         PreparedSplit::new(Vec::new(), Vec::new(), 0)
     }
 
+    /// These dispatches, then `next`'s (a staged plan's two plans).
+    pub(crate) fn then(mut self, next: PreparedSplit) -> Self {
+        let base = self.pipelines.len();
+        self.pipelines.extend(next.pipelines);
+        self.dispatches.extend(
+            next.dispatches
+                .into_iter()
+                .map(|(pipeline, group, grid)| (pipeline + base, group, grid)),
+        );
+        self.table_bytes += next.table_bytes;
+        self
+    }
+
     /// Dispatches [`PreparedSplit::record`] records.
     pub fn dispatch_count(&self) -> usize {
         self.dispatches.len()

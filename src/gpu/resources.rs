@@ -29,6 +29,8 @@ pub(crate) struct Resources {
     /// Bound to destination slots a pass does not use, and the scratch end
     /// of the copy probes (`gpu::checks`).
     pub spare: wgpu::Buffer,
+    /// The scratch arena of staged plans, kept as the policy allows.
+    pub scratch: Mutex<Option<Arc<wgpu::Buffer>>>,
     /// What the caches keep at most.
     pub policy: CachePolicy,
 }
@@ -57,6 +59,7 @@ impl Resources {
             pipelines,
             tables: Mutex::new(BoundedCache::default()),
             spare,
+            scratch: Mutex::new(None),
             policy,
         })
     }
@@ -66,6 +69,37 @@ impl Resources {
         self.policy = policy;
         lock(&self.tables).shrink_to(policy.table_bytes);
         self.pipelines.shrink_generated(policy.generated_pipelines);
+        let mut scratch = lock(&self.scratch);
+        if scratch.as_ref().is_some_and(|b| b.size() > policy.scratch_bytes) {
+            *scratch = None;
+        }
+    }
+
+    /// A scratch arena of at least `bytes` for a staged plan: the kept one
+    /// when it is large enough, else a new one, kept (in place of the old)
+    /// when the policy allows. Buffers in use by recorded work stay alive
+    /// in wgpu until that work is done.
+    pub fn scratch(&self, bytes: u64) -> Result<Arc<wgpu::Buffer>, DeviceError> {
+        let mut kept = lock(&self.scratch);
+        if let Some(buffer) = kept.as_ref()
+            && buffer.size() >= bytes
+        {
+            return Ok(buffer.clone());
+        }
+        let buffer = Arc::new(scoped(&self.device, "creating the scratch arena", || {
+            self.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("wgpu-split scratch arena"),
+                size: bytes.next_multiple_of(4).max(4),
+                usage: wgpu::BufferUsages::STORAGE
+                    | wgpu::BufferUsages::COPY_SRC
+                    | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            })
+        })?);
+        if bytes <= self.policy.scratch_bytes {
+            *kept = Some(buffer.clone());
+        }
+        Ok(buffer)
     }
 
     /// The pipeline of `key`, kept as the policy says. Callers run this

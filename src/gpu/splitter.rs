@@ -12,8 +12,9 @@ use super::splitter_cache::SplitterCache;
 use crate::element::ElementType;
 use crate::error::Result;
 use crate::plan::binding::BoundPlan;
+use crate::plan::binding::regions::PlainRegion;
 use crate::plan::{
-    CostModel, EncodeError, Kernel, Placement, PlanError, PlanLimits, PlanMismatch, PlanOptions,
+    CostModel, EncodeError, Kernel, Usages, Placement, PlanError, PlanLimits, PlanMismatch, PlanOptions,
     ShaderKey, SplitPlan, Strategy,
 };
 use crate::semantics::ResolvedSplit;
@@ -300,23 +301,25 @@ impl GpuSplitter {
         input: BufferRegion<'_>,
         destinations: &[BufferRegion<'_>],
     ) -> Result<()> {
+        if plan.is_staged() {
+            let scratch = self.staged_scratch(plan, &input, destinations)?;
+            let scratch = BufferRegion::new(&scratch, 0, plan.scratch_bytes());
+            let [stage, unstage] = self.staged_parts(plan)?;
+            let (bound_stage, first) = self.checked(stage, &input, &[scratch])?;
+            let (bound_unstage, second) = self.checked(unstage, &scratch, destinations)?;
+            let scope = ErrorScope::open(self.device());
+            record_copies(encoder, &bound_stage, &input, &[scratch]);
+            record_pass(encoder, &first.then(second));
+            record_copies(encoder, &bound_unstage, &scratch, destinations);
+            return Ok(scope.close("recording the split", ())?);
+        }
         let (bound, prepared) = self.checked(plan, &input, destinations)?;
-        let tensor = (input.buffer, input.offset);
-        let pieces: Vec<_> = destinations.iter().map(|d| (d.buffer, d.offset)).collect();
         // Recording checks little at once (the rest when the encoder
         // finishes), but what it reports goes to the device: a lost one
         // is a typed error here too.
         let scope = ErrorScope::open(self.device());
-        for ([(src, src_offset), (dst, dst_offset)], size) in bound.copies(tensor, &pieces) {
-            encoder.copy_buffer_to_buffer(src, src_offset, dst, dst_offset, size);
-        }
-        if prepared.dispatch_count() > 0 {
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some("wgpu-split"),
-                timestamp_writes: None,
-            });
-            prepared.record(&mut pass);
-        }
+        record_copies(encoder, &bound, &input, destinations);
+        record_pass(encoder, &prepared);
         Ok(scope.close("recording the split", ())?)
     }
 
@@ -342,6 +345,13 @@ impl GpuSplitter {
                 copies: plan.copy_count(),
             }
             .into());
+        }
+        if plan.is_staged() {
+            let scratch = self.staged_scratch(plan, &input, destinations)?;
+            let scratch = BufferRegion::new(&scratch, 0, plan.scratch_bytes());
+            let [stage, unstage] = self.staged_parts(plan)?;
+            let first = self.checked(stage, &input, &[scratch])?.1;
+            return Ok(first.then(self.checked(unstage, &scratch, destinations)?.1));
         }
         Ok(self.checked(plan, &input, destinations)?.1)
     }
@@ -381,12 +391,61 @@ impl GpuSplitter {
         input: BufferRegion<'_>,
         destinations: &[BufferRegion<'_>],
     ) -> Result<EncodeCounts> {
+        if plan.is_staged() {
+            // The scratch is the splitter's: only the caller's regions are
+            // checked, and both plans bound to a region of its size.
+            self.check_limits(plan)?;
+            let (plain_input, plain_destinations) = plain_regions(&input, destinations);
+            plan.check_regions(&plain_input, &plain_destinations)?;
+            let scratch = PlainRegion {
+                buffer: plain_destinations.len() + 1,
+                buffer_size: plan.scratch_bytes(),
+                usages: Usages {
+                    storage: true,
+                    copy_src: true,
+                    copy_dst: true,
+                },
+                offset: 0,
+                size: plan.scratch_bytes(),
+            };
+            let [stage, unstage] = self.staged_parts(plan)?;
+            let first = stage.bind(&plain_input, &[scratch])?;
+            let second = unstage.bind(&scratch, &plain_destinations)?;
+            return Ok(EncodeCounts {
+                copies: plan.copy_count(),
+                dispatches: first.dispatch_count() + second.dispatch_count(),
+                table_bytes: first.table_len() + second.table_len(),
+            });
+        }
         let bound = self.bound(plan, &input, destinations)?;
         Ok(EncodeCounts {
             copies: plan.copy_count(),
             dispatches: bound.dispatch_count(),
             table_bytes: bound.table_len(),
         })
+    }
+
+    /// A staged plan's two plans.
+    fn staged_parts<'p>(&self, plan: &'p SplitPlan) -> Result<[&'p SplitPlan; 2]> {
+        let (stage, unstage) = plan.staged_plans().ok_or_else(|| PlanError::Internal {
+            detail: "a plan that is not staged has no staged parts".to_string(),
+        })?;
+        Ok([stage, unstage])
+    }
+
+    /// A staged plan checked as a whole against the device and the
+    /// caller's regions (what they must hold is the plan's, not its parts'),
+    /// and the scratch arena it stages through.
+    fn staged_scratch(
+        &self,
+        plan: &SplitPlan,
+        input: &BufferRegion<'_>,
+        destinations: &[BufferRegion<'_>],
+    ) -> Result<std::sync::Arc<wgpu::Buffer>> {
+        self.check_limits(plan)?;
+        let (plain_input, plain_destinations) = plain_regions(input, destinations);
+        plan.check_regions(&plain_input, &plain_destinations)?;
+        Ok(self.resources.scratch(plan.scratch_bytes())?)
     }
 
     /// A plan made for limits this device does not allow is refused.
@@ -426,5 +485,31 @@ impl GpuSplitter {
         probe_buffers(&self.resources, &bound, input, destinations)?;
         let prepared = prepare_dispatches(&self.resources, &bound, input, destinations)?;
         Ok((bound, prepared))
+    }
+}
+
+/// `bound`'s copy commands between the tensor's region and the pieces'.
+fn record_copies(
+    encoder: &mut wgpu::CommandEncoder,
+    bound: &BoundPlan<'_>,
+    tensor: &BufferRegion<'_>,
+    pieces: &[BufferRegion<'_>],
+) {
+    let tensor = (tensor.buffer, tensor.offset);
+    let pieces: Vec<_> = pieces.iter().map(|d| (d.buffer, d.offset)).collect();
+    for ([(src, src_offset), (dst, dst_offset)], size) in bound.copies(tensor, &pieces) {
+        encoder.copy_buffer_to_buffer(src, src_offset, dst, dst_offset, size);
+    }
+}
+
+/// `prepared`'s dispatches in one compute pass of their own (none without
+/// dispatches).
+fn record_pass(encoder: &mut wgpu::CommandEncoder, prepared: &PreparedSplit) {
+    if prepared.dispatch_count() > 0 {
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("wgpu-split"),
+            timestamp_writes: None,
+        });
+        prepared.record(&mut pass);
     }
 }

@@ -46,15 +46,19 @@ impl SplitterCache<'_> {
             tables: tables.len(),
             table_bytes: tables.cost(),
             generated_pipelines: self.resources.pipelines.generated(),
+            scratch_bytes: lock(&self.resources.scratch)
+                .as_ref()
+                .map_or(0, |b| b.size()),
         }
     }
 
-    /// Drops every kept table and generated pipeline. wgpu frees their
+    /// Drops every kept table, generated pipeline and the scratch arena. wgpu frees their
     /// memory once no submitted work uses them, at the device's next poll
     /// (`Device::poll`; in a browser, as it runs).
     pub fn clear(&self) {
         lock(&self.resources.tables).clear();
         self.resources.pipelines.clear_generated();
+        *lock(&self.resources.scratch) = None;
     }
 
     /// Gets `plan` ready ahead of time: compiles its pipelines (kept within
@@ -69,6 +73,10 @@ impl SplitterCache<'_> {
     /// [`crate::error::DeviceError::Gpu`] when the device is lost or rejects
     /// the kernel.
     pub fn warm_up(&self, plan: &SplitPlan) -> Result<()> {
+        if let Some((stage, unstage)) = plan.staged_plans() {
+            self.warm_up(stage)?;
+            return self.warm_up(unstage);
+        }
         let keys = plan.shaders();
         if keys.is_empty() {
             return Ok(());

@@ -49,6 +49,7 @@ mod options;
 mod passes;
 pub(crate) mod recording;
 mod split_plan;
+mod staging;
 
 pub use crate::kernels::lanes::LaneOrder;
 #[cfg(feature = "analysis")]

@@ -38,6 +38,13 @@ pub struct PlanOptions {
     /// kernels, no copy command, the kernel chosen by the strategy's cost
     /// model as usual.
     pub compute_pass: bool,
+    /// Whether to stage the outputs through the splitter's scratch arena
+    /// ([`crate::plan::SplitPlan::is_staged`]): `None` (the default) lets
+    /// the cost model weigh it where separate destinations take several
+    /// dispatches; `Some(true)` stages wherever it applies (a split into
+    /// separate destinations past one dispatch's, none copied), `Some(false)`
+    /// never.
+    pub staging: Option<bool>,
 }
 
 impl PlanOptions {
@@ -72,6 +79,31 @@ impl PlanOptions {
     /// [`crate::error::PlanError::KernelDoesNotFit`] where it cannot move the outputs.
     pub fn form(mut self, form: Form) -> Self {
         self.form = Some(form);
+        self
+    }
+
+    /// Stages the outputs through the splitter's scratch arena wherever it
+    /// applies (`true`), or never (`false`), instead of as the cost model
+    /// weighs it.
+    ///
+    /// ```
+    /// use wgpu_split::plan::{PlanLimits, PlanOptions, SplitPlan};
+    /// use wgpu_split::{ElementType, OnnxSplit};
+    ///
+    /// // 31 one-element columns: five dispatches under WebGPU's limits,
+    /// // each loading every row, or one pass into the scratch and copies out.
+    /// let split = OnnxSplit::new(18, 3).axis(1).num_outputs(31).resolve(&[512, 31]).unwrap();
+    /// let limits = PlanLimits::WEBGPU_DEFAULT;
+    /// let staged = PlanOptions::default().staging(true);
+    /// let plan = SplitPlan::new(&split, ElementType::Float16, &limits, &staged).unwrap();
+    /// assert!(plan.is_staged());
+    /// assert_eq!(plan.requirements().scratch_bytes, plan.scratch_bytes());
+    /// let plain = PlanOptions::default().staging(false);
+    /// let plan = SplitPlan::new(&split, ElementType::Float16, &limits, &plain).unwrap();
+    /// assert_eq!((plan.is_staged(), plan.scratch_bytes()), (false, 0));
+    /// ```
+    pub fn staging(mut self, staging: bool) -> Self {
+        self.staging = Some(staging);
         self
     }
 }

@@ -108,6 +108,12 @@ pub struct Recording {
     pub table: Vec<u8>,
 }
 
+/// Where a recording's own buffers are: the table and the spare buffer.
+struct RecordedAt {
+    table: usize,
+    spare: usize,
+}
+
 /// The usages as wgpu names them.
 fn usage_names(usages: Usages) -> Vec<&'static str> {
     [
@@ -134,7 +140,6 @@ impl SplitPlan {
             input: &PlainRegion,
             destinations: &[PlainRegion],
         ) -> Result<Recording, EncodeError> {
-            let bound = self.bind(input, destinations)?;
             let mut buffers: Vec<RecordedBuffer> = Vec::new();
             for region in std::iter::once(input).chain(destinations) {
                 if buffers.len() <= region.buffer {
@@ -154,40 +159,103 @@ impl SplitPlan {
                 };
             }
             let (table, spare) = (buffers.len(), buffers.len() + 1);
-            buffers.push(RecordedBuffer {
+            let mut recording = Recording {
+                buffers,
+                modules: Vec::new(),
+                commands: Vec::new(),
+                table: Vec::new(),
+            };
+            let at = RecordedAt { table, spare };
+            match self.staged_plans() {
+                None => self.record_into(&mut recording, &at, input, destinations, false)?,
+                Some((stage, unstage)) => {
+                    // The scratch arena is the splitter's: one more buffer.
+                    self.check_regions(input, destinations)?;
+                    let scratch = PlainRegion {
+                        buffer: spare + 1,
+                        buffer_size: self.scratch_bytes(),
+                        usages: Usages {
+                            storage: true,
+                            copy_src: true,
+                            copy_dst: true,
+                        },
+                        offset: 0,
+                        size: self.scratch_bytes(),
+                    };
+                    stage.record_into(&mut recording, &at, input, &[scratch], false)?;
+                    unstage.record_into(&mut recording, &at, &scratch, destinations, true)?;
+                }
+            }
+            recording.buffers.push(RecordedBuffer {
                 label: "table".to_string(),
-                size: bound.table_len().max(16),
+                size: (recording.table.len() as u64).max(16),
                 usages: vec!["STORAGE", "UNIFORM"],
             });
-            buffers.push(RecordedBuffer {
+            recording.buffers.push(RecordedBuffer {
                 label: "spare".to_string(),
                 size: SPARE_BUFFER_BYTES,
                 usages: vec!["STORAGE", "COPY_SRC", "COPY_DST"],
             });
-            let mut commands = self.recorded_copies(input, destinations);
-            let (keys, modules) = bound.shaders();
-            commands.extend(self.recorded_dispatches(
-                &bound,
-                &modules,
-                input,
-                destinations,
-                table,
-                spare,
-            ));
-            Ok(Recording {
-                buffers,
-                modules: keys
-                    .iter()
-                    .map(|key| RecordedModule {
-                        wgsl: key.source(),
-                        entry_point: key.entry_point(),
-                        layout: key.bind_group_layout(),
-                    })
-                    .collect(),
-                commands,
-                table: bound.table().into_owned(),
-            })
+            if self.is_staged() {
+                recording.buffers.push(RecordedBuffer {
+                    label: "scratch".to_string(),
+                    size: self.scratch_bytes().max(4),
+                    usages: vec!["STORAGE", "COPY_SRC", "COPY_DST"],
+                });
+            }
+            Ok(recording)
         }
+    }
+
+    /// Appends what an encode of this plan (not staged) records between
+    /// `input` and `destinations` to `recording`: its modules, its copies
+    /// (before its dispatches, or after them with `copies_last`) and its
+    /// table, at the next table offset the limits allow.
+    fn record_into(
+        &self,
+        recording: &mut Recording,
+        at: &RecordedAt,
+        input: &PlainRegion,
+        destinations: &[PlainRegion],
+        copies_last: bool,
+    ) -> Result<(), EncodeError> {
+        let bound = self.bind(input, destinations)?;
+        let table_start = if recording.table.is_empty() {
+            0
+        } else {
+            (recording.table.len() as u64).next_multiple_of(self.limits().table_alignment_bytes())
+        };
+        let copies = self.recorded_copies(input, destinations);
+        let (keys, modules) = bound.shaders();
+        let module_base = recording.modules.len();
+        let modules: Vec<usize> = modules.iter().map(|m| m + module_base).collect();
+        let mut dispatches =
+            self.recorded_dispatches(&bound, &modules, input, destinations, at.table, at.spare);
+        for d in &mut dispatches {
+            if let RecordedCommand::Dispatch { bindings, .. } = d {
+                bindings[0].offset += table_start;
+            }
+        }
+        if copies_last {
+            recording.commands.extend(dispatches);
+            recording.commands.extend(copies);
+        } else {
+            recording.commands.extend(copies);
+            recording.commands.extend(dispatches);
+        }
+        recording
+            .modules
+            .extend(keys.iter().map(|key| RecordedModule {
+                wgsl: key.source(),
+                entry_point: key.entry_point(),
+                layout: key.bind_group_layout(),
+            }));
+        let table = bound.table();
+        if !table.is_empty() {
+            recording.table.resize(table_start as usize, 0);
+            recording.table.extend_from_slice(&table);
+        }
+        Ok(())
     }
 
     fn recorded_copies(

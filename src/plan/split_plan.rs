@@ -24,7 +24,22 @@ use crate::plan::geometry::{OutputGeometry, output_geometry};
 use crate::plan::limits::PlanLimits;
 use crate::plan::options::PlanOptions;
 use crate::plan::passes::Pass;
+use crate::plan::staging::Staging;
 use crate::semantics::ResolvedSplit;
+
+/// A split as geometry, what [`SplitPlan::assemble`] plans from: the
+/// input, every output's runs and where each output lands.
+#[derive(Debug, Clone)]
+pub(crate) struct PlanParts {
+    pub element_type: ElementType,
+    pub input_shape: Vec<usize>,
+    pub input_bytes: u64,
+    /// Outer blocks (rows) of the input.
+    pub outer: u64,
+    pub geometry: Vec<OutputGeometry>,
+    pub outputs: Vec<PlannedOutput>,
+    pub arena_bytes: u64,
+}
 
 /// A complete GPU plan for one split: where every output goes, which
 /// outputs are copied, and the dispatches (passes) with their parameter
@@ -68,6 +83,10 @@ pub struct SplitPlan {
     /// Per pass, the index of its module in `modules`.
     pass_module: Vec<usize>,
     fingerprint: u64,
+    /// A plan whose gathered outputs pass through the splitter's scratch
+    /// arena: its two plans (the plan's own passes and table are then
+    /// empty).
+    pub(crate) staging: Option<Box<Staging>>,
     /// Which way bits move, and for a concat the concat input each
     /// destination is.
     pub(super) direction: (Direction, Vec<usize>),
@@ -134,22 +153,51 @@ impl SplitPlan {
                 .bit_width()
                 .ok_or(PlanError::NotOnGpu { element_type })?,
         );
-        let strategy = options.strategy.unwrap_or_default();
         let input_bytes = input_bytes(split, element_bits, limits, direction.tensor())?;
         let layout = RunLayout::new(split);
-        let outer = layout.outer() as u64;
         let geometry = output_geometry(&layout, element_bits);
         let (outputs, arena_bytes) = plan_outputs(split, &geometry, options.placement, limits)?;
+        let parts = PlanParts {
+            element_type,
+            input_shape: split.input_shape().to_vec(),
+            input_bytes,
+            outer: layout.outer() as u64,
+            geometry,
+            outputs,
+            arena_bytes,
+        };
+        let plan = Self::assemble(&parts, limits, options, model, direction)?;
+        crate::plan::staging::consider(plan, &parts, split, limits, options, model)
+    }
+
+    /// The plan of `parts` (the split as geometry): copies, kernel,
+    /// passes and tables.
+    pub(crate) fn assemble(
+        parts: &PlanParts,
+        limits: &PlanLimits,
+        options: &PlanOptions,
+        model: CostModel,
+        direction: Direction,
+    ) -> Result<Self, PlanError> {
+        let PlanParts {
+            element_type,
+            input_bytes,
+            outer,
+            ref geometry,
+            ..
+        } = *parts;
+        let strategy = options.strategy.unwrap_or_default();
+        let outputs = &parts.outputs;
         let dst_offsets: Vec<u64> = outputs.iter().map(|o| o.arena_offset_bytes).collect();
-        let copied = copied_outputs(options, &strategy, &geometry, outer)?;
-        let copies = copy_runs(&geometry, &copied, &dst_offsets, outer);
+        let copied = copied_outputs(options, &strategy, geometry, outer)?;
+        let copies = copy_runs(geometry, &copied, &dst_offsets, outer);
         let model = match strategy {
             Strategy::Auto(model) => model,
             _ => model,
         };
         let gather = KernelWork {
             work: Work {
-                geometry: &geometry,
+                geometry,
                 copied: &copied,
                 outer,
                 input_bytes,
@@ -177,27 +225,44 @@ impl SplitPlan {
         );
         Ok(SplitPlan {
             element_type,
-            input_shape: split.input_shape().to_vec(),
+            input_shape: parts.input_shape.clone(),
             limits: *limits,
             placement: options.placement,
             kernel,
             input_bytes,
-            views: views(&geometry, &outputs, outer, limits),
+            views: views(geometry, outputs, outer, limits),
             gathered: geometry
                 .iter()
                 .zip(&copied)
                 .map(|(g, &c)| !g.is_empty() && !c)
                 .collect(),
-            outputs,
-            arena_bytes,
+            outputs: outputs.clone(),
+            arena_bytes: parts.arena_bytes,
             passes,
             table,
             copies,
             modules,
             pass_module,
             fingerprint,
+            staging: None,
             direction: (direction, Vec::new()),
         })
+    }
+
+    /// The same plan staged through `staging`'s two plans: its own
+    /// passes, table and copies empty, its kernel the stage's.
+    pub(crate) fn into_staged(self, staging: Staging) -> Self {
+        SplitPlan {
+            kernel: staging.stage.kernel(),
+            passes: Vec::new(),
+            table: Vec::new(),
+            copies: Vec::new(),
+            modules: Vec::new(),
+            pass_module: Vec::new(),
+            fingerprint: fingerprint(&[]),
+            staging: Some(Box::new(staging)),
+            ..self
+        }
     }
 
     /// Which way the plan moves bits (a concat plans its mirror split and
@@ -234,6 +299,9 @@ impl SplitPlan {
     /// The form of its kernel the dispatches run: generated per layout, or
     /// driven by the table (a plan without dispatches: the table).
     pub fn form(&self) -> Form {
+        if let Some((stage, _)) = self.staged_plans() {
+            return stage.form();
+        }
         if self.passes.iter().any(|p| p.layout.is_some()) {
             Form::PerLayout
         } else {
@@ -334,12 +402,18 @@ impl SplitPlan {
     /// encoded.
     pub fn dispatch_count(&self) -> usize {
         self.passes.len()
+            + self
+                .staged_plans()
+                .map_or(0, |(s, u)| s.dispatch_count() + u.dispatch_count())
     }
 
     analysis_pub! {
         /// Destination bindings the shader needs (the most any pass binds; 0
         /// without dispatches).
         pub fn destination_slots(&self) -> u32 {
+            if let Some((_, unstage)) = self.staged_plans() {
+                return unstage.destination_slots();
+            }
             self.passes
                 .iter()
                 .map(|p| p.dst_windows.len() as u32)
@@ -357,7 +431,10 @@ impl SplitPlan {
 
     /// Number of `copy_buffer_to_buffer` commands an encode records.
     pub fn copy_count(&self) -> u64 {
-        self.copies.iter().map(|c| c.count).sum()
+        self.copies.iter().map(|c| c.count).sum::<u64>()
+            + self
+                .staged_plans()
+                .map_or(0, |(s, u)| s.copy_count() + u.copy_count())
     }
 
     /// True when output `index` is written by the gather dispatches (false

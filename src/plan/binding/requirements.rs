@@ -43,6 +43,10 @@ pub struct Requirements {
     pub dispatches: usize,
     /// Copy commands an encode records.
     pub copies: u64,
+    /// Bytes of scratch the splitter provides (and keeps under its
+    /// [`crate::gpu::CachePolicy`]) for a staged plan: 0 for any other
+    /// ([`SplitPlan::is_staged`]).
+    pub scratch_bytes: u64,
 }
 
 /// What one destination needs.
@@ -74,6 +78,7 @@ impl SplitPlan {
             offset_alignment_bytes: self.offset_alignment_bytes(),
             dispatches: self.dispatch_count(),
             copies: self.copy_count(),
+            scratch_bytes: self.scratch_bytes(),
         }
     }
 
@@ -90,6 +95,11 @@ impl SplitPlan {
         /// bindings). Unlike bindings, offsets need not be multiples of
         /// `min_storage_buffer_offset_alignment`.
         pub fn offset_alignment_bytes(&self) -> u64 {
+            if let Some((stage, unstage)) = self.staged_plans() {
+                return stage
+                    .offset_alignment_bytes()
+                    .max(unstage.offset_alignment_bytes());
+            }
             if self.kernel().unit_bits() == 128 && self.dispatch_count() > 0 {
                 16
             } else {
@@ -103,6 +113,9 @@ impl SplitPlan {
         /// dispatches, copy source when it copies (copy destination for a
         /// concat, which writes the tensor).
         pub fn input_usages(&self) -> Usages {
+            if let Some((stage, _)) = self.staged_plans() {
+                return stage.input_usages();
+            }
             let copies = self.copy_count() > 0;
             let concat = self.direction() == Direction::Concat;
             Usages {
@@ -119,6 +132,9 @@ impl SplitPlan {
         /// is empty. For an arena plan, the arena's are the union over outputs
         /// ([`SplitPlan::destination_usages`]).
         pub fn output_usages(&self, index: usize) -> Usages {
+            if let Some((_, unstage)) = self.staged_plans() {
+                return unstage.output_usages(index);
+            }
             let copied = !self.is_gathered(index) && self.copies().iter().any(|c| c.output == index);
             let concat = self.direction() == Direction::Concat;
             Usages {

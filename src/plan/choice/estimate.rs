@@ -46,6 +46,13 @@ impl CostModel {
     /// assert!(gathered.total_seconds() < copied.total_seconds());
     /// ```
     pub fn plan_cost(&self, plan: &SplitPlan) -> PlanCost {
+        if let Some((stage, unstage)) = plan.staged_plans() {
+            return PlanCost {
+                device_seconds: self.plan_cost(stage).device_seconds
+                    + self.plan_cost(unstage).device_seconds,
+                host_seconds: self.host_seconds(plan.copy_count(), plan.dispatch_count() as u64),
+            };
+        }
         let copies: f64 = plan
             .copies()
             .iter()

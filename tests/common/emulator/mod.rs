@@ -103,7 +103,27 @@ pub fn emulate(
     input: PlainRegion,
     destinations: &[PlainRegion],
 ) {
-    run(plan, Way::Split, memory, input, destinations);
+    let Some((stage, unstage)) = plan.staged_plans() else {
+        run(plan, Way::Split, memory, input, destinations);
+        return;
+    };
+    // The caller's regions are checked against the whole plan; the scratch
+    // arena is one more buffer, of sentinels, the stage's destination and
+    // the unstage's input.
+    let plain_destinations: Vec<_> = destinations.iter().map(|d| plain(memory, d)).collect();
+    plan.bind(&plain(memory, &input), &plain_destinations)
+        .unwrap_or_else(|e| panic!("the planner refused the emulated regions: {e}"));
+    let mut with_scratch = memory.to_vec();
+    with_scratch.push(vec![SENTINEL; plan.scratch_bytes() as usize]);
+    let scratch = PlainRegion {
+        buffer: memory.len(),
+        offset: 0,
+        size: plan.scratch_bytes(),
+    };
+    run(stage, Way::Split, &mut with_scratch, input, &[scratch]);
+    run(unstage, Way::Split, &mut with_scratch, scratch, destinations);
+    with_scratch.pop();
+    memory.clone_from_slice(&with_scratch);
 }
 
 /// Runs the concat `plan` on `memory`: `inputs` one region per concat

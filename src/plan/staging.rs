@@ -1,0 +1,249 @@
+//! Staging through the splitter's scratch arena: a plan of two plans.
+//!
+//! With separate destinations a dispatch binds at most
+//! [`PlanLimits::destinations_per_dispatch`] of them, so many outputs take
+//! several dispatches, and where the outputs are narrow pieces of every row
+//! (columns, rotary sections) each of those dispatches loads every row
+//! again: 31 one-element columns under WebGPU's limits read the input five
+//! times. A staged plan runs instead
+//!
+//! 1. **stage**: the split into a scratch arena the splitter owns, one
+//!    binding for every output (the arena placement), so the input is read
+//!    once, by whichever kernel moves it best (row blocks for narrow rows);
+//! 2. **unstage**: each output's contiguous range of the arena into its
+//!    destination: a copy command where the range is whole words (and the
+//!    model prices the copy lower), else a table-driven kernel whose
+//!    dispatches read disjoint ranges of the arena.
+//!
+//! Twice the ideal traffic, all of it coalesced, against k times the input's
+//! loads. The planner weighs the two by the traffic of every pass (the
+//! bytes it loads, not only those it writes) under the cost model
+//! ([`consider`]), and plans for the caller's compute pass stage through
+//! dispatches only.
+//!
+//! A staged plan announces the scratch's bytes
+//! ([`crate::plan::Requirements::scratch_bytes`]); its own passes, table
+//! and copies are empty, and everything it records is its two plans'.
+
+use crate::kernels::Form;
+use crate::kernels::table::{TableEntry, TableHeader};
+use crate::kernels::work::{Direction, OutputGeometry, Placement};
+use crate::plan::choice::cost::CostModel;
+use crate::plan::choice::strategy::Strategy;
+use crate::plan::error::PlanError;
+use crate::plan::geometry::outputs::plan_outputs;
+use crate::plan::limits::PlanLimits;
+use crate::plan::options::PlanOptions;
+use crate::plan::passes::Pass;
+use crate::plan::split_plan::{PlanParts, SplitPlan};
+use crate::semantics::ResolvedSplit;
+
+/// The two plans of a staged plan.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) struct Staging {
+    /// The split into the scratch arena (arena placement).
+    pub stage: SplitPlan,
+    /// The scratch, a one-row tensor, into the destinations: output `i` is
+    /// its bytes at stage's `outputs()[i].arena_offset_bytes`.
+    pub unstage: SplitPlan,
+}
+
+/// `plan`, or where it qualifies (a split into separate destinations that
+/// takes several dispatches because of their count, no output copied) and
+/// the options or the model prefer it, the same split staged.
+///
+/// # Errors
+///
+/// With [`PlanOptions::staging`] `Some(true)`, the errors of planning the
+/// two plans (an arena past `max_buffer_size`); otherwise none beyond
+/// `plan`'s own.
+pub(crate) fn consider(
+    plan: SplitPlan,
+    parts: &PlanParts,
+    split: &ResolvedSplit,
+    limits: &PlanLimits,
+    options: &PlanOptions,
+    model: CostModel,
+) -> Result<SplitPlan, PlanError> {
+    let forced = options.staging;
+    if forced == Some(false) || !qualifies(&plan, options, forced == Some(true)) {
+        return Ok(plan);
+    }
+    let staged = match staged(&plan, parts, split, limits, options, model) {
+        Ok(staged) => staged,
+        Err(e) if forced == Some(true) => return Err(e),
+        Err(_) => return Ok(plan),
+    };
+    let model = match options.strategy {
+        Some(Strategy::Auto(m)) => m,
+        _ => model,
+    };
+    let keep = forced == Some(true)
+        || model.traffic_seconds(&staged) < model.traffic_seconds(&plan);
+    Ok(if keep { staged } else { plan })
+}
+
+/// A split into separate destinations whose gathered outputs are more than
+/// one dispatch binds, none of them copied, planned by the model (or
+/// `forced`, whatever kernel was asked).
+fn qualifies(plan: &SplitPlan, options: &PlanOptions, forced: bool) -> bool {
+    let gathered = (0..plan.outputs().len())
+        .filter(|&i| plan.is_gathered(i))
+        .count();
+    plan.direction() == Direction::Split
+        && plan.placement() == Placement::Separate
+        && plan.copies().is_empty()
+        && options.strategy != Some(Strategy::GatherPerOutput)
+        && (forced || options.kernel.is_none() && options.form.is_none())
+        && gathered > plan.limits().slots_per_pass(Placement::Separate)
+}
+
+/// The staged form of `plan`: the split into an arena, then the arena into
+/// the destinations.
+fn staged(
+    plan: &SplitPlan,
+    parts: &PlanParts,
+    split: &ResolvedSplit,
+    limits: &PlanLimits,
+    options: &PlanOptions,
+    model: CostModel,
+) -> Result<SplitPlan, PlanError> {
+    let (arena_outputs, arena_bytes) =
+        plan_outputs(split, &parts.geometry, Placement::Arena, limits)?;
+    let stage_parts = PlanParts {
+        outputs: arena_outputs,
+        arena_bytes,
+        ..parts.clone()
+    };
+    let stage_options = PlanOptions {
+        strategy: Some(Strategy::Gather),
+        placement: Placement::Arena,
+        staging: Some(false),
+        ..*options
+    };
+    let stage = SplitPlan::assemble(&stage_parts, limits, &stage_options, model, Direction::Split)?;
+    // Output i is one run of the arena: its bytes from its arena offset.
+    let geometry = parts
+        .geometry
+        .iter()
+        .zip(&stage_parts.outputs)
+        .map(|(g, o)| OutputGeometry {
+            run_bits: g.total_bits,
+            offset_bits: o.arena_offset_bytes * 8,
+            block_bits: arena_bytes * 8,
+            total_bits: g.total_bits,
+        })
+        .collect();
+    let unstage_parts = PlanParts {
+        input_bytes: arena_bytes,
+        outer: 1,
+        geometry,
+        outputs: plan.outputs().to_vec(),
+        arena_bytes: 0,
+        ..parts.clone()
+    };
+    let unstage_options = PlanOptions {
+        strategy: Some(match options.strategy {
+            Some(Strategy::Gather) => Strategy::Gather,
+            Some(Strategy::Auto(m)) => Strategy::Auto(m),
+            _ => Strategy::Auto(model),
+        }),
+        placement: Placement::Separate,
+        kernel: None,
+        form: Some(Form::Table),
+        compute_pass: options.compute_pass,
+        staging: Some(false),
+    };
+    let unstage = SplitPlan::assemble(
+        &unstage_parts,
+        limits,
+        &unstage_options,
+        model,
+        Direction::Split,
+    )?;
+    Ok(plan.clone().into_staged(Staging { stage, unstage }))
+}
+
+impl SplitPlan {
+    /// True when the plan stages its outputs through the splitter's scratch
+    /// arena ([`SplitPlan::scratch_bytes`]): one pass into the arena, then
+    /// the arena into the destinations. The planner stages where separate
+    /// destinations take several dispatches that would each load the
+    /// input's rows again ([`PlanOptions::staging`] forces either way).
+    pub fn is_staged(&self) -> bool {
+        self.staging.is_some()
+    }
+
+    /// Bytes of scratch the splitter provides for a staged plan (0 for any
+    /// other): an arena holding every gathered output.
+    pub fn scratch_bytes(&self) -> u64 {
+        self.staging.as_ref().map_or(0, |s| s.stage.arena_bytes())
+    }
+
+    analysis_pub! {
+        /// A staged plan's two plans: the split into the scratch arena, then
+        /// the scratch (a one-row tensor of [`SplitPlan::scratch_bytes`]) into
+        /// the destinations. `None` for a plan that is not staged.
+        pub fn staged_plans(&self) -> Option<(&SplitPlan, &SplitPlan)> {
+            self.staging.as_ref().map(|s| (&s.stage, &s.unstage))
+        }
+    }
+}
+
+impl CostModel {
+    /// Modeled device seconds of `plan` counting the bytes each pass loads
+    /// as well as those it writes: a pass of narrow pieces of every row
+    /// loads whole sectors of every row it reads, so plans that take
+    /// several such passes pay for the input each time. What the planner
+    /// weighs staging by.
+    pub fn traffic_seconds(&self, plan: &SplitPlan) -> f64 {
+        if let Some((stage, unstage)) = plan.staged_plans() {
+            return self.traffic_seconds(stage) + self.traffic_seconds(unstage);
+        }
+        let copies: f64 = plan
+            .copies()
+            .iter()
+            .map(|c| self.copy_seconds(c.count, c.size_bytes))
+            .sum();
+        let rate = self.gather_bytes_per_second.get(plan.kernel());
+        let dispatches: f64 = plan
+            .passes()
+            .iter()
+            .map(|pass| {
+                let (loaded, written) = pass_traffic(plan.table(), pass);
+                let fill = self.fill(u64::from(pass.invocations));
+                self.dispatch_seconds + (loaded + written) as f64 / (rate * fill)
+            })
+            .sum();
+        copies + dispatches
+    }
+}
+
+/// A sector: what a memory request moves at least (32 bytes on GPUs).
+const SECTOR_BYTES: u64 = 32;
+
+/// The bytes a pass loads and writes, as modeled: per entry, whole sectors
+/// of every row it reads (one more for a run that does not start on one),
+/// at most a whole block a row; the pass at most its source window.
+fn pass_traffic(table: &[u8], pass: &Pass) -> (u64, u64) {
+    let slice = &table[pass.table_bytes.start as usize..pass.table_bytes.end as usize];
+    let header: TableHeader = bytemuck::pod_read_unaligned(&slice[..TableHeader::SIZE as usize]);
+    let (mut loaded, mut written) = (0u64, 0u64);
+    for e in slice[TableHeader::SIZE as usize..]
+        .chunks_exact(TableEntry::SIZE as usize)
+        .take(header.entry_count as usize)
+    {
+        let e: TableEntry = bytemuck::pod_read_unaligned(e);
+        let len = u64::from(e.len_bits).div_ceil(8);
+        written += len;
+        let (run, block) = (u64::from(e.run_bits) / 8, u64::from(e.block_bits) / 8);
+        loaded += if block == 0 || run == 0 || run >= block {
+            len
+        } else {
+            let rows = u64::from(e.len_bits).div_ceil(u64::from(e.run_bits));
+            rows * block.min(run.next_multiple_of(SECTOR_BYTES) + SECTOR_BYTES)
+        };
+    }
+    let window = pass.src_window_bytes.end - pass.src_window_bytes.start;
+    (loaded.min(window), written)
+}
