@@ -943,3 +943,54 @@ fn an_empty_outputs_region_is_ignored_whatever_its_offset() {
         }
     }
 }
+
+#[test]
+fn staged_plans_run_on_the_gpu_encoded_and_in_the_callers_pass() {
+    let Some(gpu) = gpu("staged_plans_run_on_the_gpu_encoded_and_in_the_callers_pass") else {
+        return;
+    };
+    let limits = wgpu_split::plan::PlanLimits::WEBGPU_DEFAULT;
+    let mut rng = Rng::new(38);
+    for (t, shape, pass) in [
+        // 31 one-element columns: copies out where the columns are whole
+        // words, else the table-driven kernel; in a pass, dispatches only.
+        (ElementType::Float16, [512, 31], false),
+        (ElementType::Float, [300, 31], false),
+        (ElementType::Uint8, [77, 20], false),
+        (ElementType::Float16, [512, 31], true),
+        (ElementType::Int4, [90, 17], true),
+    ] {
+        let split = ResolvedSplit::new(&shape, 1, vec![1; shape[1]], true).unwrap();
+        let mut options = PlanOptions::default().staging(true);
+        if pass {
+            options = options.in_compute_pass();
+        }
+        let plan = SplitPlan::new(&split, t, &limits, &options).unwrap();
+        assert!(plan.is_staged(), "{t} {shape:?}");
+        let input = random_tensor(&mut rng, t, &shape);
+        let context = format!("{t} {shape:?} in a pass: {pass}");
+        if pass {
+            let dispatches = record_in_a_pass_and_check(gpu, &plan, &input, &split);
+            assert_eq!(dispatches, plan.dispatch_count(), "{context}");
+            continue;
+        }
+        let actual = common::round_trip(gpu).run_plan(&plan, &input).unwrap();
+        common::assert_outputs_equal(&input.split(&split).unwrap(), &actual, &context);
+        // What counts() says is what the plan announced.
+        let source = common::round_trip(gpu)
+            .create_input(input.as_bytes().unwrap())
+            .unwrap();
+        let outputs = common::round_trip(gpu).create_destinations(&plan).unwrap();
+        let regions: Vec<_> = outputs.iter().map(BufferRegion::whole).collect();
+        let counts = gpu
+            .counts(&plan, BufferRegion::whole(&source), &regions)
+            .unwrap();
+        assert_eq!(
+            (counts.dispatches, counts.copies),
+            (plan.dispatch_count(), plan.copy_count()),
+            "{context}"
+        );
+    }
+    // The scratch stays with the splitter, within its policy.
+    assert!(gpu.cache().usage().scratch_bytes > 0);
+}

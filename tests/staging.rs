@@ -179,6 +179,10 @@ fn the_models_stage_narrow_pieces_past_one_dispatch() {
         let in_pass = plan(&split, ElementType::Float16, &auto.in_compute_pass());
         assert!(in_pass.is_staged() && in_pass.copy_count() == 0, "{model:?}");
     }
+    // Lavapipe's lanes walk long stretches through the host's caches: its
+    // model does not price re-read rows as sectors, and keeps its plans.
+    let lavapipe = PlanOptions::default().strategy(Strategy::Auto(CostModel::LAVAPIPE));
+    assert!(!plan(&split, ElementType::Float16, &lavapipe).is_staged());
 }
 
 #[test]

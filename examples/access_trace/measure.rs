@@ -6,7 +6,7 @@
 
 use wgpu_split::gpu::GpuSplitter;
 use wgpu_split::gpu::trace::{trace, trace_concat};
-use wgpu_split::plan::coalescing::{Coalescing, analyse_with_rows};
+use wgpu_split::plan::coalescing::{Coalescing, SCRATCH_BUFFER, analyse_with_rows};
 use wgpu_split::plan::{
     ConcatPlan, CostModel, Kernel, Placement, PlanLimits, PlanOptions, SplitPlan, Strategy,
 };
@@ -35,6 +35,8 @@ pub struct Row {
     pub case: String,
     pub class: &'static str,
     pub kernel: String,
+    /// The plan stages its outputs through the scratch arena.
+    pub staged: bool,
     pub lanes: String,
     pub dispatches: usize,
     /// Working invocations of the full plan's dispatches.
@@ -132,12 +134,17 @@ pub fn trace_case(
             let plan = concat_plan_of(model, t, &small_split, options.kernel, &options.limits)?;
             (plan.mirror().clone(), Some(plan))
         } else {
-            (
-                plan_of(model, t, &small_split, options.kernel, &options.limits)?,
-                None,
-            )
+            let mut plan = plan_of(model, t, &small_split, options.kernel, &options.limits)?;
+            if plan.is_staged() != full.is_staged() {
+                // Fewer rows may not pay for staging: traced as the full
+                // plan runs.
+                let staging = options_of(model, options.kernel).staging(full.is_staged());
+                plan = SplitPlan::new(&small_split, t, &options.limits, &staging)?;
+            }
+            (plan, None)
         };
-        if plan.kernel() == full.kernel() && plan.generated_layouts() == full.generated_layouts() {
+        let (a, b) = (moving(&plan), moving(&full));
+        if a.kernel() == b.kernel() && a.generated_layouts() == b.generated_layouts() {
             shrunk_plan = Some((small_split, plan, concat));
             break;
         }
@@ -181,7 +188,13 @@ pub fn trace_case(
         });
         (run, exact)
     };
-    let row_of = rows_of(&small_split, bits);
+    // A staged plan's scratch: each output's runs back to back from its
+    // arena offset.
+    let scratch_starts: Vec<u64> = plan
+        .staged_plans()
+        .map(|(stage, _)| stage.outputs().iter().map(|o| o.arena_offset_bytes).collect())
+        .unwrap_or_default();
+    let row_of = rows_of(&small_split, bits, scratch_starts);
     let by_warp = if plan.dispatch_count() == 0 {
         Vec::new()
     } else {
@@ -194,12 +207,18 @@ pub fn trace_case(
         case: name.to_string(),
         class,
         kernel: full.runs().to_string(),
-        lanes: full
+        staged: full.is_staged(),
+        lanes: moving(&full)
             .shaders()
             .first()
             .map_or("-".to_string(), |k| k.lanes().name().to_string()),
         dispatches: full.dispatch_count(),
-        invocations: full.passes().iter().map(|p| u64::from(p.invocations)).sum(),
+        invocations: [Some(&full), full.staged_plans().map(|s| s.0), full.staged_plans().map(|s| s.1)]
+            .into_iter()
+            .flatten()
+            .flat_map(|p| p.passes())
+            .map(|p| u64::from(p.invocations))
+            .sum(),
         copy_invocations: moved.div_ceil(16),
         traced_rows: small_split.input_shape()[..small_split.axis()]
             .iter()
@@ -210,9 +229,20 @@ pub fn trace_case(
     })
 }
 
+/// The plan that moves the input: a staged plan's stage, or the plan.
+fn moving(plan: &SplitPlan) -> &SplitPlan {
+    plan.staged_plans().map_or(plan, |(stage, _)| stage)
+}
+
 /// The row a byte of a traced buffer lies in: input rows in buffer 0,
-/// output `i`'s rows (runs) in buffer `i + 1`.
-pub fn rows_of(split: &ResolvedSplit, bits: u64) -> impl Fn(usize, u64) -> u64 {
+/// output `i`'s rows (runs) in buffer `i + 1`, and in a staged plan's
+/// scratch ([`SCRATCH_BUFFER`]) output `i`'s runs from `scratch_starts[i]`
+/// (numbered after the rows of the outputs before it).
+pub fn rows_of(
+    split: &ResolvedSplit,
+    bits: u64,
+    scratch_starts: Vec<u64>,
+) -> impl Fn(usize, u64) -> u64 {
     let shape = split.input_shape();
     let inner: u64 = shape[split.axis() + 1..]
         .iter()
@@ -224,8 +254,16 @@ pub fn rows_of(split: &ResolvedSplit, bits: u64) -> impl Fn(usize, u64) -> u64 {
         .iter()
         .map(|&l| (l as u64 * inner * bits).max(1))
         .collect();
+    let outer = split.input_shape()[..split.axis()]
+        .iter()
+        .map(|&d| d as u64)
+        .product::<u64>();
     move |buffer, byte| match buffer {
         0 => byte * 8 / block_bits.max(1),
+        SCRATCH_BUFFER => {
+            let i = scratch_starts.partition_point(|&s| s <= byte).max(1) - 1;
+            i as u64 * outer + (byte - scratch_starts[i]) * 8 / runs[i]
+        }
         b => byte * 8 / runs[b - 1],
     }
 }
@@ -409,6 +447,23 @@ pub fn sweep() -> Vec<(String, ElementType, ResolvedSplit)> {
         "u8 [4096, 3000] thirds".into(),
         ElementType::Uint8,
         lengths(&[4096, 3000], &[1000; 3]),
+    );
+    // More pieces than a dispatch binds under WebGPU's limits, narrow ones
+    // of every row, large enough that the class models stage them.
+    add(
+        "f16 [65536, 31] columns".into(),
+        ElementType::Float16,
+        lengths(&[65536, 31], &[1; 31]),
+    );
+    add(
+        "f16 [32768, 64] columns".into(),
+        ElementType::Float16,
+        lengths(&[32768, 64], &[1; 64]),
+    );
+    add(
+        "u8 [262144, 40] [1, 3, 1, 3, ..]".into(),
+        ElementType::Uint8,
+        lengths(&[262144, 40], &[1, 3].repeat(10)),
     );
     splits
 }

@@ -16,7 +16,7 @@ use crate::kernels::table::TableHeader;
 use crate::kernels::wgsl::Bindings;
 use crate::plan::binding::BoundDispatch;
 use crate::plan::binding::SlotBinding;
-use crate::plan::coalescing::{Access, TracedBinding, TracedDispatch};
+use crate::plan::coalescing::{Access, SCRATCH_BUFFER, TracedBinding, TracedDispatch};
 use crate::plan::{ConcatPlan, SplitPlan};
 
 /// Records kept per invocation at first; a dispatch whose invocations made
@@ -101,7 +101,48 @@ fn traced_run(
         .collect::<std::result::Result<Vec<_>, _>>()?;
     let regions: Vec<BufferRegion<'_>> = destinations.iter().map(BufferRegion::whole).collect();
     let input_region = BufferRegion::new(&input_buffer, 0, plan.input_binding_bytes());
-    let (plain_input, plain_destinations) = plain_regions(&input_region, &regions);
+    let traced = match plan.staged_plans() {
+        None => trace_plan(splitter, plan, &input_region, &regions, 0, most)?,
+        Some((stage, unstage)) => {
+            // The scratch arena, a buffer of its own (SCRATCH_BUFFER in
+            // the trace), between the two plans.
+            let size = plan.scratch_bytes().max(16);
+            let scratch = buffer_with_contents(device, "wgpu-split traced scratch", &[], size, usage)?;
+            let scratch_region = BufferRegion::new(&scratch, 0, plan.scratch_bytes());
+            let into = [scratch_region];
+            let mut traced = trace_plan(splitter, stage, &input_region, &into, 0, most)?;
+            for d in &mut traced {
+                for b in d.bindings.iter_mut().skip(1) {
+                    b.buffer = SCRATCH_BUFFER;
+                }
+            }
+            let out = trace_plan(splitter, unstage, &scratch_region, &regions, SCRATCH_BUFFER, most)?;
+            traced.extend(out);
+            traced
+        }
+    };
+    let destinations = destinations
+        .iter()
+        .map(|b| read(splitter, b))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(TracedRun {
+        dispatches: traced,
+        destinations,
+        tensor: read(splitter, &input_buffer)?,
+    })
+}
+
+/// The traced dispatches of `plan` (not staged) from `input` into
+/// `regions`, its source numbered `source` in the trace.
+fn trace_plan(
+    splitter: &GpuSplitter,
+    plan: &SplitPlan,
+    input_region: &BufferRegion<'_>,
+    regions: &[BufferRegion<'_>],
+    source: usize,
+    most: u64,
+) -> Result<Vec<TracedDispatch>> {
+    let (plain_input, plain_destinations) = plain_regions(input_region, regions);
     let bound = plan.bind(&plain_input, &plain_destinations)?;
     let (keys, modules) = bound.shaders();
     let table = table_buffer(splitter.resources(), &bound)?;
@@ -123,8 +164,8 @@ fn traced_run(
                     key: &key,
                     table: &table,
                     dispatch: d,
-                    input: &input_region,
-                    destinations: &regions,
+                    input: input_region,
+                    destinations: regions,
                 };
                 let (records, needed) = run.traced(&window, per)?;
                 if needed <= per {
@@ -136,19 +177,11 @@ fn traced_run(
         }
         traced.push(TracedDispatch {
             invocations,
-            bindings: bindings_of(d),
+            bindings: bindings_of(d, source),
             windows,
         });
     }
-    let destinations = destinations
-        .iter()
-        .map(|b| read(splitter, b))
-        .collect::<Result<Vec<_>>>()?;
-    Ok(TracedRun {
-        dispatches: traced,
-        destinations,
-        tensor: read(splitter, &input_buffer)?,
-    })
+    Ok(traced)
 }
 
 /// The invocation windows traced of a dispatch of `invocations`.
@@ -167,12 +200,13 @@ fn windows_of(invocations: u64, most: u64) -> Vec<Range<u64>> {
         .collect()
 }
 
-/// Where a dispatch's bindings lie: the input in buffer 0, destination `i`
-/// in buffer `i + 1` (spare slots are never accessed).
-fn bindings_of(d: &BoundDispatch) -> Vec<TracedBinding> {
+/// Where a dispatch's bindings lie: the source in buffer `source` (the
+/// input: 0), destination `i` in buffer `i + 1` (spare slots are never
+/// accessed).
+fn bindings_of(d: &BoundDispatch, source: usize) -> Vec<TracedBinding> {
     let mut bindings = vec![TracedBinding {
         binding: Bindings::SOURCE,
-        buffer: 0,
+        buffer: source,
         offset: d.src.start,
     }];
     for (slot, bound) in d.dst.iter().enumerate() {

@@ -47,6 +47,11 @@ impl Access {
     }
 }
 
+/// The buffer number a trace gives a staged plan's scratch arena
+/// ([`crate::plan::SplitPlan::is_staged`]): loads of it are counted apart
+/// from the input's ([`Coalescing::scratch_loaded_bytes`]).
+pub const SCRATCH_BUFFER: usize = usize::MAX;
+
 /// Where a dispatch's binding lies: which buffer, from which byte.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TracedBinding {
@@ -151,6 +156,9 @@ pub struct Coalescing {
     /// ([`Coalescing::traced_whole`]): a dispatch traced in windows counts
     /// its windows' sectors only.
     pub loaded_bytes: u64,
+    /// The part of [`Coalescing::loaded_bytes`] loaded from a staged plan's
+    /// scratch arena ([`SCRATCH_BUFFER`]).
+    pub scratch_loaded_bytes: u64,
     /// Every invocation of every dispatch is in the trace (no windows).
     pub traced_whole: bool,
     /// Invocations of the dispatches (working ones), summed.
@@ -166,11 +174,20 @@ impl Coalescing {
         self.footprint_sectors as f64 / self.footprint_ideal.max(1) as f64
     }
 
-    /// Bytes the dispatches load in all ([`Coalescing::loaded_bytes`])
-    /// against `input_bytes`, the tensor a split reads (1.0: every input
-    /// byte loaded once).
+    /// Bytes the dispatches load of the tensor a split reads (what they
+    /// load in all, [`Coalescing::loaded_bytes`], less a staged plan's
+    /// scratch) against `input_bytes` (1.0: every input byte loaded once).
     /// `None` where a dispatch was traced in windows.
     pub fn reads(&self, input_bytes: u64) -> Option<f64> {
+        let loaded = self.loaded_bytes - self.scratch_loaded_bytes;
+        self.traced_whole
+            .then(|| loaded as f64 / input_bytes.max(1) as f64)
+    }
+
+    /// Bytes the dispatches load in all, the scratch included, against
+    /// `input_bytes`: a staged plan's traffic (about 2.0). `None` where a
+    /// dispatch was traced in windows.
+    pub fn all_reads(&self, input_bytes: u64) -> Option<f64> {
         self.traced_whole
             .then(|| self.loaded_bytes as f64 / input_bytes.max(1) as f64)
     }
@@ -245,6 +262,8 @@ pub fn analyse_with_rows(
         let traced: u64 = d.windows.iter().map(|(_, w)| w.len() as u64).sum();
         out.traced_whole &= traced >= d.invocations;
         out.loaded_bytes += loaded.len() as u64 * 32;
+        out.scratch_loaded_bytes +=
+            loaded.iter().filter(|(b, _)| *b == SCRATCH_BUFFER).count() as u64 * 32;
         for (store, lanes) in requests.values() {
             let kind = if *store {
                 &mut out.stores
