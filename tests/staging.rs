@@ -55,7 +55,11 @@ fn check_staged(plan: &SplitPlan, split: &ResolvedSplit, seed: u64, context: &st
         "{context}"
     );
     assert_eq!(plan.copy_count(), unstage.copy_count(), "{context}");
-    assert_eq!(stage.copy_count(), 0, "{context}: the stage only dispatches");
+    assert_eq!(
+        stage.copy_count(),
+        0,
+        "{context}: the stage only dispatches"
+    );
     assert!(plan.passes().is_empty() && plan.table().is_empty());
     // The unstage reads each output's range of the scratch once: its
     // passes' source windows do not overlap but at their aligned ends.
@@ -177,7 +181,10 @@ fn the_models_stage_narrow_pieces_past_one_dispatch() {
         assert!(model.traffic_seconds(&chosen) < model.traffic_seconds(&reread));
         // And in the caller's compute pass, with dispatches only.
         let in_pass = plan(&split, ElementType::Float16, &auto.in_compute_pass());
-        assert!(in_pass.is_staged() && in_pass.copy_count() == 0, "{model:?}");
+        assert!(
+            in_pass.is_staged() && in_pass.copy_count() == 0,
+            "{model:?}"
+        );
     }
     // Lavapipe's lanes walk long stretches through the host's caches: its
     // model does not price re-read rows as sectors, and keeps its plans.

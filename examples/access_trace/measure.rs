@@ -192,7 +192,13 @@ pub fn trace_case(
     // arena offset.
     let scratch_starts: Vec<u64> = plan
         .staged_plans()
-        .map(|(stage, _)| stage.outputs().iter().map(|o| o.arena_offset_bytes).collect())
+        .map(|(stage, _)| {
+            stage
+                .outputs()
+                .iter()
+                .map(|o| o.arena_offset_bytes)
+                .collect()
+        })
         .unwrap_or_default();
     let row_of = rows_of(&small_split, bits, scratch_starts);
     let by_warp = if plan.dispatch_count() == 0 {
@@ -213,12 +219,16 @@ pub fn trace_case(
             .first()
             .map_or("-".to_string(), |k| k.lanes().name().to_string()),
         dispatches: full.dispatch_count(),
-        invocations: [Some(&full), full.staged_plans().map(|s| s.0), full.staged_plans().map(|s| s.1)]
-            .into_iter()
-            .flatten()
-            .flat_map(|p| p.passes())
-            .map(|p| u64::from(p.invocations))
-            .sum(),
+        invocations: [
+            Some(&full),
+            full.staged_plans().map(|s| s.0),
+            full.staged_plans().map(|s| s.1),
+        ]
+        .into_iter()
+        .flatten()
+        .flat_map(|p| p.passes())
+        .map(|p| u64::from(p.invocations))
+        .sum(),
         copy_invocations: moved.div_ceil(16),
         traced_rows: small_split.input_shape()[..small_split.axis()]
             .iter()

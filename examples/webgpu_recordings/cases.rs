@@ -308,3 +308,21 @@ pub fn count_cases() -> Vec<Case> {
         })
         .collect()
 }
+
+/// Column splits past one dispatch's destinations, for staged plans: whole
+/// words (copies out of the scratch), bytes and sub-byte elements.
+pub fn staged_cases() -> Vec<Case> {
+    [
+        (ElementType::Float, [64, 31]),
+        (ElementType::Float16, [130, 31]),
+        (ElementType::Uint8, [33, 20]),
+        (ElementType::Int4, [40, 17]),
+        (ElementType::Double, [9, 12]),
+    ]
+    .into_iter()
+    .map(|(t, shape)| {
+        let name = format!("staged_{}_{}x{}", t.name(), shape[0], shape[1]);
+        case(name, t, &shape, 1, vec![1; shape[1]])
+    })
+    .collect()
+}

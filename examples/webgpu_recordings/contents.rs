@@ -158,6 +158,31 @@ pub fn split_placed<'a>(
     }
     let r = input_region;
     placed.region("the input", r.buffer, r.offset, r.size);
+    // A staged plan's scratch arena, the buffer after the caller's (its
+    // guard bytes stay where no output lies): each output at its offset.
+    if let Some((stage, _)) = plan.staged_plans() {
+        let scratch = destinations
+            .iter()
+            .chain([input_region])
+            .map(|d| d.buffer)
+            .max()
+            .unwrap_or(0)
+            + 1;
+        for (i, (o, bytes)) in stage.outputs().iter().zip(outputs).enumerate() {
+            if o.len_bytes > 0 {
+                let pad = o.region_bytes - o.len_bytes;
+                placed
+                    .written
+                    .push((scratch, o.arena_offset_bytes, bytes, pad));
+                placed.region(
+                    format!("output {i} in the scratch"),
+                    scratch,
+                    o.arena_offset_bytes,
+                    o.region_bytes,
+                );
+            }
+        }
+    }
     placed.held.push((r.buffer, r.offset, input));
     placed
 }

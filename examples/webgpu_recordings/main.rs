@@ -43,7 +43,9 @@ mod writer;
 use std::collections::HashSet;
 use std::path::Path;
 
-use cases::{Case, Forced, bench_cases, count_cases, kernel_cases, width_cases, window_cases};
+use cases::{
+    Case, Forced, bench_cases, count_cases, kernel_cases, staged_cases, width_cases, window_cases,
+};
 use concat::ConcatSuite;
 use contents::{Rng, split_placed};
 use layout::{Layout, regions};
@@ -116,6 +118,16 @@ fn varied_variants(forced: bool) -> Vec<(String, PlanOptions)> {
         }
     }
     variants
+}
+
+/// A staged plan's variants: encoded by the cost model (copies out of the
+/// scratch where they are whole words), and in a compute pass.
+fn staged_variants() -> Vec<(String, PlanOptions)> {
+    let staged = PlanOptions::default().staging(true);
+    vec![
+        ("staged".to_string(), staged),
+        ("staged in a pass".to_string(), staged.in_compute_pass()),
+    ]
 }
 
 /// A plan to record, its case (an index into the cases) and its name.
@@ -195,6 +207,22 @@ fn plans() -> Result<SplitPlans, String> {
                 .strategy(Strategy::Gather)
                 .placement(placement);
             let name = format!("{} {}", all_cases[i].name, placement.name());
+            add(&mut all_cases, name, i, options);
+        }
+        // Past one dispatch's destinations: staged through the scratch,
+        // encoded (copies out where whole words) and in a compute pass.
+        if [8, 9, 15, 31, 50, 100].contains(&all_cases[i].split.output_count()) {
+            for (variant, options) in staged_variants() {
+                let name = format!("{} {variant}", all_cases[i].name);
+                add(&mut all_cases, name, i, options);
+            }
+        }
+    }
+    for c in staged_cases() {
+        all_cases.push(c);
+        let i = all_cases.len() - 1;
+        for (variant, options) in staged_variants() {
+            let name = format!("{} {variant}", all_cases[i].name);
             add(&mut all_cases, name, i, options);
         }
     }

@@ -70,7 +70,10 @@ impl Resources {
         lock(&self.tables).shrink_to(policy.table_bytes);
         self.pipelines.shrink_generated(policy.generated_pipelines);
         let mut scratch = lock(&self.scratch);
-        if scratch.as_ref().is_some_and(|b| b.size() > policy.scratch_bytes) {
+        if scratch
+            .as_ref()
+            .is_some_and(|b| b.size() > policy.scratch_bytes)
+        {
             *scratch = None;
         }
     }

@@ -14,8 +14,8 @@ use crate::error::Result;
 use crate::plan::binding::BoundPlan;
 use crate::plan::binding::regions::PlainRegion;
 use crate::plan::{
-    CostModel, EncodeError, Kernel, Usages, Placement, PlanError, PlanLimits, PlanMismatch, PlanOptions,
-    ShaderKey, SplitPlan, Strategy,
+    CostModel, EncodeError, Kernel, Placement, PlanError, PlanLimits, PlanMismatch, PlanOptions,
+    ShaderKey, SplitPlan, Strategy, Usages,
 };
 use crate::semantics::ResolvedSplit;
 

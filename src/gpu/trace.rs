@@ -107,7 +107,8 @@ fn traced_run(
             // The scratch arena, a buffer of its own (SCRATCH_BUFFER in
             // the trace), between the two plans.
             let size = plan.scratch_bytes().max(16);
-            let scratch = buffer_with_contents(device, "wgpu-split traced scratch", &[], size, usage)?;
+            let scratch =
+                buffer_with_contents(device, "wgpu-split traced scratch", &[], size, usage)?;
             let scratch_region = BufferRegion::new(&scratch, 0, plan.scratch_bytes());
             let into = [scratch_region];
             let mut traced = trace_plan(splitter, stage, &input_region, &into, 0, most)?;
@@ -116,7 +117,14 @@ fn traced_run(
                     b.buffer = SCRATCH_BUFFER;
                 }
             }
-            let out = trace_plan(splitter, unstage, &scratch_region, &regions, SCRATCH_BUFFER, most)?;
+            let out = trace_plan(
+                splitter,
+                unstage,
+                &scratch_region,
+                &regions,
+                SCRATCH_BUFFER,
+                most,
+            )?;
             traced.extend(out);
             traced
         }

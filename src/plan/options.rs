@@ -92,7 +92,7 @@ impl PlanOptions {
     ///
     /// // 31 one-element columns: five dispatches under WebGPU's limits,
     /// // each loading every row, or one pass into the scratch and copies out.
-    /// let split = OnnxSplit::new(18, 3).axis(1).num_outputs(31).resolve(&[512, 31]).unwrap();
+    /// let split = OnnxSplit::new(18, 31).axis(1).num_outputs(31).resolve(&[512, 31]).unwrap();
     /// let limits = PlanLimits::WEBGPU_DEFAULT;
     /// let staged = PlanOptions::default().staging(true);
     /// let plan = SplitPlan::new(&split, ElementType::Float16, &limits, &staged).unwrap();

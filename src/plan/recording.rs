@@ -94,8 +94,8 @@ pub enum RecordedCommand {
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Recording {
-    /// The buffers: the caller's (by their region's buffer number), then the
-    /// table and the spare buffer.
+    /// The buffers: the caller's (by their region's buffer number), a
+    /// staged plan's scratch arena, then the table and the spare buffer.
     pub buffers: Vec<RecordedBuffer>,
     /// The dispatches' modules, in the order they first run (none without
     /// dispatches).
@@ -158,6 +158,26 @@ impl SplitPlan {
                     usages: usage_names(region.usages),
                 };
             }
+            // A staged plan's scratch arena (the splitter's) comes after the
+            // caller's buffers; the table and the spare buffer come last.
+            let scratch = self.is_staged().then(|| {
+                buffers.push(RecordedBuffer {
+                    label: "scratch".to_string(),
+                    size: self.scratch_bytes().max(4),
+                    usages: vec!["STORAGE", "COPY_SRC", "COPY_DST"],
+                });
+                PlainRegion {
+                    buffer: buffers.len() - 1,
+                    buffer_size: self.scratch_bytes().max(4),
+                    usages: Usages {
+                        storage: true,
+                        copy_src: true,
+                        copy_dst: true,
+                    },
+                    offset: 0,
+                    size: self.scratch_bytes(),
+                }
+            });
             let (table, spare) = (buffers.len(), buffers.len() + 1);
             let mut recording = Recording {
                 buffers,
@@ -166,25 +186,13 @@ impl SplitPlan {
                 table: Vec::new(),
             };
             let at = RecordedAt { table, spare };
-            match self.staged_plans() {
-                None => self.record_into(&mut recording, &at, input, destinations, false)?,
-                Some((stage, unstage)) => {
-                    // The scratch arena is the splitter's: one more buffer.
+            match (self.staged_plans(), scratch) {
+                (Some((stage, unstage)), Some(scratch)) => {
                     self.check_regions(input, destinations)?;
-                    let scratch = PlainRegion {
-                        buffer: spare + 1,
-                        buffer_size: self.scratch_bytes(),
-                        usages: Usages {
-                            storage: true,
-                            copy_src: true,
-                            copy_dst: true,
-                        },
-                        offset: 0,
-                        size: self.scratch_bytes(),
-                    };
                     stage.record_into(&mut recording, &at, input, &[scratch], false)?;
                     unstage.record_into(&mut recording, &at, &scratch, destinations, true)?;
                 }
+                _ => self.record_into(&mut recording, &at, input, destinations, false)?,
             }
             recording.buffers.push(RecordedBuffer {
                 label: "table".to_string(),
@@ -196,13 +204,6 @@ impl SplitPlan {
                 size: SPARE_BUFFER_BYTES,
                 usages: vec!["STORAGE", "COPY_SRC", "COPY_DST"],
             });
-            if self.is_staged() {
-                recording.buffers.push(RecordedBuffer {
-                    label: "scratch".to_string(),
-                    size: self.scratch_bytes().max(4),
-                    usages: vec!["STORAGE", "COPY_SRC", "COPY_DST"],
-                });
-            }
             Ok(recording)
         }
     }

@@ -24,8 +24,17 @@ use crate::plan::geometry::{OutputGeometry, output_geometry};
 use crate::plan::limits::PlanLimits;
 use crate::plan::options::PlanOptions;
 use crate::plan::passes::Pass;
-use crate::plan::staging::Staging;
 use crate::semantics::ResolvedSplit;
+
+/// The two plans of a staged plan.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) struct Staging {
+    /// The split into the scratch arena (arena placement).
+    pub stage: SplitPlan,
+    /// The scratch, a one-row tensor, into the destinations: output `i` is
+    /// its bytes at stage's `outputs()[i].arena_offset_bytes`.
+    pub unstage: SplitPlan,
+}
 
 /// A split as geometry, what [`SplitPlan::assemble`] plans from: the
 /// input, every output's runs and where each output lands.
@@ -167,7 +176,7 @@ impl SplitPlan {
             arena_bytes,
         };
         let plan = Self::assemble(&parts, limits, options, model, direction)?;
-        crate::plan::staging::consider(plan, &parts, split, limits, options, model)
+        plan.staged_if_cheaper(&parts, split, limits, options, model)
     }
 
     /// The plan of `parts` (the split as geometry): copies, kernel,

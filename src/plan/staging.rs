@@ -27,7 +27,6 @@
 
 use crate::kernels::Form;
 use crate::kernels::lanes::LaneOrder;
-use crate::kernels::table::{TableEntry, TableHeader};
 use crate::kernels::work::{Direction, OutputGeometry, Placement};
 use crate::plan::choice::cost::CostModel;
 use crate::plan::choice::strategy::Strategy;
@@ -35,19 +34,8 @@ use crate::plan::error::PlanError;
 use crate::plan::geometry::outputs::plan_outputs;
 use crate::plan::limits::PlanLimits;
 use crate::plan::options::PlanOptions;
-use crate::plan::passes::Pass;
-use crate::plan::split_plan::{PlanParts, SplitPlan};
+use crate::plan::split_plan::{PlanParts, SplitPlan, Staging};
 use crate::semantics::ResolvedSplit;
-
-/// The two plans of a staged plan.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub(crate) struct Staging {
-    /// The split into the scratch arena (arena placement).
-    pub stage: SplitPlan,
-    /// The scratch, a one-row tensor, into the destinations: output `i` is
-    /// its bytes at stage's `outputs()[i].arena_offset_bytes`.
-    pub unstage: SplitPlan,
-}
 
 /// `plan`, or where it qualifies (a split into separate destinations that
 /// takes several dispatches because of their count, no output copied) and
@@ -58,7 +46,7 @@ pub(crate) struct Staging {
 /// With [`PlanOptions::staging`] `Some(true)`, the errors of planning the
 /// two plans (an arena past `max_buffer_size`); otherwise none beyond
 /// `plan`'s own.
-pub(crate) fn consider(
+fn consider(
     plan: SplitPlan,
     parts: &PlanParts,
     split: &ResolvedSplit,
@@ -89,23 +77,25 @@ pub(crate) fn consider(
         Err(e) if forced == Some(true) => return Err(e),
         Err(_) => return Ok(plan),
     };
-    let keep = forced == Some(true)
-        || model.traffic_seconds(&staged) < model.traffic_seconds(&plan);
+    let keep =
+        forced == Some(true) || model.traffic_seconds(&staged) < model.traffic_seconds(&plan);
     Ok(if keep { staged } else { plan })
 }
 
 /// A split into separate destinations whose gathered outputs are more than
 /// one dispatch binds, none of them copied, planned by the model (or
-/// `forced`, whatever kernel was asked).
+/// `forced`, whatever kernel was asked), whose passes load the input more
+/// than once in all (unless `forced`): staging saves only re-reads.
 fn qualifies(plan: &SplitPlan, options: &PlanOptions, forced: bool) -> bool {
     let gathered = (0..plan.outputs().len())
         .filter(|&i| plan.is_gathered(i))
         .count();
+    let rereads = CostModel::loaded_bytes(plan) as f64 > 1.25 * plan.input_bytes() as f64;
     plan.direction() == Direction::Split
-        && plan.placement() == Placement::Separate
+        && !plan.placement().is_shared()
         && plan.copies().is_empty()
         && options.strategy != Some(Strategy::GatherPerOutput)
-        && (forced || options.kernel.is_none() && options.form.is_none())
+        && (forced || options.kernel.is_none() && options.form.is_none() && rereads)
         && gathered > plan.limits().slots_per_pass(Placement::Separate)
 }
 
@@ -132,7 +122,13 @@ fn staged(
         staging: Some(false),
         ..*options
     };
-    let stage = SplitPlan::assemble(&stage_parts, limits, &stage_options, model, Direction::Split)?;
+    let stage = SplitPlan::assemble(
+        &stage_parts,
+        limits,
+        &stage_options,
+        model,
+        Direction::Split,
+    )?;
     // Output i is one run of the arena: its bytes from its arena offset.
     let geometry = parts
         .geometry
@@ -176,6 +172,19 @@ fn staged(
 }
 
 impl SplitPlan {
+    /// This plan, or the same split staged ([`consider`]): the last step of
+    /// planning, on the plan assembled from `parts`.
+    pub(super) fn staged_if_cheaper(
+        self,
+        parts: &PlanParts,
+        split: &ResolvedSplit,
+        limits: &PlanLimits,
+        options: &PlanOptions,
+        model: CostModel,
+    ) -> Result<SplitPlan, PlanError> {
+        consider(self, parts, split, limits, options, model)
+    }
+
     /// True when the plan stages its outputs through the splitter's scratch
     /// arena ([`SplitPlan::scratch_bytes`]): one pass into the arena, then
     /// the arena into the destinations. The planner stages where separate
@@ -199,78 +208,4 @@ impl SplitPlan {
             self.staging.as_ref().map(|s| (&s.stage, &s.unstage))
         }
     }
-}
-
-impl CostModel {
-    /// Modeled device seconds of `plan` counting the bytes each pass loads
-    /// as well as those it writes: on a GPU (striped lanes) a pass of
-    /// narrow pieces of every row loads whole 32-byte sectors of every row
-    /// it reads, so plans that take several such passes pay for the input
-    /// each time. What the planner weighs staging by.
-    ///
-    /// ```
-    /// use wgpu_split::plan::{CostModel, PlanLimits, PlanOptions, SplitPlan};
-    /// use wgpu_split::{ElementType, OnnxSplit};
-    ///
-    /// // 2^20 rows of 31 one-element f16 columns under WebGPU's limits.
-    /// let split = OnnxSplit::new(18, 31).axis(1).num_outputs(31).resolve(&[1 << 20, 31]).unwrap();
-    /// let plan = |staging| {
-    ///     let options = PlanOptions::default().staging(staging);
-    ///     SplitPlan::new(&split, ElementType::Float16, &PlanLimits::WEBGPU_DEFAULT, &options)
-    /// };
-    /// let model = CostModel::DISCRETE_GPU;
-    /// let staged = model.traffic_seconds(&plan(true).unwrap());
-    /// let reread = model.traffic_seconds(&plan(false).unwrap());
-    /// assert!(staged < reread);
-    /// ```
-    pub fn traffic_seconds(&self, plan: &SplitPlan) -> f64 {
-        if let Some((stage, unstage)) = plan.staged_plans() {
-            return self.traffic_seconds(stage) + self.traffic_seconds(unstage);
-        }
-        let copies: f64 = plan
-            .copies()
-            .iter()
-            .map(|c| self.copy_seconds(c.count, c.size_bytes))
-            .sum();
-        let rate = self.gather_bytes_per_second.get(plan.kernel());
-        let dispatches: f64 = plan
-            .passes()
-            .iter()
-            .map(|pass| {
-                let (loaded, written) = pass_traffic(plan.table(), pass);
-                let fill = self.fill(u64::from(pass.invocations));
-                self.dispatch_seconds + (loaded + written) as f64 / (rate * fill)
-            })
-            .sum();
-        copies + dispatches
-    }
-}
-
-/// A sector: what a memory request moves at least (32 bytes on GPUs).
-const SECTOR_BYTES: u64 = 32;
-
-/// The bytes a pass loads and writes, as modeled: per entry, whole sectors
-/// of every row it reads (one more for a run that does not start on one),
-/// at most a whole block a row; the pass at most its source window.
-fn pass_traffic(table: &[u8], pass: &Pass) -> (u64, u64) {
-    let slice = &table[pass.table_bytes.start as usize..pass.table_bytes.end as usize];
-    let header: TableHeader = bytemuck::pod_read_unaligned(&slice[..TableHeader::SIZE as usize]);
-    let (mut loaded, mut written) = (0u64, 0u64);
-    for e in slice[TableHeader::SIZE as usize..]
-        .chunks_exact(TableEntry::SIZE as usize)
-        .take(header.entry_count as usize)
-    {
-        let e: TableEntry = bytemuck::pod_read_unaligned(e);
-        let len = u64::from(e.len_bits).div_ceil(8);
-        written += len;
-        let (run, block) = (u64::from(e.run_bits) / 8, u64::from(e.block_bits) / 8);
-        loaded += if block == 0 || run == 0 || run >= block {
-            len
-        } else {
-            let rows = u64::from(e.len_bits).div_ceil(u64::from(e.run_bits));
-            rows * block.min(run.next_multiple_of(SECTOR_BYTES) + SECTOR_BYTES)
-        };
-    }
-    let window = pass.src_window_bytes.end - pass.src_window_bytes.start;
-    (loaded.min(window), written)
 }

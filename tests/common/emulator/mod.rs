@@ -121,7 +121,13 @@ pub fn emulate(
         size: plan.scratch_bytes(),
     };
     run(stage, Way::Split, &mut with_scratch, input, &[scratch]);
-    run(unstage, Way::Split, &mut with_scratch, scratch, destinations);
+    run(
+        unstage,
+        Way::Split,
+        &mut with_scratch,
+        scratch,
+        destinations,
+    );
     with_scratch.pop();
     memory.clone_from_slice(&with_scratch);
 }
