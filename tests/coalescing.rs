@@ -243,9 +243,19 @@ fn gpu_class_plans_of_concats_are_coalesced() {
     // A split whose windows do not cover its axis (tensor_split's) has no
     // concat mirror.
     splits.retain(|(_, _, split)| wgpu_split::ResolvedConcat::inverse_of(split).is_some());
+    let mut staged = Vec::new();
     for (class, model) in GPU_CLASSES {
-        assert_targets(&traced(class, model, &splits, concat));
+        let rows = traced(class, model, &splits, concat);
+        assert_targets(&rows);
+        staged.extend(
+            rows.iter()
+                .filter(|r| r.staged)
+                .map(|r| (class, r.case.clone())),
+        );
     }
+    // The concats of the sweep's wide columns join staged: the pieces into
+    // the scratch, then one pass of row blocks into the tensor.
+    assert!(staged.len() >= 4, "{staged:?}");
 }
 
 #[test]

@@ -86,10 +86,15 @@ fn layouts(plan: &ConcatPlan) -> Vec<ConcatLayout> {
 /// ones included), half the inputs of the shape before them (one tensor
 /// given twice, where the aliased layout shares their region).
 fn random_concat(rng: &mut Rng) -> (ResolvedConcat, Vec<Vec<usize>>) {
+    let count = 1 + rng.below(6);
+    concat_of(rng, count)
+}
+
+/// [`random_concat`] of `count` inputs.
+fn concat_of(rng: &mut Rng, count: usize) -> (ResolvedConcat, Vec<Vec<usize>>) {
     let rank = 1 + rng.below(3);
     let shape: Vec<usize> = (0..rank).map(|_| 1 + rng.below(10)).collect();
     let axis = rng.below(rank);
-    let count = 1 + rng.below(6);
     let mut shapes: Vec<Vec<usize>> = Vec::new();
     for k in 0..count {
         let mut s = shape.clone();
@@ -154,6 +159,53 @@ fn random_concats_of_every_width_are_exact_in_the_emulator() {
         );
     }
     assert!(runs > 5000, "{runs}");
+}
+
+/// More inputs than a dispatch binds under WebGPU's limits (8 to 40),
+/// staged through the scratch (the inputs into it, then one pass into the
+/// output), encoded and in a compute pass, every width, every layout.
+#[test]
+fn staged_concats_of_every_width_are_exact_in_the_emulator() {
+    let mut rng = Rng::new(3838);
+    let limits = PlanLimits::WEBGPU_DEFAULT;
+    let types = one_type_per_width();
+    let staged = PlanOptions::default().staging(true);
+    let (mut runs, mut plans) = (0, 0);
+    for case in 0..60 {
+        let t = types[case % types.len()];
+        let count = 8 + rng.below(33);
+        let (concat, shapes) = concat_of(&mut rng, count);
+        let inputs = inputs_of(&mut rng, t, &shapes);
+        for (name, o) in [
+            ("staged", staged),
+            ("staged in a pass", staged.in_compute_pass()),
+        ] {
+            let context = format!("case {case}: {t} {shapes:?} axis {}, {name}", concat.axis());
+            let Some(plan) = plan_of(&concat, t, &limits, &o, &context) else {
+                continue;
+            };
+            if !plan.is_staged() {
+                continue; // at most 7 inputs take part
+            }
+            plans += 1;
+            let needs = plan.requirements();
+            assert_eq!(
+                needs.scratch_bytes,
+                plan.mirror().scratch_bytes(),
+                "{context}"
+            );
+            if o.compute_pass {
+                assert_eq!(needs.copies, 0, "{context}");
+            }
+            for layout in layouts(&plan) {
+                let context = format!("{context}, {layout:?}");
+                check_emulated_concat(&plan, &concat, &inputs, layout, &mut rng, &context);
+                runs += 1;
+            }
+        }
+    }
+    eprintln!("{runs} emulated staged concats exact, {plans} plans");
+    assert!(plans >= 80, "{plans} staged plans");
 }
 
 /// Windows of 1 KiB (256 bytes of room past the alignments) and 2

@@ -627,3 +627,39 @@ fn the_round_trip_concatenates() {
         .unwrap_err();
     assert!(matches!(e, Error::Plan(PlanError::Mismatch(_))), "{e}");
 }
+
+#[test]
+fn staged_concats_are_exact_encoded_and_in_the_callers_pass() {
+    let Some(gpu) = gpu("staged_concats_are_exact_encoded_and_in_the_callers_pass") else {
+        return;
+    };
+    let limits = PlanLimits::WEBGPU_DEFAULT;
+    let mut rng = Rng::new(3839);
+    for (t, rows, pieces) in [
+        (ElementType::Float16, 300, 31),
+        (ElementType::Float, 64, 12),
+        (ElementType::Uint8, 77, 20),
+        (ElementType::Int4, 90, 17),
+    ] {
+        let shapes = vec![vec![rows, 1]; pieces];
+        let concat = ResolvedConcat::new(&shapes, 1).unwrap();
+        let inputs = inputs_of(&mut rng, t, &concat);
+        for in_pass in [false, true] {
+            let mut options = PlanOptions::default().staging(true);
+            if in_pass {
+                options = options.in_compute_pass();
+            }
+            let plan = ConcatPlan::new(&concat, t, &limits, &options).unwrap();
+            assert!(plan.is_staged(), "{t} {pieces} pieces");
+            assert_eq!(
+                plan.requirements().scratch_bytes,
+                plan.mirror().scratch_bytes()
+            );
+            let got = run(gpu, &plan, &inputs, in_pass);
+            assert!(
+                got == expected(&inputs, &concat),
+                "{t} [{rows}, {pieces}] in a pass: {in_pass}"
+            );
+        }
+    }
+}

@@ -212,7 +212,7 @@ fn plans_that_read_disjoint_ranges_do_not_stage() {
 fn what_does_not_stage() {
     let split = columns(&[512, 31], 1);
     let t = ElementType::Float16;
-    // An arena, a concat's mirror and one dispatch per output never stage.
+    // An arena and one dispatch per output never stage.
     let arena = PlanOptions::default()
         .staging(true)
         .placement(Placement::Arena);

@@ -131,7 +131,13 @@ pub fn trace_case(
     for rows in options.rows..options.rows + 128 {
         let small_split = shrunk(split, rows)?;
         let (plan, concat) = if options.concat {
-            let plan = concat_plan_of(model, t, &small_split, options.kernel, &options.limits)?;
+            let mut plan = concat_plan_of(model, t, &small_split, options.kernel, &options.limits)?;
+            if plan.is_staged() != full.is_staged() {
+                // As for a split: traced as the full plan runs.
+                let concat = ResolvedConcat::inverse_of(&small_split).ok_or("no mirror")?;
+                let staging = options_of(model, options.kernel).staging(full.is_staged());
+                plan = ConcatPlan::new(&concat, t, &options.limits, &staging)?;
+            }
             (plan.mirror().clone(), Some(plan))
         } else {
             let mut plan = plan_of(model, t, &small_split, options.kernel, &options.limits)?;

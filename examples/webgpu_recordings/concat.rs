@@ -14,7 +14,8 @@ use wgpu_split::plan::{ConcatPlan, LaneOrder, Placement, PlanLimits, PlanOptions
 use super::Writer;
 use super::cases::Forced;
 use super::concat_cases::{
-    ConcatCase, count_concat_cases, kernel_concat_cases, own_concat_cases, varied_concat_cases,
+    ConcatCase, count_concat_cases, kernel_concat_cases, own_concat_cases, staged_concat_cases,
+    varied_concat_cases,
 };
 use super::concat_layout::{ConcatLayout, ConcatRegions, concat_regions};
 use super::contents::{Placed, Rng};
@@ -84,6 +85,14 @@ impl ConcatSuite {
             cases.push(c);
             let i = cases.len() - 1;
             for (variant, options) in varied_variants(forced) {
+                let name = format!("{} {variant}", cases[i].name);
+                add(&cases, name, i, options);
+            }
+        }
+        for c in staged_concat_cases() {
+            cases.push(c);
+            let i = cases.len() - 1;
+            for (variant, options) in super::staged_variants() {
                 let name = format!("{} {variant}", cases[i].name);
                 add(&cases, name, i, options);
             }
@@ -232,6 +241,35 @@ fn placed<'a>(
     if arena {
         let r = regions.inputs[0];
         placed.region("the arena", r.buffer, r.offset, r.size);
+    }
+    // A staged concat's scratch arena, the buffer after the caller's (its
+    // guard bytes stay where no input lies): input k, the mirror's output
+    // j (the j-th that takes part), at the stage's arena offset.
+    if let Some((stage, _)) = plan.mirror().staged_plans() {
+        let scratch = regions
+            .inputs
+            .iter()
+            .chain([&regions.output])
+            .map(|r| r.buffer)
+            .max()
+            .unwrap_or(0)
+            + 1;
+        // Bits of the scratch's words past a piece are not the pieces': a
+        // concat into the scratch leaves them (no zero padding), and an
+        // input that shares another's region is that one's bytes.
+        let taking = arena_offsets
+            .iter()
+            .enumerate()
+            .filter(|(_, o)| o.is_some());
+        for (j, (k, _)) in taking.enumerate() {
+            let o = &stage.outputs()[j];
+            if o.len_bytes > 0 {
+                let held = &inputs[regions.holds[k]];
+                placed
+                    .written
+                    .push((scratch, o.arena_offset_bytes, held, 0));
+            }
+        }
     }
     let o = regions.output;
     placed.region("the output", o.buffer, o.offset, o.size);

@@ -67,6 +67,22 @@ pub fn count_concat_cases() -> Vec<ConcatCase> {
         .collect()
 }
 
+/// Concats past one dispatch's pieces, for staged plans: the inverses of
+/// the split's staged cases and of its count cases of 8 and more.
+pub fn staged_concat_cases() -> Vec<ConcatCase> {
+    const COUNTS: [usize; 4] = [8, 15, 33, 100];
+    let counts = count_cases()
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| COUNTS.contains(&(i + 1)))
+        .map(|(_, c)| c);
+    super::cases::staged_cases()
+        .into_iter()
+        .chain(counts)
+        .filter_map(inverse)
+        .collect()
+}
+
 /// What only a concat has: one tensor given twice or three times (the
 /// aliasing layouts then bind one region for all of them), inputs that
 /// take no part (torch's legacy `[0]`), an empty input, a stack, and

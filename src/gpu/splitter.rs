@@ -13,6 +13,7 @@ use crate::element::ElementType;
 use crate::error::Result;
 use crate::plan::binding::BoundPlan;
 use crate::plan::binding::regions::PlainRegion;
+use crate::plan::geometry::Direction;
 use crate::plan::{
     CostModel, EncodeError, Kernel, Placement, PlanError, PlanLimits, PlanMismatch, PlanOptions,
     ShaderKey, SplitPlan, Strategy, Usages,
@@ -308,9 +309,18 @@ impl GpuSplitter {
             let (bound_stage, first) = self.checked(stage, &input, &[scratch])?;
             let (bound_unstage, second) = self.checked(unstage, &scratch, destinations)?;
             let scope = ErrorScope::open(self.device());
-            record_copies(encoder, &bound_stage, &input, &[scratch]);
-            record_pass(encoder, &first.then(second));
-            record_copies(encoder, &bound_unstage, &scratch, destinations);
+            if plan.direction() == Direction::Split {
+                // The input into the scratch, then the scratch out.
+                record_copies(encoder, &bound_stage, &input, &[scratch]);
+                record_pass(encoder, &first.then(second));
+                record_copies(encoder, &bound_unstage, &scratch, destinations);
+            } else {
+                // A concat: the pieces into the scratch, then the scratch
+                // into the tensor.
+                record_copies(encoder, &bound_unstage, &scratch, destinations);
+                record_copies(encoder, &bound_stage, &input, &[scratch]);
+                record_pass(encoder, &second.then(first));
+            }
             return Ok(scope.close("recording the split", ())?);
         }
         let (bound, prepared) = self.checked(plan, &input, destinations)?;
@@ -351,7 +361,11 @@ impl GpuSplitter {
             let scratch = BufferRegion::new(&scratch, 0, plan.scratch_bytes());
             let [stage, unstage] = self.staged_parts(plan)?;
             let first = self.checked(stage, &input, &[scratch])?.1;
-            return Ok(first.then(self.checked(unstage, &scratch, destinations)?.1));
+            let second = self.checked(unstage, &scratch, destinations)?.1;
+            return Ok(match plan.direction() {
+                Direction::Split => first.then(second),
+                Direction::Concat => second.then(first),
+            });
         }
         Ok(self.checked(plan, &input, destinations)?.1)
     }

@@ -17,6 +17,7 @@ use crate::kernels::wgsl::Bindings;
 use crate::plan::binding::BoundDispatch;
 use crate::plan::binding::SlotBinding;
 use crate::plan::coalescing::{Access, SCRATCH_BUFFER, TracedBinding, TracedDispatch};
+use crate::plan::geometry::Direction;
 use crate::plan::{ConcatPlan, SplitPlan};
 
 /// Records kept per invocation at first; a dispatch whose invocations made
@@ -111,21 +112,38 @@ fn traced_run(
                 buffer_with_contents(device, "wgpu-split traced scratch", &[], size, usage)?;
             let scratch_region = BufferRegion::new(&scratch, 0, plan.scratch_bytes());
             let into = [scratch_region];
-            let mut traced = trace_plan(splitter, stage, &input_region, &into, 0, most)?;
-            for d in &mut traced {
-                for b in d.bindings.iter_mut().skip(1) {
-                    b.buffer = SCRATCH_BUFFER;
+            let stage_of = |traced: &mut Vec<TracedDispatch>| -> Result<()> {
+                let mut more = trace_plan(splitter, stage, &input_region, &into, 0, most)?;
+                for d in &mut more {
+                    for b in d.bindings.iter_mut().skip(1) {
+                        b.buffer = SCRATCH_BUFFER;
+                    }
                 }
+                traced.extend(more);
+                Ok(())
+            };
+            let unstage_of = |traced: &mut Vec<TracedDispatch>| -> Result<()> {
+                let scratch = &scratch_region;
+                traced.extend(trace_plan(
+                    splitter,
+                    unstage,
+                    scratch,
+                    &regions,
+                    SCRATCH_BUFFER,
+                    most,
+                )?);
+                Ok(())
+            };
+            let mut traced = Vec::new();
+            // A split stages the input, then moves the scratch out; a
+            // concat moves the pieces into the scratch first.
+            if plan.direction() == Direction::Split {
+                stage_of(&mut traced)?;
+                unstage_of(&mut traced)?;
+            } else {
+                unstage_of(&mut traced)?;
+                stage_of(&mut traced)?;
             }
-            let out = trace_plan(
-                splitter,
-                unstage,
-                &scratch_region,
-                &regions,
-                SCRATCH_BUFFER,
-                most,
-            )?;
-            traced.extend(out);
             traced
         }
     };

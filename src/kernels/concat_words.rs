@@ -62,8 +62,12 @@ pub(super) const SPEC: KernelSpec = KernelSpec {
     ],
     // Lavapipe: median of three release calibrations (2026-11-25: 1.4, 1.3,
     // 1.3 GB/s). GPUs: 1.00-1.19x the ideal sectors (access_trace
-    // --concat), more ALU per word than any other kernel: 0.8 until measured.
-    rates: ClassRates::on_gpus(1.3e9, 0.8),
+    // --concat), but more ALU per word than any other kernel: measured on
+    // an NVIDIA H200 (docs/gpu/nvidia-h200.md) at 0.48-0.54 of a vec4
+    // shader copy on split_bench's sub-word concats (u8, i4, odd words),
+    // 0.03 on 31 one-element f16 columns and in its calibration probe:
+    // 0.45 (was 0.8 before a GPU measured it).
+    rates: ClassRates::on_gpus(1.3e9, 0.45),
     inherits: Some(Kernel::Words),
     per_layout_name: None,
     directions: &[Direction::Concat],

@@ -189,7 +189,15 @@ impl ConcatPlan {
             offset_alignment_bytes: split.offset_alignment_bytes(),
             dispatches: split.dispatch_count(),
             copies: split.copy_count(),
+            scratch_bytes: split.scratch_bytes(),
         }
+    }
+
+    /// True when the concat stages its inputs through the splitter's
+    /// scratch arena (as a split does, [`SplitPlan::is_staged`]): the
+    /// inputs into the arena, then one pass into the output.
+    pub fn is_staged(&self) -> bool {
+        self.split.is_staged()
     }
 
     /// Dispatches an encode records.
@@ -297,4 +305,7 @@ pub struct ConcatRequirements {
     pub dispatches: usize,
     /// Copy commands an encode records.
     pub copies: u64,
+    /// Bytes of scratch the splitter provides for a staged concat
+    /// ([`ConcatPlan::is_staged`]); 0 for any other.
+    pub scratch_bytes: u64,
 }

@@ -14,6 +14,7 @@ use crate::plan::binding::regions::PlainRegion;
 use crate::plan::binding::usages::Usages;
 use crate::plan::binding::{BoundPlan, SlotBinding};
 use crate::plan::error::EncodeError;
+use crate::plan::geometry::Direction;
 use crate::plan::split_plan::SplitPlan;
 
 /// The bytes of the splitter's spare buffer: one 16-byte binding per slot,
@@ -189,8 +190,14 @@ impl SplitPlan {
             match (self.staged_plans(), scratch) {
                 (Some((stage, unstage)), Some(scratch)) => {
                     self.check_regions(input, destinations)?;
-                    stage.record_into(&mut recording, &at, input, &[scratch], false)?;
-                    unstage.record_into(&mut recording, &at, &scratch, destinations, true)?;
+                    if self.direction() == Direction::Split {
+                        stage.record_into(&mut recording, &at, input, &[scratch], false)?;
+                        unstage.record_into(&mut recording, &at, &scratch, destinations, true)?;
+                    } else {
+                        // A concat: the pieces into the scratch first.
+                        unstage.record_into(&mut recording, &at, &scratch, destinations, false)?;
+                        stage.record_into(&mut recording, &at, input, &[scratch], false)?;
+                    }
                 }
                 _ => self.record_into(&mut recording, &at, input, destinations, false)?,
             }

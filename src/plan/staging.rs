@@ -91,8 +91,7 @@ fn qualifies(plan: &SplitPlan, options: &PlanOptions, forced: bool) -> bool {
         .filter(|&i| plan.is_gathered(i))
         .count();
     let rereads = CostModel::loaded_bytes(plan) as f64 > 1.25 * plan.input_bytes() as f64;
-    plan.direction() == Direction::Split
-        && !plan.placement().is_shared()
+    !plan.placement().is_shared()
         && plan.copies().is_empty()
         && options.strategy != Some(Strategy::GatherPerOutput)
         && (forced || options.kernel.is_none() && options.form.is_none() && rereads)
@@ -122,13 +121,8 @@ fn staged(
         staging: Some(false),
         ..*options
     };
-    let stage = SplitPlan::assemble(
-        &stage_parts,
-        limits,
-        &stage_options,
-        model,
-        Direction::Split,
-    )?;
+    let direction = plan.direction();
+    let stage = SplitPlan::assemble(&stage_parts, limits, &stage_options, model, direction)?;
     // Output i is one run of the arena: its bytes from its arena offset.
     let geometry = parts
         .geometry
@@ -157,17 +151,13 @@ fn staged(
         }),
         placement: Placement::Separate,
         kernel: None,
-        form: Some(Form::Table),
+        // Table-driven for a split; a concat of sub-word pieces into the
+        // scratch takes the concat-words kernel's layouts.
+        form: (direction == Direction::Split).then_some(Form::Table),
         compute_pass: options.compute_pass,
         staging: Some(false),
     };
-    let unstage = SplitPlan::assemble(
-        &unstage_parts,
-        limits,
-        &unstage_options,
-        model,
-        Direction::Split,
-    )?;
+    let unstage = SplitPlan::assemble(&unstage_parts, limits, &unstage_options, model, direction)?;
     Ok(plan.clone().into_staged(Staging { stage, unstage }))
 }
 

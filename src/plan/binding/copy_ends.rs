@@ -59,6 +59,10 @@ impl SplitPlan {
     /// The same plan run as a concat whose input `concat_inputs[i]` is
     /// destination `i`.
     pub(crate) fn into_concat(mut self, concat_inputs: Vec<usize>) -> Self {
+        // A staged concat's pieces are its unstage's destinations.
+        if let Some(staging) = self.staging.as_mut() {
+            staging.unstage.direction.1 = concat_inputs.clone();
+        }
         self.direction = (Direction::Concat, concat_inputs);
         self
     }

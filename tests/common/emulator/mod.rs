@@ -103,15 +103,26 @@ pub fn emulate(
     input: PlainRegion,
     destinations: &[PlainRegion],
 ) {
+    run_plan(plan, Way::Split, memory, input, destinations);
+}
+
+/// Runs `plan` `way` between the tensor's region and the pieces'; a staged
+/// plan through a scratch arena of sentinels (one more buffer), its two
+/// plans in the order of `way` (a split stages the tensor, then moves the
+/// scratch out; a concat moves the pieces in first), the caller's regions
+/// checked against the whole plan. Returns the dispatch count.
+fn run_plan(
+    plan: &SplitPlan,
+    way: Way,
+    memory: &mut [Vec<u8>],
+    tensor: PlainRegion,
+    pieces: &[PlainRegion],
+) -> usize {
     let Some((stage, unstage)) = plan.staged_plans() else {
-        run(plan, Way::Split, memory, input, destinations);
-        return;
+        return run(plan, way, memory, tensor, pieces);
     };
-    // The caller's regions are checked against the whole plan; the scratch
-    // arena is one more buffer, of sentinels, the stage's destination and
-    // the unstage's input.
-    let plain_destinations: Vec<_> = destinations.iter().map(|d| plain(memory, d)).collect();
-    plan.bind(&plain(memory, &input), &plain_destinations)
+    let plain_pieces: Vec<_> = pieces.iter().map(|d| plain(memory, d)).collect();
+    plan.bind(&plain(memory, &tensor), &plain_pieces)
         .unwrap_or_else(|e| panic!("the planner refused the emulated regions: {e}"));
     let mut with_scratch = memory.to_vec();
     with_scratch.push(vec![SENTINEL; plan.scratch_bytes() as usize]);
@@ -120,16 +131,18 @@ pub fn emulate(
         offset: 0,
         size: plan.scratch_bytes(),
     };
-    run(stage, Way::Split, &mut with_scratch, input, &[scratch]);
-    run(
-        unstage,
-        Way::Split,
-        &mut with_scratch,
-        scratch,
-        destinations,
-    );
+    let m = &mut with_scratch;
+    let dispatches = match way {
+        Way::Split => {
+            run(stage, way, m, tensor, &[scratch]) + run(unstage, way, m, scratch, pieces)
+        }
+        Way::Concat => {
+            run(unstage, way, m, scratch, pieces) + run(stage, way, m, tensor, &[scratch])
+        }
+    };
     with_scratch.pop();
     memory.clone_from_slice(&with_scratch);
+    dispatches
 }
 
 /// Runs the concat `plan` on `memory`: `inputs` one region per concat
@@ -158,7 +171,7 @@ pub fn emulate_concat(
                 .collect()
         }
     };
-    run(plan.mirror(), Way::Concat, memory, output, &pieces)
+    run_plan(plan.mirror(), Way::Concat, memory, output, &pieces)
 }
 
 /// Runs `plan` `way` on `memory` between the tensor's region and the
