@@ -370,6 +370,11 @@ enum Work {
     Shader(ShaderCopy, wgpu::Buffer),
 }
 
+/// What a note adds for a plan staged through the scratch arena.
+fn staged(is_staged: bool) -> &'static str {
+    if is_staged { ", staged" } else { "" }
+}
+
 struct Prepared {
     method: Method,
     work: Work,
@@ -380,17 +385,19 @@ impl Prepared {
     fn note(&self) -> String {
         match &self.work {
             Work::Plan(plan, _) if plan.dispatch_count() > 0 => format!(
-                "{} dispatch, {} copies, {} kernel",
+                "{} dispatch, {} copies, {} kernel{}",
                 plan.dispatch_count(),
                 plan.copy_count(),
-                plan.runs()
+                plan.runs(),
+                staged(plan.is_staged())
             ),
             Work::Plan(plan, _) => format!("0 dispatch, {} copies", plan.copy_count()),
             Work::Concat(plan, ..) if plan.dispatch_count() > 0 => format!(
-                "{} dispatch, {} copies, {} kernel",
+                "{} dispatch, {} copies, {} kernel{}",
                 plan.dispatch_count(),
                 plan.copy_count(),
-                plan.runs()
+                plan.runs(),
+                staged(plan.is_staged())
             ),
             Work::Concat(plan, ..) => format!("0 dispatch, {} copies", plan.copy_count()),
             Work::Copy(..) => "one copy command".to_string(),

@@ -213,7 +213,10 @@ impl SplitPlan {
         /// or the arena) and binds the plan to them: what each dispatch binds,
         /// and the table it reads. Nothing is built that depends on more than
         /// the regions' numbers: a table for a packing is built only when
-        /// asked for ([`BoundPlan::table`]).
+        /// asked for ([`BoundPlan::table`]). A staged plan's own bound plan
+        /// checks the caller's regions and holds no dispatch: its two plans
+        /// ([`SplitPlan::staged_plans`]) bind to the scratch and the
+        /// regions, as an encode binds them.
         ///
         /// # Errors
         ///
