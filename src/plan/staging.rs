@@ -15,6 +15,10 @@
 //!    model prices the copy lower), else a table-driven kernel whose
 //!    dispatches read disjoint ranges of the arena.
 //!
+//! A concat runs the two plans backwards: its pieces into the arena, then
+//! one pass from the arena into the tensor (where pieces narrower than a
+//! word would have several dispatches each assemble every tensor word).
+//!
 //! Twice the ideal traffic, all of it coalesced, against k times the input's
 //! loads. The planner weighs the two by the traffic of every pass (the
 //! bytes it loads, not only those it writes) under the cost model
@@ -37,9 +41,10 @@ use crate::plan::options::PlanOptions;
 use crate::plan::split_plan::{PlanParts, SplitPlan, Staging};
 use crate::semantics::ResolvedSplit;
 
-/// `plan`, or where it qualifies (a split into separate destinations that
-/// takes several dispatches because of their count, no output copied) and
-/// the options or the model prefer it, the same split staged.
+/// `plan`, or where it qualifies (separate destinations that take several
+/// dispatches because of their count, no output copied; a split, or a
+/// concat's mirror) and the options or the model prefer it, the same plan
+/// staged.
 ///
 /// # Errors
 ///
