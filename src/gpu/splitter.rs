@@ -12,11 +12,10 @@ use super::splitter_cache::SplitterCache;
 use crate::element::ElementType;
 use crate::error::Result;
 use crate::plan::binding::BoundPlan;
-use crate::plan::binding::regions::PlainRegion;
 use crate::plan::geometry::Direction;
 use crate::plan::{
     CostModel, EncodeError, Kernel, Placement, PlanError, PlanLimits, PlanMismatch, PlanOptions,
-    ShaderKey, SplitPlan, Strategy, Usages,
+    ShaderKey, SplitPlan, Strategy,
 };
 use crate::semantics::ResolvedSplit;
 
@@ -411,17 +410,7 @@ impl GpuSplitter {
             self.check_limits(plan)?;
             let (plain_input, plain_destinations) = plain_regions(&input, destinations);
             plan.check_regions(&plain_input, &plain_destinations)?;
-            let scratch = PlainRegion {
-                buffer: plain_destinations.len() + 1,
-                buffer_size: plan.scratch_bytes(),
-                usages: Usages {
-                    storage: true,
-                    copy_src: true,
-                    copy_dst: true,
-                },
-                offset: 0,
-                size: plan.scratch_bytes(),
-            };
+            let scratch = plan.scratch_region(plain_destinations.len() + 1);
             let [stage, unstage] = self.staged_parts(plan)?;
             let first = stage.bind(&plain_input, &[scratch])?;
             let second = unstage.bind(&scratch, &plain_destinations)?;

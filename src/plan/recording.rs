@@ -167,17 +167,7 @@ impl SplitPlan {
                     size: self.scratch_bytes().max(4),
                     usages: vec!["STORAGE", "COPY_SRC", "COPY_DST"],
                 });
-                PlainRegion {
-                    buffer: buffers.len() - 1,
-                    buffer_size: self.scratch_bytes().max(4),
-                    usages: Usages {
-                        storage: true,
-                        copy_src: true,
-                        copy_dst: true,
-                    },
-                    offset: 0,
-                    size: self.scratch_bytes(),
-                }
+                self.scratch_region(buffers.len() - 1)
             });
             let (table, spare) = (buffers.len(), buffers.len() + 1);
             let mut recording = Recording {

@@ -22,7 +22,7 @@
 //! Twice the ideal traffic, all of it coalesced, against k times the input's
 //! loads. The planner weighs the two by the traffic of every pass (the
 //! bytes it loads, not only those it writes) under the cost model
-//! ([`consider`]), and plans for the caller's compute pass stage through
+//! ([`SplitPlan::staged_if_cheaper`]), and plans for the caller's compute pass stage through
 //! dispatches only.
 //!
 //! A staged plan announces the scratch's bytes
@@ -32,6 +32,8 @@
 use crate::kernels::Form;
 use crate::kernels::lanes::LaneOrder;
 use crate::kernels::work::{Direction, OutputGeometry, Placement};
+use crate::plan::binding::regions::PlainRegion;
+use crate::plan::binding::usages::Usages;
 use crate::plan::choice::cost::CostModel;
 use crate::plan::choice::strategy::Strategy;
 use crate::plan::error::PlanError;
@@ -41,52 +43,6 @@ use crate::plan::options::PlanOptions;
 use crate::plan::split_plan::{PlanParts, SplitPlan, Staging};
 use crate::semantics::ResolvedSplit;
 
-/// `plan`, or where it qualifies (separate destinations that take several
-/// dispatches because of their count, no output copied; a split, or a
-/// concat's mirror) and the options or the model prefer it, the same plan
-/// staged.
-///
-/// # Errors
-///
-/// With [`PlanOptions::staging`] `Some(true)`, the errors of planning the
-/// two plans (an arena past `max_buffer_size`); otherwise none beyond
-/// `plan`'s own.
-fn consider(
-    plan: SplitPlan,
-    parts: &PlanParts,
-    split: &ResolvedSplit,
-    limits: &PlanLimits,
-    options: &PlanOptions,
-    model: CostModel,
-) -> Result<SplitPlan, PlanError> {
-    let forced = options.staging;
-    let model = match options.strategy {
-        Some(Strategy::Auto(m)) => m,
-        _ => model,
-    };
-    // A software adapter's lanes walk long stretches through the host's
-    // caches, where rows loaded again cost little and a second pass costs
-    // a whole one: on lavapipe, f16 [262144, 31] into 31 columns under
-    // WebGPU's limits took 21 ms re-read by five dispatches, 70 ms staged
-    // through words and copies, 250 ms through row blocks. Only GPUs
-    // (striped lanes) stage unless asked.
-    let software = model.lanes == LaneOrder::Blocked;
-    if forced == Some(false)
-        || forced.is_none() && software
-        || !qualifies(&plan, options, forced == Some(true))
-    {
-        return Ok(plan);
-    }
-    let staged = match staged(&plan, parts, split, limits, options, model) {
-        Ok(staged) => staged,
-        Err(e) if forced == Some(true) => return Err(e),
-        Err(_) => return Ok(plan),
-    };
-    let keep =
-        forced == Some(true) || model.traffic_seconds(&staged) < model.traffic_seconds(&plan);
-    Ok(if keep { staged } else { plan })
-}
-
 /// A split into separate destinations whose gathered outputs are more than
 /// one dispatch binds, none of them copied, planned by the model (or
 /// `forced`, whatever kernel was asked), whose passes load the input more
@@ -95,12 +51,12 @@ fn qualifies(plan: &SplitPlan, options: &PlanOptions, forced: bool) -> bool {
     let gathered = (0..plan.outputs().len())
         .filter(|&i| plan.is_gathered(i))
         .count();
-    let rereads = CostModel::loaded_bytes(plan) as f64 > 1.25 * plan.input_bytes() as f64;
+    let rereads = || CostModel::loaded_bytes(plan) as f64 > 1.25 * plan.input_bytes() as f64;
     !plan.placement().is_shared()
         && plan.copies().is_empty()
         && options.strategy != Some(Strategy::GatherPerOutput)
-        && (forced || options.kernel.is_none() && options.form.is_none() && rereads)
         && gathered > plan.limits().slots_per_pass(Placement::Separate)
+        && (forced || options.kernel.is_none() && options.form.is_none() && rereads())
 }
 
 /// The staged form of `plan`: the split into an arena, then the arena into
@@ -167,8 +123,17 @@ fn staged(
 }
 
 impl SplitPlan {
-    /// This plan, or the same split staged ([`consider`]): the last step of
-    /// planning, on the plan assembled from `parts`.
+    /// The last step of planning, on the plan assembled from `parts`:
+    /// this plan, or where it qualifies (separate destinations that take several
+    /// dispatches because of their count, no output copied; a split, or a
+    /// concat's mirror) and the options or the model prefer it, the same plan
+    /// staged.
+    ///
+    /// # Errors
+    ///
+    /// With [`PlanOptions::staging`] `Some(true)`, the errors of planning the
+    /// two plans (an arena past `max_buffer_size`); otherwise none beyond
+    /// this plan's own.
     pub(super) fn staged_if_cheaper(
         self,
         parts: &PlanParts,
@@ -177,7 +142,49 @@ impl SplitPlan {
         options: &PlanOptions,
         model: CostModel,
     ) -> Result<SplitPlan, PlanError> {
-        consider(self, parts, split, limits, options, model)
+        let forced = options.staging;
+        let model = match options.strategy {
+            Some(Strategy::Auto(m)) => m,
+            _ => model,
+        };
+        // A software adapter's lanes walk long stretches through the host's
+        // caches, where rows loaded again cost little and a second pass costs
+        // a whole one: on lavapipe, f16 [262144, 31] into 31 columns under
+        // WebGPU's limits took 21 ms re-read by five dispatches, 70 ms staged
+        // through words and copies, 250 ms through row blocks. Only GPUs
+        // (striped lanes) stage unless asked.
+        let software = model.lanes == LaneOrder::Blocked;
+        if forced == Some(false)
+            || forced.is_none() && software
+            || !qualifies(&self, options, forced == Some(true))
+        {
+            return Ok(self);
+        }
+        let staged = match staged(&self, parts, split, limits, options, model) {
+            Ok(staged) => staged,
+            Err(e) if forced == Some(true) => return Err(e),
+            Err(_) => return Ok(self),
+        };
+        let keep =
+            forced == Some(true) || model.traffic_seconds(&staged) < model.traffic_seconds(&self);
+        Ok(if keep { staged } else { self })
+    }
+
+    /// The region an encode binds the scratch arena as: buffer number
+    /// `buffer` (one the caller's regions do not use), of the plan's scratch
+    /// bytes, with every usage the two plans need.
+    pub(crate) fn scratch_region(&self, buffer: usize) -> PlainRegion {
+        PlainRegion {
+            buffer,
+            buffer_size: self.scratch_bytes().max(4),
+            usages: Usages {
+                storage: true,
+                copy_src: true,
+                copy_dst: true,
+            },
+            offset: 0,
+            size: self.scratch_bytes(),
+        }
     }
 
     /// True when the plan stages its outputs through the splitter's scratch
