@@ -113,23 +113,71 @@ fn cheapest(
     // The dispatch that would gather every output: its invocations set the
     // share of the device it fills.
     let invocations = model.invocations_for(geometry.iter().map(|g| g.total_bits).sum());
-    let gather_cost = |g: &OutputGeometry| model.gather_robust_seconds(g, invocations);
-    let mut copied: Vec<bool> = geometry
-        .iter()
-        .zip(&candidate)
-        .map(|(g, &c)| c && copy_cost(g) < gather_cost(g))
+    let gather_cost = |i: usize| model.gather_robust_seconds(&geometry[i], invocations);
+    let mut copied: Vec<bool> = (0..geometry.len())
+        .map(|i| candidate[i] && copy_cost(&geometry[i]) < gather_cost(i))
         .collect();
     let gathered: Vec<usize> = (0..geometry.len())
         .filter(|&i| !geometry[i].is_empty() && !copied[i])
         .collect();
     if !gathered.is_empty() && gathered.iter().all(|&i| candidate[i]) {
         let copy: f64 = gathered.iter().map(|&i| copy_cost(&geometry[i])).sum();
-        let gather: f64 = gathered.iter().map(|&i| gather_cost(&geometry[i])).sum();
+        let gather: f64 = gathered.iter().map(|&i| gather_cost(i)).sum();
         if copy < gather + model.dispatch_seconds + model.host_seconds(0, 1) {
             gathered.iter().for_each(|&i| copied[i] = true);
         }
     }
+    // Windows that overlap (framework calls: `tensor_split(x, [768, 256])`)
+    // read bytes another window of the same row reads: one dispatch of them
+    // all loads those once, copy commands once each. Gathering every
+    // output is weighed whole against the choice so far.
+    let reread = reread_bits(geometry);
+    if reread.iter().any(|&r| r > 0) {
+        let fresh = |i: usize| {
+            let run = geometry[i].run_bits.max(1);
+            gather_cost(i) * (1.0 - reread[i] as f64 / (2 * run) as f64)
+        };
+        let dispatch = model.dispatch_seconds + model.host_seconds(0, 1);
+        let live = || (0..geometry.len()).filter(|&i| !geometry[i].is_empty());
+        let all: f64 = live().map(fresh).sum::<f64>() + dispatch;
+        let mixed: f64 = live()
+            .map(|i| {
+                if copied[i] {
+                    copy_cost(&geometry[i])
+                } else {
+                    gather_cost(i)
+                }
+            })
+            .sum::<f64>()
+            + if live().all(|i| copied[i]) {
+                0.0
+            } else {
+                dispatch
+            };
+        if all < mixed {
+            copied.iter_mut().for_each(|c| *c = false);
+        }
+    }
     copied
+}
+
+/// Per output, the bits of its run that the runs of outputs starting no
+/// later in the same row also cover (taken in order of their starts, the
+/// first to start reads them): 0 for every output of a partition.
+fn reread_bits(geometry: &[OutputGeometry]) -> Vec<u64> {
+    let mut order: Vec<usize> = (0..geometry.len())
+        .filter(|&i| !geometry[i].is_empty())
+        .collect();
+    order.sort_by_key(|&i| (geometry[i].offset_bits, i));
+    let mut reread = vec![0; geometry.len()];
+    let mut covered_to = 0;
+    for i in order {
+        let g = &geometry[i];
+        let end = g.offset_bits + g.run_bits;
+        reread[i] = covered_to.min(end).saturating_sub(g.offset_bits);
+        covered_to = covered_to.max(end);
+    }
+    reread
 }
 
 /// The copy commands of the copied outputs; `dst_offsets_bytes[i]` is where
@@ -160,5 +208,38 @@ pub(crate) fn copy_runs(
 impl Default for Strategy {
     fn default() -> Self {
         Strategy::Auto(CostModel::default())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{OutputGeometry, reread_bits};
+
+    fn run(offset: u64, run: u64) -> OutputGeometry {
+        OutputGeometry {
+            run_bits: run,
+            offset_bits: offset,
+            block_bits: 1024,
+            total_bits: 8 * run,
+        }
+    }
+
+    #[test]
+    fn overlapping_windows_reread_what_an_earlier_start_covers() {
+        // torch.tensor_split(x, [768, 256]) on rows of 1,024: [0, 768),
+        // empty, [256, 1024): the last re-reads [256, 768).
+        let empty = OutputGeometry {
+            total_bits: 0,
+            ..run(768, 0)
+        };
+        assert_eq!(
+            reread_bits(&[run(0, 768), empty, run(256, 768)]),
+            [0, 0, 512]
+        );
+        // Listed out of order: the first to start reads the bytes.
+        assert_eq!(reread_bits(&[run(256, 768), run(0, 768)]), [512, 0]);
+        // A partition re-reads nothing; a window inside another, all of it.
+        assert_eq!(reread_bits(&[run(0, 300), run(300, 724)]), [0, 0]);
+        assert_eq!(reread_bits(&[run(0, 1024), run(100, 50)]), [0, 50]);
     }
 }
