@@ -9,6 +9,7 @@
 pub use crate::gpu::error::DeviceError;
 pub use crate::onnx::error::OnnxError;
 pub use crate::plan::error::{EncodeError, PlanError, PlanMismatch};
+pub use crate::semantics::permuted::error::PermuteError;
 pub use crate::semantics::concat::error::ConcatError;
 pub use crate::semantics::error::ResolveError;
 pub use crate::semantics::frameworks::error::FrameworkError;
@@ -31,6 +32,10 @@ pub enum Error {
     /// A framework split call whose arguments its framework refuses.
     #[error(transparent)]
     Framework(#[from] FrameworkError),
+    /// A permuted split or concat (outputs reshaped and permuted) that does
+    /// not resolve.
+    #[error(transparent)]
+    Permute(#[from] PermuteError),
     /// A host tensor whose data does not match its type and shape.
     #[error(transparent)]
     Tensor(#[from] TensorError),

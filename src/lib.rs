@@ -129,13 +129,14 @@ pub mod semantics;
 pub mod tensor;
 
 pub use element::ElementType;
-pub use error::{ConcatError, Error, ResolveError, Result, TensorError};
+pub use error::{ConcatError, Error, PermuteError, ResolveError, Result, TensorError};
 pub use op::{FrameworkCall, OpId, OpKind};
 pub use semantics::frameworks;
 pub use semantics::{
-    ConcatOperator, OnnxConcat, OnnxConcatFromSequence, OnnxSplit, OnnxSplitToSequence,
+    ConcatOperator, InputMove, OnnxConcat, OnnxConcatFromSequence, OnnxSplit, OnnxSplitToSequence,
     OpenVinoConcat, OpenVinoSplit, OpenVinoVariadicSplit, Operator, ParamTensor, ParamValues,
-    ResolvedConcat, ResolvedSplit, SequenceShapes,
+    PermutedConcat, PermutedSplit, PieceMove, ResolvedConcat, ResolvedSplit, SequenceShapes,
+    StridedView,
 };
 pub use tensor::{HostTensor, NativeElement};
 

@@ -6,6 +6,7 @@
 //! and concat copy the same runs, in opposite directions, through one core.
 
 mod concat;
+mod permuted;
 mod runs;
 mod split;
 

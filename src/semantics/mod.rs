@@ -9,6 +9,10 @@
 //! resolve against their inputs' shapes into a [`ResolvedConcat`], whose
 //! [`mirror`](ResolvedConcat::mirror) is the split of the output they undo,
 //! or a typed [`ConcatError`].
+//!
+//! Permuted splits and concats ([`PermutedSplit`], [`PermutedConcat`]) add
+//! a reshape and a permutation to each output or input: attention heads
+//! split from a fused projection and merged back.
 
 pub mod concat;
 pub(crate) mod error;
@@ -16,6 +20,7 @@ pub mod frameworks;
 mod onnx_split;
 mod openvino;
 mod param;
+pub(crate) mod permuted;
 pub(crate) mod resolved;
 pub(crate) mod rules;
 mod split_to_sequence;
@@ -28,6 +33,9 @@ pub(crate) use error::ResolveError;
 pub use onnx_split::OnnxSplit;
 pub use openvino::{OpenVinoSplit, OpenVinoVariadicSplit};
 pub use param::{ParamTensor, ParamValues};
+pub use permuted::{
+    InputMove, PermuteError, PermutedConcat, PermutedSplit, PieceMove, StridedView,
+};
 pub use resolved::ResolvedSplit;
 pub(crate) use rules::element_count;
 pub use split_to_sequence::{OnnxSplitToSequence, SequenceShapes};

@@ -493,3 +493,40 @@ pub fn row_block_split(rng: &mut Rng, t: ElementType, count: usize) -> ResolvedS
     let outer = rows * (1 + rng.below(3));
     ResolvedSplit::new(&[outer, dim, inner], 1, lengths, true).unwrap()
 }
+
+/// The oracle of a piece's move: `piece` (row-major) reshaped to `shape`
+/// and permuted by `perm`, element by element: output element `o` (a
+/// multi-index of the permuted shape) is the element at the factored index
+/// `f` with `f[perm[j]] = o[j]`, whose row-major position in `shape` is the
+/// piece's.
+pub fn naive_move(piece: &HostTensor, shape: &[usize], perm: &[usize]) -> HostTensor {
+    let out_shape: Vec<usize> = perm.iter().map(|&p| shape[p]).collect();
+    let (factored, out) = (strides(shape), strides(&out_shape));
+    let count: usize = out_shape.iter().product();
+    let source = |flat: usize| -> usize {
+        (0..perm.len())
+            .map(|j| flat / out[j] % out_shape[j] * factored[perm[j]])
+            .sum()
+    };
+    match piece.element_type().bit_width() {
+        Some(bits) => {
+            let bits = bits as usize;
+            let src = piece.as_bytes().unwrap();
+            let mut bytes = vec![0u8; (count * bits).div_ceil(8)];
+            for flat in 0..count {
+                write_element(
+                    &mut bytes,
+                    bits,
+                    flat,
+                    &read_element(src, bits, source(flat)),
+                );
+            }
+            HostTensor::from_raw(piece.element_type(), &out_shape, bytes).unwrap()
+        }
+        None => {
+            let src = piece.byte_strings().unwrap();
+            let strings = (0..count).map(|flat| src[source(flat)].clone()).collect();
+            HostTensor::from_byte_strings(&out_shape, strings).unwrap()
+        }
+    }
+}
