@@ -9,10 +9,10 @@
 pub use crate::gpu::error::DeviceError;
 pub use crate::onnx::error::OnnxError;
 pub use crate::plan::error::{EncodeError, PlanError, PlanMismatch};
-pub use crate::semantics::permuted::error::PermuteError;
 pub use crate::semantics::concat::error::ConcatError;
 pub use crate::semantics::error::ResolveError;
 pub use crate::semantics::frameworks::error::FrameworkError;
+pub use crate::semantics::permuted::error::PermuteError;
 pub use crate::tensor::error::TensorError;
 
 /// Result alias used throughout the crate.

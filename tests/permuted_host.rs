@@ -14,8 +14,16 @@ use wgpu_split::{
 };
 
 /// A random factoring of `piece` (each dimension cut into one to three
-/// factors, 1s inserted now and then) and a random permutation of it.
+/// factors, 1s inserted now and then; now and then the whole piece merged
+/// first, which only a piece lying in one stretch of the input takes) and
+/// a random permutation of it.
 fn random_move(rng: &mut Rng, piece: &[usize]) -> PieceMove {
+    let merged = [piece.iter().product::<usize>()];
+    let piece = if rng.below(5) == 0 {
+        &merged[..]
+    } else {
+        piece
+    };
     let mut shape = Vec::new();
     for &d in piece {
         if rng.below(4) == 0 {
@@ -25,7 +33,8 @@ fn random_move(rng: &mut Rng, piece: &[usize]) -> PieceMove {
         if d > 1 && rng.below(2) == 0 {
             let a = divisors[rng.below(divisors.len())];
             let rest = d / a;
-            let rest_divisors: Vec<usize> = (1..=rest).filter(|k| rest.is_multiple_of(*k)).collect();
+            let rest_divisors: Vec<usize> =
+                (1..=rest).filter(|k| rest.is_multiple_of(*k)).collect();
             let b = rest_divisors[rng.below(rest_divisors.len())];
             shape.extend([a, b, rest / b]);
         } else {
@@ -51,7 +60,7 @@ fn oracle(input: &HostTensor, split: &PermutedSplit) -> Vec<HostTensor> {
 #[test]
 fn every_type_random_moves_against_the_oracle_and_back() {
     let mut rng = Rng::new(39);
-    let (mut cases, mut too_high) = (0, 0);
+    let (mut cases, mut refused) = (0, 0);
     for t in ElementType::ALL {
         for rank in 1..=4 {
             for _ in 0..6 {
@@ -75,8 +84,8 @@ fn every_type_random_moves_against_the_oracle_and_back() {
                     .collect();
                 let permuted = match PermutedSplit::new(split, moves) {
                     Ok(p) => p,
-                    Err(PermuteError::RankTooHigh { .. }) => {
-                        too_high += 1;
+                    Err(PermuteError::RankTooHigh { .. } | PermuteError::NotAFactoring { .. }) => {
+                        refused += 1;
                         continue;
                     }
                     Err(e) => panic!("{t} {shape:?}: {e}"),
@@ -96,8 +105,8 @@ fn every_type_random_moves_against_the_oracle_and_back() {
         }
     }
     assert!(
-        cases >= 400 && too_high < cases / 10,
-        "{cases} cases, {too_high} past the rank"
+        cases >= 400 && refused < cases / 5,
+        "{cases} cases, {refused} refused (past the rank, or merged across strides)"
     );
 }
 

@@ -81,33 +81,46 @@ fn dimensions_of_one_may_be_added_or_dropped() {
 }
 
 #[test]
-fn a_reshape_that_is_not_a_factoring_is_refused() {
-    // Merging is not factoring; nor is regrouping across dimensions.
+fn a_reshape_must_factor_the_piece_as_the_input_lays_it_out() {
+    // The piece [2, 3, 4] of [2, 3, 8] lies in the input as 6 rows of 4:
+    // merging its first two dimensions is one stride, so [6, 4] and
+    // [3, 2, 2, 2] are moves; a shape whose dimensions straddle those rows
+    // (or count other elements) is not.
+    let s = || split(&[2, 3, 8], 2, &[4, 4]);
+    let keep = PieceMove::keep(&[2, 3, 4]);
+    for ok in [vec![6, 4], vec![3, 2, 2, 2], vec![2, 3, 4]] {
+        let m = PieceMove::new(ok.clone(), (0..ok.len()).rev().collect());
+        assert!(
+            PermutedSplit::new(s(), vec![m, keep.clone()]).is_ok(),
+            "{ok:?}"
+        );
+    }
     for shape in [
-        vec![6, 4],
+        vec![2, 12],
         vec![2, 3, 2, 2, 1, 5],
         vec![3, 4, 2],
         vec![2, 3, 4, 2],
     ] {
-        let e = PermutedSplit::new(
-            split(&[2, 3, 8], 2, &[4, 4]),
-            vec![
-                PieceMove::new(shape.clone(), (0..shape.len()).collect()),
-                PieceMove::keep(&[2, 3, 4]),
-            ],
-        )
-        .unwrap_err();
+        let m = PieceMove::new(shape.clone(), (0..shape.len()).collect());
+        let e = PermutedSplit::new(s(), vec![m, keep.clone()]).unwrap_err();
         assert_eq!(
             e,
             PermuteError::NotAFactoring {
                 output: 0,
                 piece: vec![2, 3, 4],
+                strided: vec![6, 4],
                 shape: shape.clone()
             },
             "{shape:?}"
         );
-        assert!(e.to_string().contains("[2, 3, 4]"), "{e}");
+        assert!(e.to_string().contains("[6, 4]"), "{e}");
     }
+    // A piece that is one stretch of the input takes any shape of its
+    // count (a detector's [1, 32, 100, 76] into [1, 32, 7600]).
+    let whole = split(&[1, 42, 100, 76], 1, &[10, 32]);
+    let m = PieceMove::new(vec![1, 32, 7600], vec![0, 2, 1]);
+    let p = PermutedSplit::new(whole, vec![PieceMove::keep(&[1, 10, 100, 76]), m]).unwrap();
+    assert_eq!(p.output_shape(1), vec![1, 7600, 32]);
     // An empty piece factors only into an empty shape (nothing moves).
     let empty = split(&[2, 4], 1, &[0, 4]);
     let ok = PermutedSplit::new(
@@ -257,20 +270,22 @@ fn concat_errors_name_the_input() {
         ),
         "{e}"
     );
-    let e = PermutedConcat::new(
-        &shapes,
-        vec![keep.clone(), InputMove::new(vec![1, 0, 2], vec![4, 6])],
-        0,
-    )
-    .unwrap_err();
+    // [2, 3] transposed to [3, 2] and regrouped as [2, 3]: not a merge.
+    let regroup = InputMove::new(vec![1, 0], vec![2, 3]);
+    let e = PermutedConcat::new(&[[2, 3], [2, 3]], vec![regroup.clone(), regroup], 1).unwrap_err();
     assert_eq!(
         e,
         PermuteError::NotAMerge {
-            input: 1,
-            permuted: vec![3, 2, 4],
-            shape: vec![4, 6]
+            input: 0,
+            permuted: vec![3, 2],
+            shape: vec![2, 3]
         }
     );
+    assert!(e.to_string().contains("[3, 2]"), "{e}");
+    // Merged where the output lays the piece out in one stride: fine.
+    let merge = InputMove::new(vec![1, 0, 2], vec![3, 8]);
+    let joined = PermutedConcat::new(&shapes, vec![merge.clone(), merge], 0).unwrap();
+    assert_eq!(joined.output_shape(), &[6, 8]);
     let e = PermutedConcat::new(&shapes, vec![keep.clone()], 0).unwrap_err();
     assert!(
         matches!(

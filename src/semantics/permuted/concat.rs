@@ -2,7 +2,7 @@
 //! inputs are each permuted and reshaped by merging before joining:
 //! `torch.cat([x.permute(perm).reshape(shape) for x in xs], dim)`.
 
-use super::{PermuteError, PermutedSplit, PieceMove, factors, heads_move, inverse, is_permutation};
+use super::{PermuteError, PermutedSplit, PieceMove, heads_move, inverse, is_permutation};
 use crate::semantics::concat::ResolvedConcat;
 
 /// How one input of a permuted concat becomes its piece of the output:
@@ -102,13 +102,6 @@ impl PermutedConcat {
                 });
             }
             let permuted: Vec<usize> = m.perm.iter().map(|&p| shape[p]).collect();
-            if !factors(&m.shape, &permuted) {
-                return Err(PermuteError::NotAMerge {
-                    input: i,
-                    permuted,
-                    shape: m.shape.clone(),
-                });
-            }
             pieces.push(PieceMove::new(permuted, inverse(&m.perm)));
         }
         let shapes: Vec<&[usize]> = moves.iter().map(|m| m.shape.as_slice()).collect();
@@ -121,6 +114,16 @@ impl PermutedConcat {
                 index,
                 rank,
                 max,
+            },
+            PermuteError::NotAFactoring {
+                output,
+                shape,
+                piece,
+                ..
+            } => PermuteError::NotAMerge {
+                input: output,
+                permuted: shape,
+                shape: piece,
             },
             other => other,
         })?;

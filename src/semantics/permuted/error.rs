@@ -26,23 +26,28 @@ pub enum PermuteError {
         /// Moves given.
         given: usize,
     },
-    /// A split's reshape that is not a factoring of its piece: each of the
-    /// piece's dimensions must be the product of consecutive dimensions of
-    /// the shape (dimensions of 1 may be added or dropped anywhere).
+    /// A split's reshape that is not a factoring of its piece as the input
+    /// lays it out: each of the piece's strided dimensions (its dimensions
+    /// merged where one input stride walks them, 1s dropped) must be the
+    /// product of consecutive dimensions of the shape (1s anywhere), so
+    /// that every dimension of the shape walks the input with one stride.
     #[error(
-        "permuted split: output {output}: shape {shape:?} does not factor the piece {piece:?} (each piece dimension must be the product of consecutive shape dimensions, in order)"
+        "permuted split: output {output}: shape {shape:?} does not factor the piece {piece:?}, laid out in the input as {strided:?} (each of those must be the product of consecutive shape dimensions, in order)"
     )]
     NotAFactoring {
         /// The output.
         output: usize,
         /// The piece's shape (the plain split's output).
         piece: Vec<usize>,
+        /// The piece's strided dimensions in the input.
+        strided: Vec<usize>,
         /// The shape asked for.
         shape: Vec<usize>,
     },
     /// A concat's reshape that is not a merge of its permuted input: each
-    /// dimension of the shape must be the product of consecutive dimensions
-    /// of the permuted input (dimensions of 1 may be added or dropped).
+    /// strided dimension of the input's piece of the output must be the
+    /// product of consecutive dimensions of the permuted input (the mirror
+    /// of [`PermuteError::NotAFactoring`]).
     #[error(
         "permuted concat: input {input}: shape {shape:?} does not merge the permuted input {permuted:?} (each shape dimension must be the product of consecutive dimensions, in order)"
     )]

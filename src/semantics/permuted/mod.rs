@@ -112,18 +112,6 @@ fn groups(coarse: &[usize], fine: &[usize]) -> Option<Vec<std::ops::Range<usize>
     fine[j..].iter().all(|&d| d == 1).then_some(groups)
 }
 
-/// True when `fine` factors `coarse`: each dimension of `coarse` the
-/// product of consecutive dimensions of `fine`, in order (1s anywhere). A
-/// shape with no elements factors any other with none (nothing moves).
-pub(crate) fn factors(coarse: &[usize], fine: &[usize]) -> bool {
-    let empty = |s: &[usize]| s.contains(&0);
-    match (empty(coarse), empty(fine)) {
-        (true, true) => true,
-        (false, false) => groups(coarse, fine).is_some(),
-        _ => false,
-    }
-}
-
 /// One output's elements as a strided walk of the input: `dims[j]` indices
 /// on dimension `j` (outermost first, in the output's element order), each
 /// step `strides[j]` input elements, from element `offset`. Output element
@@ -406,12 +394,28 @@ pub(crate) fn heads_move(shape: &[usize], heads: usize, head_dim: usize) -> Piec
 /// Output `i` of `split` moved by `m`, as a strided view of the input.
 fn view_of(split: &ResolvedSplit, i: usize, m: &PieceMove) -> Result<StridedView, PermuteError> {
     let piece = split.output_shape(i);
+    let input = split.input_shape();
+    let axis = split.axis();
+    let mut input_strides = vec![1usize; input.len()];
+    for d in (0..input.len().saturating_sub(1)).rev() {
+        input_strides[d] = input_strides[d + 1] * input[d + 1];
+    }
+    let offset = split.starts()[i] * input_strides[axis];
+    // The piece as the input lays it out: its dimensions with their input
+    // strides (the axis dropped where the split drops it), merged where
+    // one stride walks two, 1s dropped.
+    let mut piece_strides = input_strides;
+    if !split.keep_axis() {
+        piece_strides.remove(axis);
+    }
+    let laid_out = StridedView::new(&piece, &piece_strides, offset);
     let not_a_factoring = || PermuteError::NotAFactoring {
         output: i,
         piece: piece.clone(),
+        strided: laid_out.dims.clone(),
         shape: m.shape.clone(),
     };
-    if !factors(&piece, &m.shape) {
+    if piece.contains(&0) != m.shape.contains(&0) {
         return Err(not_a_factoring());
     }
     if !is_permutation(&m.perm, m.shape.len()) {
@@ -422,25 +426,13 @@ fn view_of(split: &ResolvedSplit, i: usize, m: &PieceMove) -> Result<StridedView
             rank: m.shape.len(),
         });
     }
-    let input = split.input_shape();
-    let axis = split.axis();
-    let mut input_strides = vec![1usize; input.len()];
-    for d in (0..input.len().saturating_sub(1)).rev() {
-        input_strides[d] = input_strides[d + 1] * input[d + 1];
-    }
-    let offset = split.starts()[i] * input_strides[axis];
     if piece.contains(&0) {
         return Ok(StridedView::new(&[0], &[1], offset));
     }
-    // The piece's dimensions with their input strides (the axis dropped
-    // where the split drops it), then each factored into its group.
-    let mut piece_strides = input_strides.clone();
-    if !split.keep_axis() {
-        piece_strides.remove(axis);
-    }
+    // Each laid-out dimension factored into its group of the shape.
+    let groups = groups(&laid_out.dims, &m.shape).ok_or_else(not_a_factoring)?;
     let mut strides = vec![1usize; m.shape.len()];
-    let groups = groups(&piece, &m.shape).ok_or_else(not_a_factoring)?;
-    for (group, &outer_stride) in groups.iter().zip(&piece_strides) {
+    for (group, &outer_stride) in groups.iter().zip(&laid_out.strides) {
         let mut stride = outer_stride;
         for d in group.clone().rev() {
             strides[d] = stride;
