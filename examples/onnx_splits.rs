@@ -1,7 +1,8 @@
 //! What will wgpu-split do with my model? Lists every `Split` and
 //! `SplitToSequence` node of an ONNX model (subgraphs included), its rule
-//! and output shapes, and what each device class's cost model plans for it
-//! under WebGPU's default limits.
+//! and output shapes, what each device class's cost model plans for it
+//! under WebGPU's default limits, and the `Reshape -> Transpose` chains it
+//! feeds that a permuted split fuses.
 //!
 //! ```text
 //! cargo run --example onnx_splits -- MODEL [--dim NAME=N]...
@@ -116,6 +117,16 @@ fn print_node(i: usize, node: &SplitNode, dims: &HashMap<String, usize>) {
         .map_or("not declared".into(), shape_text);
     let type_name = element_type.map_or("?".into(), |t| t.to_string());
     println!("    input {:?}: {type_name} {declared}", node.input);
+    for chain in &node.chains {
+        let perm = chain
+            .perm
+            .as_ref()
+            .map_or("reversed".into(), |p| format!("{p:?}"));
+        println!(
+            "    output {} feeds {} (shape {:?}) -> {} (perm {perm}): fused into the split",
+            chain.output, chain.reshape, chain.shape, chain.transpose
+        );
+    }
     let operator = match &node.operator {
         Ok(SplitOperator::Static(op)) => op,
         Ok(SplitOperator::AtRunTime(r)) => {
@@ -155,6 +166,22 @@ fn print_node(i: usize, node: &SplitNode, dims: &HashMap<String, usize>) {
         ElementType::Float
     });
     print_plans(&split, element_type);
+    if !node.chains.is_empty() {
+        match node.fuse(&split) {
+            Ok(fused) => println!(
+                "    fused: {} outputs -> {}, saves {} bytes (the transposes' passes)",
+                split.output_count(),
+                fused
+                    .output_shapes()
+                    .iter()
+                    .map(|s| format!("{s:?}"))
+                    .collect::<Vec<_>>()
+                    .join(" "),
+                node.fused_bytes_saved(&split, element_type)
+            ),
+            Err(e) => println!("    not fused: {e}"),
+        }
+    }
 }
 
 fn print_plans(split: &ResolvedSplit, element_type: ElementType) {

@@ -73,6 +73,15 @@ pub enum OnnxError {
         /// The input and the dimension missing.
         detail: String,
     },
+    /// A `Split -> Reshape -> Transpose` chain whose `Reshape` shape or
+    /// `Transpose` permutation ONNX itself refuses for the piece.
+    #[error("{node}: {detail}")]
+    FusedChain {
+        /// The `Reshape` or `Transpose` node.
+        node: String,
+        /// What is wrong.
+        detail: String,
+    },
     /// A `TensorProto` that cannot be turned into a tensor.
     #[error("tensor {name:?}: {detail}")]
     MalformedTensor {

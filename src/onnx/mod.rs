@@ -13,6 +13,7 @@ mod constants;
 mod dim_expr;
 pub(crate) mod error;
 mod external;
+mod fused;
 mod lengths_source;
 mod model;
 #[cfg(feature = "analysis")]
@@ -39,6 +40,7 @@ use crate::error::{Error, Result};
 use crate::semantics::Operator;
 use crate::tensor::HostTensor;
 pub(crate) use error::OnnxError;
+pub use fused::FusedChain;
 pub use lengths_source::LengthsSource;
 pub use model::OnnxModel;
 use operator::{is_split_node, lengths_input, split_operator};

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::error::OnnxError;
+use super::fused::{Uses, chains_of};
 use super::operator::is_split_node;
 use super::proto::{GraphProto, ModelProto};
 use super::scope::Scope;
@@ -155,15 +156,23 @@ impl Walk<'_> {
                 "subgraphs nested more than {MAX_DEPTH} levels deep"
             )));
         }
+        // Who reads each value, for the chains a split feeds (made only
+        // for graphs that hold a split).
+        let uses = graph
+            .node
+            .iter()
+            .any(is_split_node)
+            .then(|| Uses::new(graph));
         for (index, node) in graph.node.iter().enumerate() {
             self.node_count += 1;
-            if is_split_node(node) {
+            if let (true, Some(uses)) = (is_split_node(node), &uses) {
                 let path = NodePath {
                     graphs: graphs.to_vec(),
                     name: node.name.clone().filter(|n| !n.is_empty()),
                     index,
                 };
-                let found = read_split_node(node, path, scope, self.opset, self.dir);
+                let mut found = read_split_node(node, path, scope, self.opset, self.dir);
+                found.chains = chains_of(node, uses, scope, self.dir);
                 self.split_nodes.push(found);
             }
             let owner = match node.name.as_deref() {

@@ -7,6 +7,7 @@ use std::path::Path;
 
 use super::constants::{Value, value_of};
 use super::error::OnnxError;
+use super::fused::FusedChain;
 use super::lengths_source::LengthsSource;
 use super::operator::{lengths_input, split_operator};
 use super::proto::NodeProto;
@@ -14,7 +15,7 @@ use super::scope::Scope;
 use super::shapes::{Dim, declared};
 use crate::element::ElementType;
 use crate::error::{Error, Result};
-use crate::semantics::{Operator, ParamTensor, ResolvedSplit};
+use crate::semantics::{Operator, ParamTensor, PermutedSplit, PieceMove, ResolvedSplit};
 
 /// Where a node sits: the graphs from the model's own down to the node's
 /// (each subgraph as `owner.attribute`), and the node's name and index.
@@ -100,6 +101,10 @@ pub struct SplitNode {
     pub input_shape: Option<Vec<Dim>>,
     /// The operator, or why the node cannot be read.
     pub operator: Result<SplitOperator>,
+    /// The outputs the model reshapes and transposes right after, and uses
+    /// nowhere else: what [`SplitNode::fuse`] fuses (empty when
+    /// none).
+    pub chains: Vec<FusedChain>,
 }
 
 impl SplitNode {
@@ -149,6 +154,45 @@ impl SplitNode {
         };
         Ok(operator.resolve(&self.shape_with(dims)?)?)
     }
+
+    /// The node's split (resolved by [`SplitNode::resolve`], or for the
+    /// shape and lengths a runtime has) with its [`SplitNode::chains`]
+    /// fused: each chained output reshaped and transposed as its `Reshape`
+    /// and `Transpose` say (the `Transpose` nodes' outputs), the others as
+    /// the split gives them.
+    ///
+    /// # Errors
+    ///
+    /// [`OnnxError::FusedChain`] for a chain ONNX refuses for its piece;
+    /// [`crate::PermuteError`] for one no strided move makes (a reshape
+    /// whose dimensions straddle the piece's rows in the input).
+    pub fn fuse(&self, split: &ResolvedSplit) -> Result<PermutedSplit> {
+        let moves = (0..split.output_count())
+            .map(|i| {
+                let piece = split.output_shape(i);
+                match self.chains.iter().find(|c| c.output == i) {
+                    Some(chain) => Ok(chain.piece_move(&piece)?),
+                    None => Ok(PieceMove::keep(&piece)),
+                }
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(PermutedSplit::new(split.clone(), moves)?)
+    }
+
+    /// Bytes the fused move saves against running the chains' `Transpose`
+    /// nodes as passes of their own over `split`'s outputs: each reads and
+    /// writes its output once more (twice its bytes), for elements of
+    /// `element_type`.
+    pub fn fused_bytes_saved(&self, split: &ResolvedSplit, element_type: ElementType) -> u64 {
+        self.chains
+            .iter()
+            .filter(|c| c.output < split.output_count())
+            .map(|c| {
+                let count: usize = split.output_shape(c.output).iter().product();
+                2 * element_type.byte_len(count).unwrap_or_default() as u64
+            })
+            .sum()
+    }
 }
 
 /// Reads `node` (at `path` in the graph `scope` describes).
@@ -170,6 +214,7 @@ pub(crate) fn read_split_node(
         lengths_input: lengths_input(node).map(str::to_string),
         element_type,
         input_shape,
+        chains: Vec::new(),
     }
 }
 
