@@ -7,46 +7,13 @@
 mod common;
 
 use common::concat::canonical;
-use common::{Rng, assert_outputs_equal, naive_move, naive_split, random_tensor, repo_root};
+use common::{
+    Rng, assert_outputs_equal, naive_move, naive_split, random_move, random_tensor, repo_root,
+};
 use wgpu_split::{
     ElementType, HostTensor, InputMove, PermuteError, PermutedConcat, PermutedSplit, PieceMove,
     ResolvedSplit,
 };
-
-/// A random factoring of `piece` (each dimension cut into one to three
-/// factors, 1s inserted now and then; now and then the whole piece merged
-/// first, which only a piece lying in one stretch of the input takes) and
-/// a random permutation of it.
-fn random_move(rng: &mut Rng, piece: &[usize]) -> PieceMove {
-    let merged = [piece.iter().product::<usize>()];
-    let piece = if rng.below(5) == 0 {
-        &merged[..]
-    } else {
-        piece
-    };
-    let mut shape = Vec::new();
-    for &d in piece {
-        if rng.below(4) == 0 {
-            shape.push(1);
-        }
-        let divisors: Vec<usize> = (1..=d).filter(|k| d > 0 && d.is_multiple_of(*k)).collect();
-        if d > 1 && rng.below(2) == 0 {
-            let a = divisors[rng.below(divisors.len())];
-            let rest = d / a;
-            let rest_divisors: Vec<usize> =
-                (1..=rest).filter(|k| rest.is_multiple_of(*k)).collect();
-            let b = rest_divisors[rng.below(rest_divisors.len())];
-            shape.extend([a, b, rest / b]);
-        } else {
-            shape.push(d);
-        }
-    }
-    let mut perm: Vec<usize> = (0..shape.len()).collect();
-    for i in (1..perm.len()).rev() {
-        perm.swap(i, rng.below(i + 1));
-    }
-    PieceMove::new(shape, perm)
-}
 
 /// The oracle: the plain split's pieces, each moved element by element.
 fn oracle(input: &HostTensor, split: &PermutedSplit) -> Vec<HostTensor> {

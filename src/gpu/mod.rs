@@ -16,6 +16,7 @@ mod context;
 mod device_class;
 mod dispatch;
 pub(crate) mod error;
+mod permuted;
 mod pipelines;
 #[cfg(not(target_arch = "wasm32"))]
 mod poller;

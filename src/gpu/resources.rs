@@ -2,6 +2,7 @@
 //! parameter tables and a spare buffer. What recording needs besides the
 //! caller's buffers; no caller buffer is ever kept here.
 
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use super::cache::{BoundedCache, CachePolicy, lock};
@@ -33,6 +34,9 @@ pub(crate) struct Resources {
     pub scratch: Mutex<Option<Arc<wgpu::Buffer>>>,
     /// What the caches keep at most.
     pub policy: CachePolicy,
+    /// The permuted-move pipelines, by the destinations a dispatch binds
+    /// (at most the device's storage buffers per stage: a few).
+    pub permute: Mutex<HashMap<usize, Arc<wgpu::ComputePipeline>>>,
 }
 
 impl Resources {
@@ -61,6 +65,7 @@ impl Resources {
             spare,
             scratch: Mutex::new(None),
             policy,
+            permute: Mutex::new(HashMap::new()),
         })
     }
 

@@ -14,6 +14,7 @@
 //! under `shaders/`, and a line in the [`kernel_table!`] below.
 
 pub(crate) mod lanes;
+pub(crate) mod permute;
 pub(crate) mod shader;
 pub(crate) mod table;
 pub(crate) mod template;

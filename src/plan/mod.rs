@@ -47,6 +47,7 @@ pub(crate) mod geometry;
 mod limits;
 mod options;
 mod passes;
+mod permuted_plan;
 pub(crate) mod recording;
 mod split_plan;
 mod staging;
@@ -72,6 +73,7 @@ pub use geometry::outputs::PlannedOutput;
 pub(crate) use geometry::runs::{Run, RunLayout};
 pub use limits::PlanLimits;
 pub use options::PlanOptions;
+pub use permuted_plan::PermutedPlan;
 pub use split_plan::SplitPlan;
 
 #[cfg(feature = "analysis")]

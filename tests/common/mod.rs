@@ -530,3 +530,38 @@ pub fn naive_move(piece: &HostTensor, shape: &[usize], perm: &[usize]) -> HostTe
         }
     }
 }
+
+/// A random factoring of `piece` (each dimension cut into one to three
+/// factors, 1s inserted now and then; now and then the whole piece merged
+/// first, which only a piece lying in one stretch of the input takes) and
+/// a random permutation of it.
+pub fn random_move(rng: &mut Rng, piece: &[usize]) -> wgpu_split::PieceMove {
+    let merged = [piece.iter().product::<usize>()];
+    let piece = if rng.below(5) == 0 {
+        &merged[..]
+    } else {
+        piece
+    };
+    let mut shape = Vec::new();
+    for &d in piece {
+        if rng.below(4) == 0 {
+            shape.push(1);
+        }
+        let divisors: Vec<usize> = (1..=d).filter(|k| d > 0 && d.is_multiple_of(*k)).collect();
+        if d > 1 && rng.below(2) == 0 {
+            let a = divisors[rng.below(divisors.len())];
+            let rest = d / a;
+            let rest_divisors: Vec<usize> =
+                (1..=rest).filter(|k| rest.is_multiple_of(*k)).collect();
+            let b = rest_divisors[rng.below(rest_divisors.len())];
+            shape.extend([a, b, rest / b]);
+        } else {
+            shape.push(d);
+        }
+    }
+    let mut perm: Vec<usize> = (0..shape.len()).collect();
+    for i in (1..perm.len()).rev() {
+        perm.swap(i, rng.below(i + 1));
+    }
+    wgpu_split::PieceMove::new(shape, perm)
+}

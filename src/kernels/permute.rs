@@ -1,0 +1,120 @@
+//! The permuted-move kernel: one 32-bit word of a destination per
+//! invocation, gathered through the destination's strided view of the
+//! source (`shaders/permute.wgsl`). A module per number of destinations a
+//! dispatch binds; everything else is in its parameters, one record per
+//! destination ([`record`]), so a module serves every shape.
+
+use crate::kernels::template::Template;
+
+const WGSL: Template = Template::new("permute.wgsl", include_str!("../../shaders/permute.wgsl"));
+
+/// Words of one destination's record in the parameters.
+pub(crate) const RECORD_WORDS: usize = 28;
+/// Words of the dispatch's header (its destination count, padded).
+pub(crate) const HEADER_WORDS: usize = 4;
+/// Dimensions a record carries (a move's strided dimensions, one more for
+/// elements wider than a word).
+pub(crate) const RECORD_RANK: usize = 8;
+/// Record mode: each destination word is one source word.
+pub(crate) const MODE_WORDS: u32 = 0;
+/// Record mode: each destination word is assembled from elements of
+/// `bits` (2, 4, 8 or 16), each from its own place.
+pub(crate) const MODE_ELEMENTS: u32 = 1;
+
+/// The WGSL module for dispatches that bind `destinations` destinations
+/// (bindings 2 and up; 0 the parameters, a uniform block of
+/// [`HEADER_WORDS`] and a record per destination, 1 the source).
+pub(crate) fn module(destinations: usize) -> String {
+    let bindings = WGSL.repeat("binding", 0..destinations, |slot| {
+        vec![
+            ("binding", (slot + 2).to_string()),
+            ("slot", slot.to_string()),
+        ]
+    });
+    let stores = WGSL.repeat("store", 0..destinations, |slot| {
+        vec![("slot", slot.to_string())]
+    });
+    let vec4s = (HEADER_WORDS + destinations * RECORD_WORDS) / 4;
+    WGSL.fill(
+        "module",
+        &[
+            ("vec4s", &vec4s),
+            ("bindings", &bindings),
+            ("stores", &stores),
+        ],
+    )
+}
+
+/// One destination's record: its first invocation in the dispatch, its
+/// words and elements, its mode and element bits, its view (`dims` and
+/// `strides` outermost first, at most [`RECORD_RANK`], in units: words, or
+/// elements), the view's first unit, and the word shifts between each
+/// binding's start and its region's.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn record(
+    first: u32,
+    words: u32,
+    elements: u32,
+    mode: u32,
+    bits: u32,
+    view: (&[u32], &[u32], u32),
+    src_shift: u32,
+    dst_shift: u32,
+) -> [u32; RECORD_WORDS] {
+    let (dims, strides, offset) = view;
+    let mut r = [0u32; RECORD_WORDS];
+    r[..9].copy_from_slice(&[
+        first,
+        words,
+        elements,
+        mode,
+        bits,
+        dims.len() as u32,
+        offset,
+        src_shift,
+        dst_shift,
+    ]);
+    r[12..12 + dims.len()].copy_from_slice(dims);
+    r[20..20 + strides.len()].copy_from_slice(strides);
+    r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{HEADER_WORDS, RECORD_WORDS, module, record};
+    use naga::valid::{Capabilities, ValidationFlags, Validator};
+
+    #[test]
+    fn every_module_validates_and_binds_what_the_encode_binds() {
+        for destinations in 1..=32 {
+            let source = module(destinations);
+            let parsed = naga::front::wgsl::parse_str(&source)
+                .unwrap_or_else(|e| panic!("x{destinations}: {}", e.emit_to_string(&source)));
+            Validator::new(ValidationFlags::all(), Capabilities::empty())
+                .validate(&parsed)
+                .unwrap_or_else(|e| panic!("x{destinations}: {e:?}"));
+            let mut bindings: Vec<(u32, naga::AddressSpace)> = parsed
+                .global_variables
+                .iter()
+                .filter_map(|(_, v)| v.binding.as_ref().map(|b| (b.binding, v.space)))
+                .collect();
+            bindings.sort_by_key(|b| b.0);
+            assert_eq!(bindings.len(), destinations + 2, "x{destinations}");
+            assert_eq!(bindings[0].1, naga::AddressSpace::Uniform);
+            for (k, (binding, space)) in bindings.iter().enumerate() {
+                assert_eq!(*binding as usize, k);
+                if k >= 1 {
+                    assert!(matches!(space, naga::AddressSpace::Storage { .. }));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_record_holds_its_view_where_the_kernel_reads_it() {
+        let r = record(7, 3, 12, 1, 16, (&[2, 6][..], &[40, 1][..], 5), 2, 4);
+        assert_eq!(&r[..9], &[7, 3, 12, 1, 16, 2, 5, 2, 4]);
+        assert_eq!((&r[12..14], &r[20..22]), (&[2, 6][..], &[40, 1][..]));
+        assert_eq!((RECORD_WORDS % 4, HEADER_WORDS % 4), (0, 0));
+    }
+}

@@ -1,0 +1,372 @@
+//! [`PermutedPlan`]: how a [`PermutedSplit`] runs on a device, as plain
+//! data: per output, the words it writes and its strided view of the input
+//! in the kernel's units (whole 32-bit words where its runs are whole
+//! words, else elements assembled a word at a time), and how many
+//! destinations a dispatch binds. Which outputs share a dispatch depends on
+//! where the caller's regions lie, so the encode groups them
+//! ([`PermutedPlan::dispatch_groups`]).
+
+use std::ops::Range;
+
+use crate::element::ElementType;
+use crate::kernels::permute::{HEADER_WORDS, MODE_ELEMENTS, MODE_WORDS, RECORD_RANK, RECORD_WORDS};
+use crate::kernels::table::WORKGROUP_SIZE;
+use crate::plan::binding::regions::PlainRegion;
+use crate::plan::binding::usages::{BufferRole, Usages};
+use crate::plan::error::{EncodeError, PlanError};
+use crate::plan::limits::PlanLimits;
+use crate::semantics::{PermutedSplit, StridedView};
+
+/// One output of a permuted plan.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PermutedOutput {
+    /// Packed bytes of the output.
+    pub bytes: u64,
+    /// Words the kernel writes (the output rounded up to a word, the bits
+    /// past it zero).
+    pub words: u32,
+    /// Elements of the output.
+    pub elements: u32,
+    /// [`MODE_WORDS`] or [`MODE_ELEMENTS`].
+    pub mode: u32,
+    /// The view in units (words, or elements): dimensions, strides, offset.
+    pub dims: Vec<u32>,
+    /// Source units per step of each dimension.
+    pub strides: Vec<u32>,
+    /// The source unit of the output's first.
+    pub offset: u32,
+}
+
+/// A permuted split planned for a device: what
+/// [`crate::gpu::GpuSplitter::encode_permuted`] records.
+///
+/// # Examples
+///
+/// ```
+/// use wgpu_split::plan::{PermutedPlan, PlanLimits};
+/// use wgpu_split::{ElementType, PermutedSplit};
+///
+/// let qkv = PermutedSplit::split_heads(&[8, 1024, 2304], &[768; 3], 64).unwrap();
+/// let plan = PermutedPlan::new(&qkv, ElementType::Float16, &PlanLimits::WEBGPU_DEFAULT).unwrap();
+/// assert_eq!(plan.output_region_bytes(0), 8 * 12 * 1024 * 64 * 2);
+/// assert_eq!(plan.destinations_per_dispatch(), 7);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PermutedPlan {
+    split: PermutedSplit,
+    element_type: ElementType,
+    limits: PlanLimits,
+    input_bytes: u64,
+    outputs: Vec<PermutedOutput>,
+}
+
+impl PermutedPlan {
+    /// Plans `split` for tensors of `element_type` under `limits`.
+    ///
+    /// # Errors
+    ///
+    /// [`PlanError::NotOnGpu`] for strings; [`PlanError::TooLargeForDevice`]
+    /// for an input past one storage binding, or an output past
+    /// 2^32 words or one dispatch's grid.
+    pub fn new(
+        split: &PermutedSplit,
+        element_type: ElementType,
+        limits: &PlanLimits,
+    ) -> Result<Self, PlanError> {
+        let bits = u64::from(
+            element_type
+                .bit_width()
+                .ok_or(PlanError::NotOnGpu { element_type })?,
+        );
+        let elements: u64 = split.split().input_shape().iter().product::<usize>() as u64;
+        let input_bytes = (elements * bits).div_ceil(8);
+        let bound = input_bytes.next_multiple_of(4);
+        if bound > limits.max_storage_buffer_binding_size || bound / 4 > u64::from(u32::MAX) {
+            return Err(PlanError::TooLargeForDevice {
+                what: "input",
+                bytes: u128::from(bound),
+                max: limits.max_storage_buffer_binding_size,
+            });
+        }
+        let most_words = u64::from(limits.max_compute_workgroups_per_dimension).pow(2)
+            * u64::from(WORKGROUP_SIZE);
+        let outputs = (0..split.output_count())
+            .map(|i| {
+                let output = output_of(split.view(i), bits);
+                let words = u64::from(output.words);
+                let bytes = (output.bytes).next_multiple_of(4);
+                if words > most_words || bytes > limits.max_storage_buffer_binding_size {
+                    return Err(PlanError::TooLargeForDevice {
+                        what: "output",
+                        bytes: u128::from(bytes),
+                        max: limits.max_storage_buffer_binding_size.min(most_words * 4),
+                    });
+                }
+                Ok(output)
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(PermutedPlan {
+            split: split.clone(),
+            element_type,
+            limits: *limits,
+            input_bytes,
+            outputs,
+        })
+    }
+
+    /// The permuted split planned.
+    pub fn split(&self) -> &PermutedSplit {
+        &self.split
+    }
+
+    /// The element type planned for.
+    pub fn element_type(&self) -> ElementType {
+        self.element_type
+    }
+
+    /// The limits planned under.
+    pub fn limits(&self) -> &PlanLimits {
+        &self.limits
+    }
+
+    /// Packed bytes of the input.
+    pub fn input_bytes(&self) -> u64 {
+        self.input_bytes
+    }
+
+    /// Bytes output `i`'s region must hold: the packed output rounded up
+    /// to the word the kernel writes last (the bits past the output are
+    /// written zero); 0 for an empty output, whose region is ignored.
+    pub fn output_region_bytes(&self, i: usize) -> u64 {
+        self.outputs[i].bytes.next_multiple_of(4)
+    }
+
+    /// Destinations one dispatch binds: the device's storage buffers per
+    /// stage less the source's, as many records as its uniform block holds,
+    /// at most 32 (a module each).
+    pub fn destinations_per_dispatch(&self) -> usize {
+        let records = (self
+            .limits
+            .max_uniform_buffer_binding_size
+            .saturating_sub(HEADER_WORDS as u64 * 4)
+            / (RECORD_WORDS as u64 * 4)) as usize;
+        (self
+            .limits
+            .max_storage_buffers_per_shader_stage
+            .saturating_sub(1) as usize)
+            .min(records)
+            .clamp(1, 32)
+    }
+
+    /// Outputs that move a whole 32-bit word per source word (the others
+    /// assemble each word from its elements).
+    pub fn whole_word_outputs(&self) -> usize {
+        self.outputs
+            .iter()
+            .filter(|o| o.words > 0 && o.mode == MODE_WORDS)
+            .count()
+    }
+
+    pub(crate) fn outputs(&self) -> &[PermutedOutput] {
+        &self.outputs
+    }
+
+    /// Checks the caller's regions: one per output, usable as storage, at
+    /// offsets of whole words, holding what the plan writes, inside their
+    /// buffers, destinations disjoint, and none overlapping the input.
+    pub(crate) fn check_regions(
+        &self,
+        input: &PlainRegion,
+        destinations: &[PlainRegion],
+    ) -> Result<(), EncodeError> {
+        if destinations.len() != self.outputs.len() {
+            return Err(EncodeError::RegionCount {
+                expected: self.outputs.len(),
+                actual: destinations.len(),
+            });
+        }
+        let live = |i: usize| self.outputs[i].words > 0;
+        let regions = std::iter::once((
+            BufferRole::Input,
+            input,
+            self.input_bytes,
+            self.input_bytes.next_multiple_of(4),
+        ))
+        .chain((0..destinations.len()).filter(|&i| live(i)).map(|i| {
+            let bytes = self.output_region_bytes(i);
+            (BufferRole::Output(i), &destinations[i], bytes, bytes)
+        }));
+        for (which, region, needed, bound) in regions {
+            if !region.usages.storage {
+                return Err(EncodeError::MissingUsage {
+                    which,
+                    missing: Usages {
+                        storage: true,
+                        copy_src: false,
+                        copy_dst: false,
+                    },
+                    why: "a permuted move binds it as a storage buffer; create it with BufferUsages::STORAGE".into(),
+                });
+            }
+            if !region.offset.is_multiple_of(4) {
+                return Err(EncodeError::MisalignedOffset {
+                    which,
+                    offset: region.offset,
+                    alignment: 4,
+                    why: "a permuted move reads and writes 32-bit words",
+                });
+            }
+            if region.size < needed {
+                return Err(EncodeError::BufferTooSmall {
+                    which,
+                    size: region.size,
+                    needed,
+                    why: match which {
+                        BufferRole::Input => format!("the packed {} input", self.element_type),
+                        _ => "the packed output rounded up to the 4-byte word the move writes last"
+                            .into(),
+                    },
+                });
+            }
+            let end = region.offset.checked_add(bound.max(region.size));
+            if end.is_none_or(|end| end > region.buffer_size) {
+                return Err(EncodeError::RegionOutsideBuffer {
+                    which,
+                    offset: region.offset,
+                    size: bound.max(region.size),
+                    buffer_size: region.buffer_size,
+                });
+            }
+        }
+        let span = |i: usize| {
+            let r = &destinations[i];
+            r.offset..r.offset + self.output_region_bytes(i)
+        };
+        let live: Vec<usize> = (0..destinations.len()).filter(|&i| live(i)).collect();
+        let input_span = input.offset..input.offset + self.input_bytes.next_multiple_of(4);
+        for (k, &i) in live.iter().enumerate() {
+            if destinations[i].buffer == input.buffer && overlap(&span(i), &input_span) {
+                return Err(EncodeError::InputSharesBuffer {
+                    which: BufferRole::Output(i),
+                    why: "the regions overlap; give the output bytes the input does not use".into(),
+                });
+            }
+            for &j in &live[k + 1..] {
+                if destinations[i].buffer == destinations[j].buffer && overlap(&span(i), &span(j)) {
+                    let (first, second) = if span(i).start <= span(j).start {
+                        (i, j)
+                    } else {
+                        (j, i)
+                    };
+                    return Err(EncodeError::OverlappingRegions { first, second });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The binding of a region: from its offset aligned down to the
+    /// device's storage offset alignment to the end of `bytes` from the
+    /// offset.
+    pub(crate) fn binding(&self, region: &PlainRegion, bytes: u64) -> Range<u64> {
+        let align = u64::from(self.limits.min_storage_buffer_offset_alignment.max(4));
+        region.offset / align * align..region.offset + bytes
+    }
+
+    /// The non-empty outputs dealt into dispatches: at most
+    /// [`PermutedPlan::destinations_per_dispatch`] each, none whose binding
+    /// overlaps another's in one buffer or the input's (WebGPU refuses a
+    /// writable binding that aliases another), in output order, each into
+    /// the first dispatch that takes it. `None` when an output's binding
+    /// overlaps the input's (its region does not, but the alignment makes
+    /// them share bytes; give it its own buffer or an aligned offset).
+    pub(crate) fn dispatch_groups(
+        &self,
+        input: &PlainRegion,
+        destinations: &[PlainRegion],
+    ) -> Result<Vec<Vec<usize>>, EncodeError> {
+        let input_binding = self.binding(input, self.input_bytes.next_multiple_of(4));
+        let mut groups: Vec<Vec<usize>> = Vec::new();
+        for i in (0..self.outputs.len()).filter(|&i| self.outputs[i].words > 0) {
+            let bound = self.binding(&destinations[i], self.output_region_bytes(i));
+            if destinations[i].buffer == input.buffer && overlap(&bound, &input_binding) {
+                return Err(EncodeError::InputSharesBuffer {
+                    which: BufferRole::Output(i),
+                    why: format!(
+                        "its binding {bound:?} (from the offset aligned down to {}) overlaps the input's {input_binding:?}",
+                        self.limits.min_storage_buffer_offset_alignment
+                    ),
+                });
+            }
+            let fits = |group: &Vec<usize>| {
+                group.len() < self.destinations_per_dispatch()
+                    && group.iter().all(|&j| {
+                        destinations[j].buffer != destinations[i].buffer
+                            || !overlap(
+                                &bound,
+                                &self.binding(&destinations[j], self.output_region_bytes(j)),
+                            )
+                    })
+            };
+            match groups.iter_mut().find(|g| fits(g)) {
+                Some(group) => group.push(i),
+                None => groups.push(vec![i]),
+            }
+        }
+        Ok(groups)
+    }
+}
+
+fn overlap(a: &Range<u64>, b: &Range<u64>) -> bool {
+    a.start < b.end && b.start < a.end
+}
+
+/// The output whose view of the input (in elements of `bits`) is `view`:
+/// in whole words where every run, stride and offset is whole words
+/// (always for elements of 32 bits or more), else in elements.
+fn output_of(view: &StridedView, bits: u64) -> PermutedOutput {
+    let elements = view.len() as u64;
+    let bytes = (elements * bits).div_ceil(8);
+    let words = (elements * bits).div_ceil(32);
+    let to_u32 = |v: &[usize]| v.iter().map(|&x| x as u32).collect::<Vec<u32>>();
+    let (dims, strides, offset) = (view.dims(), view.strides(), view.offset() as u64);
+    let words_view = if bits.is_multiple_of(32) {
+        // Each element is `k` words: one more dimension, of stride 1.
+        let k = (bits / 32) as usize;
+        let mut d = dims.to_vec();
+        let mut s: Vec<usize> = strides.iter().map(|&x| x * k).collect();
+        d.push(k);
+        s.push(1);
+        Some(StridedView::new(&d, &s, (offset * k as u64) as usize))
+    } else {
+        let whole = |x: u64| (x * bits).is_multiple_of(32);
+        let run = view.run_len() as u64;
+        let inner_runs = !dims.is_empty() && strides.last() == Some(&1) && whole(run);
+        let outer_whole = strides[..strides.len().saturating_sub(1)]
+            .iter()
+            .all(|&s| whole(s as u64));
+        (inner_runs && outer_whole && whole(offset)).then(|| {
+            let per = |x: usize| (x as u64 * bits / 32) as usize;
+            let mut d = dims.to_vec();
+            let last = d.len() - 1;
+            d[last] = per(d[last]);
+            let mut s: Vec<usize> = strides.iter().map(|&x| per(x)).collect();
+            s[last] = 1;
+            StridedView::new(&d, &s, per(offset as usize))
+        })
+    };
+    let (mode, unit_view) = match words_view {
+        Some(v) => (MODE_WORDS, v),
+        None => (MODE_ELEMENTS, view.clone()),
+    };
+    debug_assert!(unit_view.dims().len() <= RECORD_RANK);
+    PermutedOutput {
+        bytes,
+        words: words as u32,
+        elements: elements as u32,
+        mode,
+        dims: to_u32(unit_view.dims()),
+        strides: to_u32(unit_view.strides()),
+        offset: unit_view.offset() as u32,
+    }
+}

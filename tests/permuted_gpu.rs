@@ -1,0 +1,362 @@
+//! Permuted splits on the GPU adapter at hand: every element type under
+//! random factorings and permutations, attention heads and transposes, bit
+//! for bit the host path's (`HostTensor::split_permuted`), the bytes past
+//! each output up to its last word zero and nothing outside the regions
+//! written; outputs packed in one buffer dealt into dispatches whose
+//! bindings do not alias; and misuse refused, typed, before wgpu sees it.
+
+mod common;
+
+use common::{Rng, gpu, random_move, random_tensor, read_buffer, refused};
+use wgpu::util::DeviceExt;
+use wgpu_split::error::EncodeError;
+use wgpu_split::gpu::{BufferRegion, GpuSplitter};
+use wgpu_split::plan::{BufferRole, PermutedPlan, PlanLimits};
+use wgpu_split::{ElementType, Error, HostTensor, PermutedSplit, ResolvedSplit};
+
+/// Bytes every buffer starts filled with, to see what was written.
+const GUARD: u8 = 0xA5;
+
+fn buffer(gpu: &GpuSplitter, bytes: &[u8], usage: wgpu::BufferUsages) -> wgpu::Buffer {
+    gpu.device()
+        .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("permuted test"),
+            contents: bytes,
+            usage: usage | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
+        })
+}
+
+/// Runs `split` of `input` on the GPU with each output at `offsets[i]` of
+/// one buffer of `size` bytes (or each in a buffer of its own), and checks
+/// it against the host path: outputs exact, the word tail zero, every
+/// other byte untouched.
+fn check(
+    gpu: &GpuSplitter,
+    input: &HostTensor,
+    split: &PermutedSplit,
+    packed: Option<(&[u64], u64)>,
+    context: &str,
+) {
+    let t = input.element_type();
+    let plan = gpu.plan_permuted(split, t).unwrap();
+    let expected = input.split_permuted(split).unwrap();
+    let mut src = input.as_bytes().unwrap().to_vec();
+    src.resize(src.len().next_multiple_of(4) + 8, GUARD);
+    let source = buffer(gpu, &src, wgpu::BufferUsages::STORAGE);
+    let sizes: Vec<u64> = (0..split.output_count())
+        .map(|i| plan.output_region_bytes(i))
+        .collect();
+    let storage = wgpu::BufferUsages::STORAGE;
+    let (buffers, offsets): (Vec<wgpu::Buffer>, Vec<u64>) = match packed {
+        Some((offsets, size)) => (
+            vec![buffer(gpu, &vec![GUARD; size as usize], storage)],
+            offsets.to_vec(),
+        ),
+        None => (
+            sizes
+                .iter()
+                .map(|&s| buffer(gpu, &vec![GUARD; s as usize + 12], storage))
+                .collect(),
+            vec![0; sizes.len()],
+        ),
+    };
+    let region = |i: usize| {
+        let b = if buffers.len() == 1 {
+            &buffers[0]
+        } else {
+            &buffers[i]
+        };
+        BufferRegion::new(b, offsets[i], sizes[i])
+    };
+    let regions: Vec<BufferRegion<'_>> = (0..sizes.len()).map(region).collect();
+    let mut encoder = gpu.device().create_command_encoder(&Default::default());
+    gpu.encode_permuted(
+        &mut encoder,
+        &plan,
+        BufferRegion::new(&source, 0, plan.input_bytes()),
+        &regions,
+    )
+    .unwrap_or_else(|e| panic!("{context}: {e}"));
+    gpu.queue().submit([encoder.finish()]);
+    let contents: Vec<Vec<u8>> = buffers.iter().map(|b| read_buffer(gpu, b)).collect();
+    let mut owned: Vec<Vec<bool>> = contents.iter().map(|c| vec![false; c.len()]).collect();
+    for (i, e) in expected.iter().enumerate() {
+        let k = if buffers.len() == 1 { 0 } else { i };
+        let at = offsets[i] as usize;
+        let bytes = e.as_bytes().unwrap();
+        let got = &contents[k][at..at + sizes[i] as usize];
+        assert_eq!(
+            &got[..bytes.len()],
+            bytes,
+            "{context}: output {i} {:?}",
+            e.shape()
+        );
+        // Sub-byte outputs: the last byte's bits past the output are zero
+        // on the host too; the word's bytes past it are zero.
+        assert!(
+            got[bytes.len()..].iter().all(|&b| b == 0),
+            "{context}: output {i} tail"
+        );
+        owned[k][at..at + sizes[i] as usize].fill(true);
+    }
+    for (k, c) in contents.iter().enumerate() {
+        let stray = c
+            .iter()
+            .zip(&owned[k])
+            .position(|(&b, &o)| !o && b != GUARD);
+        assert_eq!(
+            stray, None,
+            "{context}: buffer {k} written outside the regions"
+        );
+    }
+}
+
+#[test]
+fn every_gpu_type_random_moves_match_the_host() {
+    let Some(gpu) = gpu("permuted_gpu") else {
+        return;
+    };
+    let mut rng = Rng::new(3939);
+    let mut cases = 0;
+    for t in ElementType::ALL
+        .into_iter()
+        .filter(|t| t.bit_width().is_some())
+    {
+        for rank in 1..=4 {
+            for _ in 0..3 {
+                let axis = rng.below(rank);
+                let shape: Vec<usize> = (0..rank)
+                    .map(|d| {
+                        if d == axis {
+                            rng.below(9) + 1
+                        } else {
+                            rng.below(5) + 1
+                        }
+                    })
+                    .collect();
+                let count = rng.below(3) + 1;
+                let split = ResolvedSplit::new(&shape, axis, rng.lengths(shape[axis], count), true)
+                    .unwrap();
+                let moves = split
+                    .output_shapes()
+                    .iter()
+                    .map(|p| random_move(&mut rng, p))
+                    .collect();
+                let Ok(permuted) = PermutedSplit::new(split, moves) else {
+                    continue;
+                };
+                let input = random_tensor(&mut rng, t, &shape);
+                check(
+                    gpu,
+                    &input,
+                    &permuted,
+                    None,
+                    &format!("{t} {shape:?} {:?}", permuted.moves()),
+                );
+                cases += 1;
+            }
+        }
+    }
+    assert!(cases >= 200, "{cases} cases");
+}
+
+#[test]
+fn attention_heads_and_a_detection_head() {
+    let Some(gpu) = gpu("permuted_gpu") else {
+        return;
+    };
+    let mut rng = Rng::new(7);
+    // GPT-2's QKV (small), grouped-query QKV, and heads of odd f16 widths
+    // (whole words only in pairs), in f16, bf16, f32 and u8.
+    for (t, shape, widths, d) in [
+        (ElementType::Float16, vec![2, 16, 3 * 4 * 8], vec![32; 3], 8),
+        (ElementType::BFloat16, vec![3, 10, 6 * 4], vec![16, 4, 4], 4),
+        (ElementType::Float16, vec![2, 5, 3 * 3], vec![3; 3], 3),
+        (ElementType::Float, vec![1, 7, 4 * 6], vec![12, 6, 6], 6),
+        (ElementType::Uint8, vec![2, 9, 3 * 2 * 5], vec![10; 3], 5),
+    ] {
+        let qkv = PermutedSplit::split_heads(&shape, &widths, d).unwrap();
+        let input = random_tensor(&mut rng, t, &shape);
+        check(
+            gpu,
+            &input,
+            &qkv,
+            None,
+            &format!("{t} {shape:?} heads of {d}"),
+        );
+    }
+    // YOLOv8's distribution head: [1, 144, A] into 64 boxes as [1, 16, 4, A]
+    // and 80 classes kept.
+    let split = ResolvedSplit::new(&[1, 144, 33], 1, vec![64, 80], true).unwrap();
+    let moves = vec![
+        wgpu_split::PieceMove::new(vec![1, 4, 16, 33], vec![0, 2, 1, 3]),
+        wgpu_split::PieceMove::keep(&[1, 80, 33]),
+    ];
+    let dfl = PermutedSplit::new(split, moves).unwrap();
+    let input = random_tensor(&mut rng, ElementType::Float, &[1, 144, 33]);
+    check(gpu, &input, &dfl, None, "yolo dfl");
+}
+
+#[test]
+fn outputs_packed_in_one_buffer_are_dealt_into_dispatches_that_do_not_alias() {
+    let Some(gpu) = gpu("permuted_gpu") else {
+        return;
+    };
+    let mut rng = Rng::new(11);
+    // Twelve heads of a [2, 3, 12 * 2] f16 tensor, each output 24 bytes,
+    // packed 4 bytes apart (bindings start at offsets aligned down to the
+    // device's alignment, so neighbours alias as bindings) and 8 apart.
+    let qkv = PermutedSplit::split_heads(&[2, 3, 12 * 2], &[2; 12], 2).unwrap();
+    let input = random_tensor(&mut rng, ElementType::Float16, &[2, 3, 24]);
+    for gap in [0u64, 4, 20] {
+        let offsets: Vec<u64> = (0..12).map(|i| i * (24 + gap) + 8).collect();
+        let size = offsets[11] + 24 + 16;
+        check(
+            gpu,
+            &input,
+            &qkv,
+            Some((&offsets, size)),
+            &format!("packed, gap {gap}"),
+        );
+    }
+}
+
+#[test]
+fn misuse_is_refused_before_wgpu_sees_it() {
+    let Some(gpu) = gpu("permuted_gpu") else {
+        return;
+    };
+    let qkv = PermutedSplit::split_heads(&[2, 4, 12], &[4, 4, 4], 2).unwrap();
+    // WebGPU's limits (bindings aligned to 256), so that the test means the
+    // same on any device.
+    let plan = PermutedPlan::new(&qkv, ElementType::Float, &PlanLimits::WEBGPU_DEFAULT).unwrap();
+    let storage = wgpu::BufferUsages::STORAGE;
+    let input = buffer(gpu, &[0; 384 + 8], storage);
+    let out = |size: usize| buffer(gpu, &vec![0; size], storage);
+    let outs = [out(128), out(128), out(128)];
+    let whole: Vec<BufferRegion<'_>> = outs.iter().map(BufferRegion::whole).collect();
+    let src = BufferRegion::new(&input, 0, 384);
+    let encode = |regions: &[BufferRegion<'_>], src: BufferRegion<'_>| {
+        refused(gpu, |encoder| {
+            gpu.encode_permuted(encoder, &plan, src, regions)
+                .unwrap_err()
+        })
+    };
+    let e = encode(&whole[..2], src);
+    assert!(
+        matches!(
+            e,
+            Error::Encode(EncodeError::RegionCount {
+                expected: 3,
+                actual: 2
+            })
+        ),
+        "{e}"
+    );
+    let small = out(64);
+    let e = encode(&[whole[0], BufferRegion::whole(&small), whole[2]], src);
+    assert!(
+        matches!(
+            e,
+            Error::Encode(EncodeError::BufferTooSmall {
+                which: BufferRole::Output(1),
+                size: 64,
+                needed: 128,
+                ..
+            })
+        ),
+        "{e}"
+    );
+    let e = encode(
+        &[whole[0], whole[1], BufferRegion::new(&outs[2], 2, 126)],
+        src,
+    );
+    assert!(
+        matches!(
+            e,
+            Error::Encode(EncodeError::MisalignedOffset {
+                which: BufferRole::Output(2),
+                ..
+            })
+        ),
+        "{e}"
+    );
+    let no_storage = gpu.device().create_buffer(&wgpu::BufferDescriptor {
+        label: None,
+        size: 128,
+        usage: wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let e = encode(&[BufferRegion::whole(&no_storage), whole[1], whole[2]], src);
+    assert!(
+        matches!(
+            e,
+            Error::Encode(EncodeError::MissingUsage {
+                which: BufferRole::Output(0),
+                ..
+            })
+        ),
+        "{e}"
+    );
+    let shared = out(256);
+    let e = encode(
+        &[
+            BufferRegion::new(&shared, 0, 128),
+            BufferRegion::new(&shared, 124, 128),
+            whole[2],
+        ],
+        src,
+    );
+    assert!(
+        matches!(
+            e,
+            Error::Encode(EncodeError::OverlappingRegions {
+                first: 0,
+                second: 1
+            })
+        ),
+        "{e}"
+    );
+    let e = encode(&whole, BufferRegion::new(&input, 0, 256));
+    assert!(
+        matches!(
+            e,
+            Error::Encode(EncodeError::BufferTooSmall {
+                which: BufferRole::Input,
+                ..
+            })
+        ),
+        "{e}"
+    );
+    // An output whose region follows the input's in the input's buffer,
+    // but whose binding (from the offset aligned down) overlaps it.
+    let both = out(4 + 384 + 4 + 128);
+    let e = encode(
+        &[BufferRegion::new(&both, 392, 128), whole[1], whole[2]],
+        BufferRegion::new(&both, 4, 384),
+    );
+    assert!(
+        matches!(
+            e,
+            Error::Encode(EncodeError::InputSharesBuffer {
+                which: BufferRole::Output(0),
+                ..
+            })
+        ),
+        "{e}"
+    );
+    // A plan for limits this device does not allow.
+    let big = PlanLimits {
+        max_storage_buffers_per_shader_stage: 1000,
+        ..*gpu.limits()
+    };
+    let foreign = PermutedPlan::new(&qkv, ElementType::Float, &big).unwrap();
+    let e = refused(gpu, |encoder| {
+        gpu.encode_permuted(encoder, &foreign, src, &whole)
+            .unwrap_err()
+    });
+    assert!(e.to_string().contains("does not allow"), "{e}");
+    // Strings have no GPU layout.
+    let e = gpu.plan_permuted(&qkv, ElementType::String).unwrap_err();
+    assert!(e.to_string().contains("host path"), "{e}");
+}
