@@ -1,4 +1,4 @@
-//! Permuted splits on the GPU adapter at hand: every element type under
+//! Permuted splits and concats on the GPU adapter at hand: every element type under
 //! random factorings and permutations, attention heads and transposes, bit
 //! for bit the host path's (`HostTensor::split_permuted`), the bytes past
 //! each output up to its last word zero and nothing outside the regions
@@ -7,12 +7,12 @@
 
 mod common;
 
-use common::{Rng, gpu, random_move, random_tensor, read_buffer, refused};
+use common::{Rng, concat_undoing, gpu, random_move, random_tensor, read_buffer, refused};
 use wgpu::util::DeviceExt;
 use wgpu_split::error::EncodeError;
 use wgpu_split::gpu::{BufferRegion, GpuSplitter};
-use wgpu_split::plan::{BufferRole, PermutedPlan, PlanLimits};
-use wgpu_split::{ElementType, Error, HostTensor, PermutedSplit, ResolvedSplit};
+use wgpu_split::plan::{BufferRole, PermutedConcatPlan, PermutedPlan, PlanLimits};
+use wgpu_split::{ElementType, Error, HostTensor, PermutedConcat, PermutedSplit, ResolvedSplit};
 
 /// Bytes every buffer starts filled with, to see what was written.
 const GUARD: u8 = 0xA5;
@@ -359,4 +359,223 @@ fn misuse_is_refused_before_wgpu_sees_it() {
     // Strings have no GPU layout.
     let e = gpu.plan_permuted(&qkv, ElementType::String).unwrap_err();
     assert!(e.to_string().contains("host path"), "{e}");
+}
+
+/// Runs `concat` of `inputs` on the GPU (each input in a buffer of its
+/// own, or all in one when `shared`) into an output region at 8 bytes of a
+/// guarded buffer, and checks it against the host path.
+fn check_concat(
+    gpu: &GpuSplitter,
+    inputs: &[HostTensor],
+    concat: &PermutedConcat,
+    shared: bool,
+    context: &str,
+) {
+    let t = inputs[0].element_type();
+    let plan = gpu.plan_permuted_concat(concat, t).unwrap();
+    let refs: Vec<&HostTensor> = inputs.iter().collect();
+    let expected = HostTensor::concat_permuted(&refs, concat).unwrap();
+    let storage = wgpu::BufferUsages::STORAGE;
+    let padded = |h: &HostTensor| {
+        let mut b = h.as_bytes().unwrap().to_vec();
+        b.resize(b.len().next_multiple_of(4), GUARD);
+        b
+    };
+    let (buffers, offsets): (Vec<wgpu::Buffer>, Vec<u64>) = if shared {
+        let mut all = vec![GUARD; 4];
+        let mut offsets = Vec::new();
+        for h in inputs {
+            offsets.push(all.len() as u64);
+            all.extend(padded(h));
+        }
+        all.resize(all.len() + 4, GUARD);
+        (vec![buffer(gpu, &all, storage)], offsets)
+    } else {
+        let mut bufs = Vec::new();
+        for h in inputs {
+            let mut b = padded(h);
+            b.resize(b.len() + 4, GUARD);
+            bufs.push(buffer(gpu, &b, storage));
+        }
+        (bufs, vec![0; inputs.len()])
+    };
+    let regions: Vec<BufferRegion<'_>> = (0..inputs.len())
+        .map(|i| {
+            let b = if shared { &buffers[0] } else { &buffers[i] };
+            BufferRegion::new(b, offsets[i], plan.input_bytes(i))
+        })
+        .collect();
+    let size = plan.output_region_bytes();
+    let out = buffer(gpu, &vec![GUARD; size as usize + 16], storage);
+    let mut encoder = gpu.device().create_command_encoder(&Default::default());
+    gpu.encode_permuted_concat(
+        &mut encoder,
+        &plan,
+        &regions,
+        BufferRegion::new(&out, 8, size),
+    )
+    .unwrap_or_else(|e| panic!("{context}: {e}"));
+    gpu.queue().submit([encoder.finish()]);
+    let got = read_buffer(gpu, &out);
+    let bytes = expected.as_bytes().unwrap();
+    assert_eq!(
+        &got[8..8 + bytes.len()],
+        bytes,
+        "{context}: output {:?}",
+        expected.shape()
+    );
+    assert!(
+        got[8 + bytes.len()..8 + size as usize]
+            .iter()
+            .all(|&b| b == 0),
+        "{context}: tail"
+    );
+    assert!(
+        got[..8]
+            .iter()
+            .chain(&got[8 + size as usize..])
+            .all(|&b| b == GUARD),
+        "{context}: written outside"
+    );
+}
+
+#[test]
+fn every_gpu_type_random_concats_match_the_host() {
+    let Some(gpu) = gpu("permuted_gpu") else {
+        return;
+    };
+    let mut rng = Rng::new(4242);
+    let mut cases = 0;
+    for t in ElementType::ALL
+        .into_iter()
+        .filter(|t| t.bit_width().is_some())
+    {
+        for rank in 1..=4 {
+            for k in 0..3 {
+                let axis = rng.below(rank);
+                let shape: Vec<usize> = (0..rank)
+                    .map(|d| {
+                        if d == axis {
+                            rng.below(9) + 1
+                        } else {
+                            rng.below(5) + 1
+                        }
+                    })
+                    .collect();
+                let count = rng.below(3) + 1;
+                let split = ResolvedSplit::new(&shape, axis, rng.lengths(shape[axis], count), true)
+                    .unwrap();
+                let moves = split
+                    .output_shapes()
+                    .iter()
+                    .map(|p| random_move(&mut rng, p))
+                    .collect();
+                let Ok(permuted) = PermutedSplit::new(split, moves) else {
+                    continue;
+                };
+                let concat = concat_undoing(&permuted);
+                let whole = random_tensor(&mut rng, t, &shape);
+                let inputs = whole.split_permuted(&permuted).unwrap();
+                check_concat(
+                    gpu,
+                    &inputs,
+                    &concat,
+                    k == 1,
+                    &format!("{t} {shape:?} {:?}", permuted.moves()),
+                );
+                cases += 1;
+            }
+        }
+    }
+    assert!(cases >= 200, "{cases} cases");
+}
+
+#[test]
+fn heads_merged_back() {
+    let Some(gpu) = gpu("permuted_gpu") else {
+        return;
+    };
+    let mut rng = Rng::new(5);
+    for (t, shapes) in [
+        (ElementType::Float16, vec![vec![2, 4, 16, 8]; 3]),
+        (
+            ElementType::BFloat16,
+            vec![vec![3, 4, 10, 4], vec![3, 1, 10, 4], vec![3, 1, 10, 4]],
+        ),
+        // Heads of 3 f16: runs of 6 bytes, ORed into shared words.
+        (ElementType::Float16, vec![vec![2, 3, 5, 3]; 2]),
+        (ElementType::Int4, vec![vec![1, 2, 7, 3]; 3]),
+    ] {
+        let merge = PermutedConcat::merge_heads(&shapes).unwrap();
+        let inputs: Vec<HostTensor> = shapes
+            .iter()
+            .map(|s| random_tensor(&mut rng, t, s))
+            .collect();
+        check_concat(gpu, &inputs, &merge, false, &format!("{t} {shapes:?}"));
+    }
+}
+
+#[test]
+fn concat_misuse_is_refused_before_wgpu_sees_it() {
+    let Some(gpu) = gpu("permuted_gpu") else {
+        return;
+    };
+    let merge = PermutedConcat::merge_heads(&[[1, 2, 4, 4], [1, 2, 4, 4]]).unwrap();
+    let plan =
+        PermutedConcatPlan::new(&merge, ElementType::Float, &PlanLimits::WEBGPU_DEFAULT).unwrap();
+    let storage = wgpu::BufferUsages::STORAGE;
+    let a = buffer(gpu, &[0; 128], storage);
+    let out = buffer(gpu, &[0; 256], storage);
+    let inputs = [BufferRegion::whole(&a), BufferRegion::whole(&a)];
+    let e = refused(gpu, |encoder| {
+        gpu.encode_permuted_concat(encoder, &plan, &inputs[..1], BufferRegion::whole(&out))
+            .unwrap_err()
+    });
+    assert!(
+        matches!(
+            e,
+            Error::Encode(EncodeError::RegionCount {
+                expected: 2,
+                actual: 1
+            })
+        ),
+        "{e}"
+    );
+    let e = refused(gpu, |encoder| {
+        gpu.encode_permuted_concat(encoder, &plan, &inputs, BufferRegion::new(&out, 0, 200))
+            .unwrap_err()
+    });
+    assert!(
+        matches!(
+            e,
+            Error::Encode(EncodeError::BufferTooSmall {
+                which: BufferRole::ConcatOutput,
+                needed: 256,
+                ..
+            })
+        ),
+        "{e}"
+    );
+    // An input in the output's buffer whose binding (aligned down to 256)
+    // overlaps the output's.
+    let both = buffer(gpu, &[0; 512], storage);
+    let e = refused(gpu, |encoder| {
+        gpu.encode_permuted_concat(
+            encoder,
+            &plan,
+            &[BufferRegion::whole(&a), BufferRegion::new(&both, 264, 128)],
+            BufferRegion::new(&both, 4, 256),
+        )
+        .unwrap_err()
+    });
+    assert!(
+        matches!(
+            e,
+            Error::Encode(EncodeError::InputSharesBuffer {
+                which: BufferRole::ConcatInput(1),
+                ..
+            })
+        ),
+        "{e}"
+    );
 }

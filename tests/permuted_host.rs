@@ -8,11 +8,11 @@ mod common;
 
 use common::concat::canonical;
 use common::{
-    Rng, assert_outputs_equal, naive_move, naive_split, random_move, random_tensor, repo_root,
+    Rng, assert_outputs_equal, concat_undoing, naive_move, naive_split, random_move, random_tensor,
+    repo_root,
 };
 use wgpu_split::{
-    ElementType, HostTensor, InputMove, PermuteError, PermutedConcat, PermutedSplit, PieceMove,
-    ResolvedSplit,
+    ElementType, HostTensor, PermuteError, PermutedConcat, PermutedSplit, PieceMove, ResolvedSplit,
 };
 
 /// The oracle: the plain split's pieces, each moved element by element.
@@ -75,24 +75,6 @@ fn every_type_random_moves_against_the_oracle_and_back() {
         cases >= 400 && refused < cases / 5,
         "{cases} cases, {refused} refused (past the rank, or merged across strides)"
     );
-}
-
-/// The permuted concat that undoes `split` (its windows tile the axis):
-/// each output permuted back by the inverse and merged into its piece.
-fn concat_undoing(split: &PermutedSplit) -> PermutedConcat {
-    let moves = split
-        .moves()
-        .iter()
-        .enumerate()
-        .map(|(i, m)| {
-            let mut inverse = vec![0; m.perm().len()];
-            for (j, &p) in m.perm().iter().enumerate() {
-                inverse[p] = j;
-            }
-            InputMove::new(inverse, split.split().output_shape(i))
-        })
-        .collect();
-    PermutedConcat::new(&split.output_shapes(), moves, split.split().axis()).unwrap()
 }
 
 #[test]

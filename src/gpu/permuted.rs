@@ -1,4 +1,5 @@
-//! Permuted splits on the GPU ([`GpuSplitter::encode_permuted`]): each
+//! Permuted splits and concats on the GPU ([`GpuSplitter::encode_permuted`],
+//! [`GpuSplitter::encode_permuted_concat`]): each
 //! output's words gathered through its strided view of the input by the
 //! permuted-move kernel, a dispatch per group of destinations whose
 //! bindings do not alias, its parameters uploaded with the encode.
@@ -12,11 +13,11 @@ use super::region::{BufferRegion, plain_regions};
 use super::scope::{ErrorScope, scoped};
 use super::splitter::GpuSplitter;
 use crate::element::ElementType;
-use crate::error::{Result, TensorError};
-use crate::kernels::permute::{HEADER_WORDS, module, record};
+use crate::error::Result;
+use crate::kernels::permute::{HEADER_WORDS, RECORD_WORDS, concat_module, module, record};
 use crate::kernels::table::WORKGROUP_SIZE;
-use crate::plan::{PermutedPlan, PlanError, PlanMismatch};
-use crate::semantics::PermutedSplit;
+use crate::plan::{PermutedConcatPlan, PermutedPlan, PlanError, PlanLimits, PlanMismatch};
+use crate::semantics::{PermutedConcat, PermutedSplit};
 
 impl GpuSplitter {
     /// Plans `split` (outputs reshaped and permuted) for tensors of
@@ -73,34 +74,17 @@ impl GpuSplitter {
         input: BufferRegion<'_>,
         destinations: &[BufferRegion<'_>],
     ) -> Result<()> {
-        if !plan.limits().fits_within(self.limits()) {
-            return Err(PlanError::Mismatch(PlanMismatch::Limits {
-                planned: Box::new(*plan.limits()),
-                device: Box::new(*self.limits()),
-            })
-            .into());
-        }
+        self.check_plan_limits(plan.limits())?;
         let (plain_input, plain) = plain_regions(&input, destinations);
         plan.check_regions(&plain_input, &plain)?;
         let groups = plan.dispatch_groups(&plain_input, &plain)?;
-        let bits = plan
-            .element_type()
-            .bit_width()
-            .ok_or(TensorError::NoPackedBytes {
-                element_type: plan.element_type(),
-            })?;
-        let device = self.device();
+        let bits = plan.element_type().bit_width().unwrap_or(32);
         let src = plan.binding(&plain_input, plan.input_bytes().next_multiple_of(4));
         let src_shift = ((plain_input.offset - src.start) / 4) as u32;
-        let pipelines = groups
-            .iter()
-            .map(|g| self.permute_pipeline(g.len()))
-            .collect::<Result<Vec<_>>>()?;
-        let scope = ErrorScope::open(device);
-        let mut bind_groups = Vec::with_capacity(groups.len());
-        for (group, pipeline) in groups.iter().zip(&pipelines) {
+        let mut dispatches = Vec::with_capacity(groups.len());
+        for group in &groups {
+            let pipeline = self.permute_pipeline(Kind::Split, group.len())?;
             let mut params = vec![group.len() as u32, 0, 0, 0];
-            debug_assert_eq!(params.len(), HEADER_WORDS);
             let mut first = 0u32;
             let mut entries = vec![wgpu::BindGroupEntry {
                 binding: 1,
@@ -134,63 +118,220 @@ impl GpuSplitter {
                     }),
                 });
             }
-            let params = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("wgpu-split permuted move parameters"),
-                contents: bytemuck::cast_slice(&params),
-                usage: wgpu::BufferUsages::UNIFORM,
-            });
-            entries.push(wgpu::BindGroupEntry {
-                binding: 0,
-                resource: params.as_entire_binding(),
-            });
-            let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some("wgpu-split permuted move"),
-                layout: &pipeline.get_bind_group_layout(0),
-                entries: &entries,
-            });
-            bind_groups.push((bind_group, first));
+            dispatches.push((pipeline, params, entries, first));
         }
-        {
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some("wgpu-split permuted move"),
-                timestamp_writes: None,
-            });
-            for ((bind_group, words), pipeline) in bind_groups.iter().zip(&pipelines) {
-                let workgroups = words.div_ceil(WORKGROUP_SIZE);
-                let x = workgroups.min(self.limits().max_compute_workgroups_per_dimension);
-                pass.set_pipeline(pipeline);
-                pass.set_bind_group(0, bind_group, &[]);
-                pass.dispatch_workgroups(x, workgroups.div_ceil(x.max(1)), 1);
-            }
-        }
+        let scope = ErrorScope::open(self.device());
+        self.record_permuted(encoder, dispatches);
         Ok(scope.close("recording the permuted split", ())?)
     }
 
-    /// The permuted-move pipeline for dispatches of `destinations`
-    /// destinations, compiled once per splitter.
-    fn permute_pipeline(&self, destinations: usize) -> Result<Arc<wgpu::ComputePipeline>> {
+    /// Plans `concat` (inputs permuted and reshaped, then joined) for
+    /// tensors of `element_type` on this device.
+    ///
+    /// # Errors
+    ///
+    /// [`PlanError::NotOnGpu`] for strings; [`PlanError::TooLargeForDevice`].
+    pub fn plan_permuted_concat(
+        &self,
+        concat: &PermutedConcat,
+        element_type: ElementType,
+    ) -> Result<PermutedConcatPlan> {
+        Ok(PermutedConcatPlan::new(
+            concat,
+            element_type,
+            self.limits(),
+        )?)
+    }
+
+    /// Records `plan` into `encoder`: `inputs` (one region per input of
+    /// the concat, read only; they may share buffers) permuted, reshaped and
+    /// joined into `output` (at least
+    /// [`PermutedConcatPlan::output_region_bytes`]; the bytes past the
+    /// output up to its last word are written zero, nothing else), in one
+    /// compute pass: where inputs of sub-word runs share output words
+    /// ([`PermutedConcatPlan::zeroes_output`]) a dispatch zeroes the output
+    /// first; then a dispatch per group of at most
+    /// [`PermutedConcatPlan::inputs_per_dispatch`] inputs. Every buffer
+    /// needs `STORAGE`; offsets are multiples of 4.
+    ///
+    /// # Errors
+    ///
+    /// [`PlanError::Mismatch`] for a plan made for limits this device does
+    /// not allow; the [`crate::error::EncodeError`]s of the regions (count,
+    /// usage, offset, size, extent, an input bound over the output), before
+    /// anything is recorded; [`crate::error::DeviceError`] when wgpu
+    /// reports one.
+    pub fn encode_permuted_concat(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        plan: &PermutedConcatPlan,
+        inputs: &[BufferRegion<'_>],
+        output: BufferRegion<'_>,
+    ) -> Result<()> {
+        self.check_plan_limits(plan.limits())?;
+        let (plain_output, plain) = plain_regions(&output, inputs);
+        let groups = plan.check_regions(&plain, &plain_output)?;
+        let bits = plan.element_type().bit_width().unwrap_or(32);
+        let device = self.device();
+        let out = plan.binding(&plain_output, plan.output_region_bytes());
+        let dst_shift = ((plain_output.offset - out.start) / 4) as u32;
+        let out_entry = || wgpu::BindGroupEntry {
+            binding: 1,
+            resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                buffer: output.buffer,
+                offset: out.start,
+                size: wgpu::BufferSize::new(out.end - out.start),
+            }),
+        };
+        let mut dispatches = Vec::new();
+        if plan.zeroes_output() {
+            let words = (plan.output_region_bytes() / 4) as u32;
+            let pipeline = self.permute_pipeline(Kind::Clear, 1)?;
+            // The module's block holds a header and one record.
+            let mut params = vec![0, words, dst_shift, 0];
+            params.resize(HEADER_WORDS + RECORD_WORDS, 0);
+            dispatches.push((pipeline, params, vec![out_entry()], words));
+        }
+        for group in &groups {
+            let pipeline = self.permute_pipeline(Kind::Concat, group.len())?;
+            let mut params = vec![group.len() as u32, 0, 0, 0];
+            let mut entries = vec![out_entry()];
+            let mut first = 0u32;
+            for (slot, &i) in group.iter().enumerate() {
+                let piece = &plan.pieces()[i];
+                let bound = plan.binding(&plain[i], piece.bytes.next_multiple_of(4));
+                let piece_shift = ((plain[i].offset - bound.start) / 4) as u32;
+                params.extend(record(
+                    first,
+                    piece.words,
+                    piece.elements,
+                    piece.mode,
+                    bits,
+                    (&piece.dims, &piece.strides, piece.offset),
+                    piece_shift,
+                    dst_shift,
+                ));
+                first += piece.words;
+                entries.push(wgpu::BindGroupEntry {
+                    binding: slot as u32 + 2,
+                    resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                        buffer: inputs[i].buffer,
+                        offset: bound.start,
+                        size: wgpu::BufferSize::new(bound.end - bound.start),
+                    }),
+                });
+            }
+            dispatches.push((pipeline, params, entries, first));
+        }
+        let scope = ErrorScope::open(device);
+        self.record_permuted(encoder, dispatches);
+        Ok(scope.close("recording the permuted concat", ())?)
+    }
+
+    /// A plan made for limits this device does not allow is refused.
+    fn check_plan_limits(&self, limits: &PlanLimits) -> Result<()> {
+        if limits.fits_within(self.limits()) {
+            return Ok(());
+        }
+        Err(PlanError::Mismatch(PlanMismatch::Limits {
+            planned: Box::new(*limits),
+            device: Box::new(*self.limits()),
+        })
+        .into())
+    }
+
+    /// Records one compute pass of `dispatches`: each its pipeline, its
+    /// parameters (uploaded now, binding 0), its other bindings and its
+    /// invocations. Runs inside the caller's error scope.
+    fn record_permuted(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        dispatches: Vec<Dispatch<'_>>,
+    ) {
+        let device = self.device();
+        let bound: Vec<_> = dispatches
+            .into_iter()
+            .map(|(pipeline, params, mut entries, invocations)| {
+                let params = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                    label: Some("wgpu-split permuted move parameters"),
+                    contents: bytemuck::cast_slice(&params),
+                    usage: wgpu::BufferUsages::UNIFORM,
+                });
+                entries.push(wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: params.as_entire_binding(),
+                });
+                let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+                    label: Some("wgpu-split permuted move"),
+                    layout: &pipeline.get_bind_group_layout(0),
+                    entries: &entries,
+                });
+                (pipeline, bind_group, invocations)
+            })
+            .collect();
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("wgpu-split permuted move"),
+            timestamp_writes: None,
+        });
+        for (pipeline, bind_group, invocations) in &bound {
+            let workgroups = invocations.div_ceil(WORKGROUP_SIZE);
+            let x = workgroups.clamp(1, self.limits().max_compute_workgroups_per_dimension);
+            pass.set_pipeline(pipeline);
+            pass.set_bind_group(0, bind_group, &[]);
+            pass.dispatch_workgroups(x, workgroups.div_ceil(x), 1);
+        }
+    }
+
+    /// The permuted-move pipeline of `kind` for dispatches binding `slots`
+    /// destinations (pieces, for a concat), compiled once per splitter.
+    fn permute_pipeline(&self, kind: Kind, slots: usize) -> Result<Arc<wgpu::ComputePipeline>> {
         let resources = self.resources();
-        if let Some(p) = lock(&resources.permute).get(&destinations) {
+        let key = (kind as usize) << 16 | slots;
+        if let Some(p) = lock(&resources.permute).get(&key) {
             return Ok(p.clone());
         }
         let device = self.device();
         let pipeline = scoped(device, "compiling the permuted-move kernel", || {
-            let label = format!("wgpu-split permute x{destinations}");
+            let label = format!("wgpu-split permute {kind:?} x{slots}");
+            let source = match kind {
+                Kind::Split => module(slots),
+                Kind::Concat | Kind::Clear => concat_module(slots),
+            };
             let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
                 label: Some(&label),
-                source: wgpu::ShaderSource::Wgsl(module(destinations).into()),
+                source: wgpu::ShaderSource::Wgsl(source.into()),
             });
             device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                 label: Some(&label),
                 layout: None,
                 module: &shader,
-                entry_point: Some("main"),
+                entry_point: Some(if kind == Kind::Clear { "clear" } else { "main" }),
                 compilation_options: wgpu::PipelineCompilationOptions::default(),
                 cache: None,
             })
         })?;
         let pipeline = Arc::new(pipeline);
-        lock(&resources.permute).insert(destinations, pipeline.clone());
+        lock(&resources.permute).insert(key, pipeline.clone());
         Ok(pipeline)
     }
+}
+
+/// One dispatch to record: its pipeline, its parameters, its bindings
+/// other than the parameters', and its invocations.
+type Dispatch<'a> = (
+    Arc<wgpu::ComputePipeline>,
+    Vec<u32>,
+    Vec<wgpu::BindGroupEntry<'a>>,
+    u32,
+);
+
+/// Which entry point of which permuted-move module.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// A split: outputs gathered from the tensor.
+    Split,
+    /// A concat: pieces written into the tensor.
+    Concat,
+    /// The concat's tensor zeroed.
+    Clear,
 }

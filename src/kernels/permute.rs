@@ -45,6 +45,31 @@ pub(crate) fn module(destinations: usize) -> String {
     )
 }
 
+/// The WGSL module for concat dispatches that read `pieces` pieces
+/// (bindings 2 and up; 0 the parameters, 1 the tensor written), with the
+/// entry points `main` (the pieces into the tensor) and `clear` (the
+/// tensor's words zeroed, before pieces of elements are ORed in).
+pub(crate) fn concat_module(pieces: usize) -> String {
+    let bindings = WGSL.repeat("concat_binding", 0..pieces, |slot| {
+        vec![
+            ("binding", (slot + 2).to_string()),
+            ("slot", slot.to_string()),
+        ]
+    });
+    let loads = WGSL.repeat("concat_load", 0..pieces, |slot| {
+        vec![("slot", slot.to_string())]
+    });
+    let vec4s = (HEADER_WORDS + pieces * RECORD_WORDS) / 4;
+    WGSL.fill(
+        "concat_module",
+        &[
+            ("vec4s", &vec4s),
+            ("bindings", &bindings),
+            ("loads", &loads),
+        ],
+    )
+}
+
 /// One destination's record: its first invocation in the dispatch, its
 /// words and elements, its mode and element bits, its view (`dims` and
 /// `strides` outermost first, at most [`RECORD_RANK`], in units: words, or
@@ -81,13 +106,13 @@ pub(crate) fn record(
 
 #[cfg(test)]
 mod tests {
-    use super::{HEADER_WORDS, RECORD_WORDS, module, record};
+    use super::{HEADER_WORDS, RECORD_WORDS, concat_module, module, record};
     use naga::valid::{Capabilities, ValidationFlags, Validator};
 
     #[test]
     fn every_module_validates_and_binds_what_the_encode_binds() {
-        for destinations in 1..=32 {
-            let source = module(destinations);
+        let modules = (1..=32).flat_map(|n| [(n, module(n)), (n, concat_module(n))]);
+        for (destinations, source) in modules {
             let parsed = naga::front::wgsl::parse_str(&source)
                 .unwrap_or_else(|e| panic!("x{destinations}: {}", e.emit_to_string(&source)));
             Validator::new(ValidationFlags::all(), Capabilities::empty())

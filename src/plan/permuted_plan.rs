@@ -1,4 +1,5 @@
-//! [`PermutedPlan`]: how a [`PermutedSplit`] runs on a device, as plain
+//! [`PermutedPlan`] and [`PermutedConcatPlan`]: how a [`PermutedSplit`]
+//! (and a [`PermutedConcat`], its mirror) runs on a device, as plain
 //! data: per output, the words it writes and its strided view of the input
 //! in the kernel's units (whole 32-bit words where its runs are whole
 //! words, else elements assembled a word at a time), and how many
@@ -15,7 +16,7 @@ use crate::plan::binding::regions::PlainRegion;
 use crate::plan::binding::usages::{BufferRole, Usages};
 use crate::plan::error::{EncodeError, PlanError};
 use crate::plan::limits::PlanLimits;
-use crate::semantics::{PermutedSplit, StridedView};
+use crate::semantics::{PermutedConcat, PermutedSplit, StridedView};
 
 /// One output of a permuted plan.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -145,17 +146,7 @@ impl PermutedPlan {
     /// stage less the source's, as many records as its uniform block holds,
     /// at most 32 (a module each).
     pub fn destinations_per_dispatch(&self) -> usize {
-        let records = (self
-            .limits
-            .max_uniform_buffer_binding_size
-            .saturating_sub(HEADER_WORDS as u64 * 4)
-            / (RECORD_WORDS as u64 * 4)) as usize;
-        (self
-            .limits
-            .max_storage_buffers_per_shader_stage
-            .saturating_sub(1) as usize)
-            .min(records)
-            .clamp(1, 32)
+        destinations_per_dispatch(&self.limits)
     }
 
     /// Outputs that move a whole 32-bit word per source word (the others
@@ -186,57 +177,22 @@ impl PermutedPlan {
             });
         }
         let live = |i: usize| self.outputs[i].words > 0;
-        let regions = std::iter::once((
+        check_storage_region(
             BufferRole::Input,
             input,
             self.input_bytes,
             self.input_bytes.next_multiple_of(4),
-        ))
-        .chain((0..destinations.len()).filter(|&i| live(i)).map(|i| {
+            || format!("the packed {} input", self.element_type),
+        )?;
+        for i in (0..destinations.len()).filter(|&i| live(i)) {
             let bytes = self.output_region_bytes(i);
-            (BufferRole::Output(i), &destinations[i], bytes, bytes)
-        }));
-        for (which, region, needed, bound) in regions {
-            if !region.usages.storage {
-                return Err(EncodeError::MissingUsage {
-                    which,
-                    missing: Usages {
-                        storage: true,
-                        copy_src: false,
-                        copy_dst: false,
-                    },
-                    why: "a permuted move binds it as a storage buffer; create it with BufferUsages::STORAGE".into(),
-                });
-            }
-            if !region.offset.is_multiple_of(4) {
-                return Err(EncodeError::MisalignedOffset {
-                    which,
-                    offset: region.offset,
-                    alignment: 4,
-                    why: "a permuted move reads and writes 32-bit words",
-                });
-            }
-            if region.size < needed {
-                return Err(EncodeError::BufferTooSmall {
-                    which,
-                    size: region.size,
-                    needed,
-                    why: match which {
-                        BufferRole::Input => format!("the packed {} input", self.element_type),
-                        _ => "the packed output rounded up to the 4-byte word the move writes last"
-                            .into(),
-                    },
-                });
-            }
-            let end = region.offset.checked_add(bound.max(region.size));
-            if end.is_none_or(|end| end > region.buffer_size) {
-                return Err(EncodeError::RegionOutsideBuffer {
-                    which,
-                    offset: region.offset,
-                    size: bound.max(region.size),
-                    buffer_size: region.buffer_size,
-                });
-            }
+            check_storage_region(
+                BufferRole::Output(i),
+                &destinations[i],
+                bytes,
+                bytes,
+                || "the packed output rounded up to the 4-byte word the move writes last".into(),
+            )?;
         }
         let span = |i: usize| {
             let r = &destinations[i];
@@ -269,8 +225,7 @@ impl PermutedPlan {
     /// device's storage offset alignment to the end of `bytes` from the
     /// offset.
     pub(crate) fn binding(&self, region: &PlainRegion, bytes: u64) -> Range<u64> {
-        let align = u64::from(self.limits.min_storage_buffer_offset_alignment.max(4));
-        region.offset / align * align..region.offset + bytes
+        binding_of(&self.limits, region, bytes)
     }
 
     /// The non-empty outputs dealt into dispatches: at most
@@ -369,4 +324,268 @@ fn output_of(view: &StridedView, bits: u64) -> PermutedOutput {
         strides: to_u32(unit_view.strides()),
         offset: unit_view.offset() as u32,
     }
+}
+
+/// A permuted concat planned for a device: what
+/// [`crate::gpu::GpuSplitter::encode_permuted_concat`] records. Each input
+/// is read in order and each of its units written where the mirror's view
+/// of the output says: whole words stored where its runs are whole words,
+/// else its elements ORed into output words zeroed first.
+///
+/// # Examples
+///
+/// ```
+/// use wgpu_split::plan::{PermutedConcatPlan, PlanLimits};
+/// use wgpu_split::{ElementType, PermutedConcat};
+///
+/// let heads = [[8, 12, 1024, 64]; 3];
+/// let merge = PermutedConcat::merge_heads(&heads).unwrap();
+/// let plan = PermutedConcatPlan::new(&merge, ElementType::Float16, &PlanLimits::WEBGPU_DEFAULT).unwrap();
+/// assert_eq!(plan.output_region_bytes(), 8 * 1024 * 2304 * 2);
+/// assert!(!plan.zeroes_output());
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PermutedConcatPlan {
+    concat: PermutedConcat,
+    element_type: ElementType,
+    limits: PlanLimits,
+    output_bytes: u64,
+    pieces: Vec<PermutedOutput>,
+}
+
+impl PermutedConcatPlan {
+    /// Plans `concat` for tensors of `element_type` under `limits`.
+    ///
+    /// # Errors
+    ///
+    /// [`PlanError::NotOnGpu`] for strings; [`PlanError::TooLargeForDevice`]
+    /// for an output or an input past one storage binding or 2^32 words.
+    pub fn new(
+        concat: &PermutedConcat,
+        element_type: ElementType,
+        limits: &PlanLimits,
+    ) -> Result<Self, PlanError> {
+        let bits = u64::from(
+            element_type
+                .bit_width()
+                .ok_or(PlanError::NotOnGpu { element_type })?,
+        );
+        let elements = concat.output_shape().iter().product::<usize>() as u64;
+        let output_bytes = (elements * bits).div_ceil(8);
+        let bound = output_bytes.next_multiple_of(4);
+        if bound > limits.max_storage_buffer_binding_size || bound / 4 > u64::from(u32::MAX) {
+            return Err(PlanError::TooLargeForDevice {
+                what: "output",
+                bytes: u128::from(bound),
+                max: limits.max_storage_buffer_binding_size,
+            });
+        }
+        let most_words = u64::from(limits.max_compute_workgroups_per_dimension).pow(2)
+            * u64::from(WORKGROUP_SIZE);
+        let mirror = concat.mirror();
+        let pieces = (0..mirror.output_count())
+            .map(|i| {
+                let piece = output_of(mirror.view(i), bits);
+                let bytes = piece.bytes.next_multiple_of(4);
+                if u64::from(piece.words) > most_words
+                    || bytes > limits.max_storage_buffer_binding_size
+                {
+                    return Err(PlanError::TooLargeForDevice {
+                        what: "input",
+                        bytes: u128::from(bytes),
+                        max: limits.max_storage_buffer_binding_size.min(most_words * 4),
+                    });
+                }
+                Ok(piece)
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(PermutedConcatPlan {
+            concat: concat.clone(),
+            element_type,
+            limits: *limits,
+            output_bytes,
+            pieces,
+        })
+    }
+
+    /// The permuted concat planned.
+    pub fn concat(&self) -> &PermutedConcat {
+        &self.concat
+    }
+
+    /// The element type planned for.
+    pub fn element_type(&self) -> ElementType {
+        self.element_type
+    }
+
+    /// The limits planned under.
+    pub fn limits(&self) -> &PlanLimits {
+        &self.limits
+    }
+
+    /// Bytes input `i` is read from: its packed bytes.
+    pub fn input_bytes(&self, i: usize) -> u64 {
+        self.pieces[i].bytes
+    }
+
+    /// Bytes the output's region must hold: the packed output rounded up
+    /// to the word the move writes last (the bits past it written zero).
+    pub fn output_region_bytes(&self) -> u64 {
+        self.output_bytes.next_multiple_of(4)
+    }
+
+    /// True when some input's elements share output words with another's
+    /// (sub-word runs): the output's words are zeroed by a dispatch first,
+    /// and those inputs ORed in.
+    pub fn zeroes_output(&self) -> bool {
+        self.pieces
+            .iter()
+            .any(|p| p.words > 0 && p.mode == MODE_ELEMENTS)
+    }
+
+    /// Inputs one dispatch reads: as many as
+    /// [`PermutedPlan::destinations_per_dispatch`] writes.
+    pub fn inputs_per_dispatch(&self) -> usize {
+        destinations_per_dispatch(&self.limits)
+    }
+
+    pub(crate) fn pieces(&self) -> &[PermutedOutput] {
+        &self.pieces
+    }
+
+    /// Checks the caller's regions: one per input, the output's and the
+    /// inputs' usable as storage at offsets of whole words, holding what
+    /// is read and written, inside their buffers, and no input's binding
+    /// overlapping the output's. Returns the non-empty inputs in groups of
+    /// [`PermutedConcatPlan::inputs_per_dispatch`].
+    pub(crate) fn check_regions(
+        &self,
+        inputs: &[PlainRegion],
+        output: &PlainRegion,
+    ) -> Result<Vec<Vec<usize>>, EncodeError> {
+        if inputs.len() != self.pieces.len() {
+            return Err(EncodeError::RegionCount {
+                expected: self.pieces.len(),
+                actual: inputs.len(),
+            });
+        }
+        let out_bytes = self.output_region_bytes();
+        check_storage_region(
+            BufferRole::ConcatOutput,
+            output,
+            out_bytes,
+            out_bytes,
+            || "the packed output rounded up to the 4-byte word the move writes last".into(),
+        )?;
+        let out_binding = binding_of(&self.limits, output, out_bytes);
+        let live: Vec<usize> = (0..inputs.len())
+            .filter(|&i| self.pieces[i].words > 0)
+            .collect();
+        for &i in &live {
+            let bytes = self.pieces[i].bytes;
+            check_storage_region(
+                BufferRole::ConcatInput(i),
+                &inputs[i],
+                bytes,
+                bytes.next_multiple_of(4),
+                || format!("the packed {} input", self.element_type),
+            )?;
+            let bound = binding_of(&self.limits, &inputs[i], bytes.next_multiple_of(4));
+            if inputs[i].buffer == output.buffer && overlap(&bound, &out_binding) {
+                return Err(EncodeError::InputSharesBuffer {
+                    which: BufferRole::ConcatInput(i),
+                    why: format!(
+                        "its binding {bound:?} overlaps the output's {out_binding:?} (bindings start at offsets aligned down to {})",
+                        self.limits.min_storage_buffer_offset_alignment
+                    ),
+                });
+            }
+        }
+        Ok(live
+            .chunks(self.inputs_per_dispatch())
+            .map(<[usize]>::to_vec)
+            .collect())
+    }
+
+    /// The binding of a region holding `bytes` from its offset.
+    pub(crate) fn binding(&self, region: &PlainRegion, bytes: u64) -> Range<u64> {
+        binding_of(&self.limits, region, bytes)
+    }
+}
+
+/// Destinations (or pieces) one permuted-move dispatch binds under
+/// `limits`: the storage buffers per stage less one, as many records as
+/// the uniform block holds, at most 32 (a module each).
+fn destinations_per_dispatch(limits: &PlanLimits) -> usize {
+    let records = (limits
+        .max_uniform_buffer_binding_size
+        .saturating_sub(HEADER_WORDS as u64 * 4)
+        / (RECORD_WORDS as u64 * 4)) as usize;
+    (limits
+        .max_storage_buffers_per_shader_stage
+        .saturating_sub(1) as usize)
+        .min(records)
+        .clamp(1, 32)
+}
+
+/// A region's binding: from its offset aligned down to the storage offset
+/// alignment to `bytes` past its offset.
+fn binding_of(limits: &PlanLimits, region: &PlainRegion, bytes: u64) -> Range<u64> {
+    let align = u64::from(limits.min_storage_buffer_offset_alignment.max(4));
+    region.offset / align * align..region.offset + bytes
+}
+
+/// One region a permuted move binds as storage: its usage, its offset a
+/// whole word, at least `needed` bytes, and `bound` bytes from its offset
+/// inside its buffer.
+fn check_storage_region(
+    which: BufferRole,
+    region: &PlainRegion,
+    needed: u64,
+    bound: u64,
+    why: impl Fn() -> String,
+) -> Result<(), EncodeError> {
+    if !region.usages.storage {
+        return Err(EncodeError::MissingUsage {
+            which,
+            missing: Usages {
+                storage: true,
+                copy_src: false,
+                copy_dst: false,
+            },
+            why:
+                "a permuted move binds it as a storage buffer; create it with BufferUsages::STORAGE"
+                    .into(),
+        });
+    }
+    if !region.offset.is_multiple_of(4) {
+        return Err(EncodeError::MisalignedOffset {
+            which,
+            offset: region.offset,
+            alignment: 4,
+            why: "a permuted move reads and writes 32-bit words",
+        });
+    }
+    if region.size < needed {
+        return Err(EncodeError::BufferTooSmall {
+            which,
+            size: region.size,
+            needed,
+            why: why(),
+        });
+    }
+    let size = bound.max(region.size);
+    if region
+        .offset
+        .checked_add(size)
+        .is_none_or(|end| end > region.buffer_size)
+    {
+        return Err(EncodeError::RegionOutsideBuffer {
+            which,
+            offset: region.offset,
+            size,
+            buffer_size: region.buffer_size,
+        });
+    }
+    Ok(())
 }

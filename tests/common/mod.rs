@@ -565,3 +565,21 @@ pub fn random_move(rng: &mut Rng, piece: &[usize]) -> wgpu_split::PieceMove {
     }
     wgpu_split::PieceMove::new(shape, perm)
 }
+
+/// The permuted concat that undoes `split` (its windows tile the axis):
+/// each output permuted back by the inverse and merged into its piece.
+pub fn concat_undoing(split: &wgpu_split::PermutedSplit) -> wgpu_split::PermutedConcat {
+    let moves = split
+        .moves()
+        .iter()
+        .enumerate()
+        .map(|(i, m)| {
+            let mut inverse = vec![0; m.perm().len()];
+            for (j, &p) in m.perm().iter().enumerate() {
+                inverse[p] = j;
+            }
+            wgpu_split::InputMove::new(inverse, split.split().output_shape(i))
+        })
+        .collect();
+    wgpu_split::PermutedConcat::new(&split.output_shapes(), moves, split.split().axis()).unwrap()
+}
