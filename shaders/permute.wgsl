@@ -7,7 +7,8 @@
 // elements of 2, 4, 8 or 16 bits, which never straddle a word).
 //
 // params (a uniform block, read as words by `p`): the dispatch's header
-// [destinations, 0, 0, 0], then per destination RECORD words: first,
+// [destinations, words per invocation, 0, 0], then per destination RECORD
+// words: first (invocation),
 // words, elements, mode, bits, rank, offset, src_shift, dst_shift, 0, 0,
 // 0, dims[8], strides[8].
 
@@ -38,10 +39,28 @@ fn source_unit(r: u32, unit: u32) -> u32 {
     return at;
 }
 
+// Words (units) per step of the view's innermost dimension, and its
+// length: a cursor walks it by adding the stride, and unravels the index
+// again only where a run ends.
+fn last_stride(r: u32) -> u32 {
+    let rank = p(r + 5u);
+    return select(0u, p(r + 20u + rank - 1u), rank > 0u);
+}
+
+fn last_dim(r: u32) -> u32 {
+    let rank = p(r + 5u);
+    return select(1u, p(r + 12u + rank - 1u), rank > 0u);
+}
+
+// The dispatch's header: its destinations, and the words each invocation
+// writes (1 on GPUs: consecutive lanes on consecutive words; a run's worth
+// on a software adapter, whose lanes walk long stretches). A record's
+// `first` counts invocations.
 @compute @workgroup_size(256)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let index = gid.x + gid.y * groups.x * 256u;
-    let count = p(0);
+    let count = p(0u);
+    let per = p(1u);
     var slot = 0u;
     var r = HEADER;
     loop {
@@ -50,32 +69,64 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         }
         r = HEADER + slot * RECORD;
         let first = p(r);
-        if (index >= first && index < first + p(r + 1u)) {
+        let words = p(r + 1u);
+        if (index >= first && index < first + (words + per - 1u) / per) {
             break;
         }
         slot += 1u;
     }
-    let word = index - p(r);
+    let words = p(r + 1u);
+    var w = (index - p(r)) * per;
+    let end = min(w + per, words);
     let src_shift = p(r + 7u);
-    var value = 0u;
+    let dst_shift = p(r + 8u);
+    let d_last = last_dim(r);
+    let s_last = last_stride(r);
     if (p(r + 3u) == MODE_WORDS) {
-        value = src[source_unit(r, word) + src_shift];
-    } else {
-        let bits = p(r + 4u);
-        let per_word = 32u / bits;
-        let mask = (1u << bits) - 1u;
-        let elements = p(r + 2u);
-        for (var k = 0u; k < per_word; k += 1u) {
-            let e = word * per_word + k;
-            if (e >= elements) {
-                break;
-            }
-            let bit = source_unit(r, e) * bits;
-            let v = (src[bit / 32u + src_shift] >> (bit % 32u)) & mask;
-            value |= v << (k * bits);
+        // A loop per slot, each binding named in it: no switch per word.
+        switch slot {
+{{word_calls}}
+            default: {}
+        }
+        return;
+    }
+    let bits = p(r + 4u);
+    let per_word = 32u / bits;
+    let mask = (1u << bits) - 1u;
+    var e = w * per_word;
+    let e_end = min(end * per_word, p(r + 2u));
+    var at = source_unit(r, e);
+    var pos = e % d_last;
+    var value = 0u;
+    var k = 0u;
+    loop {
+        if (e >= e_end) {
+            break;
+        }
+        let bit = at * bits;
+        value |= ((src[bit / 32u + src_shift] >> (bit % 32u)) & mask) << (k * bits);
+        k += 1u;
+        e += 1u;
+        if (k == per_word) {
+            store(slot, w + dst_shift, value);
+            w += 1u;
+            value = 0u;
+            k = 0u;
+        }
+        pos += 1u;
+        if (pos == d_last) {
+            pos = 0u;
+            at = source_unit(r, e);
+        } else {
+            at += s_last;
         }
     }
-    let at = word + p(r + 8u);
+    if (k > 0u) {
+        store(slot, w + dst_shift, value);
+    }
+}
+
+fn store(slot: u32, at: u32, value: u32) {
     switch slot {
 {{stores}}
         default: {}
@@ -85,38 +136,94 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
 //#fragment binding
 @group(0) @binding({{binding}}) var<storage, read_write> dst{{slot}}: array<u32>;
 
+// Words [w, end) of the destination in slot {{slot}}, each one source word.
+fn words_{{slot}}(r: u32, first: u32, end: u32, src_shift: u32, dst_shift: u32) {
+    let d_last = last_dim(r);
+    let s_last = last_stride(r);
+    var w = first;
+    var at = source_unit(r, w);
+    var pos = w % d_last;
+    loop {
+        if (w >= end) {
+            break;
+        }
+        dst{{slot}}[w + dst_shift] = src[at + src_shift];
+        w += 1u;
+        pos += 1u;
+        if (pos == d_last) {
+            pos = 0u;
+            at = source_unit(r, w);
+        } else {
+            at += s_last;
+        }
+    }
+}
+
 //#fragment store
         case {{slot}}u: { dst{{slot}}[at] = value; }
 
+//#fragment word_call
+            case {{slot}}u: { words_{{slot}}(r, w, end, src_shift, dst_shift); }
+
 //#fragment concat_module
 // The concat: the tensor (binding 1) written from the pieces (bindings 2
-// and up), each piece read in order and each of its units written where
-// its view of the tensor says: whole words stored, elements ORed into
-// words the `clear` entry point zeroed first (pieces share those words).
-const RECORD: u32 = 28u;
+// and up), walking each piece of the tensor in its own order: the words
+// (or elements) it covers written through one view of the tensor, each
+// read through a view of its input (a gather: the writes stay runs).
+// Whole words are stored; elements are ORed into words the `clear` entry
+// point zeroed first (pieces share those words, so a dispatch that moves
+// elements binds the tensor as atomics).
+//
+// A record: first (invocation), words, elements, mode, bits, read rank,
+// read offset, piece shift, tensor shift, write rank, write offset, 0,
+// read dims[8], read strides[8], write dims[8], write strides[8].
+const RECORD: u32 = 44u;
 const HEADER: u32 = 4u;
 const MODE_WORDS: u32 = 0u;
 
 @group(0) @binding(0) var<uniform> params: array<vec4<u32>, {{vec4s}}>;
-@group(0) @binding(1) var<storage, read_write> dst: array<atomic<u32>>;
+@group(0) @binding(1) var<storage, read_write> dst: {{dst_type}};
 {{bindings}}
+{{access}}
 fn p(i: u32) -> u32 {
     return params[i / 4u][i % 4u];
 }
 
-// The tensor unit (a word, or an element) of unit `unit` of the piece at
-// record `r`.
-fn tensor_unit(r: u32, unit: u32) -> u32 {
-    let rank = p(r + 5u);
+// The unit of a view (dims at `r + at`, strides 8 words after) at index
+// `unit`.
+fn unravel(r: u32, at: u32, rank: u32, offset: u32, unit: u32) -> u32 {
     var rest = unit;
-    var at = p(r + 6u);
+    var unit_at = offset;
     for (var j = rank; j > 0u; j -= 1u) {
-        let d = p(r + 12u + j - 1u);
-        let s = p(r + 20u + j - 1u);
-        at += (rest % d) * s;
+        let d = p(r + at + j - 1u);
+        let s = p(r + at + 8u + j - 1u);
+        unit_at += (rest % d) * s;
         rest /= d;
     }
-    return at;
+    return unit_at;
+}
+
+// A cursor over one view: the unit it is at, its place in the innermost
+// dimension, that dimension's length and stride.
+struct Cursor {
+    at: u32,
+    pos: u32,
+    dim: u32,
+    stride: u32,
+}
+
+fn cursor(r: u32, at: u32, rank: u32, offset: u32, unit: u32) -> Cursor {
+    let dim = select(1u, p(r + at + rank - 1u), rank > 0u);
+    let stride = select(0u, p(r + at + 8u + rank - 1u), rank > 0u);
+    return Cursor(unravel(r, at, rank, offset, unit), unit % dim, dim, stride);
+}
+
+// The cursor moved to unit `next` (the one after its own).
+fn advance(c: Cursor, r: u32, at: u32, rank: u32, offset: u32, next: u32) -> Cursor {
+    if (c.pos + 1u == c.dim) {
+        return Cursor(unravel(r, at, rank, offset, next), 0u, c.dim, c.stride);
+    }
+    return Cursor(c.at + c.stride, c.pos + 1u, c.dim, c.stride);
 }
 
 // Word `i` of piece `slot`'s binding.
@@ -131,10 +238,11 @@ fn piece_word(slot: u32, i: u32) -> u32 {
 // when none: the invocation is past the pieces).
 fn find(index: u32) -> vec2<u32> {
     let count = p(0u);
+    let per = p(1u);
     for (var slot = 0u; slot < count; slot += 1u) {
         let r = HEADER + slot * RECORD;
         let first = p(r);
-        if (index >= first && index < first + p(r + 1u)) {
+        if (index >= first && index < first + (p(r + 1u) + per - 1u) / per) {
             return vec2<u32>(slot, r);
         }
     }
@@ -150,42 +258,93 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     }
     let slot = found.x;
     let r = found.y;
-    let word = index - p(r);
-    // For a piece: src_shift is its binding's, dst_shift the tensor's.
-    let piece_shift = p(r + 7u);
-    let dst_shift = p(r + 8u);
+    let per = p(1u);
+    let w = (index - p(r)) * per;
+    let end = min(w + per, p(r + 1u));
     if (p(r + 3u) == MODE_WORDS) {
-        atomicStore(&dst[tensor_unit(r, word) + dst_shift], piece_word(slot, word + piece_shift));
+        // A loop per slot, each binding named in it: no switch per word.
+        switch slot {
+{{word_calls}}
+            default: {}
+        }
         return;
     }
+    let piece_shift = p(r + 7u);
+    let dst_shift = p(r + 8u);
     let bits = p(r + 4u);
     let per_word = 32u / bits;
     let mask = (1u << bits) - 1u;
-    let elements = p(r + 2u);
-    let value = piece_word(slot, word + piece_shift);
-    for (var k = 0u; k < per_word; k += 1u) {
-        let e = word * per_word + k;
-        if (e >= elements) {
+    var e = w * per_word;
+    let e_end = min(end * per_word, p(r + 2u));
+    var read = cursor(r, 12u, p(r + 5u), p(r + 6u), e);
+    var write = cursor(r, 28u, p(r + 9u), p(r + 10u), e);
+    loop {
+        if (e >= e_end) {
             break;
         }
-        let bit = tensor_unit(r, e) * bits;
-        let v = (value >> (k * bits)) & mask;
-        atomicOr(&dst[bit / 32u + dst_shift], v << (bit % 32u));
+        let source = read.at * bits;
+        let v = (piece_word(slot, source / 32u + piece_shift) >> (source % 32u)) & mask;
+        let to = write.at * bits;
+        or_in(to / 32u + dst_shift, v << (to % 32u));
+        e += 1u;
+        read = advance(read, r, 12u, p(r + 5u), p(r + 6u), e);
+        write = advance(write, r, 28u, p(r + 9u), p(r + 10u), e);
     }
 }
 
 // Zeroes the tensor's words before pieces of elements are ORed in: the
-// header's second word counts them, its third is the tensor's shift.
+// header's third word counts them, its fourth is the tensor's shift.
 @compute @workgroup_size(256)
 fn clear(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let index = gid.x + gid.y * groups.x * 256u;
-    if (index < p(1u)) {
-        atomicStore(&dst[index + p(2u)], 0u);
+    if (index < p(2u)) {
+        put(index + p(3u), 0u);
     }
 }
 
 //#fragment concat_binding
 @group(0) @binding({{binding}}) var<storage, read> piece{{slot}}: array<u32>;
 
+// Words [first, end) of the piece in slot {{slot}}, in its order, each
+// read through the record's read view and stored through its write view.
+fn words_{{slot}}(r: u32, first: u32, end: u32) {
+    let piece_shift = p(r + 7u);
+    let dst_shift = p(r + 8u);
+    var w = first;
+    var read = cursor(r, 12u, p(r + 5u), p(r + 6u), w);
+    var write = cursor(r, 28u, p(r + 9u), p(r + 10u), w);
+    loop {
+        if (w >= end) {
+            break;
+        }
+        put(write.at + dst_shift, piece{{slot}}[read.at + piece_shift]);
+        w += 1u;
+        read = advance(read, r, 12u, p(r + 5u), p(r + 6u), w);
+        write = advance(write, r, 28u, p(r + 9u), p(r + 10u), w);
+    }
+}
+
 //#fragment concat_load
         case {{slot}}u: { return piece{{slot}}[i]; }
+
+//#fragment concat_word_call
+            case {{slot}}u: { words_{{slot}}(r, w, end); }
+
+//#fragment concat_atomic
+fn put(i: u32, v: u32) {
+    atomicStore(&dst[i], v);
+}
+
+fn or_in(i: u32, v: u32) {
+    atomicOr(&dst[i], v);
+}
+
+//#fragment concat_plain
+fn put(i: u32, v: u32) {
+    dst[i] = v;
+}
+
+// Never called: a dispatch with pieces of elements binds the atomic module.
+fn or_in(i: u32, v: u32) {
+    dst[i] = dst[i] | v;
+}

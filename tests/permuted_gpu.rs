@@ -11,7 +11,7 @@ use common::{Rng, concat_undoing, gpu, random_move, random_tensor, read_buffer, 
 use wgpu::util::DeviceExt;
 use wgpu_split::error::EncodeError;
 use wgpu_split::gpu::{BufferRegion, GpuSplitter};
-use wgpu_split::plan::{BufferRole, PermutedConcatPlan, PermutedPlan, PlanLimits};
+use wgpu_split::plan::{BufferRole, LaneOrder, PermutedConcatPlan, PermutedPlan, PlanLimits};
 use wgpu_split::{ElementType, Error, HostTensor, PermutedConcat, PermutedSplit, ResolvedSplit};
 
 /// Bytes every buffer starts filled with, to see what was written.
@@ -37,8 +37,30 @@ fn check(
     packed: Option<(&[u64], u64)>,
     context: &str,
 ) {
-    let t = input.element_type();
-    let plan = gpu.plan_permuted(split, t).unwrap();
+    for lanes in [LaneOrder::Striped, LaneOrder::Blocked] {
+        let plan = gpu
+            .plan_permuted(split, input.element_type())
+            .unwrap()
+            .lanes(lanes);
+        check_plan(
+            gpu,
+            input,
+            &plan,
+            packed,
+            &format!("{context}, {lanes:?} lanes"),
+        );
+    }
+}
+
+/// [`check`] with one plan.
+fn check_plan(
+    gpu: &GpuSplitter,
+    input: &HostTensor,
+    plan: &PermutedPlan,
+    packed: Option<(&[u64], u64)>,
+    context: &str,
+) {
+    let split = plan.split();
     let expected = input.split_permuted(split).unwrap();
     let mut src = input.as_bytes().unwrap().to_vec();
     src.resize(src.len().next_multiple_of(4) + 8, GUARD);
@@ -72,7 +94,7 @@ fn check(
     let mut encoder = gpu.device().create_command_encoder(&Default::default());
     gpu.encode_permuted(
         &mut encoder,
-        &plan,
+        plan,
         BufferRegion::new(&source, 0, plan.input_bytes()),
         &regions,
     )
@@ -371,8 +393,30 @@ fn check_concat(
     shared: bool,
     context: &str,
 ) {
-    let t = inputs[0].element_type();
-    let plan = gpu.plan_permuted_concat(concat, t).unwrap();
+    for lanes in [LaneOrder::Striped, LaneOrder::Blocked] {
+        let plan = gpu
+            .plan_permuted_concat(concat, inputs[0].element_type())
+            .unwrap()
+            .lanes(lanes);
+        check_concat_plan(
+            gpu,
+            inputs,
+            &plan,
+            shared,
+            &format!("{context}, {lanes:?} lanes"),
+        );
+    }
+}
+
+/// [`check_concat`] with one plan.
+fn check_concat_plan(
+    gpu: &GpuSplitter,
+    inputs: &[HostTensor],
+    plan: &PermutedConcatPlan,
+    shared: bool,
+    context: &str,
+) {
+    let concat = plan.concat();
     let refs: Vec<&HostTensor> = inputs.iter().collect();
     let expected = HostTensor::concat_permuted(&refs, concat).unwrap();
     let storage = wgpu::BufferUsages::STORAGE;
@@ -410,7 +454,7 @@ fn check_concat(
     let mut encoder = gpu.device().create_command_encoder(&Default::default());
     gpu.encode_permuted_concat(
         &mut encoder,
-        &plan,
+        plan,
         &regions,
         BufferRegion::new(&out, 8, size),
     )

@@ -14,9 +14,14 @@ use super::scope::{ErrorScope, scoped};
 use super::splitter::GpuSplitter;
 use crate::element::ElementType;
 use crate::error::Result;
-use crate::kernels::permute::{HEADER_WORDS, RECORD_WORDS, concat_module, module, record};
+use crate::kernels::permute::{
+    CONCAT_RECORD_WORDS, HEADER_WORDS, MODE_ELEMENTS, concat_module, concat_record, module, record,
+};
 use crate::kernels::table::WORKGROUP_SIZE;
-use crate::plan::{PermutedConcatPlan, PermutedPlan, PlanError, PlanLimits, PlanMismatch};
+use crate::plan::{
+    CostModel, DeviceClass, LaneOrder, PermutedConcatPlan, PermutedPlan, PlanError, PlanLimits,
+    PlanMismatch, Strategy,
+};
 use crate::semantics::{PermutedConcat, PermutedSplit};
 
 impl GpuSplitter {
@@ -31,7 +36,7 @@ impl GpuSplitter {
         split: &PermutedSplit,
         element_type: ElementType,
     ) -> Result<PermutedPlan> {
-        Ok(PermutedPlan::new(split, element_type, self.limits())?)
+        Ok(PermutedPlan::new(split, element_type, self.limits())?.lanes(self.lanes()))
     }
 
     /// Records `plan` into `encoder`: each output, reshaped and permuted,
@@ -84,7 +89,8 @@ impl GpuSplitter {
         let mut dispatches = Vec::with_capacity(groups.len());
         for group in &groups {
             let pipeline = self.permute_pipeline(Kind::Split, group.len())?;
-            let mut params = vec![group.len() as u32, 0, 0, 0];
+            let per = plan.words_per_invocation();
+            let mut params = vec![group.len() as u32, per, 0, 0];
             let mut first = 0u32;
             let mut entries = vec![wgpu::BindGroupEntry {
                 binding: 1,
@@ -108,7 +114,7 @@ impl GpuSplitter {
                     src_shift,
                     dst_shift,
                 ));
-                first += o.words;
+                first += o.words.div_ceil(per);
                 entries.push(wgpu::BindGroupEntry {
                     binding: slot as u32 + 2,
                     resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
@@ -136,11 +142,7 @@ impl GpuSplitter {
         concat: &PermutedConcat,
         element_type: ElementType,
     ) -> Result<PermutedConcatPlan> {
-        Ok(PermutedConcatPlan::new(
-            concat,
-            element_type,
-            self.limits(),
-        )?)
+        Ok(PermutedConcatPlan::new(concat, element_type, self.limits())?.lanes(self.lanes()))
     }
 
     /// Records `plan` into `encoder`: `inputs` (one region per input of
@@ -188,30 +190,41 @@ impl GpuSplitter {
             let words = (plan.output_region_bytes() / 4) as u32;
             let pipeline = self.permute_pipeline(Kind::Clear, 1)?;
             // The module's block holds a header and one record.
-            let mut params = vec![0, words, dst_shift, 0];
-            params.resize(HEADER_WORDS + RECORD_WORDS, 0);
+            let mut params = vec![0, 1, words, dst_shift];
+            params.resize(HEADER_WORDS + CONCAT_RECORD_WORDS, 0);
             dispatches.push((pipeline, params, vec![out_entry()], words));
         }
         for group in &groups {
-            let pipeline = self.permute_pipeline(Kind::Concat, group.len())?;
-            let mut params = vec![group.len() as u32, 0, 0, 0];
+            // Pieces of elements OR into words others write: atomics.
+            let elements = group
+                .iter()
+                .any(|&i| plan.pieces()[i].mode == MODE_ELEMENTS);
+            let kind = if elements {
+                Kind::ConcatAtomic
+            } else {
+                Kind::Concat
+            };
+            let pipeline = self.permute_pipeline(kind, group.len())?;
+            let per = plan.words_per_invocation();
+            let mut params = vec![group.len() as u32, per, 0, 0];
             let mut entries = vec![out_entry()];
             let mut first = 0u32;
             for (slot, &i) in group.iter().enumerate() {
                 let piece = &plan.pieces()[i];
                 let bound = plan.binding(&plain[i], piece.bytes.next_multiple_of(4));
                 let piece_shift = ((plain[i].offset - bound.start) / 4) as u32;
-                params.extend(record(
+                params.extend(concat_record(
                     first,
                     piece.words,
                     piece.elements,
                     piece.mode,
                     bits,
-                    (&piece.dims, &piece.strides, piece.offset),
+                    (&piece.read.0, &piece.read.1, piece.read.2),
+                    (&piece.write.0, &piece.write.1, piece.write.2),
                     piece_shift,
                     dst_shift,
                 ));
-                first += piece.words;
+                first += piece.words.div_ceil(per);
                 entries.push(wgpu::BindGroupEntry {
                     binding: slot as u32 + 2,
                     resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
@@ -226,6 +239,15 @@ impl GpuSplitter {
         let scope = ErrorScope::open(device);
         self.record_permuted(encoder, dispatches);
         Ok(scope.close("recording the permuted concat", ())?)
+    }
+
+    /// How the splitter's model lays invocations over units: blocked on a
+    /// software adapter, striped on GPUs.
+    fn lanes(&self) -> LaneOrder {
+        match self.strategy() {
+            Strategy::Auto(model) => model.lanes,
+            _ => CostModel::for_class(DeviceClass::of_adapter(&self.device().adapter_info())).lanes,
+        }
     }
 
     /// A plan made for limits this device does not allow is refused.
@@ -243,11 +265,7 @@ impl GpuSplitter {
     /// Records one compute pass of `dispatches`: each its pipeline, its
     /// parameters (uploaded now, binding 0), its other bindings and its
     /// invocations. Runs inside the caller's error scope.
-    fn record_permuted(
-        &self,
-        encoder: &mut wgpu::CommandEncoder,
-        dispatches: Vec<Dispatch<'_>>,
-    ) {
+    fn record_permuted(&self, encoder: &mut wgpu::CommandEncoder, dispatches: Vec<Dispatch<'_>>) {
         let device = self.device();
         let bound: Vec<_> = dispatches
             .into_iter()
@@ -295,7 +313,8 @@ impl GpuSplitter {
             let label = format!("wgpu-split permute {kind:?} x{slots}");
             let source = match kind {
                 Kind::Split => module(slots),
-                Kind::Concat | Kind::Clear => concat_module(slots),
+                Kind::Concat => concat_module(slots, false),
+                Kind::ConcatAtomic | Kind::Clear => concat_module(slots, true),
             };
             let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
                 label: Some(&label),
@@ -330,8 +349,10 @@ type Dispatch<'a> = (
 enum Kind {
     /// A split: outputs gathered from the tensor.
     Split,
-    /// A concat: pieces written into the tensor.
+    /// A concat of whole words: pieces stored into the tensor.
     Concat,
+    /// A concat with pieces of elements: ORed into the tensor's words.
+    ConcatAtomic,
     /// The concat's tensor zeroed.
     Clear,
 }

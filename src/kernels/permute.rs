@@ -10,6 +10,9 @@ const WGSL: Template = Template::new("permute.wgsl", include_str!("../../shaders
 
 /// Words of one destination's record in the parameters.
 pub(crate) const RECORD_WORDS: usize = 28;
+/// Words of one piece's record in a concat's parameters: two views (the
+/// input read, the output written).
+pub(crate) const CONCAT_RECORD_WORDS: usize = 44;
 /// Words of the dispatch's header (its destination count, padded).
 pub(crate) const HEADER_WORDS: usize = 4;
 /// Dimensions a record carries (a move's strided dimensions, one more for
@@ -34,6 +37,9 @@ pub(crate) fn module(destinations: usize) -> String {
     let stores = WGSL.repeat("store", 0..destinations, |slot| {
         vec![("slot", slot.to_string())]
     });
+    let word_calls = WGSL.repeat("word_call", 0..destinations, |slot| {
+        vec![("slot", slot.to_string())]
+    });
     let vec4s = (HEADER_WORDS + destinations * RECORD_WORDS) / 4;
     WGSL.fill(
         "module",
@@ -41,6 +47,7 @@ pub(crate) fn module(destinations: usize) -> String {
             ("vec4s", &vec4s),
             ("bindings", &bindings),
             ("stores", &stores),
+            ("word_calls", &word_calls),
         ],
     )
 }
@@ -48,8 +55,10 @@ pub(crate) fn module(destinations: usize) -> String {
 /// The WGSL module for concat dispatches that read `pieces` pieces
 /// (bindings 2 and up; 0 the parameters, 1 the tensor written), with the
 /// entry points `main` (the pieces into the tensor) and `clear` (the
-/// tensor's words zeroed, before pieces of elements are ORed in).
-pub(crate) fn concat_module(pieces: usize) -> String {
+/// tensor's words zeroed, before pieces of elements are ORed in); the
+/// tensor bound as atomics where `atomic` (pieces of elements share its
+/// words), else as plain words.
+pub(crate) fn concat_module(pieces: usize, atomic: bool) -> String {
     let bindings = WGSL.repeat("concat_binding", 0..pieces, |slot| {
         vec![
             ("binding", (slot + 2).to_string()),
@@ -59,13 +68,24 @@ pub(crate) fn concat_module(pieces: usize) -> String {
     let loads = WGSL.repeat("concat_load", 0..pieces, |slot| {
         vec![("slot", slot.to_string())]
     });
-    let vec4s = (HEADER_WORDS + pieces * RECORD_WORDS) / 4;
+    let vec4s = (HEADER_WORDS + pieces * CONCAT_RECORD_WORDS) / 4;
+    let word_calls = WGSL.repeat("concat_word_call", 0..pieces, |slot| {
+        vec![("slot", slot.to_string())]
+    });
+    let (dst_type, access) = if atomic {
+        ("array<atomic<u32>>", WGSL.fill("concat_atomic", &[]))
+    } else {
+        ("array<u32>", WGSL.fill("concat_plain", &[]))
+    };
     WGSL.fill(
         "concat_module",
         &[
             ("vec4s", &vec4s),
+            ("dst_type", &dst_type),
             ("bindings", &bindings),
+            ("access", &access),
             ("loads", &loads),
+            ("word_calls", &word_calls),
         ],
     )
 }
@@ -104,6 +124,43 @@ pub(crate) fn record(
     r
 }
 
+/// One piece's record in a concat: its first invocation, words and
+/// elements, mode and element bits, the view that reads it (in its
+/// units) and the view that writes the output, and the word shifts of its
+/// binding and the output's.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn concat_record(
+    first: u32,
+    words: u32,
+    elements: u32,
+    mode: u32,
+    bits: u32,
+    read: (&[u32], &[u32], u32),
+    write: (&[u32], &[u32], u32),
+    piece_shift: u32,
+    dst_shift: u32,
+) -> [u32; CONCAT_RECORD_WORDS] {
+    let mut r = [0u32; CONCAT_RECORD_WORDS];
+    r[..11].copy_from_slice(&[
+        first,
+        words,
+        elements,
+        mode,
+        bits,
+        read.0.len() as u32,
+        read.2,
+        piece_shift,
+        dst_shift,
+        write.0.len() as u32,
+        write.2,
+    ]);
+    r[12..12 + read.0.len()].copy_from_slice(read.0);
+    r[20..20 + read.1.len()].copy_from_slice(read.1);
+    r[28..28 + write.0.len()].copy_from_slice(write.0);
+    r[36..36 + write.1.len()].copy_from_slice(write.1);
+    r
+}
+
 #[cfg(test)]
 mod tests {
     use super::{HEADER_WORDS, RECORD_WORDS, concat_module, module, record};
@@ -111,7 +168,13 @@ mod tests {
 
     #[test]
     fn every_module_validates_and_binds_what_the_encode_binds() {
-        let modules = (1..=32).flat_map(|n| [(n, module(n)), (n, concat_module(n))]);
+        let modules = (1..=32).flat_map(|n| {
+            [
+                (n, module(n)),
+                (n, concat_module(n, false)),
+                (n, concat_module(n, true)),
+            ]
+        });
         for (destinations, source) in modules {
             let parsed = naga::front::wgsl::parse_str(&source)
                 .unwrap_or_else(|e| panic!("x{destinations}: {}", e.emit_to_string(&source)));

@@ -73,7 +73,7 @@ pub use geometry::outputs::PlannedOutput;
 pub(crate) use geometry::runs::{Run, RunLayout};
 pub use limits::PlanLimits;
 pub use options::PlanOptions;
-pub use permuted_plan::{PermutedConcatPlan, PermutedPlan};
+pub use permuted_plan::{BLOCKED_WORDS, PermutedConcatPlan, PermutedPlan};
 pub use split_plan::SplitPlan;
 
 #[cfg(feature = "analysis")]

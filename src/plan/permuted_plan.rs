@@ -10,7 +10,10 @@
 use std::ops::Range;
 
 use crate::element::ElementType;
-use crate::kernels::permute::{HEADER_WORDS, MODE_ELEMENTS, MODE_WORDS, RECORD_RANK, RECORD_WORDS};
+use crate::kernels::lanes::LaneOrder;
+use crate::kernels::permute::{
+    CONCAT_RECORD_WORDS, HEADER_WORDS, MODE_ELEMENTS, MODE_WORDS, RECORD_RANK, RECORD_WORDS,
+};
 use crate::kernels::table::WORKGROUP_SIZE;
 use crate::plan::binding::regions::PlainRegion;
 use crate::plan::binding::usages::{BufferRole, Usages};
@@ -57,6 +60,7 @@ pub struct PermutedPlan {
     split: PermutedSplit,
     element_type: ElementType,
     limits: PlanLimits,
+    lanes: LaneOrder,
     input_bytes: u64,
     outputs: Vec<PermutedOutput>,
 }
@@ -110,9 +114,24 @@ impl PermutedPlan {
             split: split.clone(),
             element_type,
             limits: *limits,
+            lanes: LaneOrder::Striped,
             input_bytes,
             outputs,
         })
+    }
+
+    /// The same plan with its invocations laid over words as `lanes` says:
+    /// striped (the default; GPUs: consecutive lanes on consecutive words,
+    /// a word each) or blocked (software adapters: each invocation a
+    /// stretch of [`BLOCKED_WORDS`] words, the view unravelled once per
+    /// run).
+    pub fn lanes(self, lanes: LaneOrder) -> Self {
+        PermutedPlan { lanes, ..self }
+    }
+
+    /// Words each invocation writes.
+    pub fn words_per_invocation(&self) -> u32 {
+        words_per_invocation(self.lanes)
     }
 
     /// The permuted split planned.
@@ -146,7 +165,7 @@ impl PermutedPlan {
     /// stage less the source's, as many records as its uniform block holds,
     /// at most 32 (a module each).
     pub fn destinations_per_dispatch(&self) -> usize {
-        destinations_per_dispatch(&self.limits)
+        slots_per_dispatch(&self.limits, RECORD_WORDS)
     }
 
     /// Outputs that move a whole 32-bit word per source word (the others
@@ -281,56 +300,90 @@ fn overlap(a: &Range<u64>, b: &Range<u64>) -> bool {
 /// (always for elements of 32 bits or more), else in elements.
 fn output_of(view: &StridedView, bits: u64) -> PermutedOutput {
     let elements = view.len() as u64;
-    let bytes = (elements * bits).div_ceil(8);
-    let words = (elements * bits).div_ceil(32);
-    let to_u32 = |v: &[usize]| v.iter().map(|&x| x as u32).collect::<Vec<u32>>();
+    let (mode, unit_view) = match words_view(view, bits) {
+        Some(v) => (MODE_WORDS, v),
+        None => (MODE_ELEMENTS, view.clone()),
+    };
+    let (dims, strides, offset) = in_units(&unit_view);
+    PermutedOutput {
+        bytes: (elements * bits).div_ceil(8),
+        words: (elements * bits).div_ceil(32) as u32,
+        elements: elements as u32,
+        mode,
+        dims,
+        strides,
+        offset,
+    }
+}
+
+/// `view` (in elements of `bits`) in whole 32-bit words, when every run,
+/// stride and offset of it is whole words (always for elements of 32 bits
+/// or more: each is `bits / 32` words, one more dimension of stride 1).
+fn words_view(view: &StridedView, bits: u64) -> Option<StridedView> {
     let (dims, strides, offset) = (view.dims(), view.strides(), view.offset() as u64);
-    let words_view = if bits.is_multiple_of(32) {
-        // Each element is `k` words: one more dimension, of stride 1.
+    if bits.is_multiple_of(32) {
         let k = (bits / 32) as usize;
         let mut d = dims.to_vec();
         let mut s: Vec<usize> = strides.iter().map(|&x| x * k).collect();
         d.push(k);
         s.push(1);
-        Some(StridedView::new(&d, &s, (offset * k as u64) as usize))
-    } else {
-        let whole = |x: u64| (x * bits).is_multiple_of(32);
-        let run = view.run_len() as u64;
-        let inner_runs = !dims.is_empty() && strides.last() == Some(&1) && whole(run);
-        let outer_whole = strides[..strides.len().saturating_sub(1)]
-            .iter()
-            .all(|&s| whole(s as u64));
-        (inner_runs && outer_whole && whole(offset)).then(|| {
-            let per = |x: usize| (x as u64 * bits / 32) as usize;
-            let mut d = dims.to_vec();
-            let last = d.len() - 1;
-            d[last] = per(d[last]);
-            let mut s: Vec<usize> = strides.iter().map(|&x| per(x)).collect();
-            s[last] = 1;
-            StridedView::new(&d, &s, per(offset as usize))
-        })
-    };
-    let (mode, unit_view) = match words_view {
-        Some(v) => (MODE_WORDS, v),
-        None => (MODE_ELEMENTS, view.clone()),
-    };
-    debug_assert!(unit_view.dims().len() <= RECORD_RANK);
-    PermutedOutput {
-        bytes,
-        words: words as u32,
-        elements: elements as u32,
-        mode,
-        dims: to_u32(unit_view.dims()),
-        strides: to_u32(unit_view.strides()),
-        offset: unit_view.offset() as u32,
+        return Some(StridedView::new(&d, &s, (offset * k as u64) as usize));
     }
+    let whole = |x: u64| (x * bits).is_multiple_of(32);
+    let run = view.run_len() as u64;
+    let inner_runs = !dims.is_empty() && strides.last() == Some(&1) && whole(run);
+    let outer_whole = strides[..strides.len().saturating_sub(1)]
+        .iter()
+        .all(|&s| whole(s as u64));
+    (inner_runs && outer_whole && whole(offset)).then(|| {
+        let per = |x: usize| (x as u64 * bits / 32) as usize;
+        let mut d = dims.to_vec();
+        let last = d.len() - 1;
+        d[last] = per(d[last]);
+        let mut s: Vec<usize> = strides.iter().map(|&x| per(x)).collect();
+        s[last] = 1;
+        StridedView::new(&d, &s, per(offset as usize))
+    })
+}
+
+/// A view's dimensions, strides and offset as the kernel's words (the
+/// plan checked they fit).
+fn in_units(view: &StridedView) -> (Vec<u32>, Vec<u32>, u32) {
+    debug_assert!(view.dims().len() <= RECORD_RANK);
+    let to_u32 = |v: &[usize]| v.iter().map(|&x| x as u32).collect::<Vec<u32>>();
+    (
+        to_u32(view.dims()),
+        to_u32(view.strides()),
+        view.offset() as u32,
+    )
+}
+
+/// One input of a permuted concat: what the kernel reads of it and where
+/// it writes, in units (words where both views are whole words, else
+/// elements).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ConcatPiece {
+    /// Packed bytes of the input.
+    pub bytes: u64,
+    /// Words of the input.
+    pub words: u32,
+    /// Elements of the input.
+    pub elements: u32,
+    /// [`MODE_WORDS`] or [`MODE_ELEMENTS`].
+    pub mode: u32,
+    /// The input's units in the piece's order: dims, strides, offset.
+    pub read: (Vec<u32>, Vec<u32>, u32),
+    /// The output's units the piece covers, in its order.
+    pub write: (Vec<u32>, Vec<u32>, u32),
 }
 
 /// A permuted concat planned for a device: what
-/// [`crate::gpu::GpuSplitter::encode_permuted_concat`] records. Each input
-/// is read in order and each of its units written where the mirror's view
-/// of the output says: whole words stored where its runs are whole words,
-/// else its elements ORed into output words zeroed first.
+/// [`crate::gpu::GpuSplitter::encode_permuted_concat`] records. Each
+/// input's piece of the output is walked in its own order, gathered from
+/// the input ([`PermutedConcat::gather`]) and written through the output's
+/// layout of the piece ([`PermutedConcat::piece`]): whole words stored
+/// where both are whole words, else elements ORed into output words
+/// zeroed first.
 ///
 /// # Examples
 ///
@@ -349,8 +402,9 @@ pub struct PermutedConcatPlan {
     concat: PermutedConcat,
     element_type: ElementType,
     limits: PlanLimits,
+    lanes: LaneOrder,
     output_bytes: u64,
-    pieces: Vec<PermutedOutput>,
+    pieces: Vec<ConcatPiece>,
 }
 
 impl PermutedConcatPlan {
@@ -382,10 +436,22 @@ impl PermutedConcatPlan {
         }
         let most_words = u64::from(limits.max_compute_workgroups_per_dimension).pow(2)
             * u64::from(WORKGROUP_SIZE);
-        let mirror = concat.mirror();
-        let pieces = (0..mirror.output_count())
+        let pieces = (0..concat.input_shapes().len())
             .map(|i| {
-                let piece = output_of(mirror.view(i), bits);
+                let (read, write) = (concat.gather(i), concat.piece(i));
+                let elements = read.len() as u64;
+                let (mode, read, write) = match (words_view(read, bits), words_view(&write, bits)) {
+                    (Some(r), Some(w)) => (MODE_WORDS, r, w),
+                    _ => (MODE_ELEMENTS, read.clone(), write),
+                };
+                let piece = ConcatPiece {
+                    bytes: (elements * bits).div_ceil(8),
+                    words: (elements * bits).div_ceil(32) as u32,
+                    elements: elements as u32,
+                    mode,
+                    read: in_units(&read),
+                    write: in_units(&write),
+                };
                 let bytes = piece.bytes.next_multiple_of(4);
                 if u64::from(piece.words) > most_words
                     || bytes > limits.max_storage_buffer_binding_size
@@ -403,9 +469,21 @@ impl PermutedConcatPlan {
             concat: concat.clone(),
             element_type,
             limits: *limits,
+            lanes: LaneOrder::Striped,
             output_bytes,
             pieces,
         })
+    }
+
+    /// The same plan with its invocations laid over each input's words as
+    /// `lanes` says ([`PermutedPlan::lanes`]).
+    pub fn lanes(self, lanes: LaneOrder) -> Self {
+        PermutedConcatPlan { lanes, ..self }
+    }
+
+    /// Words of an input each invocation moves.
+    pub fn words_per_invocation(&self) -> u32 {
+        words_per_invocation(self.lanes)
     }
 
     /// The permuted concat planned.
@@ -443,13 +521,13 @@ impl PermutedConcatPlan {
             .any(|p| p.words > 0 && p.mode == MODE_ELEMENTS)
     }
 
-    /// Inputs one dispatch reads: as many as
-    /// [`PermutedPlan::destinations_per_dispatch`] writes.
+    /// Inputs one dispatch reads: as many as the bindings and the uniform
+    /// block hold (at most 32).
     pub fn inputs_per_dispatch(&self) -> usize {
-        destinations_per_dispatch(&self.limits)
+        slots_per_dispatch(&self.limits, CONCAT_RECORD_WORDS)
     }
 
-    pub(crate) fn pieces(&self) -> &[PermutedOutput] {
+    pub(crate) fn pieces(&self) -> &[ConcatPiece] {
         &self.pieces
     }
 
@@ -513,14 +591,26 @@ impl PermutedConcatPlan {
     }
 }
 
+/// Words an invocation of a blocked (software adapter's) plan moves: on
+/// lavapipe, a stretch per lane.
+pub const BLOCKED_WORDS: u32 = 64;
+
+fn words_per_invocation(lanes: LaneOrder) -> u32 {
+    match lanes {
+        LaneOrder::Striped => 1,
+        LaneOrder::Blocked => BLOCKED_WORDS,
+    }
+}
+
 /// Destinations (or pieces) one permuted-move dispatch binds under
-/// `limits`: the storage buffers per stage less one, as many records as
-/// the uniform block holds, at most 32 (a module each).
-fn destinations_per_dispatch(limits: &PlanLimits) -> usize {
+/// `limits`, with records of `record_words`: the storage buffers per stage
+/// less one, as many records as the uniform block holds, at most 32 (a
+/// module each).
+fn slots_per_dispatch(limits: &PlanLimits, record_words: usize) -> usize {
     let records = (limits
         .max_uniform_buffer_binding_size
         .saturating_sub(HEADER_WORDS as u64 * 4)
-        / (RECORD_WORDS as u64 * 4)) as usize;
+        / (record_words as u64 * 4)) as usize;
     (limits
         .max_storage_buffers_per_shader_stage
         .saturating_sub(1) as usize)

@@ -2,7 +2,10 @@
 //! inputs are each permuted and reshaped by merging before joining:
 //! `torch.cat([x.permute(perm).reshape(shape) for x in xs], dim)`.
 
-use super::{PermuteError, PermutedSplit, PieceMove, heads_move, inverse, is_permutation};
+use super::{
+    PermuteError, PermutedSplit, PieceMove, StridedView, heads_move, inverse, is_permutation,
+    laid_out, row_major_strides,
+};
 use crate::semantics::concat::ResolvedConcat;
 
 /// How one input of a permuted concat becomes its piece of the output:
@@ -65,6 +68,8 @@ pub struct PermutedConcat {
     moves: Vec<InputMove>,
     concat: ResolvedConcat,
     mirror: PermutedSplit,
+    /// Per input, its elements in its piece's order (a gather from it).
+    gathers: Vec<StridedView>,
 }
 
 impl PermutedConcat {
@@ -127,11 +132,37 @@ impl PermutedConcat {
             },
             other => other,
         })?;
+        // Each piece of the output, in its own order, reads its input at
+        // the input's strides permuted: a strided view of the input.
+        let gathers = input_shapes
+            .iter()
+            .zip(&moves)
+            .map(|(shape, m)| {
+                let shape = shape.as_ref();
+                let strides = row_major_strides(shape);
+                let dims: Vec<usize> = m.perm.iter().map(|&p| shape[p]).collect();
+                let walked: Vec<usize> = m.perm.iter().map(|&p| strides[p]).collect();
+                StridedView::new(&dims, &walked, 0)
+            })
+            .collect::<Vec<_>>();
+        if let Some((index, g)) = gathers
+            .iter()
+            .enumerate()
+            .find(|(_, g)| g.dims().len() > PermutedSplit::MAX_RANK)
+        {
+            return Err(PermuteError::RankTooHigh {
+                what: "input",
+                index,
+                rank: g.dims().len(),
+                max: PermutedSplit::MAX_RANK,
+            });
+        }
         Ok(PermutedConcat {
             input_shapes: input_shapes.iter().map(|s| s.as_ref().to_vec()).collect(),
             moves,
             concat,
             mirror,
+            gathers,
         })
     }
 
@@ -192,5 +223,26 @@ impl PermutedConcat {
     /// runs, backwards.
     pub fn mirror(&self) -> &PermutedSplit {
         &self.mirror
+    }
+
+    /// Input `index`'s elements in the order of its piece of the output (a
+    /// gather from the input, where [`PermutedConcat::mirror`]'s view is a
+    /// scatter into the output).
+    ///
+    /// # Panics
+    ///
+    /// When `index` is not an input.
+    pub fn gather(&self, index: usize) -> &StridedView {
+        &self.gathers[index]
+    }
+
+    /// Input `index`'s piece of the output as the output lays it out: the
+    /// output elements it covers, in the piece's order.
+    ///
+    /// # Panics
+    ///
+    /// When `index` is not an input.
+    pub fn piece(&self, index: usize) -> StridedView {
+        laid_out(self.concat.mirror(), index)
     }
 }

@@ -391,24 +391,36 @@ pub(crate) fn heads_move(shape: &[usize], heads: usize, head_dim: usize) -> Piec
     PieceMove::new(factored, perm)
 }
 
-/// Output `i` of `split` moved by `m`, as a strided view of the input.
-fn view_of(split: &ResolvedSplit, i: usize, m: &PieceMove) -> Result<StridedView, PermuteError> {
-    let piece = split.output_shape(i);
+/// Output `i` of `split` as the input lays it out: the piece's elements in
+/// its own order, its dimensions with their input strides (the axis
+/// dropped where the split drops it), merged where one stride walks two,
+/// 1s dropped.
+pub(crate) fn laid_out(split: &ResolvedSplit, i: usize) -> StridedView {
     let input = split.input_shape();
     let axis = split.axis();
-    let mut input_strides = vec![1usize; input.len()];
-    for d in (0..input.len().saturating_sub(1)).rev() {
-        input_strides[d] = input_strides[d + 1] * input[d + 1];
-    }
-    let offset = split.starts()[i] * input_strides[axis];
-    // The piece as the input lays it out: its dimensions with their input
-    // strides (the axis dropped where the split drops it), merged where
-    // one stride walks two, 1s dropped.
-    let mut piece_strides = input_strides;
+    let strides = row_major_strides(input);
+    let offset = split.starts()[i] * strides[axis];
+    let mut piece_strides = strides;
     if !split.keep_axis() {
         piece_strides.remove(axis);
     }
-    let laid_out = StridedView::new(&piece, &piece_strides, offset);
+    StridedView::new(&split.output_shape(i), &piece_strides, offset)
+}
+
+/// The row-major strides of `shape`, in elements.
+pub(crate) fn row_major_strides(shape: &[usize]) -> Vec<usize> {
+    let mut strides = vec![1usize; shape.len()];
+    for d in (0..shape.len().saturating_sub(1)).rev() {
+        strides[d] = strides[d + 1] * shape[d + 1];
+    }
+    strides
+}
+
+/// Output `i` of `split` moved by `m`, as a strided view of the input.
+fn view_of(split: &ResolvedSplit, i: usize, m: &PieceMove) -> Result<StridedView, PermuteError> {
+    let piece = split.output_shape(i);
+    let laid_out = laid_out(split, i);
+    let offset = laid_out.offset;
     let not_a_factoring = || PermuteError::NotAFactoring {
         output: i,
         piece: piece.clone(),
