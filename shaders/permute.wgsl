@@ -18,7 +18,7 @@ const HEADER: u32 = 4u;
 const MODE_WORDS: u32 = 0u;
 
 @group(0) @binding(0) var<uniform> params: array<vec4<u32>, {{vec4s}}>;
-@group(0) @binding(1) var<storage, read> src: array<u32>;
+@group(0) @binding(1) var<storage, read> src: array<{{unit}}>;
 {{bindings}}
 fn p(i: u32) -> u32 {
     return params[i / 4u][i % 4u];
@@ -90,6 +90,12 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         }
         return;
     }
+{{elements}}
+}
+
+{{element_fns}}
+
+//#fragment elements
     let bits = p(r + 4u);
     let per_word = 32u / bits;
     let mask = (1u << bits) - 1u;
@@ -124,8 +130,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     if (k > 0u) {
         store(slot, w + dst_shift, value);
     }
-}
 
+//#fragment element_fns
 fn store(slot: u32, at: u32, value: u32) {
     switch slot {
 {{stores}}
@@ -134,7 +140,7 @@ fn store(slot: u32, at: u32, value: u32) {
 }
 
 //#fragment binding
-@group(0) @binding({{binding}}) var<storage, read_write> dst{{slot}}: array<u32>;
+@group(0) @binding({{binding}}) var<storage, read_write> dst{{slot}}: array<{{unit}}>;
 
 // Words [w, end) of the destination in slot {{slot}}, each one source word.
 fn words_{{slot}}(r: u32, first: u32, end: u32, src_shift: u32, dst_shift: u32) {
@@ -226,14 +232,6 @@ fn advance(c: Cursor, r: u32, at: u32, rank: u32, offset: u32, next: u32) -> Cur
     return Cursor(c.at + c.stride, c.pos + 1u, c.dim, c.stride);
 }
 
-// Word `i` of piece `slot`'s binding.
-fn piece_word(slot: u32, i: u32) -> u32 {
-    switch slot {
-{{loads}}
-        default: { return 0u; }
-    }
-}
-
 // The invocation's index, and the record of the piece it serves (`count`
 // when none: the invocation is past the pieces).
 fn find(index: u32) -> vec2<u32> {
@@ -269,6 +267,12 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         }
         return;
     }
+{{elements}}
+}
+
+{{element_fns}}
+
+//#fragment concat_elements
     let piece_shift = p(r + 7u);
     let dst_shift = p(r + 8u);
     let bits = p(r + 4u);
@@ -290,6 +294,14 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         read = advance(read, r, 12u, p(r + 5u), p(r + 6u), e);
         write = advance(write, r, 28u, p(r + 9u), p(r + 10u), e);
     }
+
+//#fragment concat_element_fns
+// Word `i` of piece `slot`'s binding.
+fn piece_word(slot: u32, i: u32) -> u32 {
+    switch slot {
+{{loads}}
+        default: { return 0u; }
+    }
 }
 
 // Zeroes the tensor's words before pieces of elements are ORed in: the
@@ -303,24 +315,28 @@ fn clear(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups)
 }
 
 //#fragment concat_binding
-@group(0) @binding({{binding}}) var<storage, read> piece{{slot}}: array<u32>;
+@group(0) @binding({{binding}}) var<storage, read> piece{{slot}}: array<{{unit}}>;
 
 // Words [first, end) of the piece in slot {{slot}}, in its order, each
 // read through the record's read view and stored through its write view.
 fn words_{{slot}}(r: u32, first: u32, end: u32) {
     let piece_shift = p(r + 7u);
     let dst_shift = p(r + 8u);
+    let read_rank = p(r + 5u);
+    let read_offset = p(r + 6u);
+    let write_rank = p(r + 9u);
+    let write_offset = p(r + 10u);
     var w = first;
-    var read = cursor(r, 12u, p(r + 5u), p(r + 6u), w);
-    var write = cursor(r, 28u, p(r + 9u), p(r + 10u), w);
+    var read = cursor(r, 12u, read_rank, read_offset, w);
+    var write = cursor(r, 28u, write_rank, write_offset, w);
     loop {
         if (w >= end) {
             break;
         }
         put(write.at + dst_shift, piece{{slot}}[read.at + piece_shift]);
         w += 1u;
-        read = advance(read, r, 12u, p(r + 5u), p(r + 6u), w);
-        write = advance(write, r, 28u, p(r + 9u), p(r + 10u), w);
+        read = advance(read, r, 12u, read_rank, read_offset, w);
+        write = advance(write, r, 28u, write_rank, write_offset, w);
     }
 }
 
@@ -347,4 +363,9 @@ fn put(i: u32, v: u32) {
 // Never called: a dispatch with pieces of elements binds the atomic module.
 fn or_in(i: u32, v: u32) {
     dst[i] = dst[i] | v;
+}
+
+//#fragment concat_vec4
+fn put(i: u32, v: vec4<u32>) {
+    dst[i] = v;
 }

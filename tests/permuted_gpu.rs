@@ -450,37 +450,36 @@ fn check_concat_plan(
         })
         .collect();
     let size = plan.output_region_bytes();
-    let out = buffer(gpu, &vec![GUARD; size as usize + 16], storage);
-    let mut encoder = gpu.device().create_command_encoder(&Default::default());
-    gpu.encode_permuted_concat(
-        &mut encoder,
-        plan,
-        &regions,
-        BufferRegion::new(&out, 8, size),
-    )
-    .unwrap_or_else(|e| panic!("{context}: {e}"));
-    gpu.queue().submit([encoder.finish()]);
-    let got = read_buffer(gpu, &out);
-    let bytes = expected.as_bytes().unwrap();
-    assert_eq!(
-        &got[8..8 + bytes.len()],
-        bytes,
-        "{context}: output {:?}",
-        expected.shape()
-    );
-    assert!(
-        got[8 + bytes.len()..8 + size as usize]
-            .iter()
-            .all(|&b| b == 0),
-        "{context}: tail"
-    );
-    assert!(
-        got[..8]
-            .iter()
-            .chain(&got[8 + size as usize..])
-            .all(|&b| b == GUARD),
-        "{context}: written outside"
-    );
+    // At 16 bytes (whole vec4s where the shape allows) and at 8 (words).
+    for at in [16usize, 8] {
+        let out = buffer(gpu, &vec![GUARD; size as usize + 32], storage);
+        let mut encoder = gpu.device().create_command_encoder(&Default::default());
+        gpu.encode_permuted_concat(
+            &mut encoder,
+            plan,
+            &regions,
+            BufferRegion::new(&out, at as u64, size),
+        )
+        .unwrap_or_else(|e| panic!("{context}: {e}"));
+        gpu.queue().submit([encoder.finish()]);
+        let got = read_buffer(gpu, &out);
+        let bytes = expected.as_bytes().unwrap();
+        let end = at + size as usize;
+        assert_eq!(
+            &got[at..at + bytes.len()],
+            bytes,
+            "{context} at {at}: output {:?}",
+            expected.shape()
+        );
+        assert!(
+            got[at + bytes.len()..end].iter().all(|&b| b == 0),
+            "{context} at {at}: tail"
+        );
+        assert!(
+            got[..at].iter().chain(&got[end..]).all(|&b| b == GUARD),
+            "{context} at {at}: written outside"
+        );
+    }
 }
 
 #[test]

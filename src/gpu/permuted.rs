@@ -15,7 +15,8 @@ use super::splitter::GpuSplitter;
 use crate::element::ElementType;
 use crate::error::Result;
 use crate::kernels::permute::{
-    CONCAT_RECORD_WORDS, HEADER_WORDS, MODE_ELEMENTS, concat_module, concat_record, module, record,
+    CONCAT_RECORD_WORDS, ConcatUnits, HEADER_WORDS, MODE_ELEMENTS, concat_module, concat_record,
+    module, record,
 };
 use crate::kernels::table::WORKGROUP_SIZE;
 use crate::plan::{
@@ -85,11 +86,19 @@ impl GpuSplitter {
         let groups = plan.dispatch_groups(&plain_input, &plain)?;
         let bits = plan.element_type().bit_width().unwrap_or(32);
         let src = plan.binding(&plain_input, plan.input_bytes().next_multiple_of(4));
-        let src_shift = ((plain_input.offset - src.start) / 4) as u32;
         let mut dispatches = Vec::with_capacity(groups.len());
         for group in &groups {
-            let pipeline = self.permute_pipeline(Kind::Split, group.len())?;
-            let per = plan.words_per_invocation();
+            // Whole vec4s where every output of the dispatch moves them and
+            // every binding starts a whole vec4 before its region.
+            let vec4 = (plain_input.offset - src.start).is_multiple_of(16)
+                && group.iter().all(|&i| {
+                    let bound = plan.binding(&plain[i], plan.output_region_bytes(i));
+                    plan.outputs()[i].vec4.is_some()
+                        && (plain[i].offset - bound.start).is_multiple_of(16)
+                });
+            let unit_bytes = if vec4 { 16 } else { 4 };
+            let pipeline = self.permute_pipeline(Kind::Split { vec4 }, group.len())?;
+            let per = (plan.words_per_invocation() * 4 / unit_bytes as u32).max(1);
             let mut params = vec![group.len() as u32, per, 0, 0];
             let mut first = 0u32;
             let mut entries = vec![wgpu::BindGroupEntry {
@@ -100,21 +109,19 @@ impl GpuSplitter {
                     size: wgpu::BufferSize::new(src.end - src.start),
                 }),
             }];
+            let src_shift = ((plain_input.offset - src.start) / unit_bytes) as u32;
             for (slot, &i) in group.iter().enumerate() {
                 let o = &plan.outputs()[i];
                 let bound = plan.binding(&plain[i], plan.output_region_bytes(i));
-                let dst_shift = ((plain[i].offset - bound.start) / 4) as u32;
+                let dst_shift = ((plain[i].offset - bound.start) / unit_bytes) as u32;
+                let (units, view) = match (&o.vec4, vec4) {
+                    (Some(v), true) => (o.words / 4, (&v.0[..], &v.1[..], v.2)),
+                    _ => (o.words, (&o.dims[..], &o.strides[..], o.offset)),
+                };
                 params.extend(record(
-                    first,
-                    o.words,
-                    o.elements,
-                    o.mode,
-                    bits,
-                    (&o.dims, &o.strides, o.offset),
-                    src_shift,
-                    dst_shift,
+                    first, units, o.elements, o.mode, bits, view, src_shift, dst_shift,
                 ));
-                first += o.words.div_ceil(per);
+                first += units.div_ceil(per);
                 entries.push(wgpu::BindGroupEntry {
                     binding: slot as u32 + 2,
                     resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
@@ -195,36 +202,51 @@ impl GpuSplitter {
             dispatches.push((pipeline, params, vec![out_entry()], words));
         }
         for group in &groups {
-            // Pieces of elements OR into words others write: atomics.
+            // Pieces of elements OR into words others write: atomics. Whole
+            // vec4s where every piece of the dispatch moves them and every
+            // binding starts a whole vec4 before its region.
             let elements = group
                 .iter()
                 .any(|&i| plan.pieces()[i].mode == MODE_ELEMENTS);
-            let kind = if elements {
-                Kind::ConcatAtomic
-            } else {
-                Kind::Concat
+            let vec4 = !elements
+                && (plain_output.offset - out.start).is_multiple_of(16)
+                && group.iter().all(|&i| {
+                    let piece = &plan.pieces()[i];
+                    let bound = plan.binding(&plain[i], piece.bytes.next_multiple_of(4));
+                    piece.vec4.is_some() && (plain[i].offset - bound.start).is_multiple_of(16)
+                });
+            let units = match (elements, vec4) {
+                (true, _) => ConcatUnits::Atomic,
+                (false, true) => ConcatUnits::Vec4,
+                (false, false) => ConcatUnits::Words,
             };
-            let pipeline = self.permute_pipeline(kind, group.len())?;
-            let per = plan.words_per_invocation();
+            let unit_bytes: u64 = if vec4 { 16 } else { 4 };
+            let pipeline = self.permute_pipeline(Kind::Concat(units), group.len())?;
+            let per = (plan.words_per_invocation() * 4 / unit_bytes as u32).max(1);
+            let dst_shift = ((plain_output.offset - out.start) / unit_bytes) as u32;
             let mut params = vec![group.len() as u32, per, 0, 0];
             let mut entries = vec![out_entry()];
             let mut first = 0u32;
             for (slot, &i) in group.iter().enumerate() {
                 let piece = &plan.pieces()[i];
                 let bound = plan.binding(&plain[i], piece.bytes.next_multiple_of(4));
-                let piece_shift = ((plain[i].offset - bound.start) / 4) as u32;
+                let piece_shift = ((plain[i].offset - bound.start) / unit_bytes) as u32;
+                let (units, read, write) = match (&piece.vec4, vec4) {
+                    (Some((r, w)), true) => (piece.words / 4, r, w),
+                    _ => (piece.words, &piece.read, &piece.write),
+                };
                 params.extend(concat_record(
                     first,
-                    piece.words,
+                    units,
                     piece.elements,
                     piece.mode,
                     bits,
-                    (&piece.read.0, &piece.read.1, piece.read.2),
-                    (&piece.write.0, &piece.write.1, piece.write.2),
+                    (&read.0, &read.1, read.2),
+                    (&write.0, &write.1, write.2),
                     piece_shift,
                     dst_shift,
                 ));
-                first += piece.words.div_ceil(per);
+                first += units.div_ceil(per);
                 entries.push(wgpu::BindGroupEntry {
                     binding: slot as u32 + 2,
                     resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
@@ -304,7 +326,14 @@ impl GpuSplitter {
     /// destinations (pieces, for a concat), compiled once per splitter.
     fn permute_pipeline(&self, kind: Kind, slots: usize) -> Result<Arc<wgpu::ComputePipeline>> {
         let resources = self.resources();
-        let key = (kind as usize) << 16 | slots;
+        let key = match kind {
+            Kind::Split { vec4 } => usize::from(vec4),
+            Kind::Concat(ConcatUnits::Words) => 2,
+            Kind::Concat(ConcatUnits::Atomic) => 3,
+            Kind::Concat(ConcatUnits::Vec4) => 4,
+            Kind::Clear => 5,
+        } << 16
+            | slots;
         if let Some(p) = lock(&resources.permute).get(&key) {
             return Ok(p.clone());
         }
@@ -312,9 +341,9 @@ impl GpuSplitter {
         let pipeline = scoped(device, "compiling the permuted-move kernel", || {
             let label = format!("wgpu-split permute {kind:?} x{slots}");
             let source = match kind {
-                Kind::Split => module(slots),
-                Kind::Concat => concat_module(slots, false),
-                Kind::ConcatAtomic | Kind::Clear => concat_module(slots, true),
+                Kind::Split { vec4 } => module(slots, vec4),
+                Kind::Concat(units) => concat_module(slots, units),
+                Kind::Clear => concat_module(slots, ConcatUnits::Atomic),
             };
             let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
                 label: Some(&label),
@@ -347,12 +376,14 @@ type Dispatch<'a> = (
 /// Which entry point of which permuted-move module.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
-    /// A split: outputs gathered from the tensor.
-    Split,
-    /// A concat of whole words: pieces stored into the tensor.
-    Concat,
-    /// A concat with pieces of elements: ORed into the tensor's words.
-    ConcatAtomic,
+    /// A split: outputs gathered from the tensor, in words or vec4s.
+    Split {
+        /// Units of vec4s.
+        vec4: bool,
+    },
+    /// A concat: pieces written into the tensor in `units` (atomics where
+    /// pieces of elements OR into shared words).
+    Concat(ConcatUnits),
     /// The concat's tensor zeroed.
     Clear,
 }

@@ -24,59 +24,100 @@ pub(crate) const MODE_WORDS: u32 = 0;
 /// `bits` (2, 4, 8 or 16), each from its own place.
 pub(crate) const MODE_ELEMENTS: u32 = 1;
 
-/// The WGSL module for dispatches that bind `destinations` destinations
+/// The WGSL module for dispatches that bind `destinations` destinations, in
+/// units of 32-bit words (whole words, or elements assembled into them) or
+/// of vec4s (`vec4`: whole vec4s only)
 /// (bindings 2 and up; 0 the parameters, a uniform block of
 /// [`HEADER_WORDS`] and a record per destination, 1 the source).
-pub(crate) fn module(destinations: usize) -> String {
+pub(crate) fn module(destinations: usize, vec4: bool) -> String {
+    let unit = if vec4 { "vec4<u32>" } else { "u32" };
     let bindings = WGSL.repeat("binding", 0..destinations, |slot| {
         vec![
             ("binding", (slot + 2).to_string()),
             ("slot", slot.to_string()),
+            ("unit", unit.to_string()),
         ]
-    });
-    let stores = WGSL.repeat("store", 0..destinations, |slot| {
-        vec![("slot", slot.to_string())]
     });
     let word_calls = WGSL.repeat("word_call", 0..destinations, |slot| {
         vec![("slot", slot.to_string())]
     });
+    // Elements are assembled into 32-bit words: a module of vec4 units
+    // moves whole vec4s only.
+    let (elements, element_fns) = if vec4 {
+        (String::new(), String::new())
+    } else {
+        let stores = WGSL.repeat("store", 0..destinations, |slot| {
+            vec![("slot", slot.to_string())]
+        });
+        (
+            WGSL.fill("elements", &[]),
+            WGSL.fill("element_fns", &[("stores", &stores)]),
+        )
+    };
     let vec4s = (HEADER_WORDS + destinations * RECORD_WORDS) / 4;
     WGSL.fill(
         "module",
         &[
             ("vec4s", &vec4s),
+            ("unit", &unit),
             ("bindings", &bindings),
-            ("stores", &stores),
             ("word_calls", &word_calls),
+            ("elements", &elements),
+            ("element_fns", &element_fns),
         ],
     )
 }
 
+/// How a concat module binds the tensor it writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum ConcatUnits {
+    /// 32-bit atomics: pieces of elements OR into words others write, after
+    /// the `clear` entry point zeroed them.
+    Atomic,
+    /// Plain 32-bit words, each written whole by one piece.
+    Words,
+    /// Whole vec4s, each written by one piece.
+    Vec4,
+}
+
 /// The WGSL module for concat dispatches that read `pieces` pieces
-/// (bindings 2 and up; 0 the parameters, 1 the tensor written), with the
-/// entry points `main` (the pieces into the tensor) and `clear` (the
-/// tensor's words zeroed, before pieces of elements are ORed in); the
-/// tensor bound as atomics where `atomic` (pieces of elements share its
-/// words), else as plain words.
-pub(crate) fn concat_module(pieces: usize, atomic: bool) -> String {
+/// (bindings 2 and up; 0 the parameters, 1 the tensor written) in
+/// `units`, with the entry point `main` (the pieces into the tensor) and,
+/// unless in vec4s, `clear` (the tensor's words zeroed, before pieces of
+/// elements are ORed in).
+pub(crate) fn concat_module(pieces: usize, units: ConcatUnits) -> String {
+    let unit = if units == ConcatUnits::Vec4 {
+        "vec4<u32>"
+    } else {
+        "u32"
+    };
     let bindings = WGSL.repeat("concat_binding", 0..pieces, |slot| {
         vec![
             ("binding", (slot + 2).to_string()),
             ("slot", slot.to_string()),
+            ("unit", unit.to_string()),
         ]
     });
-    let loads = WGSL.repeat("concat_load", 0..pieces, |slot| {
-        vec![("slot", slot.to_string())]
-    });
-    let vec4s = (HEADER_WORDS + pieces * CONCAT_RECORD_WORDS) / 4;
     let word_calls = WGSL.repeat("concat_word_call", 0..pieces, |slot| {
         vec![("slot", slot.to_string())]
     });
-    let (dst_type, access) = if atomic {
-        ("array<atomic<u32>>", WGSL.fill("concat_atomic", &[]))
-    } else {
-        ("array<u32>", WGSL.fill("concat_plain", &[]))
+    let (dst_type, access) = match units {
+        ConcatUnits::Atomic => ("array<atomic<u32>>", WGSL.fill("concat_atomic", &[])),
+        ConcatUnits::Words => ("array<u32>", WGSL.fill("concat_plain", &[])),
+        ConcatUnits::Vec4 => ("array<vec4<u32>>", WGSL.fill("concat_vec4", &[])),
     };
+    let (elements, element_fns) = if units == ConcatUnits::Vec4 {
+        (String::new(), String::new())
+    } else {
+        let loads = WGSL.repeat("concat_load", 0..pieces, |slot| {
+            vec![("slot", slot.to_string())]
+        });
+        (
+            WGSL.fill("concat_elements", &[]),
+            WGSL.fill("concat_element_fns", &[("loads", &loads)]),
+        )
+    };
+    let vec4s = (HEADER_WORDS + pieces * CONCAT_RECORD_WORDS) / 4;
     WGSL.fill(
         "concat_module",
         &[
@@ -84,8 +125,9 @@ pub(crate) fn concat_module(pieces: usize, atomic: bool) -> String {
             ("dst_type", &dst_type),
             ("bindings", &bindings),
             ("access", &access),
-            ("loads", &loads),
             ("word_calls", &word_calls),
+            ("elements", &elements),
+            ("element_fns", &element_fns),
         ],
     )
 }
@@ -163,16 +205,17 @@ pub(crate) fn concat_record(
 
 #[cfg(test)]
 mod tests {
-    use super::{HEADER_WORDS, RECORD_WORDS, concat_module, module, record};
+    use super::{ConcatUnits, HEADER_WORDS, RECORD_WORDS, concat_module, module, record};
     use naga::valid::{Capabilities, ValidationFlags, Validator};
 
     #[test]
     fn every_module_validates_and_binds_what_the_encode_binds() {
         let modules = (1..=32).flat_map(|n| {
             [
-                (n, module(n)),
-                (n, concat_module(n, false)),
-                (n, concat_module(n, true)),
+                (n, module(n, false)),
+                (n, concat_module(n, ConcatUnits::Words)),
+                (n, concat_module(n, ConcatUnits::Atomic)),
+                (n, concat_module(n, ConcatUnits::Vec4)),
             ]
         });
         for (destinations, source) in modules {

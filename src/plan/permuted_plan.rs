@@ -39,6 +39,9 @@ pub(crate) struct PermutedOutput {
     pub strides: Vec<u32>,
     /// The source unit of the output's first.
     pub offset: u32,
+    /// The view in vec4s, where the words' runs, strides and offset are
+    /// whole vec4s: dimensions, strides, offset.
+    pub vec4: Option<(Vec<u32>, Vec<u32>, u32)>,
 }
 
 /// A permuted split planned for a device: what
@@ -304,6 +307,10 @@ fn output_of(view: &StridedView, bits: u64) -> PermutedOutput {
         Some(v) => (MODE_WORDS, v),
         None => (MODE_ELEMENTS, view.clone()),
     };
+    let vec4 = (mode == MODE_WORDS)
+        .then(|| units_view(&unit_view, 32, 128))
+        .flatten()
+        .map(|v| in_units(&v));
     let (dims, strides, offset) = in_units(&unit_view);
     PermutedOutput {
         bytes: (elements * bits).div_ceil(8),
@@ -313,6 +320,7 @@ fn output_of(view: &StridedView, bits: u64) -> PermutedOutput {
         dims,
         strides,
         offset,
+        vec4,
     }
 }
 
@@ -320,23 +328,31 @@ fn output_of(view: &StridedView, bits: u64) -> PermutedOutput {
 /// stride and offset of it is whole words (always for elements of 32 bits
 /// or more: each is `bits / 32` words, one more dimension of stride 1).
 fn words_view(view: &StridedView, bits: u64) -> Option<StridedView> {
+    units_view(view, bits, 32)
+}
+
+/// `view` (in elements of `bits`) in units of `unit` bits, when every
+/// run, stride and offset of it is whole units (always for elements of a
+/// multiple of `unit` bits: each is `bits / unit` units, one more
+/// dimension of stride 1).
+fn units_view(view: &StridedView, bits: u64, unit: u64) -> Option<StridedView> {
     let (dims, strides, offset) = (view.dims(), view.strides(), view.offset() as u64);
-    if bits.is_multiple_of(32) {
-        let k = (bits / 32) as usize;
+    if bits.is_multiple_of(unit) {
+        let k = (bits / unit) as usize;
         let mut d = dims.to_vec();
         let mut s: Vec<usize> = strides.iter().map(|&x| x * k).collect();
         d.push(k);
         s.push(1);
         return Some(StridedView::new(&d, &s, (offset * k as u64) as usize));
     }
-    let whole = |x: u64| (x * bits).is_multiple_of(32);
+    let whole = |x: u64| (x * bits).is_multiple_of(unit);
     let run = view.run_len() as u64;
     let inner_runs = !dims.is_empty() && strides.last() == Some(&1) && whole(run);
     let outer_whole = strides[..strides.len().saturating_sub(1)]
         .iter()
         .all(|&s| whole(s as u64));
     (inner_runs && outer_whole && whole(offset)).then(|| {
-        let per = |x: usize| (x as u64 * bits / 32) as usize;
+        let per = |x: usize| (x as u64 * bits / unit) as usize;
         let mut d = dims.to_vec();
         let last = d.len() - 1;
         d[last] = per(d[last]);
@@ -375,7 +391,14 @@ pub(crate) struct ConcatPiece {
     pub read: (Vec<u32>, Vec<u32>, u32),
     /// The output's units the piece covers, in its order.
     pub write: (Vec<u32>, Vec<u32>, u32),
+    /// Both views in vec4s, where both are whole vec4s.
+    pub vec4: Option<UnitViews>,
 }
+
+/// A view's dimensions, strides and offset, in the kernel's units.
+pub(crate) type UnitView = (Vec<u32>, Vec<u32>, u32);
+/// A concat piece's read and write views.
+pub(crate) type UnitViews = (UnitView, UnitView);
 
 /// A permuted concat planned for a device: what
 /// [`crate::gpu::GpuSplitter::encode_permuted_concat`] records. Each
@@ -444,6 +467,10 @@ impl PermutedConcatPlan {
                     (Some(r), Some(w)) => (MODE_WORDS, r, w),
                     _ => (MODE_ELEMENTS, read.clone(), write),
                 };
+                let vec4 = (mode == MODE_WORDS)
+                    .then(|| Some((units_view(&read, 32, 128)?, units_view(&write, 32, 128)?)))
+                    .flatten()
+                    .map(|(r, w)| (in_units(&r), in_units(&w)));
                 let piece = ConcatPiece {
                     bytes: (elements * bits).div_ceil(8),
                     words: (elements * bits).div_ceil(32) as u32,
@@ -451,6 +478,7 @@ impl PermutedConcatPlan {
                     mode,
                     read: in_units(&read),
                     write: in_units(&write),
+                    vec4,
                 };
                 let bytes = piece.bytes.next_multiple_of(4);
                 if u64::from(piece.words) > most_words
