@@ -133,6 +133,24 @@ fn check_plan(
     }
 }
 
+/// A random split of a random rank-`rank` shape, each output moved by a
+/// random factoring and permutation (`None` when a move is refused: past
+/// the kernels' rank, or merged across strides).
+fn random_permuted(rng: &mut Rng, rank: usize) -> Option<(Vec<usize>, PermutedSplit)> {
+    let axis = rng.below(rank);
+    let shape: Vec<usize> = (0..rank)
+        .map(|d| rng.below(if d == axis { 9 } else { 5 }) + 1)
+        .collect();
+    let count = rng.below(3) + 1;
+    let split = ResolvedSplit::new(&shape, axis, rng.lengths(shape[axis], count), true).unwrap();
+    let moves = split
+        .output_shapes()
+        .iter()
+        .map(|p| random_move(rng, p))
+        .collect();
+    Some((shape, PermutedSplit::new(split, moves).ok()?))
+}
+
 #[test]
 fn every_gpu_type_random_moves_match_the_host() {
     let Some(gpu) = gpu("permuted_gpu") else {
@@ -146,25 +164,7 @@ fn every_gpu_type_random_moves_match_the_host() {
     {
         for rank in 1..=4 {
             for _ in 0..3 {
-                let axis = rng.below(rank);
-                let shape: Vec<usize> = (0..rank)
-                    .map(|d| {
-                        if d == axis {
-                            rng.below(9) + 1
-                        } else {
-                            rng.below(5) + 1
-                        }
-                    })
-                    .collect();
-                let count = rng.below(3) + 1;
-                let split = ResolvedSplit::new(&shape, axis, rng.lengths(shape[axis], count), true)
-                    .unwrap();
-                let moves = split
-                    .output_shapes()
-                    .iter()
-                    .map(|p| random_move(&mut rng, p))
-                    .collect();
-                let Ok(permuted) = PermutedSplit::new(split, moves) else {
+                let Some((shape, permuted)) = random_permuted(&mut rng, rank) else {
                     continue;
                 };
                 let input = random_tensor(&mut rng, t, &shape);
@@ -495,25 +495,7 @@ fn every_gpu_type_random_concats_match_the_host() {
     {
         for rank in 1..=4 {
             for k in 0..3 {
-                let axis = rng.below(rank);
-                let shape: Vec<usize> = (0..rank)
-                    .map(|d| {
-                        if d == axis {
-                            rng.below(9) + 1
-                        } else {
-                            rng.below(5) + 1
-                        }
-                    })
-                    .collect();
-                let count = rng.below(3) + 1;
-                let split = ResolvedSplit::new(&shape, axis, rng.lengths(shape[axis], count), true)
-                    .unwrap();
-                let moves = split
-                    .output_shapes()
-                    .iter()
-                    .map(|p| random_move(&mut rng, p))
-                    .collect();
-                let Ok(permuted) = PermutedSplit::new(split, moves) else {
+                let Some((shape, permuted)) = random_permuted(&mut rng, rank) else {
                     continue;
                 };
                 let concat = concat_undoing(&permuted);
@@ -621,4 +603,34 @@ fn concat_misuse_is_refused_before_wgpu_sees_it() {
         ),
         "{e}"
     );
+}
+
+#[test]
+fn tensors_past_one_binding_are_refused_when_planned() {
+    use wgpu_split::error::PlanError;
+    let qkv = PermutedSplit::split_heads(&[2, 64, 96], &[32; 3], 8).unwrap();
+    // A 4 KiB binding: the 48 KiB f32 input does not fit, nor (as the
+    // concat's output) the merged tensor.
+    let limits = common::tiny(4096, 65535);
+    let e = PermutedPlan::new(&qkv, ElementType::Float, &limits).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            PlanError::PermutedTooLarge {
+                what: "input",
+                bytes: 49152,
+                max: 4096
+            }
+        ),
+        "{e}"
+    );
+    let merge = PermutedConcat::merge_heads(&qkv.output_shapes()).unwrap();
+    let e = PermutedConcatPlan::new(&merge, ElementType::Float, &limits).unwrap_err();
+    assert!(
+        matches!(e, PlanError::PermutedTooLarge { what: "output", .. }),
+        "{e}"
+    );
+    // With a 1 MiB binding everything fits.
+    let wide = common::tiny(1 << 20, 65535);
+    assert!(PermutedPlan::new(&qkv, ElementType::Uint8, &wide).is_ok());
 }

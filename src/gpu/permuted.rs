@@ -31,7 +31,7 @@ impl GpuSplitter {
     ///
     /// # Errors
     ///
-    /// [`PlanError::NotOnGpu`] for strings; [`PlanError::TooLargeForDevice`].
+    /// [`PlanError::NotOnGpu`] for strings; [`PlanError::PermutedTooLarge`].
     pub fn plan_permuted(
         &self,
         split: &PermutedSplit,
@@ -143,7 +143,7 @@ impl GpuSplitter {
     ///
     /// # Errors
     ///
-    /// [`PlanError::NotOnGpu`] for strings; [`PlanError::TooLargeForDevice`].
+    /// [`PlanError::NotOnGpu`] for strings; [`PlanError::PermutedTooLarge`].
     pub fn plan_permuted_concat(
         &self,
         concat: &PermutedConcat,

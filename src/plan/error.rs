@@ -72,6 +72,20 @@ pub enum PlanError {
         "this concat's runs are not whole 32-bit words, so one dispatch joins every piece: Strategy::GatherPerOutput cannot give each its own; use Strategy::Gather"
     )]
     PerOutputConcatOfSubWords,
+    /// A tensor a permuted move binds whole (the input of a permuted
+    /// split, the output of a permuted concat, or one of their pieces)
+    /// past one storage binding or one dispatch's grid.
+    #[error(
+        "the {what} of a permuted move needs {bytes} bytes in one storage binding, and the device binds at most {max}"
+    )]
+    PermutedTooLarge {
+        /// `"input"` or `"output"`.
+        what: &'static str,
+        /// Bytes needed (rounded up to a word).
+        bytes: u64,
+        /// The most one binding (and one dispatch) holds on the device.
+        max: u64,
+    },
     /// A plan used with something it was not made for.
     #[error("the plan does not fit this call: {0}")]
     Mismatch(PlanMismatch),

@@ -73,7 +73,7 @@ impl PermutedPlan {
     ///
     /// # Errors
     ///
-    /// [`PlanError::NotOnGpu`] for strings; [`PlanError::TooLargeForDevice`]
+    /// [`PlanError::NotOnGpu`] for strings; [`PlanError::PermutedTooLarge`]
     /// for an input past one storage binding, or an output past
     /// 2^32 words or one dispatch's grid.
     pub fn new(
@@ -81,35 +81,14 @@ impl PermutedPlan {
         element_type: ElementType,
         limits: &PlanLimits,
     ) -> Result<Self, PlanError> {
-        let bits = u64::from(
-            element_type
-                .bit_width()
-                .ok_or(PlanError::NotOnGpu { element_type })?,
-        );
+        let bits = gpu_bits(element_type)?;
         let elements: u64 = split.split().input_shape().iter().product::<usize>() as u64;
         let input_bytes = (elements * bits).div_ceil(8);
-        let bound = input_bytes.next_multiple_of(4);
-        if bound > limits.max_storage_buffer_binding_size || bound / 4 > u64::from(u32::MAX) {
-            return Err(PlanError::TooLargeForDevice {
-                what: "input",
-                bytes: u128::from(bound),
-                max: limits.max_storage_buffer_binding_size,
-            });
-        }
-        let most_words = u64::from(limits.max_compute_workgroups_per_dimension).pow(2)
-            * u64::from(WORKGROUP_SIZE);
+        fits("input", input_bytes, limits)?;
         let outputs = (0..split.output_count())
             .map(|i| {
                 let output = output_of(split.view(i), bits);
-                let words = u64::from(output.words);
-                let bytes = (output.bytes).next_multiple_of(4);
-                if words > most_words || bytes > limits.max_storage_buffer_binding_size {
-                    return Err(PlanError::TooLargeForDevice {
-                        what: "output",
-                        bytes: u128::from(bytes),
-                        max: limits.max_storage_buffer_binding_size.min(most_words * 4),
-                    });
-                }
+                fits("output", output.bytes, limits)?;
                 Ok(output)
             })
             .collect::<Result<_, _>>()?;
@@ -435,30 +414,17 @@ impl PermutedConcatPlan {
     ///
     /// # Errors
     ///
-    /// [`PlanError::NotOnGpu`] for strings; [`PlanError::TooLargeForDevice`]
+    /// [`PlanError::NotOnGpu`] for strings; [`PlanError::PermutedTooLarge`]
     /// for an output or an input past one storage binding or 2^32 words.
     pub fn new(
         concat: &PermutedConcat,
         element_type: ElementType,
         limits: &PlanLimits,
     ) -> Result<Self, PlanError> {
-        let bits = u64::from(
-            element_type
-                .bit_width()
-                .ok_or(PlanError::NotOnGpu { element_type })?,
-        );
+        let bits = gpu_bits(element_type)?;
         let elements = concat.output_shape().iter().product::<usize>() as u64;
         let output_bytes = (elements * bits).div_ceil(8);
-        let bound = output_bytes.next_multiple_of(4);
-        if bound > limits.max_storage_buffer_binding_size || bound / 4 > u64::from(u32::MAX) {
-            return Err(PlanError::TooLargeForDevice {
-                what: "output",
-                bytes: u128::from(bound),
-                max: limits.max_storage_buffer_binding_size,
-            });
-        }
-        let most_words = u64::from(limits.max_compute_workgroups_per_dimension).pow(2)
-            * u64::from(WORKGROUP_SIZE);
+        fits("output", output_bytes, limits)?;
         let pieces = (0..concat.input_shapes().len())
             .map(|i| {
                 let (read, write) = (concat.gather(i), concat.piece(i));
@@ -480,16 +446,7 @@ impl PermutedConcatPlan {
                     write: in_units(&write),
                     vec4,
                 };
-                let bytes = piece.bytes.next_multiple_of(4);
-                if u64::from(piece.words) > most_words
-                    || bytes > limits.max_storage_buffer_binding_size
-                {
-                    return Err(PlanError::TooLargeForDevice {
-                        what: "input",
-                        bytes: u128::from(bytes),
-                        max: limits.max_storage_buffer_binding_size.min(most_words * 4),
-                    });
-                }
+                fits("input", piece.bytes, limits)?;
                 Ok(piece)
             })
             .collect::<Result<_, _>>()?;
@@ -617,6 +574,35 @@ impl PermutedConcatPlan {
     pub(crate) fn binding(&self, region: &PlainRegion, bytes: u64) -> Range<u64> {
         binding_of(&self.limits, region, bytes)
     }
+}
+
+/// The bits of a fixed-width element type (strings have no GPU layout).
+fn gpu_bits(element_type: ElementType) -> Result<u64, PlanError> {
+    element_type
+        .bit_width()
+        .map(u64::from)
+        .ok_or(PlanError::NotOnGpu { element_type })
+}
+
+/// A tensor of `bytes` that a permuted move binds whole: rounded up to a
+/// word, within one storage binding, its words counted in `u32` and
+/// reached by one dispatch's grid (a word an invocation).
+fn fits(what: &'static str, bytes: u64, limits: &PlanLimits) -> Result<(), PlanError> {
+    let bound = bytes.next_multiple_of(4);
+    let grid =
+        u64::from(limits.max_compute_workgroups_per_dimension).pow(2) * u64::from(WORKGROUP_SIZE);
+    let most = limits
+        .max_storage_buffer_binding_size
+        .min(grid.saturating_mul(4))
+        .min(u64::from(u32::MAX) * 4);
+    if bound > most {
+        return Err(PlanError::PermutedTooLarge {
+            what,
+            bytes: bound,
+            max: most,
+        });
+    }
+    Ok(())
 }
 
 /// Words an invocation of a blocked (software adapter's) plan moves: on
