@@ -634,3 +634,99 @@ fn tensors_past_one_binding_are_refused_when_planned() {
     let wide = common::tiny(1 << 20, 65535);
     assert!(PermutedPlan::new(&qkv, ElementType::Uint8, &wide).is_ok());
 }
+
+#[test]
+fn prepared_moves_record_inside_the_callers_pass() {
+    let Some(gpu) = gpu("permuted_gpu") else {
+        return;
+    };
+    let mut rng = Rng::new(21);
+    let t = ElementType::Float16;
+    let qkv = PermutedSplit::split_heads(&[2, 6, 3 * 2 * 4], &[8; 3], 4).unwrap();
+    let x = random_tensor(&mut rng, t, &[2, 6, 24]);
+    let heads = x.split_permuted(&qkv).unwrap();
+    let plan = gpu.plan_permuted(&qkv, t).unwrap();
+    let storage = wgpu::BufferUsages::STORAGE;
+    let input = buffer(gpu, x.as_bytes().unwrap(), storage);
+    let outs: Vec<wgpu::Buffer> = (0..3)
+        .map(|i| {
+            buffer(
+                gpu,
+                &vec![GUARD; plan.output_region_bytes(i) as usize],
+                storage,
+            )
+        })
+        .collect();
+    let regions: Vec<BufferRegion<'_>> = outs.iter().map(BufferRegion::whole).collect();
+    let split = gpu
+        .prepare_permuted(&plan, BufferRegion::whole(&input), &regions)
+        .unwrap();
+    // And back: the heads merged into a tensor, a concat whose pieces are
+    // elements of 16 bits in runs of 4 (words: no zeroing pass).
+    let merge = PermutedConcat::merge_heads(&qkv.output_shapes()).unwrap();
+    let cat_plan = gpu.plan_permuted_concat(&merge, t).unwrap();
+    let back = buffer(
+        gpu,
+        &vec![GUARD; cat_plan.output_region_bytes() as usize],
+        storage,
+    );
+    let cat = gpu
+        .prepare_permuted_concat(&cat_plan, &regions, BufferRegion::whole(&back))
+        .unwrap();
+    let mut encoder = gpu.device().create_command_encoder(&Default::default());
+    {
+        let mut pass = encoder.begin_compute_pass(&Default::default());
+        split.record(&mut pass);
+        cat.record(&mut pass);
+    }
+    gpu.queue().submit([encoder.finish()]);
+    for (i, h) in heads.iter().enumerate() {
+        assert_eq!(
+            read_buffer(gpu, &outs[i]),
+            h.as_bytes().unwrap(),
+            "head {i}"
+        );
+    }
+    assert_eq!(read_buffer(gpu, &back), x.as_bytes().unwrap());
+    // Sub-word heads (int4, 3 a head): the zeroing dispatch comes first in
+    // the caller's pass too.
+    let shapes = [[1, 2, 7, 3]; 2];
+    let merge = PermutedConcat::merge_heads(&shapes).unwrap();
+    let cat_plan = gpu.plan_permuted_concat(&merge, ElementType::Int4).unwrap();
+    assert!(cat_plan.zeroes_output());
+    let pieces: Vec<HostTensor> = shapes
+        .iter()
+        .map(|s| random_tensor(&mut rng, ElementType::Int4, s))
+        .collect();
+    let refs: Vec<&HostTensor> = pieces.iter().collect();
+    let expected = HostTensor::concat_permuted(&refs, &merge).unwrap();
+    let inputs: Vec<wgpu::Buffer> = pieces
+        .iter()
+        .map(|p| {
+            let mut b = p.as_bytes().unwrap().to_vec();
+            b.resize(b.len().next_multiple_of(4), GUARD);
+            buffer(gpu, &b, storage)
+        })
+        .collect();
+    let regions: Vec<BufferRegion<'_>> = (0..2)
+        .map(|i| BufferRegion::new(&inputs[i], 0, cat_plan.input_bytes(i)))
+        .collect();
+    let out = buffer(
+        gpu,
+        &vec![GUARD; cat_plan.output_region_bytes() as usize],
+        storage,
+    );
+    let cat = gpu
+        .prepare_permuted_concat(&cat_plan, &regions, BufferRegion::whole(&out))
+        .unwrap();
+    let mut encoder = gpu.device().create_command_encoder(&Default::default());
+    {
+        let mut pass = encoder.begin_compute_pass(&Default::default());
+        cat.record(&mut pass);
+    }
+    gpu.queue().submit([encoder.finish()]);
+    let got = read_buffer(gpu, &out);
+    let want = expected.as_bytes().unwrap();
+    assert_eq!(&got[..want.len()], want);
+    assert!(got[want.len()..].iter().all(|&b| b == 0));
+}

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use wgpu::util::DeviceExt;
 
 use super::cache::lock;
+use super::prepared::PreparedSplit;
 use super::region::{BufferRegion, plain_regions};
 use super::scope::{ErrorScope, scoped};
 use super::splitter::GpuSplitter;
@@ -80,6 +81,40 @@ impl GpuSplitter {
         input: BufferRegion<'_>,
         destinations: &[BufferRegion<'_>],
     ) -> Result<()> {
+        let dispatches = self.permuted_dispatches(plan, input, destinations)?;
+        let scope = ErrorScope::open(self.device());
+        self.record_own_pass(encoder, &self.bind_permuted(dispatches));
+        Ok(scope.close("recording the permuted split", ())?)
+    }
+
+    /// Prepares `plan` for recording inside the caller's own compute pass
+    /// ([`PreparedSplit::record`], between two of its kernels): checked as
+    /// [`GpuSplitter::encode_permuted`] checks, its parameters uploaded, its
+    /// bind groups made. Bound to these buffers: prepare per step where
+    /// buffers recycle.
+    ///
+    /// # Errors
+    ///
+    /// As [`GpuSplitter::encode_permuted`].
+    pub fn prepare_permuted(
+        &self,
+        plan: &PermutedPlan,
+        input: BufferRegion<'_>,
+        destinations: &[BufferRegion<'_>],
+    ) -> Result<PreparedSplit> {
+        let dispatches = self.permuted_dispatches(plan, input, destinations)?;
+        let scope = ErrorScope::open(self.device());
+        let prepared = self.bind_permuted(dispatches);
+        Ok(scope.close("preparing the permuted split", prepared)?)
+    }
+
+    /// The dispatches of `plan` into these regions, checked.
+    fn permuted_dispatches<'a>(
+        &self,
+        plan: &PermutedPlan,
+        input: BufferRegion<'a>,
+        destinations: &[BufferRegion<'a>],
+    ) -> Result<Vec<Dispatch<'a>>> {
         self.check_plan_limits(plan.limits())?;
         let (plain_input, plain) = plain_regions(&input, destinations);
         plan.check_regions(&plain_input, &plain)?;
@@ -133,9 +168,7 @@ impl GpuSplitter {
             }
             dispatches.push((pipeline, params, entries, first));
         }
-        let scope = ErrorScope::open(self.device());
-        self.record_permuted(encoder, dispatches);
-        Ok(scope.close("recording the permuted split", ())?)
+        Ok(dispatches)
     }
 
     /// Plans `concat` (inputs permuted and reshaped, then joined) for
@@ -177,11 +210,42 @@ impl GpuSplitter {
         inputs: &[BufferRegion<'_>],
         output: BufferRegion<'_>,
     ) -> Result<()> {
+        let dispatches = self.permuted_concat_dispatches(plan, inputs, output)?;
+        let scope = ErrorScope::open(self.device());
+        self.record_own_pass(encoder, &self.bind_permuted(dispatches));
+        Ok(scope.close("recording the permuted concat", ())?)
+    }
+
+    /// Prepares `plan` for recording inside the caller's own compute pass,
+    /// as [`GpuSplitter::prepare_permuted`] does for a split (the zeroing
+    /// dispatch, where there is one, comes first).
+    ///
+    /// # Errors
+    ///
+    /// As [`GpuSplitter::encode_permuted_concat`].
+    pub fn prepare_permuted_concat(
+        &self,
+        plan: &PermutedConcatPlan,
+        inputs: &[BufferRegion<'_>],
+        output: BufferRegion<'_>,
+    ) -> Result<PreparedSplit> {
+        let dispatches = self.permuted_concat_dispatches(plan, inputs, output)?;
+        let scope = ErrorScope::open(self.device());
+        let prepared = self.bind_permuted(dispatches);
+        Ok(scope.close("preparing the permuted concat", prepared)?)
+    }
+
+    /// The dispatches of `plan` from these regions, checked.
+    fn permuted_concat_dispatches<'a>(
+        &self,
+        plan: &PermutedConcatPlan,
+        inputs: &[BufferRegion<'a>],
+        output: BufferRegion<'a>,
+    ) -> Result<Vec<Dispatch<'a>>> {
         self.check_plan_limits(plan.limits())?;
         let (plain_output, plain) = plain_regions(&output, inputs);
         let groups = plan.check_regions(&plain, &plain_output)?;
         let bits = plan.element_type().bit_width().unwrap_or(32);
-        let device = self.device();
         let out = plan.binding(&plain_output, plan.output_region_bytes());
         let dst_shift = ((plain_output.offset - out.start) / 4) as u32;
         let out_entry = || wgpu::BindGroupEntry {
@@ -258,9 +322,7 @@ impl GpuSplitter {
             }
             dispatches.push((pipeline, params, entries, first));
         }
-        let scope = ErrorScope::open(device);
-        self.record_permuted(encoder, dispatches);
-        Ok(scope.close("recording the permuted concat", ())?)
+        Ok(dispatches)
     }
 
     /// How the splitter's model lays invocations over units: blocked on a
@@ -284,14 +346,17 @@ impl GpuSplitter {
         .into())
     }
 
-    /// Records one compute pass of `dispatches`: each its pipeline, its
-    /// parameters (uploaded now, binding 0), its other bindings and its
-    /// invocations. Runs inside the caller's error scope.
-    fn record_permuted(&self, encoder: &mut wgpu::CommandEncoder, dispatches: Vec<Dispatch<'_>>) {
+    /// Binds `dispatches`: each its parameters uploaded (binding 0), its
+    /// bind group made, its workgroups counted. Runs inside the caller's
+    /// error scope.
+    fn bind_permuted(&self, dispatches: Vec<Dispatch<'_>>) -> PreparedSplit {
         let device = self.device();
-        let bound: Vec<_> = dispatches
+        let mut pipelines: Vec<wgpu::ComputePipeline> = Vec::new();
+        let mut params_bytes = 0u64;
+        let bound = dispatches
             .into_iter()
             .map(|(pipeline, params, mut entries, invocations)| {
+                params_bytes += 4 * params.len() as u64;
                 let params = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
                     label: Some("wgpu-split permuted move parameters"),
                     contents: bytemuck::cast_slice(&params),
@@ -306,20 +371,28 @@ impl GpuSplitter {
                     layout: &pipeline.get_bind_group_layout(0),
                     entries: &entries,
                 });
-                (pipeline, bind_group, invocations)
+                let index = match pipelines.iter().position(|p| *p == *pipeline) {
+                    Some(index) => index,
+                    None => {
+                        pipelines.push((*pipeline).clone());
+                        pipelines.len() - 1
+                    }
+                };
+                let workgroups = invocations.div_ceil(WORKGROUP_SIZE);
+                let x = workgroups.clamp(1, self.limits().max_compute_workgroups_per_dimension);
+                (index, bind_group, [x, workgroups.div_ceil(x)])
             })
             .collect();
+        PreparedSplit::new(pipelines, bound, params_bytes)
+    }
+
+    /// Records `prepared` in a compute pass of its own.
+    fn record_own_pass(&self, encoder: &mut wgpu::CommandEncoder, prepared: &PreparedSplit) {
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("wgpu-split permuted move"),
             timestamp_writes: None,
         });
-        for (pipeline, bind_group, invocations) in &bound {
-            let workgroups = invocations.div_ceil(WORKGROUP_SIZE);
-            let x = workgroups.clamp(1, self.limits().max_compute_workgroups_per_dimension);
-            pass.set_pipeline(pipeline);
-            pass.set_bind_group(0, bind_group, &[]);
-            pass.dispatch_workgroups(x, workgroups.div_ceil(x), 1);
-        }
+        prepared.record(&mut pass);
     }
 
     /// The permuted-move pipeline of `kind` for dispatches binding `slots`
