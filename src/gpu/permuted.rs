@@ -4,6 +4,7 @@
 //! permuted-move kernel, a dispatch per group of destinations whose
 //! bindings do not alias, its parameters uploaded with the encode.
 
+use std::ops::Range;
 use std::sync::Arc;
 
 use wgpu::util::DeviceExt;
@@ -20,6 +21,7 @@ use crate::kernels::permute::{
     module, record,
 };
 use crate::kernels::table::WORKGROUP_SIZE;
+use crate::plan::binding::regions::PlainRegion;
 use crate::plan::{
     CostModel, DeviceClass, LaneOrder, PermutedConcatPlan, PermutedPlan, PlanError, PlanLimits,
     PlanMismatch, Strategy,
@@ -136,14 +138,7 @@ impl GpuSplitter {
             let per = (plan.words_per_invocation() * 4 / unit_bytes as u32).max(1);
             let mut params = vec![group.len() as u32, per, 0, 0];
             let mut first = 0u32;
-            let mut entries = vec![wgpu::BindGroupEntry {
-                binding: 1,
-                resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                    buffer: input.buffer,
-                    offset: src.start,
-                    size: wgpu::BufferSize::new(src.end - src.start),
-                }),
-            }];
+            let mut entries = vec![entry(1, input.buffer, src.clone())];
             let src_shift = ((plain_input.offset - src.start) / unit_bytes) as u32;
             for (slot, &i) in group.iter().enumerate() {
                 let o = &plan.outputs()[i];
@@ -157,14 +152,7 @@ impl GpuSplitter {
                     first, units, o.elements, o.mode, bits, view, src_shift, dst_shift,
                 ));
                 first += units.div_ceil(per);
-                entries.push(wgpu::BindGroupEntry {
-                    binding: slot as u32 + 2,
-                    resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                        buffer: destinations[i].buffer,
-                        offset: bound.start,
-                        size: wgpu::BufferSize::new(bound.end - bound.start),
-                    }),
-                });
+                entries.push(entry(slot as u32 + 2, destinations[i].buffer, bound));
             }
             dispatches.push((pipeline, params, entries, first));
         }
@@ -235,7 +223,8 @@ impl GpuSplitter {
         Ok(scope.close("preparing the permuted concat", prepared)?)
     }
 
-    /// The dispatches of `plan` from these regions, checked.
+    /// The dispatches of `plan` from these regions, checked: the zeroing
+    /// dispatch where pieces of elements share words, then one per group.
     fn permuted_concat_dispatches<'a>(
         &self,
         plan: &PermutedConcatPlan,
@@ -245,80 +234,50 @@ impl GpuSplitter {
         self.check_plan_limits(plan.limits())?;
         let (plain_output, plain) = plain_regions(&output, inputs);
         let groups = plan.check_regions(&plain, &plain_output)?;
-        let bits = plan.element_type().bit_width().unwrap_or(32);
         let out = plan.binding(&plain_output, plan.output_region_bytes());
-        let dst_shift = ((plain_output.offset - out.start) / 4) as u32;
-        let out_entry = || wgpu::BindGroupEntry {
-            binding: 1,
-            resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                buffer: output.buffer,
-                offset: out.start,
-                size: wgpu::BufferSize::new(out.end - out.start),
-            }),
-        };
+        let out_shift = plain_output.offset - out.start;
         let mut dispatches = Vec::new();
         if plan.zeroes_output() {
             let words = (plan.output_region_bytes() / 4) as u32;
             let pipeline = self.permute_pipeline(Kind::Clear, 1)?;
             // The module's block holds a header and one record.
-            let mut params = vec![0, 1, words, dst_shift];
+            let mut params = vec![0, 1, words, (out_shift / 4) as u32];
             params.resize(HEADER_WORDS + CONCAT_RECORD_WORDS, 0);
-            dispatches.push((pipeline, params, vec![out_entry()], words));
+            dispatches.push((
+                pipeline,
+                params,
+                vec![entry(1, output.buffer, out.clone())],
+                words,
+            ));
         }
         for group in &groups {
-            // Pieces of elements OR into words others write: atomics. Whole
-            // vec4s where every piece of the dispatch moves them and every
-            // binding starts a whole vec4 before its region.
-            let elements = group
-                .iter()
-                .any(|&i| plan.pieces()[i].mode == MODE_ELEMENTS);
-            let vec4 = !elements
-                && (plain_output.offset - out.start).is_multiple_of(16)
-                && group.iter().all(|&i| {
-                    let piece = &plan.pieces()[i];
-                    let bound = plan.binding(&plain[i], piece.bytes.next_multiple_of(4));
-                    piece.vec4.is_some() && (plain[i].offset - bound.start).is_multiple_of(16)
-                });
-            let units = match (elements, vec4) {
-                (true, _) => ConcatUnits::Atomic,
-                (false, true) => ConcatUnits::Vec4,
-                (false, false) => ConcatUnits::Words,
-            };
-            let unit_bytes: u64 = if vec4 { 16 } else { 4 };
+            let units = concat_units(plan, group, &plain, out_shift);
+            let unit_bytes: u64 = if units == ConcatUnits::Vec4 { 16 } else { 4 };
             let pipeline = self.permute_pipeline(Kind::Concat(units), group.len())?;
             let per = (plan.words_per_invocation() * 4 / unit_bytes as u32).max(1);
-            let dst_shift = ((plain_output.offset - out.start) / unit_bytes) as u32;
             let mut params = vec![group.len() as u32, per, 0, 0];
-            let mut entries = vec![out_entry()];
+            let mut entries = vec![entry(1, output.buffer, out.clone())];
             let mut first = 0u32;
             for (slot, &i) in group.iter().enumerate() {
                 let piece = &plan.pieces()[i];
                 let bound = plan.binding(&plain[i], piece.bytes.next_multiple_of(4));
-                let piece_shift = ((plain[i].offset - bound.start) / unit_bytes) as u32;
-                let (units, read, write) = match (&piece.vec4, vec4) {
-                    (Some((r, w)), true) => (piece.words / 4, r, w),
+                let (count, read, write) = match (&piece.vec4, units) {
+                    (Some((r, w)), ConcatUnits::Vec4) => (piece.words / 4, r, w),
                     _ => (piece.words, &piece.read, &piece.write),
                 };
                 params.extend(concat_record(
                     first,
-                    units,
+                    count,
                     piece.elements,
                     piece.mode,
-                    bits,
+                    plan.element_type().bit_width().unwrap_or(32),
                     (&read.0, &read.1, read.2),
                     (&write.0, &write.1, write.2),
-                    piece_shift,
-                    dst_shift,
+                    ((plain[i].offset - bound.start) / unit_bytes) as u32,
+                    (out_shift / unit_bytes) as u32,
                 ));
-                first += units.div_ceil(per);
-                entries.push(wgpu::BindGroupEntry {
-                    binding: slot as u32 + 2,
-                    resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                        buffer: inputs[i].buffer,
-                        offset: bound.start,
-                        size: wgpu::BufferSize::new(bound.end - bound.start),
-                    }),
-                });
+                first += count.div_ceil(per);
+                entries.push(entry(slot as u32 + 2, inputs[i].buffer, bound));
             }
             dispatches.push((pipeline, params, entries, first));
         }
@@ -459,4 +418,46 @@ enum Kind {
     Concat(ConcatUnits),
     /// The concat's tensor zeroed.
     Clear,
+}
+
+/// Binding `binding` of a bind group: `range` of `buffer`.
+fn entry(binding: u32, buffer: &wgpu::Buffer, range: Range<u64>) -> wgpu::BindGroupEntry<'_> {
+    wgpu::BindGroupEntry {
+        binding,
+        resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+            buffer,
+            offset: range.start,
+            size: wgpu::BufferSize::new(range.end - range.start),
+        }),
+    }
+}
+
+/// How a concat dispatch of `group` writes the output (whose binding
+/// starts `out_shift` bytes before its region): atomics where a piece of
+/// elements ORs into words others write; whole vec4s where every piece
+/// moves them and every binding starts a whole vec4 before its region;
+/// else words.
+fn concat_units(
+    plan: &PermutedConcatPlan,
+    group: &[usize],
+    plain: &[PlainRegion],
+    out_shift: u64,
+) -> ConcatUnits {
+    if group
+        .iter()
+        .any(|&i| plan.pieces()[i].mode == MODE_ELEMENTS)
+    {
+        return ConcatUnits::Atomic;
+    }
+    let vec4 = out_shift.is_multiple_of(16)
+        && group.iter().all(|&i| {
+            let piece = &plan.pieces()[i];
+            let bound = plan.binding(&plain[i], piece.bytes.next_multiple_of(4));
+            piece.vec4.is_some() && (plain[i].offset - bound.start).is_multiple_of(16)
+        });
+    if vec4 {
+        ConcatUnits::Vec4
+    } else {
+        ConcatUnits::Words
+    }
 }

@@ -150,15 +150,6 @@ impl PermutedPlan {
         slots_per_dispatch(&self.limits, RECORD_WORDS)
     }
 
-    /// Outputs that move a whole 32-bit word per source word (the others
-    /// assemble each word from its elements).
-    pub fn whole_word_outputs(&self) -> usize {
-        self.outputs
-            .iter()
-            .filter(|o| o.words > 0 && o.mode == MODE_WORDS)
-            .count()
-    }
-
     pub(crate) fn outputs(&self) -> &[PermutedOutput] {
         &self.outputs
     }

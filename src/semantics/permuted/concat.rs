@@ -95,68 +95,11 @@ impl PermutedConcat {
                 given: moves.len(),
             });
         }
-        let mut pieces = Vec::with_capacity(moves.len());
-        for (i, (shape, m)) in input_shapes.iter().zip(&moves).enumerate() {
-            let shape = shape.as_ref();
-            if !is_permutation(&m.perm, shape.len()) {
-                return Err(PermuteError::NotAPermutation {
-                    what: "input",
-                    index: i,
-                    perm: m.perm.clone(),
-                    rank: shape.len(),
-                });
-            }
-            let permuted: Vec<usize> = m.perm.iter().map(|&p| shape[p]).collect();
-            pieces.push(PieceMove::new(permuted, inverse(&m.perm)));
-        }
+        let pieces = piece_moves(input_shapes, &moves)?;
         let shapes: Vec<&[usize]> = moves.iter().map(|m| m.shape.as_slice()).collect();
         let concat = ResolvedConcat::new(&shapes, axis)?;
-        let mirror = PermutedSplit::new(concat.mirror().clone(), pieces).map_err(|e| match e {
-            PermuteError::RankTooHigh {
-                index, rank, max, ..
-            } => PermuteError::RankTooHigh {
-                what: "input",
-                index,
-                rank,
-                max,
-            },
-            PermuteError::NotAFactoring {
-                output,
-                shape,
-                piece,
-                ..
-            } => PermuteError::NotAMerge {
-                input: output,
-                permuted: shape,
-                shape: piece,
-            },
-            other => other,
-        })?;
-        // Each piece of the output, in its own order, reads its input at
-        // the input's strides permuted: a strided view of the input.
-        let gathers = input_shapes
-            .iter()
-            .zip(&moves)
-            .map(|(shape, m)| {
-                let shape = shape.as_ref();
-                let strides = row_major_strides(shape);
-                let dims: Vec<usize> = m.perm.iter().map(|&p| shape[p]).collect();
-                let walked: Vec<usize> = m.perm.iter().map(|&p| strides[p]).collect();
-                StridedView::new(&dims, &walked, 0)
-            })
-            .collect::<Vec<_>>();
-        if let Some((index, g)) = gathers
-            .iter()
-            .enumerate()
-            .find(|(_, g)| g.dims().len() > PermutedSplit::MAX_RANK)
-        {
-            return Err(PermuteError::RankTooHigh {
-                what: "input",
-                index,
-                rank: g.dims().len(),
-                max: PermutedSplit::MAX_RANK,
-            });
-        }
+        let mirror = PermutedSplit::new(concat.mirror().clone(), pieces).map_err(named_by_input)?;
+        let gathers = gathers(input_shapes, &moves)?;
         Ok(PermutedConcat {
             input_shapes: input_shapes.iter().map(|s| s.as_ref().to_vec()).collect(),
             moves,
@@ -245,4 +188,86 @@ impl PermutedConcat {
     pub fn piece(&self, index: usize) -> StridedView {
         laid_out(self.concat.mirror(), index)
     }
+}
+
+/// The mirror's move of each input's piece of the output: reshaped to the
+/// permuted input's shape, permuted back by the inverse.
+fn piece_moves<S: AsRef<[usize]>>(
+    input_shapes: &[S],
+    moves: &[InputMove],
+) -> Result<Vec<PieceMove>, PermuteError> {
+    input_shapes
+        .iter()
+        .zip(moves)
+        .enumerate()
+        .map(|(i, (shape, m))| {
+            let shape = shape.as_ref();
+            if !is_permutation(&m.perm, shape.len()) {
+                return Err(PermuteError::NotAPermutation {
+                    what: "input",
+                    index: i,
+                    perm: m.perm.clone(),
+                    rank: shape.len(),
+                });
+            }
+            let permuted: Vec<usize> = m.perm.iter().map(|&p| shape[p]).collect();
+            Ok(PieceMove::new(permuted, inverse(&m.perm)))
+        })
+        .collect()
+}
+
+/// A mirror split's error as the concat names it: by input, a piece that
+/// the permuted input does not factor being a reshape that does not merge.
+fn named_by_input(e: PermuteError) -> PermuteError {
+    match e {
+        PermuteError::RankTooHigh {
+            index, rank, max, ..
+        } => PermuteError::RankTooHigh {
+            what: "input",
+            index,
+            rank,
+            max,
+        },
+        PermuteError::NotAFactoring {
+            output,
+            shape,
+            piece,
+            ..
+        } => PermuteError::NotAMerge {
+            input: output,
+            permuted: shape,
+            shape: piece,
+        },
+        other => other,
+    }
+}
+
+/// Each input read in its piece's order: the input's strides permuted, a
+/// strided view of the input (at most [`PermutedSplit::MAX_RANK`]
+/// dimensions).
+fn gathers<S: AsRef<[usize]>>(
+    input_shapes: &[S],
+    moves: &[InputMove],
+) -> Result<Vec<StridedView>, PermuteError> {
+    input_shapes
+        .iter()
+        .zip(moves)
+        .enumerate()
+        .map(|(index, (shape, m))| {
+            let shape = shape.as_ref();
+            let strides = row_major_strides(shape);
+            let dims: Vec<usize> = m.perm.iter().map(|&p| shape[p]).collect();
+            let walked: Vec<usize> = m.perm.iter().map(|&p| strides[p]).collect();
+            let view = StridedView::new(&dims, &walked, 0);
+            if view.dims().len() > PermutedSplit::MAX_RANK {
+                return Err(PermuteError::RankTooHigh {
+                    what: "input",
+                    index,
+                    rank: view.dims().len(),
+                    max: PermutedSplit::MAX_RANK,
+                });
+            }
+            Ok(view)
+        })
+        .collect()
 }
