@@ -222,7 +222,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         match splitter.model_origin() {
             ModelOrigin::Class => format!("the {class:?} class's documented one"),
             ModelOrigin::MeasuredAtStart { seconds } => format!(
-                "measured on this adapter when the splitter was made ({seconds:.2} s, 3 runs per figure: a software adapter)"
+                "measured on this adapter when the splitter was made ({seconds:.2} s, 3 rounds, the copy probes 4 times a round, once more where a figure read unsteadily: a software adapter)"
             ),
             _ => "given".to_string(),
         }

@@ -69,13 +69,35 @@ pub enum Timing {
     WallClock,
 }
 
-/// A figure's estimate from its runs: the second lowest (the lowest, not
-/// trusted alone, may be a freak), and whether the middle run agrees with
-/// it within 2x.
-fn estimate(mut times: Vec<f64>) -> (f64, bool) {
+/// A figure's estimate from its runs, `per_round` of them a round: the
+/// lowest but one round's worth (with one a round, the second lowest: the
+/// lowest, not trusted alone, may be a freak; with more, the same rank
+/// among the rounds, so that a figure sampled several times a round is
+/// not estimated lower than one sampled once), and whether the middle run
+/// agrees with it within 2x.
+fn estimate(mut times: Vec<f64>, per_round: usize) -> (f64, bool) {
     times.sort_by(f64::total_cmp);
-    let low = times[1.min(times.len() - 1)];
+    let low = times[per_round.max(1).min(times.len() - 1)];
     (low, times[times.len() / 2] <= 2.0 * low)
+}
+
+/// The order a timed round runs its records in, record `i` `samples[i]`
+/// times: in as many passes as the most sampled record needs, each pass
+/// running the records sampled that often and its share of the ones
+/// sampled once. A record's samples are thus spread over the round, with
+/// other records' work between them, rather than run back to back on the
+/// caches the previous one left warm.
+fn round_order(samples: &[usize]) -> Vec<usize> {
+    let passes = samples.iter().copied().max().unwrap_or(1).max(1);
+    let once: Vec<usize> = (0..samples.len()).filter(|&i| samples[i] <= 1).collect();
+    (0..passes)
+        .flat_map(|pass| {
+            let share = &once[pass * once.len() / passes..(pass + 1) * once.len() / passes];
+            (0..samples.len())
+                .filter(move |&i| samples[i] > pass && samples[i] > 1)
+                .chain(share.iter().copied())
+        })
+        .collect()
 }
 
 /// Work a figure times: it records its commands into the encoder.
@@ -190,8 +212,21 @@ impl<'a> Timer<'a> {
     /// end): on a queue that other work keeps full, every submission waits
     /// behind it by a varying amount, and the figure cannot be told from
     /// that wait.
-    pub(super) fn measure_all(&self, records: &[&Record<'_>]) -> Result<Vec<Measured>> {
-        let mut measured = self.rounds(records, &vec![1; records.len()])?;
+    ///
+    /// Record `i` is timed `samples[i]` times a round (at least once):
+    /// cheap probes timed several times a round are sampled across the
+    /// whole calibration, so a disturbance of part of it (another process
+    /// on the host's memory for a tenth of a second) cannot decide their
+    /// figure, at little cost.
+    pub(super) fn measure_all(
+        &self,
+        records: &[&Record<'_>],
+        samples: &[usize],
+    ) -> Result<Vec<Measured>> {
+        let samples: Vec<usize> = (0..records.len())
+            .map(|i| samples.get(i).copied().unwrap_or(1).max(1))
+            .collect();
+        let mut measured = self.rounds(records, &vec![1; records.len()], &samples)?;
         // Records too short for the timer: (index, repeats).
         let mut short = Vec::new();
         for (i, m) in measured.iter_mut().enumerate() {
@@ -203,7 +238,8 @@ impl<'a> Timer<'a> {
         }
         let short_records: Vec<&Record<'_>> = short.iter().map(|&(i, _)| records[i]).collect();
         let ks: Vec<usize> = short.iter().map(|&(_, k)| k).collect();
-        let repeated = self.rounds(&short_records, &ks)?;
+        let short_samples: Vec<usize> = short.iter().map(|&(i, _)| samples[i]).collect();
+        let repeated = self.rounds(&short_records, &ks, &short_samples)?;
         for (&(i, k), m) in short.iter().zip(repeated) {
             // The host time stays that of one record per submission.
             measured[i].seconds = m.seconds / k as f64;
@@ -213,14 +249,23 @@ impl<'a> Timer<'a> {
     }
 
     /// One warm-up round and the timer's timed rounds of `records`, record
-    /// `i` recorded `repeats[i]` times per run.
-    fn rounds(&self, records: &[&Record<'_>], repeats: &[usize]) -> Result<Vec<Measured>> {
+    /// `i` recorded `repeats[i]` times per run and run `samples[i]` times
+    /// per timed round.
+    fn rounds(
+        &self,
+        records: &[&Record<'_>],
+        repeats: &[usize],
+        samples: &[usize],
+    ) -> Result<Vec<Measured>> {
         let wall_clock = self.queries.is_none();
         let mut runs = vec![Vec::with_capacity(self.runs); records.len()];
         let mut empties = vec![Vec::with_capacity(self.runs); records.len()];
         let mut hosts = vec![Vec::with_capacity(self.runs); records.len()];
+        let warm_up: Vec<usize> = (0..records.len()).collect();
+        let timed = round_order(samples);
         for run in 0..=self.runs {
-            for (i, (record, &k)) in records.iter().zip(repeats).enumerate() {
+            for &i in if run == 0 { &warm_up } else { &timed } {
+                let (record, k) = (records[i], repeats[i]);
                 let empty = if wall_clock {
                     self.once(&|_| Ok(()))?.0
                 } else {
@@ -238,17 +283,18 @@ impl<'a> Timer<'a> {
             .into_iter()
             .zip(empties)
             .zip(hosts)
-            .map(|((runs, mut empties), hosts)| {
-                let (seconds, mut steady) = estimate(runs);
+            .zip(samples)
+            .map(|(((runs, mut empties), hosts), &per_round)| {
+                let (seconds, mut steady) = estimate(runs, per_round);
                 if wall_clock {
-                    let (low, _) = estimate(empties.clone());
+                    let (low, _) = estimate(empties.clone(), per_round);
                     empties.sort_by(f64::total_cmp);
                     steady &= empties[empties.len() / 2] - low <= 0.5 * seconds;
                 }
                 Measured {
                     seconds,
                     steady,
-                    host_seconds: estimate(hosts).0,
+                    host_seconds: estimate(hosts, per_round).0,
                 }
             })
             .collect())
@@ -316,7 +362,7 @@ impl<'a> Timer<'a> {
 
 #[cfg(test)]
 mod tests {
-    use super::{MAX_REPEATS, estimate, repeats_for, resolution_from};
+    use super::{MAX_REPEATS, estimate, repeats_for, resolution_from, round_order};
 
     #[test]
     fn short_work_is_repeated_until_it_spans_twenty_quanta() {
@@ -341,6 +387,18 @@ mod tests {
     }
 
     #[test]
+    fn a_round_spreads_the_samples_of_cheap_records_between_the_others() {
+        // Three cheap records four times a round, six kernels once.
+        let samples = [4, 4, 4, 1, 1, 1, 1, 1, 1];
+        assert_eq!(
+            round_order(&samples),
+            [0, 1, 2, 3, 0, 1, 2, 4, 5, 0, 1, 2, 6, 0, 1, 2, 7, 8]
+        );
+        // Once each: the records in order.
+        assert_eq!(round_order(&[1, 1, 1]), [0, 1, 2]);
+    }
+
+    #[test]
     fn the_resolution_is_a_quantised_timers_quantum_or_a_fine_timers_tick() {
         // Quantised: the tiny work reads 0 until it crosses a quantum, and
         // whole quanta after.
@@ -361,12 +419,19 @@ mod tests {
     fn the_estimate_is_the_low_end_and_steady_when_the_middle_agrees() {
         // Idle: runs agree; the estimate is the second lowest.
         let idle = vec![1.1, 1.0, 1.2, 1.05, 1.3, 1.15, 1.0, 1.25, 1.1];
-        assert_eq!(estimate(idle), (1.0, true));
+        assert_eq!(estimate(idle, 1), (1.0, true));
         // Busy now and then: outliers above do not move the estimate.
         let spiky = vec![1.0, 40.0, 1.1, 1.05, 25.0, 1.2, 1.0, 30.0, 1.1];
-        assert_eq!(estimate(spiky), (1.0, true));
+        assert_eq!(estimate(spiky, 1), (1.0, true));
         // Busy most of the time: the middle run is far above the low end.
         let busy = vec![1.0, 40.0, 1.1, 9.0, 25.0, 12.0, 8.0, 30.0, 3.5];
-        assert_eq!(estimate(busy), (1.1, false));
+        assert_eq!(estimate(busy, 1), (1.1, false));
+        // Three a round over three rounds: the rank skips a round's worth,
+        // and a disturbed stretch of the calibration (two slow rounds of
+        // three) does not decide the figure.
+        let disturbed_stretch = vec![2.0, 2.1, 1.9, 2.2, 1.0, 2.05, 1.02, 1.05, 1.01];
+        assert_eq!(estimate(disturbed_stretch, 3), (1.05, true));
+        let three_rounds_of_one = vec![2.0, 2.1, 1.0];
+        assert_eq!(estimate(three_rounds_of_one, 1), (2.0, true));
     }
 }

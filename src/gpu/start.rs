@@ -3,8 +3,7 @@
 //! calibration measured, once per process and adapter. Calibration plans
 //! and encodes with a splitter, so the choice is made here, above both.
 
-use super::calibrate::calibrate_runs;
-use super::calibration_timer::QUICK_RUNS;
+use super::calibrate::calibrate_at_start;
 use super::splitter::GpuSplitter;
 use crate::error::Result;
 use crate::plan::{CostModel, DeviceClass};
@@ -17,7 +16,8 @@ impl GpuSplitter {
     ///
     /// It plans with its adapter's class model, except on a software
     /// adapter (device type CPU): there the first splitter of the process
-    /// runs a short calibration on `device` (0.35-0.47 s on lavapipe, 0.8 s
+    /// runs a short calibration on `device` (0.31-0.41 s on lavapipe, 0.6 s
+    /// when a figure read unsteadily and it measured twice, 0.8 s
     /// with Mesa's shader cache cold; about 190 MiB of host memory
     /// meanwhile; later splitters on the adapter reuse it) and plans with
     /// what it measured ([`crate::gpu::ModelOrigin::MeasuredAtStart`]).
@@ -41,8 +41,10 @@ impl GpuSplitter {
 
 /// The model a splitter made on a software adapter (lavapipe, llvmpipe,
 /// SwiftShader, WARP) plans with, and the seconds it took: [`Calibration::measure`]
-/// with 3 timed runs per figure instead of 9, once per process and
-/// adapter (later splitters reuse it). A software adapter's kernels run on
+/// with 3 timed runs per figure instead of 9 (the copy probes 4 times a
+/// round), measured again when a figure read unsteadily
+/// ([`calibrate_at_start`]), once per process and adapter (later
+/// splitters reuse it). A software adapter's kernels run on
 /// the host's cores, so their speed against its copies (memcpy) follows
 /// the machine: lavapipe's vec4 shader copy ran at 5-10 GB/s on one
 /// 2-core VM and 1.6 GB/s on another of the same kind, where the copy
@@ -65,7 +67,7 @@ fn software_model(splitter: &GpuSplitter) -> Option<(CostModel, f64)> {
         return Some((*model, *seconds));
     }
     let started = std::time::Instant::now();
-    let calibration = calibrate_runs(splitter, QUICK_RUNS).ok()?;
+    let calibration = calibrate_at_start(splitter).ok()?;
     let seconds = started.elapsed().as_secs_f64();
     measured.push((key, calibration.model, seconds));
     Some((calibration.model, seconds))
