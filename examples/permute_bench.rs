@@ -1,10 +1,6 @@
 //! Fused permuted moves against the two passes a runtime runs without
-//! them: issue 39's cases, each timed fused (one pass: split and
-//! transposes together, `GpuSplitter::encode_permuted`) and as a split
-//! (the splitter's own plan) followed by a transpose of each output (the
-//! permuted-move kernel on the whole piece), or for the head merge a
-//! transpose of each input followed by the concat. Every output is checked
-//! against the host path first.
+//! them: split_bench's permuted-move cases (`split_bench/permuted.rs`,
+//! issue 39) alone.
 //!
 //! ```text
 //! cargo run --release --example permute_bench [-- --runs N] [--quick]
@@ -16,111 +12,11 @@
 #[path = "split_bench/gpu_timer.rs"]
 #[allow(dead_code)]
 mod gpu_timer;
+#[path = "split_bench/permuted.rs"]
+mod permuted;
 
 use gpu_timer::GpuTimer;
-use wgpu::util::DeviceExt;
-use wgpu_split::gpu::{BufferRegion, GpuContext, GpuSplitter};
-use wgpu_split::{
-    ElementType, HostTensor, PermutedConcat, PermutedSplit, PieceMove, ResolvedConcat,
-    ResolvedSplit,
-};
-
-/// One case: a permuted split, or the concat that undoes one.
-struct Case {
-    name: &'static str,
-    element_type: ElementType,
-    split: PermutedSplit,
-    concat: bool,
-}
-
-fn cases(quick: bool) -> Vec<Case> {
-    let s = |full: usize, small: usize| if quick { small } else { full };
-    let f16 = ElementType::Float16;
-    let gpt2 = PermutedSplit::split_heads(&[s(8, 2), s(1024, 128), 2304], &[768; 3], 64).unwrap();
-    let gqa =
-        PermutedSplit::split_heads(&[s(4, 1), s(1024, 128), 48 * 128], &[4096, 1024, 1024], 128)
-            .unwrap();
-    let anchors = s(8400, 840);
-    let dfl = PermutedSplit::new(
-        ResolvedSplit::new(&[1, 144, anchors], 1, vec![64, 80], true).unwrap(),
-        vec![
-            PieceMove::new(vec![1, 4, 16, anchors], vec![0, 2, 1, 3]),
-            PieceMove::keep(&[1, 80, anchors]),
-        ],
-    )
-    .unwrap();
-    vec![
-        Case {
-            name: "gpt2_qkv_f16_8x1024x2304",
-            element_type: f16,
-            split: gpt2.clone(),
-            concat: false,
-        },
-        Case {
-            name: "gqa_qkv_f16_4x1024x6144",
-            element_type: f16,
-            split: gqa,
-            concat: false,
-        },
-        Case {
-            name: "gpt2_merge_heads_f16",
-            element_type: f16,
-            split: gpt2,
-            concat: true,
-        },
-        Case {
-            name: "yolov8_dfl_f32_1x144x8400",
-            element_type: ElementType::Float,
-            split: dfl,
-            concat: false,
-        },
-    ]
-}
-
-fn storage(gpu: &GpuSplitter, bytes: &[u8]) -> wgpu::Buffer {
-    gpu.device()
-        .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("permute_bench"),
-            contents: bytes,
-            usage: wgpu::BufferUsages::STORAGE
-                | wgpu::BufferUsages::COPY_SRC
-                | wgpu::BufferUsages::COPY_DST,
-        })
-}
-
-fn zeros(gpu: &GpuSplitter, bytes: u64) -> wgpu::Buffer {
-    storage(gpu, &vec![0; bytes.next_multiple_of(4).max(4) as usize])
-}
-
-/// The whole tensor of `shape` moved as `m` (a transpose pass of its own).
-fn transpose_of(shape: &[usize], m: &PieceMove) -> PermutedSplit {
-    let whole = ResolvedSplit::new(shape, 0, vec![shape[0]], true).unwrap();
-    PermutedSplit::new(whole, vec![m.clone()]).unwrap()
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
-
-fn read(gpu: &GpuSplitter, buffer: &wgpu::Buffer, bytes: usize) -> Vec<u8> {
-    let staging = gpu.device().create_buffer(&wgpu::BufferDescriptor {
-        label: None,
-        size: buffer.size(),
-        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-        mapped_at_creation: false,
-    });
-    let mut encoder = gpu.device().create_command_encoder(&Default::default());
-    encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, buffer.size());
-    gpu.queue().submit([encoder.finish()]);
-    staging
-        .slice(..)
-        .map_async(wgpu::MapMode::Read, |r| r.unwrap());
-    gpu.device()
-        .poll(wgpu::PollType::wait_indefinitely())
-        .unwrap();
-    staging.slice(..).get_mapped_range().unwrap()[..bytes].to_vec()
-}
+use wgpu_split::gpu::GpuContext;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -141,158 +37,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "{:<28} {:>10} {:>12} {:>8}",
         "case", "fused ms", "2 passes ms", "speedup"
     );
-    let mut rng = 0x39u64;
-    for case in cases(quick) {
-        let t = case.element_type;
-        let shape = case.split.split().input_shape().to_vec();
-        let count: usize = shape.iter().product();
-        let bytes: Vec<u8> = (0..t.byte_len(count).unwrap())
-            .map(|_| {
-                rng = rng
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
-                (rng >> 56) as u8
-            })
-            .collect();
-        let tensor = HostTensor::from_raw(t, &shape, bytes.clone())?;
-        let pieces = tensor.split_permuted(&case.split)?;
-        let (f, w) = if !case.concat {
-            let input = storage(gpu, &bytes);
-            let plan = gpu.plan_permuted(&case.split, t)?;
-            let outs: Vec<wgpu::Buffer> = (0..pieces.len())
-                .map(|i| zeros(gpu, plan.output_region_bytes(i)))
-                .collect();
-            // The two passes: the plain split into pieces, each transposed.
-            let plain = gpu.plan(case.split.split(), t)?;
-            let mids: Vec<wgpu::Buffer> = plain
-                .outputs()
-                .iter()
-                .map(|o| zeros(gpu, o.region_bytes))
-                .collect();
-            let moves: Vec<_> = (0..pieces.len())
-                .map(|i| {
-                    let m =
-                        transpose_of(&case.split.split().output_shape(i), &case.split.moves()[i]);
-                    gpu.plan_permuted(&m, t)
-                })
-                .collect::<Result<_, _>>()?;
-            let outs2: Vec<wgpu::Buffer> = (0..pieces.len())
-                .map(|i| zeros(gpu, moves[i].output_region_bytes(0)))
-                .collect();
-            let fused = |e: &mut wgpu::CommandEncoder| {
-                let regions: Vec<BufferRegion<'_>> = outs.iter().map(BufferRegion::whole).collect();
-                gpu.encode_permuted(e, &plan, BufferRegion::whole(&input), &regions)
-                    .unwrap();
-            };
-            let two = |e: &mut wgpu::CommandEncoder| {
-                let regions: Vec<BufferRegion<'_>> = mids.iter().map(BufferRegion::whole).collect();
-                gpu.encode(e, &plain, BufferRegion::whole(&input), &regions)
-                    .unwrap();
-                for (i, m) in moves.iter().enumerate() {
-                    gpu.encode_permuted(
-                        e,
-                        m,
-                        BufferRegion::whole(&mids[i]),
-                        &[BufferRegion::whole(&outs2[i])],
-                    )
-                    .unwrap();
-                }
-            };
-            let timed = time(&timer, runs, &fused, &two);
-            for (i, p) in pieces.iter().enumerate() {
-                let want = p.as_bytes()?;
-                assert_eq!(
-                    read(gpu, &outs[i], want.len()),
-                    want,
-                    "{}: fused output {i}",
-                    case.name
-                );
-                assert_eq!(
-                    read(gpu, &outs2[i], want.len()),
-                    want,
-                    "{}: two passes output {i}",
-                    case.name
-                );
-            }
-            timed
-        } else {
-            // The head merge: the pieces back into the tensor.
-            let merge = PermutedConcat::merge_heads(&case.split.output_shapes())?;
-            let plan = gpu.plan_permuted_concat(&merge, t)?;
-            let plan = if std::env::var("STRIPED").is_ok() {
-                plan.lanes(wgpu_split::plan::LaneOrder::Striped)
-            } else {
-                plan
-            };
-            let inputs: Vec<wgpu::Buffer> = pieces
-                .iter()
-                .map(|p| storage(gpu, p.as_bytes().unwrap()))
-                .collect();
-            let out = zeros(gpu, plan.output_region_bytes());
-            // Two passes: each piece transposed back, then the concat.
-            let backs: Vec<_> = (0..pieces.len())
-                .map(|i| {
-                    let m = &merge.moves()[i];
-                    let back = PieceMove::new(pieces[i].shape().to_vec(), m.perm().to_vec());
-                    gpu.plan_permuted(&transpose_of(pieces[i].shape(), &back), t)
-                })
-                .collect::<Result<_, _>>()?;
-            let mids: Vec<wgpu::Buffer> = backs
-                .iter()
-                .map(|b| zeros(gpu, b.output_region_bytes(0)))
-                .collect();
-            let shapes: Vec<Vec<usize>> =
-                merge.moves().iter().map(|m| m.shape().to_vec()).collect();
-            let cat = gpu.plan_concat(&ResolvedConcat::new(&shapes, shapes[0].len() - 1)?, t)?;
-            let out2 = zeros(gpu, cat.requirements().output_region_bytes);
-            let fused = |e: &mut wgpu::CommandEncoder| {
-                let regions: Vec<BufferRegion<'_>> =
-                    inputs.iter().map(BufferRegion::whole).collect();
-                gpu.encode_permuted_concat(e, &plan, &regions, BufferRegion::whole(&out))
-                    .unwrap();
-            };
-            let two = |e: &mut wgpu::CommandEncoder| {
-                for (i, b) in backs.iter().enumerate() {
-                    gpu.encode_permuted(
-                        e,
-                        b,
-                        BufferRegion::whole(&inputs[i]),
-                        &[BufferRegion::whole(&mids[i])],
-                    )
-                    .unwrap();
-                }
-                let regions: Vec<BufferRegion<'_>> = mids.iter().map(BufferRegion::whole).collect();
-                gpu.encode_concat(e, &cat, &regions, BufferRegion::whole(&out2))
-                    .unwrap();
-            };
-            let timed = time(&timer, runs, &fused, &two);
-            assert_eq!(read(gpu, &out, bytes.len()), bytes, "{}: fused", case.name);
-            assert_eq!(
-                read(gpu, &out2, bytes.len()),
-                bytes,
-                "{}: two passes",
-                case.name
-            );
-            timed
-        };
-        println!("{:<28} {f:>10.3} {w:>12.3} {:>7.2}x", case.name, w / f);
+    for t in permuted::bench(gpu, &timer, runs, quick, None)? {
+        let (f, w) = (t.fused_ms, t.two_passes_ms);
+        println!("{:<28} {f:>10.3} {w:>12.3} {:>7.2}x", t.name, w / f);
     }
     Ok(())
-}
-
-/// Median device milliseconds of `fused` and `two`, alternating runs.
-fn time(
-    timer: &GpuTimer,
-    runs: usize,
-    fused: &dyn Fn(&mut wgpu::CommandEncoder),
-    two: &dyn Fn(&mut wgpu::CommandEncoder),
-) -> (f64, f64) {
-    timer.warm_up(fused);
-    timer.warm_up(two);
-    let (mut f, mut w) = (Vec::new(), Vec::new());
-    for _ in 0..runs {
-        f.push(timer.once(fused).0);
-        w.push(timer.once(two).0);
-    }
-    (median(f) * 1e3, median(w) * 1e3)
 }

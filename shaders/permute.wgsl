@@ -18,7 +18,7 @@ const HEADER: u32 = 4u;
 const MODE_WORDS: u32 = 0u;
 
 @group(0) @binding(0) var<uniform> params: array<vec4<u32>, {{vec4s}}>;
-@group(0) @binding(1) var<storage, read> src: array<{{unit}}>;
+@group(0) @binding(1) var<storage, {{src_access}}> src: array<{{unit}}>;
 {{bindings}}
 fn p(i: u32) -> u32 {
     return params[i / 4u][i % 4u];
@@ -50,6 +50,19 @@ fn last_stride(r: u32) -> u32 {
 fn last_dim(r: u32) -> u32 {
     let rank = p(r + 5u);
     return select(1u, p(r + 12u + rank - 1u), rank > 0u);
+}
+
+// The next dimension out (its length and stride; 1 and 0 when there is
+// none): at a run's end the cursor steps it without unravelling, and
+// unravels only when it wraps too (lavapipe's lanes divide slowly).
+fn next_dim(r: u32) -> u32 {
+    let rank = p(r + 5u);
+    return select(1u, p(r + 12u + rank - 2u), rank > 1u);
+}
+
+fn next_stride(r: u32) -> u32 {
+    let rank = p(r + 5u);
+    return select(0u, p(r + 20u + rank - 2u), rank > 1u);
 }
 
 // The dispatch's header: its destinations, and the words each invocation
@@ -103,6 +116,9 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     let e_end = min(end * per_word, p(r + 2u));
     var at = source_unit(r, e);
     var pos = e % d_last;
+    let d_next = next_dim(r);
+    let step = next_stride(r) - (d_last - 1u) * s_last;
+    var pos_next = (e / d_last) % d_next;
     var value = 0u;
     var k = 0u;
     loop {
@@ -122,7 +138,13 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         pos += 1u;
         if (pos == d_last) {
             pos = 0u;
-            at = source_unit(r, e);
+            pos_next += 1u;
+            if (pos_next == d_next) {
+                pos_next = 0u;
+                at = source_unit(r, e);
+            } else {
+                at += step;
+            }
         } else {
             at += s_last;
         }
@@ -146,9 +168,13 @@ fn store(slot: u32, at: u32, value: u32) {
 fn words_{{slot}}(r: u32, first: u32, end: u32, src_shift: u32, dst_shift: u32) {
     let d_last = last_dim(r);
     let s_last = last_stride(r);
+    let d_next = next_dim(r);
+    // From a run's last word to the next run's first.
+    let step = next_stride(r) - (d_last - 1u) * s_last;
     var w = first;
     var at = source_unit(r, w);
     var pos = w % d_last;
+    var pos_next = (w / d_last) % d_next;
     loop {
         if (w >= end) {
             break;
@@ -158,7 +184,13 @@ fn words_{{slot}}(r: u32, first: u32, end: u32, src_shift: u32, dst_shift: u32) 
         pos += 1u;
         if (pos == d_last) {
             pos = 0u;
-            at = source_unit(r, w);
+            pos_next += 1u;
+            if (pos_next == d_next) {
+                pos_next = 0u;
+                at = source_unit(r, w);
+            } else {
+                at += step;
+            }
         } else {
             at += s_last;
         }
@@ -210,26 +242,53 @@ fn unravel(r: u32, at: u32, rank: u32, offset: u32, unit: u32) -> u32 {
 }
 
 // A cursor over one view: the unit it is at, its place in the innermost
-// dimension, that dimension's length and stride.
+// dimension, that dimension's length and stride, its place in the next
+// dimension out and that one's length, and the step from a run's last unit
+// to the next run's first. At a run's end it steps the next dimension,
+// and unravels only when that wraps too (lavapipe's lanes divide slowly).
 struct Cursor {
     at: u32,
     pos: u32,
     dim: u32,
     stride: u32,
+    pos_next: u32,
+    dim_next: u32,
+    step: u32,
 }
 
 fn cursor(r: u32, at: u32, rank: u32, offset: u32, unit: u32) -> Cursor {
     let dim = select(1u, p(r + at + rank - 1u), rank > 0u);
     let stride = select(0u, p(r + at + 8u + rank - 1u), rank > 0u);
-    return Cursor(unravel(r, at, rank, offset, unit), unit % dim, dim, stride);
+    let dim_next = select(1u, p(r + at + rank - 2u), rank > 1u);
+    let stride_next = select(0u, p(r + at + 8u + rank - 2u), rank > 1u);
+    return Cursor(
+        unravel(r, at, rank, offset, unit),
+        unit % dim,
+        dim,
+        stride,
+        (unit / dim) % dim_next,
+        dim_next,
+        stride_next - (dim - 1u) * stride,
+    );
 }
 
 // The cursor moved to unit `next` (the one after its own).
 fn advance(c: Cursor, r: u32, at: u32, rank: u32, offset: u32, next: u32) -> Cursor {
-    if (c.pos + 1u == c.dim) {
-        return Cursor(unravel(r, at, rank, offset, next), 0u, c.dim, c.stride);
+    var n = c;
+    if (c.pos + 1u < c.dim) {
+        n.at = c.at + c.stride;
+        n.pos = c.pos + 1u;
+        return n;
     }
-    return Cursor(c.at + c.stride, c.pos + 1u, c.dim, c.stride);
+    n.pos = 0u;
+    n.pos_next = c.pos_next + 1u;
+    if (n.pos_next == c.dim_next) {
+        n.pos_next = 0u;
+        n.at = unravel(r, at, rank, offset, next);
+    } else {
+        n.at = c.at + c.step;
+    }
+    return n;
 }
 
 // The invocation's index, and the record of the piece it serves (`count`
@@ -315,7 +374,7 @@ fn clear(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups)
 }
 
 //#fragment concat_binding
-@group(0) @binding({{binding}}) var<storage, read> piece{{slot}}: array<{{unit}}>;
+@group(0) @binding({{binding}}) var<storage, {{access}}> piece{{slot}}: array<{{unit}}>;
 
 // Words [first, end) of the piece in slot {{slot}}, in its order, each
 // read through the record's read view and stored through its write view.

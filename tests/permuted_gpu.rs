@@ -12,7 +12,9 @@ use wgpu::util::DeviceExt;
 use wgpu_split::error::EncodeError;
 use wgpu_split::gpu::{BufferRegion, GpuSplitter};
 use wgpu_split::plan::{BufferRole, LaneOrder, PermutedConcatPlan, PermutedPlan, PlanLimits};
-use wgpu_split::{ElementType, Error, HostTensor, PermutedConcat, PermutedSplit, ResolvedSplit};
+use wgpu_split::{
+    ElementType, Error, HostTensor, PermutedConcat, PermutedSplit, PieceMove, ResolvedSplit,
+};
 
 /// Bytes every buffer starts filled with, to see what was written.
 const GUARD: u8 = 0xA5;
@@ -217,6 +219,258 @@ fn attention_heads_and_a_detection_head() {
     let dfl = PermutedSplit::new(split, moves).unwrap();
     let input = random_tensor(&mut rng, ElementType::Float, &[1, 144, 33]);
     check(gpu, &input, &dfl, None, "yolo dfl");
+}
+
+#[test]
+fn transposes_of_the_fastest_axis_move_through_tiles_on_gpus() {
+    let Some(gpu) = gpu("permuted_gpu") else {
+        return;
+    };
+    let mut rng = Rng::new(4040);
+    // layout_cdla's [1, 32, 7600] as (0, 2, 1) (short), attention's K as
+    // [B, H, D, S], and a piece whose reads merge two axes; sides that are
+    // not multiples of 32 and batches around the tiles.
+    let cases = [
+        (
+            vec![1, 40, 300],
+            1,
+            vec![40],
+            vec![PieceMove::new(vec![1, 40, 300], vec![0, 2, 1])],
+        ),
+        (
+            vec![2, 40, 3 * 2 * 32],
+            2,
+            vec![64, 64, 64],
+            vec![PieceMove::new(vec![2, 40, 2, 32], vec![0, 2, 3, 1]); 3],
+        ),
+        (
+            vec![2, 48, 100],
+            1,
+            vec![16, 32],
+            vec![
+                PieceMove::new(vec![2, 16, 100], vec![0, 2, 1]),
+                PieceMove::new(vec![2, 32, 10, 10], vec![0, 2, 3, 1]),
+            ],
+        ),
+    ];
+    for t in [
+        ElementType::Float,
+        ElementType::Double,
+        ElementType::Complex128,
+    ] {
+        for (shape, axis, lengths, moves) in &cases {
+            let split = ResolvedSplit::new(shape, *axis, lengths.clone(), true).unwrap();
+            let permuted = PermutedSplit::new(split, moves.clone()).unwrap();
+            let plan = gpu
+                .plan_permuted(&permuted, t)
+                .unwrap()
+                .lanes(LaneOrder::Striped);
+            for i in 0..permuted.output_count() {
+                assert!(plan.moves_through_tiles(i), "{t} {shape:?} output {i}");
+                assert!(
+                    !plan
+                        .clone()
+                        .lanes(LaneOrder::Blocked)
+                        .moves_through_tiles(i)
+                );
+            }
+            let input = random_tensor(&mut rng, t, shape);
+            let context = format!("{t} {shape:?} {moves:?}");
+            check(gpu, &input, &permuted, None, &context);
+            // Packed: regions at whole elements from their bindings
+            // (tiles), and 4 bytes off them (the gather, for 8- and
+            // 16-byte elements).
+            let sizes: Vec<u64> = (0..permuted.output_count())
+                .map(|i| plan.output_region_bytes(i))
+                .collect();
+            for skew in [0u64, 4] {
+                let mut offsets = Vec::new();
+                let mut at = 16 + skew;
+                for s in &sizes {
+                    offsets.push(at);
+                    at += s.next_multiple_of(16) + 16;
+                }
+                check(
+                    gpu,
+                    &input,
+                    &permuted,
+                    Some((&offsets, at + 16)),
+                    &format!("{context}, packed +{skew}"),
+                );
+            }
+            // The mirror: the pieces transposed back and joined.
+            let concat = concat_undoing(&permuted);
+            let concat_plan = gpu
+                .plan_permuted_concat(&concat, t)
+                .unwrap()
+                .lanes(LaneOrder::Striped);
+            for i in 0..concat.input_shapes().len() {
+                assert!(
+                    concat_plan.moves_through_tiles(i),
+                    "{t} {shape:?} concat input {i}"
+                );
+            }
+            let inputs = input.split_permuted(&permuted).unwrap();
+            for shared in [false, true] {
+                check_concat(gpu, &inputs, &concat, shared, &format!("{context}, concat"));
+            }
+        }
+    }
+    // Narrow transposes and sub-word elements stay with the gather.
+    let narrow = PermutedSplit::new(
+        ResolvedSplit::new(&[1, 8, 300], 1, vec![8], true).unwrap(),
+        vec![PieceMove::new(vec![1, 8, 300], vec![0, 2, 1])],
+    )
+    .unwrap();
+    assert!(
+        !gpu.plan_permuted(&narrow, ElementType::Float)
+            .unwrap()
+            .lanes(LaneOrder::Striped)
+            .moves_through_tiles(0)
+    );
+    let half = PermutedSplit::new(
+        ResolvedSplit::new(&[1, 40, 300], 1, vec![40], true).unwrap(),
+        vec![PieceMove::new(vec![1, 40, 300], vec![0, 2, 1])],
+    )
+    .unwrap();
+    assert!(
+        !gpu.plan_permuted(&half, ElementType::Float16)
+            .unwrap()
+            .lanes(LaneOrder::Striped)
+            .moves_through_tiles(0)
+    );
+}
+
+/// `split` of `input` with the input and every output in one buffer (as
+/// a runtime's pooled page holds them), each at its own 256-byte-aligned
+/// offset; and the concat that undoes it with its inputs and output in
+/// one buffer, the first input given twice (one region bound by two
+/// slots). Exact, and nothing else in the buffer written.
+fn check_in_one_buffer(
+    gpu: &GpuSplitter,
+    input: &HostTensor,
+    split: &PermutedSplit,
+    context: &str,
+) {
+    let storage = wgpu::BufferUsages::STORAGE;
+    let page = |n: u64| n.next_multiple_of(256) + 256;
+    for lanes in [LaneOrder::Striped, LaneOrder::Blocked] {
+        let context = format!("{context}, {lanes:?} lanes");
+        let plan = gpu
+            .plan_permuted(split, input.element_type())
+            .unwrap()
+            .lanes(lanes);
+        let src = input.as_bytes().unwrap();
+        let mut offsets = vec![page(src.len() as u64)];
+        for i in 0..split.output_count() {
+            offsets.push(offsets[i] + page(plan.output_region_bytes(i)));
+        }
+        let mut bytes = vec![GUARD; *offsets.last().unwrap() as usize];
+        bytes[..src.len()].copy_from_slice(src);
+        let one = buffer(gpu, &bytes, storage);
+        let regions: Vec<BufferRegion<'_>> = (0..split.output_count())
+            .map(|i| BufferRegion::new(&one, offsets[i], plan.output_region_bytes(i)))
+            .collect();
+        let mut encoder = gpu.device().create_command_encoder(&Default::default());
+        gpu.encode_permuted(
+            &mut encoder,
+            &plan,
+            BufferRegion::new(&one, 0, plan.input_bytes()),
+            &regions,
+        )
+        .unwrap_or_else(|e| panic!("{context}: {e}"));
+        gpu.queue().submit([encoder.finish()]);
+        let got = read_buffer(gpu, &one);
+        let expected = input.split_permuted(split).unwrap();
+        let mut want = bytes.clone();
+        for (i, e) in expected.iter().enumerate() {
+            let at = offsets[i] as usize;
+            let size = plan.output_region_bytes(i) as usize;
+            want[at..at + size].fill(0);
+            want[at..at + e.as_bytes().unwrap().len()].copy_from_slice(e.as_bytes().unwrap());
+        }
+        assert!(got == want, "{context}: split within one buffer");
+
+        // The concat back, from the outputs where they lie, into a region
+        // of the same buffer; the first output read twice.
+        let concat = concat_undoing(split);
+        let twice = PermutedConcat::new(
+            &[concat.input_shapes(), &concat.input_shapes()[..1]].concat(),
+            [concat.moves(), &concat.moves()[..1]].concat(),
+            split.split().axis(),
+        );
+        for concat in [Some(concat), twice.ok()].into_iter().flatten() {
+            let plan = gpu
+                .plan_permuted_concat(&concat, input.element_type())
+                .unwrap()
+                .lanes(lanes);
+            let out_at = *offsets.last().unwrap();
+            let mut bytes = got.clone();
+            bytes.resize((out_at + page(plan.output_region_bytes())) as usize, GUARD);
+            let one = buffer(gpu, &bytes, storage);
+            let inputs: Vec<BufferRegion<'_>> = (0..concat.input_shapes().len())
+                .map(|k| {
+                    let i = k % split.output_count();
+                    BufferRegion::new(&one, offsets[i], plan.input_bytes(k))
+                })
+                .collect();
+            let mut encoder = gpu.device().create_command_encoder(&Default::default());
+            gpu.encode_permuted_concat(
+                &mut encoder,
+                &plan,
+                &inputs,
+                BufferRegion::new(&one, out_at, plan.output_region_bytes()),
+            )
+            .unwrap_or_else(|e| panic!("{context}: concat: {e}"));
+            gpu.queue().submit([encoder.finish()]);
+            let after = read_buffer(gpu, &one);
+            let pieces: Vec<HostTensor> = (0..concat.input_shapes().len())
+                .map(|k| expected[k % split.output_count()].clone())
+                .collect();
+            let refs: Vec<&HostTensor> = pieces.iter().collect();
+            let joined = HostTensor::concat_permuted(&refs, &concat).unwrap();
+            let mut want = bytes.clone();
+            let at = out_at as usize;
+            let size = plan.output_region_bytes() as usize;
+            want[at..at + size].fill(0);
+            let j = joined.as_bytes().unwrap();
+            want[at..at + j.len()].copy_from_slice(j);
+            assert!(
+                after == want,
+                "{context}: concat of {} inputs within one buffer",
+                concat.input_shapes().len()
+            );
+        }
+    }
+}
+
+#[test]
+fn moves_within_one_buffer_bind_what_they_read_writable() {
+    let Some(gpu) = gpu("permuted_gpu") else {
+        return;
+    };
+    let mut rng = Rng::new(12);
+    // Heads (the gather), a transpose of the fastest axis in f32 and f64
+    // (tiles on striped lanes), and sub-word heads (elements ORed in).
+    let heads = PermutedSplit::split_heads(&[2, 6, 3 * 2 * 4], &[8; 3], 4).unwrap();
+    let transpose = PermutedSplit::new(
+        ResolvedSplit::new(&[1, 40, 48], 1, vec![16, 24], true).unwrap(),
+        vec![
+            PieceMove::new(vec![1, 16, 48], vec![0, 2, 1]),
+            PieceMove::new(vec![1, 24, 48], vec![0, 2, 1]),
+        ],
+    )
+    .unwrap();
+    let nibbles = PermutedSplit::split_heads(&[1, 5, 2 * 3 * 3], &[9, 9], 3).unwrap();
+    for (t, split, shape) in [
+        (ElementType::Float16, &heads, vec![2, 6, 24]),
+        (ElementType::Float, &transpose, vec![1, 40, 48]),
+        (ElementType::Double, &transpose, vec![1, 40, 48]),
+        (ElementType::Int4, &nibbles, vec![1, 5, 18]),
+    ] {
+        let input = random_tensor(&mut rng, t, &shape);
+        check_in_one_buffer(gpu, &input, split, &format!("{t} {shape:?}"));
+    }
 }
 
 #[test]

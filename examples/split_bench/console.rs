@@ -203,3 +203,18 @@ fn print_summary(rows: &[Row]) {
         println!();
     }
 }
+
+/// The permuted moves' table: fused against split then transposes.
+pub fn print_permuted(rows: &[super::permuted::Timed]) {
+    if rows.is_empty() {
+        return;
+    }
+    println!(
+        "\n{:<28} {:>10} {:>14} {:>8}",
+        "permuted move", "fused ms", "two passes ms", "speedup"
+    );
+    for t in rows {
+        let (f, w) = (t.fused_ms, t.two_passes_ms);
+        println!("{:<28} {f:>10.3} {w:>14.3} {:>7.2}x", t.name, w / f);
+    }
+}

@@ -16,6 +16,11 @@
 //! columns past one dispatch's destinations, rotary sections, an unbind
 //! on the last axis, u8 thirds, a one-byte piece between long ones).
 //!
+//! Then the permuted moves (`permuted.rs`, issue 39: GPT-2's and a
+//! grouped-query QKV into attention heads, the head merge, YOLOv8's
+//! distribution head), each fused against a split then a transpose of
+//! each piece, in the same run (JSON `permuted`; `--case` names one).
+//!
 //! `--markdown` prints the README's table from a JSON report (`--full`: the
 //! table of every method and ratio, `docs/PERFORMANCE.md`'s), draws
 //! `--plot` from it too, and exits (no GPU needed).
@@ -35,6 +40,7 @@ mod cases;
 mod console;
 mod gpu_timer;
 mod method;
+mod permuted;
 mod plot;
 mod report;
 mod work;
@@ -254,7 +260,15 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         .into_iter()
         .filter(|c| options.case.as_deref().is_none_or(|n| n == c.name))
         .collect();
-    if cases.is_empty() {
+    // The permuted moves run after the splits and concats: all of them, or
+    // the one `--case` names.
+    let permuted_names: Vec<&str> = permuted::cases(true).iter().map(|c| c.name).collect();
+    let permuted_case = options
+        .case
+        .as_deref()
+        .filter(|n| permuted_names.contains(n));
+    let run_permuted = options.case.is_none() || permuted_case.is_some();
+    if cases.is_empty() && !run_permuted {
         return Err("no case matches --case".into());
     }
     let started = Instant::now();
@@ -279,6 +293,22 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         )?);
     }
     console::print_table(&rows);
+    let permuted_rows = if run_permuted {
+        eprintln!(
+            "permuted moves ({:.0} s elapsed)",
+            started.elapsed().as_secs_f64()
+        );
+        permuted::bench(
+            &splitter,
+            &timer,
+            options.runs,
+            options.quick,
+            permuted_case,
+        )?
+    } else {
+        Vec::new()
+    };
+    console::print_permuted(&permuted_rows);
     if let Some(path) = &json {
         let device = serde_json::json!({
             "name": info.name,
@@ -300,6 +330,15 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             "device": device,
             "results": report::results_json(&rows),
             "summary": report::summary_json(&rows),
+            "permuted": permuted_rows
+                .iter()
+                .map(|t| serde_json::json!({
+                    "case": t.name,
+                    "fused_ms": t.fused_ms,
+                    "two_passes_ms": t.two_passes_ms,
+                    "speedup": t.two_passes_ms / t.fused_ms,
+                }))
+                .collect::<Vec<_>>(),
         });
         write_file(path, serde_json::to_string_pretty(&doc)?.as_bytes())?;
         println!("wrote {path}");

@@ -381,10 +381,12 @@ mod tests {
     #[test]
     fn a_second_calibration_fills_unsteady_figures_and_each_keeps_its_faster_reading() {
         let class = CostModel::LAVAPIPE;
+        // Any kernel's figure (the table names them).
+        let kernel = Kernel::ALL[0];
         let calibration = |copy: f64, vec4: f64, unsteady: Vec<Figure>| {
             let mut model = class;
             model.copy_bytes_per_second = copy;
-            model.gather_bytes_per_second.set(Kernel::Vec4, vec4);
+            model.gather_bytes_per_second.set(kernel, vec4);
             for figure in &unsteady {
                 figure.take(&mut model, &class);
             }
@@ -402,7 +404,7 @@ mod tests {
         let second = calibration(38e9, 2.5e9, vec![]);
         let merged = first.faster_figures(&second);
         assert_eq!(merged.model.copy_bytes_per_second, 38e9);
-        assert_eq!(merged.model.gather_bytes_per_second.get(Kernel::Vec4), 3e9);
+        assert_eq!(merged.model.gather_bytes_per_second.get(kernel), 3e9);
         assert!(merged.unsteady.is_empty());
         // Read unsteadily both times: the class's figure, still unsteady;
         // a steady reading is never replaced by an unsteady faster one.
@@ -410,7 +412,7 @@ mod tests {
         let second = calibration(
             50e9,
             9e9,
-            vec![Figure::CopyBandwidth, Figure::Gather(Kernel::Vec4)],
+            vec![Figure::CopyBandwidth, Figure::Gather(kernel)],
         );
         let merged = first.faster_figures(&second);
         assert_eq!(
@@ -418,7 +420,7 @@ mod tests {
             class.copy_bytes_per_second
         );
         assert_eq!(merged.unsteady, vec![Figure::CopyBandwidth]);
-        assert_eq!(merged.model.gather_bytes_per_second.get(Kernel::Vec4), 3e9);
+        assert_eq!(merged.model.gather_bytes_per_second.get(kernel), 3e9);
     }
 
     fn host(seconds: f64) -> Measured {

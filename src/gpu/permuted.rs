@@ -20,6 +20,7 @@ use crate::kernels::permute::{
     CONCAT_RECORD_WORDS, ConcatUnits, HEADER_WORDS, MODE_ELEMENTS, concat_module, concat_record,
     module, record,
 };
+use crate::kernels::permute_tile::{self, TileSide, TileWalk};
 use crate::kernels::table::WORKGROUP_SIZE;
 use crate::plan::binding::regions::PlainRegion;
 use crate::plan::{
@@ -124,7 +125,49 @@ impl GpuSplitter {
         let bits = plan.element_type().bit_width().unwrap_or(32);
         let src = plan.binding(&plain_input, plan.input_bytes().next_multiple_of(4));
         let mut dispatches = Vec::with_capacity(groups.len());
+        let tile_bytes = u64::from(bits / 8);
+        // A dispatch writing into the input's buffer binds the input
+        // writable too.
+        let writes_input_buffer =
+            |group: &[usize]| group.iter().any(|&i| plain[i].buffer == plain_input.buffer);
+        let whole = |region: &PlainRegion, bound: &Range<u64>| {
+            (region.offset - bound.start).is_multiple_of(tile_bytes)
+        };
         for group in &groups {
+            // Outputs moved through tiles: their own dispatches.
+            let (tiled, group): (Vec<usize>, Vec<usize>) = group.iter().partition(|&&i| {
+                plan.moves_through_tiles(i)
+                    && whole(&plain_input, &src)
+                    && whole(
+                        &plain[i],
+                        &plan.binding(&plain[i], plan.output_region_bytes(i)),
+                    )
+            });
+            for chunk in tiled.chunks(plan.tile_destinations_per_dispatch()) {
+                let read_shift = ((plain_input.offset - src.start) / tile_bytes) as u32;
+                let mut entries = vec![entry(1, input.buffer, src.clone())];
+                let mut walks = Vec::with_capacity(chunk.len());
+                for (slot, &i) in chunk.iter().enumerate() {
+                    let bound = plan.binding(&plain[i], plan.output_region_bytes(i));
+                    let write_shift = ((plain[i].offset - bound.start) / tile_bytes) as u32;
+                    if let Some(walk) = &plan.outputs()[i].tile {
+                        walks.push((walk, read_shift, write_shift));
+                    }
+                    entries.push(entry(slot as u32 + 2, destinations[i].buffer, bound));
+                }
+                let writable = u32::from(writes_input_buffer(chunk));
+                dispatches.push(self.tile_dispatch(
+                    TileSide::Split,
+                    bits,
+                    writable,
+                    &walks,
+                    entries,
+                )?);
+            }
+            if group.is_empty() {
+                continue;
+            }
+            let group = &group;
             // Whole vec4s where every output of the dispatch moves them and
             // every binding starts a whole vec4 before its region.
             let vec4 = (plain_input.offset - src.start).is_multiple_of(16)
@@ -134,7 +177,11 @@ impl GpuSplitter {
                         && (plain[i].offset - bound.start).is_multiple_of(16)
                 });
             let unit_bytes = if vec4 { 16 } else { 4 };
-            let pipeline = self.permute_pipeline(Kind::Split { vec4 }, group.len())?;
+            let pipeline = self.permute_pipeline(
+                Kind::Split { vec4 },
+                group.len(),
+                u32::from(writes_input_buffer(group)),
+            )?;
             let per = (plan.words_per_invocation() * 4 / unit_bytes as u32).max(1);
             let mut params = vec![group.len() as u32, per, 0, 0];
             let mut first = 0u32;
@@ -154,9 +201,31 @@ impl GpuSplitter {
                 first += units.div_ceil(per);
                 entries.push(entry(slot as u32 + 2, destinations[i].buffer, bound));
             }
-            dispatches.push((pipeline, params, entries, first));
+            dispatches.push((pipeline, params, entries, first.div_ceil(WORKGROUP_SIZE)));
         }
         Ok(dispatches)
+    }
+
+    /// A tile dispatch moving `walks` (each with the element shifts of its
+    /// read and write bindings) on `side`, binding `entries` (all but the
+    /// parameters'), the buffers read bound writable as `writable` says.
+    fn tile_dispatch<'a>(
+        &self,
+        side: TileSide,
+        bits: u32,
+        writable: u32,
+        walks: &[(&TileWalk, u32, u32)],
+        entries: Vec<wgpu::BindGroupEntry<'a>>,
+    ) -> Result<Dispatch<'a>> {
+        let words = bits / 32;
+        let pipeline = self.permute_pipeline(Kind::Tile { side, words }, walks.len(), writable)?;
+        let mut params = vec![walks.len() as u32, 0, 0, 0];
+        let mut first = 0u32;
+        for &(walk, read_shift, write_shift) in walks {
+            params.extend(permute_tile::record(first, walk, read_shift, write_shift));
+            first += walk.workgroups() as u32;
+        }
+        Ok((pipeline, params, entries, first))
     }
 
     /// Plans `concat` (inputs permuted and reshaped, then joined) for
@@ -235,11 +304,42 @@ impl GpuSplitter {
         let (plain_output, plain) = plain_regions(&output, inputs);
         let groups = plan.check_regions(&plain, &plain_output)?;
         let out = plan.binding(&plain_output, plan.output_region_bytes());
+        // Pieces in the output's buffer are bound writable (WebGPU forbids
+        // a buffer bound read-only beside a writable binding of it), and
+        // writable bindings of one dispatch may not overlap: such pieces
+        // are dealt so that none overlaps another of its dispatch.
+        let in_output_buffer = |i: usize| plain[i].buffer == plain_output.buffer;
+        let bound = |i: usize| plan.binding(&plain[i], plan.pieces()[i].bytes.next_multiple_of(4));
+        let groups: Vec<Vec<usize>> = groups
+            .iter()
+            .flat_map(|group| {
+                let mut dealt: Vec<Vec<usize>> = Vec::new();
+                for &i in group {
+                    let fits = |d: &Vec<usize>| {
+                        !in_output_buffer(i)
+                            || d.iter()
+                                .all(|&j| !in_output_buffer(j) || !overlap(&bound(i), &bound(j)))
+                    };
+                    match dealt.iter_mut().find(|d| fits(d)) {
+                        Some(d) => d.push(i),
+                        None => dealt.push(vec![i]),
+                    }
+                }
+                dealt
+            })
+            .collect();
+        let writable = |group: &[usize]| {
+            group
+                .iter()
+                .enumerate()
+                .filter(|&(_, &i)| in_output_buffer(i))
+                .fold(0u32, |mask, (slot, _)| mask | 1 << slot)
+        };
         let out_shift = plain_output.offset - out.start;
         let mut dispatches = Vec::new();
         if plan.zeroes_output() {
             let words = (plan.output_region_bytes() / 4) as u32;
-            let pipeline = self.permute_pipeline(Kind::Clear, 1)?;
+            let pipeline = self.permute_pipeline(Kind::Clear, 1, 0)?;
             // The module's block holds a header and one record.
             let mut params = vec![0, 1, words, (out_shift / 4) as u32];
             params.resize(HEADER_WORDS + CONCAT_RECORD_WORDS, 0);
@@ -247,13 +347,48 @@ impl GpuSplitter {
                 pipeline,
                 params,
                 vec![entry(1, output.buffer, out.clone())],
-                words,
+                words.div_ceil(WORKGROUP_SIZE),
             ));
         }
+        let bits = plan.element_type().bit_width().unwrap_or(32);
+        let tile_bytes = u64::from(bits / 8);
         for group in &groups {
+            // Inputs moved through tiles: their own dispatches.
+            let (tiled, group): (Vec<usize>, Vec<usize>) = group.iter().partition(|&&i| {
+                let bound = plan.binding(&plain[i], plan.pieces()[i].bytes.next_multiple_of(4));
+                plan.moves_through_tiles(i)
+                    && out_shift.is_multiple_of(tile_bytes)
+                    && (plain[i].offset - bound.start).is_multiple_of(tile_bytes)
+            });
+            for chunk in tiled.chunks(plan.tile_inputs_per_dispatch()) {
+                let write_shift = (out_shift / tile_bytes) as u32;
+                let mut entries = vec![entry(1, output.buffer, out.clone())];
+                let mut walks = Vec::with_capacity(chunk.len());
+                for (slot, &i) in chunk.iter().enumerate() {
+                    let piece = &plan.pieces()[i];
+                    let bound = plan.binding(&plain[i], piece.bytes.next_multiple_of(4));
+                    let read_shift = ((plain[i].offset - bound.start) / tile_bytes) as u32;
+                    if let Some(walk) = &piece.tile {
+                        walks.push((walk, read_shift, write_shift));
+                    }
+                    entries.push(entry(slot as u32 + 2, inputs[i].buffer, bound));
+                }
+                dispatches.push(self.tile_dispatch(
+                    TileSide::Concat,
+                    bits,
+                    writable(chunk),
+                    &walks,
+                    entries,
+                )?);
+            }
+            if group.is_empty() {
+                continue;
+            }
+            let group = &group;
             let units = concat_units(plan, group, &plain, out_shift);
             let unit_bytes: u64 = if units == ConcatUnits::Vec4 { 16 } else { 4 };
-            let pipeline = self.permute_pipeline(Kind::Concat(units), group.len())?;
+            let pipeline =
+                self.permute_pipeline(Kind::Concat(units), group.len(), writable(group))?;
             let per = (plan.words_per_invocation() * 4 / unit_bytes as u32).max(1);
             let mut params = vec![group.len() as u32, per, 0, 0];
             let mut entries = vec![entry(1, output.buffer, out.clone())];
@@ -279,7 +414,7 @@ impl GpuSplitter {
                 first += count.div_ceil(per);
                 entries.push(entry(slot as u32 + 2, inputs[i].buffer, bound));
             }
-            dispatches.push((pipeline, params, entries, first));
+            dispatches.push((pipeline, params, entries, first.div_ceil(WORKGROUP_SIZE)));
         }
         Ok(dispatches)
     }
@@ -314,7 +449,7 @@ impl GpuSplitter {
         let mut params_bytes = 0u64;
         let bound = dispatches
             .into_iter()
-            .map(|(pipeline, params, mut entries, invocations)| {
+            .map(|(pipeline, params, mut entries, workgroups)| {
                 params_bytes += 4 * params.len() as u64;
                 let params = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
                     label: Some("wgpu-split permuted move parameters"),
@@ -337,7 +472,6 @@ impl GpuSplitter {
                         pipelines.len() - 1
                     }
                 };
-                let workgroups = invocations.div_ceil(WORKGROUP_SIZE);
                 let x = workgroups.clamp(1, self.limits().max_compute_workgroups_per_dimension);
                 (index, bind_group, [x, workgroups.div_ceil(x)])
             })
@@ -355,17 +489,27 @@ impl GpuSplitter {
     }
 
     /// The permuted-move pipeline of `kind` for dispatches binding `slots`
-    /// destinations (pieces, for a concat), compiled once per splitter.
-    fn permute_pipeline(&self, kind: Kind, slots: usize) -> Result<Arc<wgpu::ComputePipeline>> {
+    /// destinations (pieces, for a concat), the buffers read bound writable
+    /// as `writable` says (bit 0: a split's source; bit `k`: a concat's
+    /// piece `k`), compiled once per splitter.
+    fn permute_pipeline(
+        &self,
+        kind: Kind,
+        slots: usize,
+        writable: u32,
+    ) -> Result<Arc<wgpu::ComputePipeline>> {
         let resources = self.resources();
-        let key = match kind {
-            Kind::Split { vec4 } => usize::from(vec4),
+        let kind_code: u64 = match kind {
+            Kind::Split { vec4 } => u64::from(vec4),
             Kind::Concat(ConcatUnits::Words) => 2,
             Kind::Concat(ConcatUnits::Atomic) => 3,
             Kind::Concat(ConcatUnits::Vec4) => 4,
             Kind::Clear => 5,
-        } << 16
-            | slots;
+            Kind::Tile { side, words } => {
+                6 + u64::from(words) + if side == TileSide::Concat { 4 } else { 0 }
+            }
+        };
+        let key = kind_code << 48 | u64::from(writable) << 16 | slots as u64;
         if let Some(p) = lock(&resources.permute).get(&key) {
             return Ok(p.clone());
         }
@@ -373,9 +517,10 @@ impl GpuSplitter {
         let pipeline = scoped(device, "compiling the permuted-move kernel", || {
             let label = format!("wgpu-split permute {kind:?} x{slots}");
             let source = match kind {
-                Kind::Split { vec4 } => module(slots, vec4),
-                Kind::Concat(units) => concat_module(slots, units),
-                Kind::Clear => concat_module(slots, ConcatUnits::Atomic),
+                Kind::Split { vec4 } => module(slots, vec4, writable & 1 == 1),
+                Kind::Concat(units) => concat_module(slots, units, writable),
+                Kind::Clear => concat_module(slots, ConcatUnits::Atomic, 0),
+                Kind::Tile { side, words } => permute_tile::module(slots, side, words, writable),
             };
             let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
                 label: Some(&label),
@@ -397,7 +542,7 @@ impl GpuSplitter {
 }
 
 /// One dispatch to record: its pipeline, its parameters, its bindings
-/// other than the parameters', and its invocations.
+/// other than the parameters', and its workgroups.
 type Dispatch<'a> = (
     Arc<wgpu::ComputePipeline>,
     Vec<u32>,
@@ -418,6 +563,14 @@ enum Kind {
     Concat(ConcatUnits),
     /// The concat's tensor zeroed.
     Clear,
+    /// Moves through workgroup tiles, on `side`, in elements of `words`
+    /// 32-bit words.
+    Tile {
+        /// Which side binds a buffer per slot.
+        side: TileSide,
+        /// Words per element: 1, 2 or 4.
+        words: u32,
+    },
 }
 
 /// Binding `binding` of a bind group: `range` of `buffer`.
@@ -460,4 +613,8 @@ fn concat_units(
     } else {
         ConcatUnits::Words
     }
+}
+
+fn overlap(a: &Range<u64>, b: &Range<u64>) -> bool {
+    a.start < b.end && b.start < a.end
 }

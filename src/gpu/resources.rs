@@ -36,7 +36,7 @@ pub(crate) struct Resources {
     pub policy: CachePolicy,
     /// The permuted-move pipelines, by the destinations a dispatch binds
     /// (at most the device's storage buffers per stage: a few).
-    pub permute: Mutex<HashMap<usize, Arc<wgpu::ComputePipeline>>>,
+    pub permute: Mutex<HashMap<u64, Arc<wgpu::ComputePipeline>>>,
 }
 
 impl Resources {

@@ -24,12 +24,21 @@ pub(crate) const MODE_WORDS: u32 = 0;
 /// `bits` (2, 4, 8 or 16), each from its own place.
 pub(crate) const MODE_ELEMENTS: u32 = 1;
 
+/// How a module binds the buffers a dispatch reads: read-only, except
+/// those sharing a buffer another binding of the dispatch writes (WebGPU
+/// forbids one buffer bound read-only and writable in one dispatch, and
+/// allows writable bindings that do not overlap).
+pub(crate) fn access(writable: bool) -> &'static str {
+    if writable { "read_write" } else { "read" }
+}
+
 /// The WGSL module for dispatches that bind `destinations` destinations, in
 /// units of 32-bit words (whole words, or elements assembled into them) or
 /// of vec4s (`vec4`: whole vec4s only)
 /// (bindings 2 and up; 0 the parameters, a uniform block of
-/// [`HEADER_WORDS`] and a record per destination, 1 the source).
-pub(crate) fn module(destinations: usize, vec4: bool) -> String {
+/// [`HEADER_WORDS`] and a record per destination, 1 the source, bound
+/// writable when `writable_source`: a destination shares its buffer).
+pub(crate) fn module(destinations: usize, vec4: bool, writable_source: bool) -> String {
     let unit = if vec4 { "vec4<u32>" } else { "u32" };
     let bindings = WGSL.repeat("binding", 0..destinations, |slot| {
         vec![
@@ -59,6 +68,7 @@ pub(crate) fn module(destinations: usize, vec4: bool) -> String {
         "module",
         &[
             ("vec4s", &vec4s),
+            ("src_access", &access(writable_source)),
             ("unit", &unit),
             ("bindings", &bindings),
             ("word_calls", &word_calls),
@@ -84,8 +94,9 @@ pub(crate) enum ConcatUnits {
 /// (bindings 2 and up; 0 the parameters, 1 the tensor written) in
 /// `units`, with the entry point `main` (the pieces into the tensor) and,
 /// unless in vec4s, `clear` (the tensor's words zeroed, before pieces of
-/// elements are ORed in).
-pub(crate) fn concat_module(pieces: usize, units: ConcatUnits) -> String {
+/// elements are ORed in). Piece `k` is bound writable where bit `k` of
+/// `writable` is set (it shares the tensor's buffer).
+pub(crate) fn concat_module(pieces: usize, units: ConcatUnits, writable: u32) -> String {
     let unit = if units == ConcatUnits::Vec4 {
         "vec4<u32>"
     } else {
@@ -94,6 +105,7 @@ pub(crate) fn concat_module(pieces: usize, units: ConcatUnits) -> String {
     let bindings = WGSL.repeat("concat_binding", 0..pieces, |slot| {
         vec![
             ("binding", (slot + 2).to_string()),
+            ("access", access(writable >> slot & 1 == 1).to_string()),
             ("slot", slot.to_string()),
             ("unit", unit.to_string()),
         ]
@@ -210,13 +222,22 @@ mod tests {
 
     #[test]
     fn every_module_validates_and_binds_what_the_encode_binds() {
+        // Every piece writable, none, or every other one.
+        let mask = |n: usize, k: usize| match k {
+            0 => 0,
+            1 => u32::MAX >> (32 - n),
+            _ => 0x5555_5555 >> (32 - n),
+        };
         let modules = (1..=32).flat_map(|n| {
-            [
-                (n, module(n, false)),
-                (n, concat_module(n, ConcatUnits::Words)),
-                (n, concat_module(n, ConcatUnits::Atomic)),
-                (n, concat_module(n, ConcatUnits::Vec4)),
-            ]
+            (0..3).flat_map(move |k| {
+                [
+                    (n, module(n, false, k == 1)),
+                    (n, module(n, true, k == 1)),
+                    (n, concat_module(n, ConcatUnits::Words, mask(n, k))),
+                    (n, concat_module(n, ConcatUnits::Atomic, mask(n, k))),
+                    (n, concat_module(n, ConcatUnits::Vec4, mask(n, k))),
+                ]
+            })
         });
         for (destinations, source) in modules {
             let parsed = naga::front::wgsl::parse_str(&source)

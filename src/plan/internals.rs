@@ -3,6 +3,7 @@
 //! variants (feature `analysis`). Not part of the supported API: it changes
 //! with the kernels.
 
+pub use crate::kernels::permute_tile::{TILE, TileWalk};
 pub use crate::kernels::shader::{BindingKind, LayoutEntry, MAX_UNIFORM_ENTRIES};
 pub use crate::kernels::table::fingerprint;
 pub use crate::kernels::table::{
@@ -137,4 +138,16 @@ pub fn sample_plans(
         }
     }
     Ok(plans)
+}
+
+/// The tile kernel's walk of each output of `plan` (`None` for outputs the
+/// gather moves), whatever the plan's lanes.
+pub fn permuted_tile_walks(plan: &crate::plan::PermutedPlan) -> Vec<Option<TileWalk>> {
+    plan.outputs().iter().map(|o| o.tile.clone()).collect()
+}
+
+/// The tile kernel's walk of each input of `plan` (`None` for inputs the
+/// gather moves), whatever the plan's lanes.
+pub fn permuted_concat_tile_walks(plan: &crate::plan::PermutedConcatPlan) -> Vec<Option<TileWalk>> {
+    plan.pieces().iter().map(|p| p.tile.clone()).collect()
 }

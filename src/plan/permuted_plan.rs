@@ -14,11 +14,13 @@ use crate::kernels::lanes::LaneOrder;
 use crate::kernels::permute::{
     CONCAT_RECORD_WORDS, HEADER_WORDS, MODE_ELEMENTS, MODE_WORDS, RECORD_RANK, RECORD_WORDS,
 };
+use crate::kernels::permute_tile::{TILE_RECORD_WORDS, TileWalk};
 use crate::kernels::table::WORKGROUP_SIZE;
 use crate::plan::binding::regions::PlainRegion;
 use crate::plan::binding::usages::{BufferRole, Usages};
 use crate::plan::error::{EncodeError, PlanError};
 use crate::plan::limits::PlanLimits;
+use crate::semantics::permuted::row_major_strides;
 use crate::semantics::{PermutedConcat, PermutedSplit, StridedView};
 
 /// One output of a permuted plan.
@@ -42,6 +44,9 @@ pub(crate) struct PermutedOutput {
     /// The view in vec4s, where the words' runs, strides and offset are
     /// whole vec4s: dimensions, strides, offset.
     pub vec4: Option<(Vec<u32>, Vec<u32>, u32)>,
+    /// The tile kernel's walk, for elements of 32, 64 or 128 bits moved
+    /// across the source's contiguous axis on a GPU (striped lanes).
+    pub tile: Option<TileWalk>,
 }
 
 /// A permuted split planned for a device: what
@@ -87,8 +92,11 @@ impl PermutedPlan {
         fits("input", input_bytes, limits)?;
         let outputs = (0..split.output_count())
             .map(|i| {
-                let output = output_of(split.view(i), bits);
+                let mut output = output_of(split.view(i), bits);
                 fits("output", output.bytes, limits)?;
+                let view = split.view(i);
+                let written = StridedView::new(view.dims(), &row_major_strides(view.dims()), 0);
+                output.tile = tile_walk(view, &written, bits, limits);
                 Ok(output)
             })
             .collect::<Result<_, _>>()?;
@@ -114,6 +122,23 @@ impl PermutedPlan {
     /// Words each invocation writes.
     pub fn words_per_invocation(&self) -> u32 {
         words_per_invocation(self.lanes)
+    }
+
+    /// True when output `i` moves through workgroup tiles: elements of 32,
+    /// 64 or 128 bits whose move carries the input's contiguous axis
+    /// across the output's rows (a transpose of the fastest axis), on
+    /// striped lanes (GPUs), both axes at least 16 elements long.
+    /// Each workgroup then loads a 32 x 32 tile along the input's rows and
+    /// stores it along the output's, so that consecutive lanes touch
+    /// consecutive elements on both sides. (A region whose offset is not a
+    /// whole element from its binding's start falls back to the gather.)
+    pub fn moves_through_tiles(&self, i: usize) -> bool {
+        self.lanes == LaneOrder::Striped && self.outputs[i].tile.is_some()
+    }
+
+    /// Output slots one tile dispatch binds.
+    pub(crate) fn tile_destinations_per_dispatch(&self) -> usize {
+        slots_per_dispatch(&self.limits, TILE_RECORD_WORDS)
     }
 
     /// The permuted split planned.
@@ -291,7 +316,96 @@ fn output_of(view: &StridedView, bits: u64) -> PermutedOutput {
         strides,
         offset,
         vec4,
+        tile: None,
     }
+}
+
+/// Elements along each of a tiled move's two axes at least: on a shorter
+/// axis most of a tile's lanes would idle, and the gather's lanes already
+/// share most of their sectors.
+const MIN_TILE_SIDE: u32 = 16;
+
+/// The tile kernel's walk of a move that reads through `read` and writes
+/// through `write` (both in elements of `bits`, walked in the same
+/// order): both views on common dimensions, one of them contiguous in the
+/// reads and not the writes, another contiguous in the writes and not the
+/// reads, each at least [`MIN_TILE_SIDE`] long. `None` for elements of
+/// another width, moves that keep the reads' runs (the gather coalesces
+/// them), views that share no dimensions, more than [`RECORD_RANK`]
+/// dimensions, or more tiles than one dispatch's grid.
+fn tile_walk(
+    read: &StridedView,
+    write: &StridedView,
+    bits: u64,
+    limits: &PlanLimits,
+) -> Option<TileWalk> {
+    if !matches!(bits, 32 | 64 | 128) {
+        return None;
+    }
+    let (dims, read_strides, write_strides) = common_dims(read, write)?;
+    let long = |k: usize| dims[k] >= MIN_TILE_SIDE as usize;
+    let read_axis =
+        (0..dims.len()).find(|&k| read_strides[k] == 1 && write_strides[k] != 1 && long(k))?;
+    let write_axis =
+        (0..dims.len()).find(|&k| write_strides[k] == 1 && read_strides[k] != 1 && long(k))?;
+    let small = |v: &[usize]| v.iter().all(|&x| x <= u32::MAX as usize);
+    if dims.len() > RECORD_RANK || !small(&dims) || !small(&read_strides) || !small(&write_strides)
+    {
+        return None;
+    }
+    let to_u32 = |v: &[usize]| v.iter().map(|&x| x as u32).collect::<Vec<u32>>();
+    let walk = TileWalk {
+        dims: to_u32(&dims),
+        read_strides: to_u32(&read_strides),
+        write_strides: to_u32(&write_strides),
+        read_offset: u32::try_from(read.offset()).ok()?,
+        write_offset: u32::try_from(write.offset()).ok()?,
+        read_axis,
+        write_axis,
+    };
+    let grid = u64::from(limits.max_compute_workgroups_per_dimension).pow(2);
+    (walk.workgroups() <= grid.min(u64::from(u32::MAX))).then_some(walk)
+}
+
+/// Two views of one walk (the same elements in the same order, each
+/// merged its own way) on common dimensions: every dimension of either
+/// split where the other's boundaries fall, with both views' strides.
+/// `None` when their boundaries do not nest (one view's dimension is not
+/// a multiple of the other's where they meet).
+fn common_dims(a: &StridedView, b: &StridedView) -> Option<(Vec<usize>, Vec<usize>, Vec<usize>)> {
+    if a.len() != b.len() || a.is_empty() {
+        return None;
+    }
+    // Innermost first: what is left of each view's current dimension, and
+    // the stride of its next step.
+    let (mut ia, mut ib) = (a.dims().len(), b.dims().len());
+    let (mut left_a, mut step_a, mut left_b, mut step_b) = (1usize, 0usize, 1usize, 0usize);
+    let mut common: Vec<(usize, usize, usize)> = Vec::new();
+    loop {
+        if left_a == 1 && ia > 0 {
+            ia -= 1;
+            (left_a, step_a) = (a.dims()[ia], a.strides()[ia]);
+        }
+        if left_b == 1 && ib > 0 {
+            ib -= 1;
+            (left_b, step_b) = (b.dims()[ib], b.strides()[ib]);
+        }
+        if left_a == 1 && left_b == 1 {
+            break;
+        }
+        let d = left_a.min(left_b);
+        if d == 1 || left_a % d != 0 || left_b % d != 0 {
+            return None;
+        }
+        common.push((d, step_a, step_b));
+        (left_a, step_a, left_b, step_b) = (left_a / d, step_a * d, left_b / d, step_b * d);
+    }
+    common.reverse();
+    Some((
+        common.iter().map(|c| c.0).collect(),
+        common.iter().map(|c| c.1).collect(),
+        common.iter().map(|c| c.2).collect(),
+    ))
 }
 
 /// `view` (in elements of `bits`) in whole 32-bit words, when every run,
@@ -363,6 +477,8 @@ pub(crate) struct ConcatPiece {
     pub write: (Vec<u32>, Vec<u32>, u32),
     /// Both views in vec4s, where both are whole vec4s.
     pub vec4: Option<UnitViews>,
+    /// The tile kernel's walk ([`PermutedOutput::tile`]).
+    pub tile: Option<TileWalk>,
 }
 
 /// A view's dimensions, strides and offset, in the kernel's units.
@@ -419,6 +535,7 @@ impl PermutedConcatPlan {
         let pieces = (0..concat.input_shapes().len())
             .map(|i| {
                 let (read, write) = (concat.gather(i), concat.piece(i));
+                let tile = tile_walk(read, &write, bits, limits);
                 let elements = read.len() as u64;
                 let (mode, read, write) = match (words_view(read, bits), words_view(&write, bits)) {
                     (Some(r), Some(w)) => (MODE_WORDS, r, w),
@@ -436,6 +553,7 @@ impl PermutedConcatPlan {
                     read: in_units(&read),
                     write: in_units(&write),
                     vec4,
+                    tile,
                 };
                 fits("input", piece.bytes, limits)?;
                 Ok(piece)
@@ -460,6 +578,17 @@ impl PermutedConcatPlan {
     /// Words of an input each invocation moves.
     pub fn words_per_invocation(&self) -> u32 {
         words_per_invocation(self.lanes)
+    }
+
+    /// True when input `i` moves through workgroup tiles
+    /// ([`PermutedPlan::moves_through_tiles`]).
+    pub fn moves_through_tiles(&self, i: usize) -> bool {
+        self.lanes == LaneOrder::Striped && self.pieces[i].tile.is_some()
+    }
+
+    /// Input slots one tile dispatch binds.
+    pub(crate) fn tile_inputs_per_dispatch(&self) -> usize {
+        slots_per_dispatch(&self.limits, TILE_RECORD_WORDS)
     }
 
     /// The permuted concat planned.
@@ -684,4 +813,54 @@ fn check_storage_region(
         });
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{common_dims, tile_walk};
+    use crate::plan::PlanLimits;
+    use crate::semantics::StridedView;
+
+    #[test]
+    fn two_views_of_one_walk_share_the_dimensions_either_splits() {
+        // Reads [6, 4] and writes [2, 12] (rows 13 apart): common [2, 3, 4].
+        let read = StridedView::new(&[6, 4], &[1, 6], 0);
+        let write = StridedView::new(&[2, 12], &[13, 1], 0);
+        assert_eq!(
+            common_dims(&read, &write),
+            Some((vec![2, 3, 4], vec![3, 1, 6], vec![13, 4, 1]))
+        );
+        // A row-major write merged into one dimension is split where the
+        // reads' boundaries fall.
+        let whole = StridedView::new(&[24], &[1], 0);
+        assert_eq!(
+            common_dims(&read, &whole),
+            Some((vec![6, 4], vec![1, 6], vec![4, 1]))
+        );
+        // Boundaries that do not nest: [2, 3] against [3, 2].
+        let a = StridedView::new(&[2, 3], &[1, 2], 0);
+        let b = StridedView::new(&[3, 2], &[1, 3], 0);
+        assert_eq!(common_dims(&a, &b), None);
+    }
+
+    #[test]
+    fn only_transposes_of_the_fastest_axis_of_wide_elements_are_tiled() {
+        let limits = PlanLimits::WEBGPU_DEFAULT;
+        // layout_cdla's f32 [1, 32, 7600] as (0, 2, 1).
+        let read = StridedView::new(&[7600, 32], &[1, 7600], 0);
+        let write = StridedView::new(&[7600 * 32], &[1], 0);
+        let walk = tile_walk(&read, &write, 32, &limits).unwrap();
+        assert_eq!((walk.read_axis, walk.write_axis), (0, 1));
+        assert_eq!(walk.write_strides, vec![32, 1]);
+        assert!(tile_walk(&read, &write, 64, &limits).is_some());
+        // Sub-word elements stay with the gather; so do moves that keep
+        // the reads' runs (attention heads) and short axes.
+        assert!(tile_walk(&read, &write, 16, &limits).is_none());
+        let heads = StridedView::new(&[12, 1024, 64], &[64, 2304, 1], 0);
+        let heads_out = StridedView::new(&[12 * 1024 * 64], &[1], 0);
+        assert!(tile_walk(&heads, &heads_out, 32, &limits).is_none());
+        let narrow = StridedView::new(&[7600, 4], &[1, 7600], 0);
+        let narrow_out = StridedView::new(&[7600 * 4], &[1], 0);
+        assert!(tile_walk(&narrow, &narrow_out, 32, &limits).is_none());
+    }
 }

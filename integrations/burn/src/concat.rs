@@ -82,13 +82,7 @@ impl BurnSplitter {
         concat: &ResolvedConcat,
     ) -> Result<Tensor<D2, K>> {
         for t in &tensors {
-            let device = t.device();
-            if device != *self.device() {
-                return Err(BurnSplitError::OtherDevice {
-                    tensor: format!("{device:?}"),
-                    splitter: format!("{:?}", self.device()),
-                });
-            }
+            self.check_device(&t.device())?;
         }
         concat.check_input_shapes(&shapes(&tensors))?;
         let rank = concat.output_shape().len();
@@ -113,7 +107,7 @@ impl BurnSplitter {
 
 /// The dtype every tensor has (as burn reports it: the cubecl tensor under
 /// a `Flex32` one says `F32`), the first tensor's.
-fn one_dtype<const D: usize, K: SplitKind>(
+pub(crate) fn one_dtype<const D: usize, K: SplitKind>(
     tensors: &[Tensor<D, K>],
     concat: &ResolvedConcat,
 ) -> Result<DType> {

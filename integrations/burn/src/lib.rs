@@ -7,6 +7,7 @@ mod concat;
 mod concat_run;
 mod element;
 mod error;
+mod permuted;
 mod primitive;
 mod splitter;
 mod staging;

@@ -90,6 +90,17 @@ impl BurnSplitter {
         &self.device
     }
 
+    /// A tensor on `device` is one the splitter can move.
+    pub(crate) fn check_device(&self, device: &Device) -> Result<()> {
+        if *device != self.device {
+            return Err(BurnSplitError::OtherDevice {
+                tensor: format!("{device:?}"),
+                splitter: format!("{:?}", self.device),
+            });
+        }
+        Ok(())
+    }
+
     /// Splits `tensor` as `split` says (resolved for `tensor`'s shape by an
     /// operator or a framework call of [`wgpu_split`]). `D2` is the
     /// outputs' rank: `D`, or `D - 1` when the split drops its axis
@@ -106,13 +117,7 @@ impl BurnSplitter {
         tensor: Tensor<D, K>,
         split: &ResolvedSplit,
     ) -> Result<Vec<Tensor<D2, K>>> {
-        let device = tensor.device();
-        if device != self.device {
-            return Err(BurnSplitError::OtherDevice {
-                tensor: format!("{device:?}"),
-                splitter: format!("{:?}", self.device),
-            });
-        }
+        self.check_device(&tensor.device())?;
         split.check_input_shape(&tensor.shape())?;
         let rank = D - usize::from(!split.keep_axis());
         if rank != D2 {

@@ -16,6 +16,7 @@ pub(crate) use error::ConcatError;
 pub use onnx::{OnnxConcat, OnnxConcatFromSequence};
 pub use openvino::OpenVinoConcat;
 pub use resolved::ResolvedConcat;
+pub(crate) use resolved::check_shapes;
 
 /// Any of the supported concat operators.
 ///

@@ -151,24 +151,32 @@ impl ResolvedConcat {
     /// [`ConcatError::InputCountMismatch`]; [`ConcatError::InputShapeMismatch`]
     /// naming the first input whose shape differs.
     pub fn check_input_shapes<S: AsRef<[usize]>>(&self, shapes: &[S]) -> Result<(), ConcatError> {
-        if shapes.len() != self.input_shapes.len() {
-            return Err(ConcatError::InputCountMismatch {
-                expected: self.input_shapes.len(),
-                actual: shapes.len(),
-            });
-        }
-        let differs = self
-            .input_shapes
-            .iter()
-            .zip(shapes)
-            .position(|(expected, actual)| expected.as_slice() != actual.as_ref());
-        match differs {
-            Some(index) => Err(ConcatError::InputShapeMismatch {
-                index,
-                expected: self.input_shapes[index].clone(),
-                actual: shapes[index].as_ref().to_vec(),
-            }),
-            None => Ok(()),
-        }
+        check_shapes(&self.input_shapes, shapes)
+    }
+}
+
+/// Tensors of `shapes` as the inputs of a concat resolved for `expected`:
+/// as many, each of its shape.
+pub(crate) fn check_shapes<S: AsRef<[usize]>>(
+    expected: &[Vec<usize>],
+    shapes: &[S],
+) -> Result<(), ConcatError> {
+    if shapes.len() != expected.len() {
+        return Err(ConcatError::InputCountMismatch {
+            expected: expected.len(),
+            actual: shapes.len(),
+        });
+    }
+    let differs = expected
+        .iter()
+        .zip(shapes)
+        .position(|(e, actual)| e.as_slice() != actual.as_ref());
+    match differs {
+        Some(index) => Err(ConcatError::InputShapeMismatch {
+            index,
+            expected: expected[index].clone(),
+            actual: shapes[index].as_ref().to_vec(),
+        }),
+        None => Ok(()),
     }
 }

@@ -147,6 +147,21 @@ impl PermutedConcat {
         &self.input_shapes
     }
 
+    /// Checks tensors of `shapes` against the inputs the concat was made
+    /// for (a runtime's tensors at the step it runs).
+    ///
+    /// # Errors
+    ///
+    /// [`crate::ConcatError::InputCountMismatch`];
+    /// [`crate::ConcatError::InputShapeMismatch`] naming the first input
+    /// whose shape differs.
+    pub fn check_input_shapes<S: AsRef<[usize]>>(
+        &self,
+        shapes: &[S],
+    ) -> Result<(), crate::ConcatError> {
+        crate::semantics::concat::check_shapes(&self.input_shapes, shapes)
+    }
+
     /// Each input's move.
     pub fn moves(&self) -> &[InputMove] {
         &self.moves

@@ -16,7 +16,9 @@
 //! Then the concat cases (`concat.rs`: YOLOv8's C2f channel concat,
 //! attention's head merge, a batcher's stack): `BurnSplitter::cat` /
 //! `stack` against burn's `Tensor::cat` / `Tensor::stack`, timed the same
-//! way.
+//! way; and the attention-head cases (`heads.rs`): `split_heads` against
+//! burn's split, reshape, `swap_dims` and contiguous copy, `merge_heads`
+//! against its `swap_dims`, reshape and `cat`.
 //!
 //! Both are checked equal byte for byte before they are timed; runs
 //! alternate between the two; medians are printed as markdown tables
@@ -28,6 +30,7 @@
 #[allow(dead_code)]
 mod cases;
 mod concat;
+mod heads;
 
 use std::time::Instant;
 
@@ -342,8 +345,10 @@ fn main() {
         });
     }
     let concat_rows = run_concats(&splitter, &setup, &o, &mut skipped);
+    let head_rows = run_heads(&splitter, &setup, &o, &mut skipped);
     print_table("split case", "outputs", &rows);
     print_table("concat case", "inputs", &concat_rows);
+    print_table("heads case", "pieces", &head_rows);
     for (name, why) in &skipped {
         println!("skipped `{name}`: {why}");
     }
@@ -357,6 +362,7 @@ fn main() {
             "quick": o.quick,
             "cases": rows.iter().map(|r| r.json("outputs")).collect::<Vec<_>>(),
             "concat_cases": concat_rows.iter().map(|r| r.json("inputs")).collect::<Vec<_>>(),
+            "head_cases": head_rows.iter().map(|r| r.json("pieces")).collect::<Vec<_>>(),
             "skipped": skipped.iter().map(|(n, w)| serde_json::json!({"name": n, "why": w})).collect::<Vec<_>>(),
         });
         if let Some(dir) = std::path::Path::new(&path).parent() {
@@ -395,6 +401,43 @@ fn run_concats(
             name: case.name,
             dtype: case.dtype,
             outputs: case.shapes.len(),
+            mib: bytes as f64 / (1 << 20) as f64,
+            timing,
+            floor_ms,
+        });
+    }
+    rows
+}
+
+/// The attention-head cases burn's wgpu backend holds on this device,
+/// timed.
+fn run_heads(
+    splitter: &BurnSplitter,
+    setup: &burn_cubecl::cubecl::wgpu::WgpuSetup,
+    o: &Options,
+    skipped: &mut Vec<(&'static str, String)>,
+) -> Vec<Row> {
+    let mut rows = Vec::new();
+    for case in heads::suite(o.quick) {
+        if !splitter.device().supports_dtype(case.dtype) {
+            let why = format!("burn's wgpu backend on this device has no {:?}", case.dtype);
+            skipped.push((case.name, why));
+            continue;
+        }
+        let timing = heads::run::<Float>(splitter, &setup.device, &case, o.runs);
+        let bytes = case.bytes() as u64;
+        let floor_ms = copy_floor(
+            splitter.device(),
+            &setup.device,
+            &setup.queue,
+            bytes,
+            o.runs,
+        );
+        print_line(case.name, &timing, floor_ms);
+        rows.push(Row {
+            name: case.name,
+            dtype: case.dtype,
+            outputs: case.widths.len(),
             mib: bytes as f64 / (1 << 20) as f64,
             timing,
             floor_ms,
