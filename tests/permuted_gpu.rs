@@ -218,7 +218,49 @@ fn attention_heads_and_a_detection_head() {
     ];
     let dfl = PermutedSplit::new(split, moves).unwrap();
     let input = random_tensor(&mut rng, ElementType::Float, &[1, 144, 33]);
+    let plan = gpu.plan_permuted(&dfl, ElementType::Float).unwrap();
+    assert!(!plan.copies_output(0) && plan.copies_output(1));
     check(gpu, &input, &dfl, None, "yolo dfl");
+    // An input without COPY_SRC, outputs without COPY_DST: the kernel
+    // moves the kept piece.
+    let made = |bytes: &[u8], usage| {
+        gpu.device()
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("no copies"),
+                contents: bytes,
+                usage: wgpu::BufferUsages::STORAGE | usage,
+            })
+    };
+    let source = made(input.as_bytes().unwrap(), wgpu::BufferUsages::empty());
+    let outs: Vec<wgpu::Buffer> = (0..2)
+        .map(|i| {
+            let guard = vec![GUARD; plan.output_region_bytes(i) as usize];
+            made(&guard, wgpu::BufferUsages::COPY_SRC)
+        })
+        .collect();
+    let regions: Vec<BufferRegion<'_>> = outs.iter().map(BufferRegion::whole).collect();
+    let mut encoder = gpu.device().create_command_encoder(&Default::default());
+    gpu.encode_permuted(&mut encoder, &plan, BufferRegion::whole(&source), &regions)
+        .unwrap();
+    gpu.queue().submit([encoder.finish()]);
+    // Read back through a copy of each into a readable buffer.
+    let expected = input.split_permuted(&dfl).unwrap();
+    for (i, out) in outs.iter().enumerate() {
+        let readable = buffer(
+            gpu,
+            &vec![0; out.size() as usize],
+            wgpu::BufferUsages::empty(),
+        );
+        let mut encoder = gpu.device().create_command_encoder(&Default::default());
+        encoder.copy_buffer_to_buffer(out, 0, &readable, 0, out.size());
+        gpu.queue().submit([encoder.finish()]);
+        let got = read_buffer(gpu, &readable);
+        assert_eq!(
+            &got[..],
+            expected[i].as_bytes().unwrap(),
+            "kernel-moved output {i}"
+        );
+    }
 }
 
 #[test]

@@ -84,9 +84,15 @@ impl GpuSplitter {
         input: BufferRegion<'_>,
         destinations: &[BufferRegion<'_>],
     ) -> Result<()> {
-        let dispatches = self.permuted_dispatches(plan, input, destinations)?;
+        let (dispatches, copies) = self.permuted_dispatches(plan, input, destinations, true)?;
         let scope = ErrorScope::open(self.device());
-        self.record_own_pass(encoder, &self.bind_permuted(dispatches));
+        for (i, from, bytes) in copies {
+            let to = &destinations[i];
+            encoder.copy_buffer_to_buffer(input.buffer, from, to.buffer, to.offset, bytes);
+        }
+        if !dispatches.is_empty() {
+            self.record_own_pass(encoder, &self.bind_permuted(dispatches));
+        }
         Ok(scope.close("recording the permuted split", ())?)
     }
 
@@ -105,23 +111,51 @@ impl GpuSplitter {
         input: BufferRegion<'_>,
         destinations: &[BufferRegion<'_>],
     ) -> Result<PreparedSplit> {
-        let dispatches = self.permuted_dispatches(plan, input, destinations)?;
+        let (dispatches, _) = self.permuted_dispatches(plan, input, destinations, false)?;
         let scope = ErrorScope::open(self.device());
         let prepared = self.bind_permuted(dispatches);
         Ok(scope.close("preparing the permuted split", prepared)?)
     }
 
-    /// The dispatches of `plan` into these regions, checked.
+    /// The dispatches of `plan` into these regions, checked, and (where
+    /// `copies` allows them) the outputs moved by copy commands instead:
+    /// (output, input byte offset, bytes).
+    #[allow(clippy::type_complexity)]
     fn permuted_dispatches<'a>(
         &self,
         plan: &PermutedPlan,
         input: BufferRegion<'a>,
         destinations: &[BufferRegion<'a>],
-    ) -> Result<Vec<Dispatch<'a>>> {
+        copies: bool,
+    ) -> Result<(Vec<Dispatch<'a>>, Vec<(usize, u64, u64)>)> {
         self.check_plan_limits(plan.limits())?;
         let (plain_input, plain) = plain_regions(&input, destinations);
         plan.check_regions(&plain_input, &plain)?;
-        let groups = plan.dispatch_groups(&plain_input, &plain)?;
+        // One run of the input into another buffer that takes copies: a
+        // copy command (memcpy on a software adapter, the copy path on a
+        // GPU) instead of the kernel.
+        let copied = |i: usize| {
+            let o = &plan.outputs()[i];
+            copies
+                && o.run.is_some()
+                && o.bytes.is_multiple_of(4)
+                && plain_input.usages.copy_src
+                && plain[i].usages.copy_dst
+                && plain[i].buffer != plain_input.buffer
+        };
+        let copy_list: Vec<(usize, u64, u64)> = (0..plan.outputs().len())
+            .filter(|&i| plan.outputs()[i].words > 0 && copied(i))
+            .filter_map(|i| {
+                let o = &plan.outputs()[i];
+                Some((i, plain_input.offset + o.run?, o.bytes))
+            })
+            .collect();
+        let groups: Vec<Vec<usize>> = plan
+            .dispatch_groups(&plain_input, &plain)?
+            .into_iter()
+            .map(|g| g.into_iter().filter(|&i| !copied(i)).collect::<Vec<_>>())
+            .filter(|g| !g.is_empty())
+            .collect();
         let bits = plan.element_type().bit_width().unwrap_or(32);
         let src = plan.binding(&plain_input, plan.input_bytes().next_multiple_of(4));
         let mut dispatches = Vec::with_capacity(groups.len());
@@ -203,7 +237,7 @@ impl GpuSplitter {
             }
             dispatches.push((pipeline, params, entries, first.div_ceil(WORKGROUP_SIZE)));
         }
-        Ok(dispatches)
+        Ok((dispatches, copy_list))
     }
 
     /// A tile dispatch moving `walks` (each with the element shifts of its

@@ -47,6 +47,10 @@ pub(crate) struct PermutedOutput {
     /// The tile kernel's walk, for elements of 32, 64 or 128 bits moved
     /// across the source's contiguous axis on a GPU (striped lanes).
     pub tile: Option<TileWalk>,
+    /// The input's byte offset of the output, when the output is one run
+    /// of the input of whole words at a whole word (a piece kept as it
+    /// is): a copy command can move it.
+    pub run: Option<u64>,
 }
 
 /// A permuted split planned for a device: what
@@ -134,6 +138,17 @@ impl PermutedPlan {
     /// whole element from its binding's start falls back to the gather.)
     pub fn moves_through_tiles(&self, i: usize) -> bool {
         self.lanes == LaneOrder::Striped && self.outputs[i].tile.is_some()
+    }
+
+    /// True when output `i` is one run of the input of whole 32-bit words
+    /// at a whole word (a piece the move keeps as it is, such as YOLOv8's
+    /// class scores beside its distribution head):
+    /// [`crate::gpu::GpuSplitter::encode_permuted`] moves it with one copy
+    /// command where the input's buffer has `COPY_SRC` and the output's
+    /// (another buffer) `COPY_DST`; the kernel moves it otherwise, and
+    /// always inside a caller's compute pass.
+    pub fn copies_output(&self, i: usize) -> bool {
+        self.outputs[i].run.is_some()
     }
 
     /// Output slots one tile dispatch binds.
@@ -317,7 +332,18 @@ fn output_of(view: &StridedView, bits: u64) -> PermutedOutput {
         offset,
         vec4,
         tile: None,
+        run: one_run(view, bits),
     }
+}
+
+/// The byte offset in the input of `view` (in elements of `bits`) when it
+/// is one run of whole 32-bit words starting at a whole word.
+fn one_run(view: &StridedView, bits: u64) -> Option<u64> {
+    let contiguous = view.dims().len() <= 1 && view.strides().iter().all(|&s| s == 1);
+    let bytes = view.len() as u64 * bits;
+    let offset = view.offset() as u64 * bits;
+    (contiguous && bytes.is_multiple_of(32) && offset.is_multiple_of(32) && bytes > 0)
+        .then_some(offset / 8)
 }
 
 /// Elements along each of a tiled move's two axes at least: on a shorter
