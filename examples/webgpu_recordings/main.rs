@@ -10,7 +10,10 @@
 //! that has one and concats of their own (a tensor given twice, inputs
 //! that take no part, copies), every kernel that moves concats in both
 //! placements and lane orders, the inputs in buffers of their own, packed
-//! pages, the output's page, or sharing one region. Beside each recording,
+//! pages, the output's page, or sharing one region. Then the permuted
+//! moves (`permuted.rs`): attention heads, YOLOv8's distribution head and
+//! transposes of the fastest axis, split and concatenated back, in both
+//! lane orders and three layouts. Beside each recording,
 //! every buffer's bytes before the operator (guard bytes around every
 //! region, the tensors read) and after it (the host path's outputs, every
 //! other byte unchanged).
@@ -37,6 +40,7 @@ mod concat_cases;
 mod concat_layout;
 mod contents;
 mod layout;
+mod permuted;
 mod timing;
 mod writer;
 
@@ -349,11 +353,14 @@ fn write_suite(path: &str) -> Result<(), Box<dyn std::error::Error>> {
     }
     let recordings = record(&plans)?;
     let concat_recordings = concats.record()?;
+    let permuted = permuted::PermutedSuite::new()?;
+    let permuted_recordings = permuted.record()?;
     let mut writer = Writer::new(
         recordings
             .iter()
             .map(|r| &r.recording)
-            .chain(concat_recordings.iter().map(|r| &r.recording)),
+            .chain(concat_recordings.iter().map(|r| &r.recording))
+            .chain(permuted_recordings.iter().map(|r| &r.recording)),
     );
     let data: Vec<_> = cases
         .iter()
@@ -367,6 +374,7 @@ fn write_suite(path: &str) -> Result<(), Box<dyn std::error::Error>> {
         writer.push("split", &r.name, &r.recording, placed);
     }
     concats.write(&mut writer, &concat_recordings)?;
+    permuted.write(&mut writer, &permuted_recordings);
     let blob_name = blob_path(path);
     let doc = json!({
         "format": "wgpu-split recordings 3",
@@ -380,15 +388,18 @@ fn write_suite(path: &str) -> Result<(), Box<dyn std::error::Error>> {
     write(&blob_name, &bytes)?;
     write(path, serde_json::to_string(&doc)?.as_bytes())?;
     let (concat_plans, concat_cases) = concats.counts();
+    let (permuted_count, permuted_cases) = permuted.counts(&permuted_recordings);
     println!(
         "{} split recordings of {} plans of {} cases, {} concat recordings of {} plans of {} \
-         cases, {} modules, {} bytes of data: {path}",
+         cases, {} permuted recordings of {} cases, {} modules, {} bytes of data: {path}",
         recordings.len(),
         plans.len(),
         cases.len(),
         concat_recordings.len(),
         concat_plans,
         concat_cases,
+        permuted_count,
+        permuted_cases,
         modules,
         bytes.len(),
     );

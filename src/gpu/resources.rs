@@ -34,9 +34,8 @@ pub(crate) struct Resources {
     pub scratch: Mutex<Option<Arc<wgpu::Buffer>>>,
     /// What the caches keep at most.
     pub policy: CachePolicy,
-    /// The permuted-move pipelines, by the destinations a dispatch binds
-    /// (at most the device's storage buffers per stage: a few).
-    pub permute: Mutex<HashMap<u64, Arc<wgpu::ComputePipeline>>>,
+
+    pub permute: Mutex<HashMap<crate::kernels::permute::PermuteModule, Arc<wgpu::ComputePipeline>>>,
 }
 
 impl Resources {

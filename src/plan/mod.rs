@@ -47,6 +47,7 @@ pub(crate) mod geometry;
 mod limits;
 mod options;
 mod passes;
+pub(crate) mod permuted_binding;
 mod permuted_plan;
 pub(crate) mod recording;
 mod split_plan;

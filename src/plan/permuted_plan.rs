@@ -304,7 +304,7 @@ impl PermutedPlan {
     }
 }
 
-fn overlap(a: &Range<u64>, b: &Range<u64>) -> bool {
+pub(crate) fn overlap(a: &Range<u64>, b: &Range<u64>) -> bool {
     a.start < b.end && b.start < a.end
 }
 

@@ -109,6 +109,37 @@ pub struct Recording {
     pub table: Vec<u8>,
 }
 
+impl Recording {
+    /// A recording of the caller's buffers under `regions` (by their
+    /// region's buffer number), nothing recorded yet.
+    pub(crate) fn of_regions<'r>(regions: impl Iterator<Item = &'r PlainRegion>) -> Recording {
+        let mut buffers: Vec<RecordedBuffer> = Vec::new();
+        for region in regions {
+            if buffers.len() <= region.buffer {
+                buffers.resize(
+                    region.buffer + 1,
+                    RecordedBuffer {
+                        label: String::new(),
+                        size: 0,
+                        usages: Vec::new(),
+                    },
+                );
+            }
+            buffers[region.buffer] = RecordedBuffer {
+                label: format!("caller buffer {}", region.buffer),
+                size: region.buffer_size,
+                usages: usage_names(region.usages),
+            };
+        }
+        Recording {
+            buffers,
+            modules: Vec::new(),
+            commands: Vec::new(),
+            table: Vec::new(),
+        }
+    }
+}
+
 /// Where a recording's own buffers are: the table and the spare buffer.
 struct RecordedAt {
     table: usize,
@@ -141,24 +172,8 @@ impl SplitPlan {
             input: &PlainRegion,
             destinations: &[PlainRegion],
         ) -> Result<Recording, EncodeError> {
-            let mut buffers: Vec<RecordedBuffer> = Vec::new();
-            for region in std::iter::once(input).chain(destinations) {
-                if buffers.len() <= region.buffer {
-                    buffers.resize(
-                        region.buffer + 1,
-                        RecordedBuffer {
-                            label: String::new(),
-                            size: 0,
-                            usages: Vec::new(),
-                        },
-                    );
-                }
-                buffers[region.buffer] = RecordedBuffer {
-                    label: format!("caller buffer {}", region.buffer),
-                    size: region.buffer_size,
-                    usages: usage_names(region.usages),
-                };
-            }
+            let mut buffers =
+                Recording::of_regions(std::iter::once(input).chain(destinations)).buffers;
             // A staged plan's scratch arena (the splitter's) comes after the
             // caller's buffers; the table and the spare buffer come last.
             let scratch = self.is_staged().then(|| {
