@@ -22,6 +22,7 @@ mod checks;
 mod concat_checks;
 mod concat_words;
 mod generated;
+pub mod permuted;
 mod row_streams;
 mod table_driven;
 
