@@ -2,7 +2,8 @@
 //! `SplitToSequence` node of an ONNX model (subgraphs included), its rule
 //! and output shapes, what each device class's cost model plans for it
 //! under WebGPU's default limits, and the `Reshape -> Transpose` chains it
-//! feeds that a permuted split fuses.
+//! feeds that a permuted split fuses; then the `Concat` nodes whose inputs
+//! a `Transpose` (and a `Reshape`) produce, which a permuted concat fuses.
 //!
 //! ```text
 //! cargo run --example onnx_splits -- MODEL [--dim NAME=N]...
@@ -72,6 +73,32 @@ fn main() -> ExitCode {
     print_header(&path, &model, &dims);
     for (i, node) in model.split_nodes().iter().enumerate() {
         print_node(i, node, &dims);
+    }
+    let chained: Vec<_> = model
+        .concat_nodes()
+        .iter()
+        .filter(|c| !c.chains.is_empty())
+        .collect();
+    println!(
+        "\n{} concat nodes, {} with transposed inputs a permuted concat fuses",
+        model.concat_nodes().len(),
+        chained.len()
+    );
+    for node in chained {
+        println!("  {} (axis {:?})", node.path, node.axis);
+        for c in &node.chains {
+            let perm = c
+                .perm
+                .as_ref()
+                .map_or("reversed".into(), |p| format!("{p:?}"));
+            let reshape = c.reshape.as_ref().map_or(String::new(), |(r, shape)| {
+                format!(" -> {r} (shape {shape:?})")
+            });
+            println!(
+                "    input {}: {:?} -> {} (perm {perm}){reshape}: fused into the concat",
+                c.input, c.source, c.transpose
+            );
+        }
     }
     ExitCode::SUCCESS
 }

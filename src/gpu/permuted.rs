@@ -16,7 +16,7 @@ use super::scope::{ErrorScope, scoped};
 use super::splitter::GpuSplitter;
 use crate::element::ElementType;
 use crate::error::Result;
-use crate::kernels::permute::PermuteModule;
+use crate::kernels::permute_module::PermuteModule;
 use crate::plan::permuted_binding::{Bound, PermutedBinding, dispatch_grid};
 use crate::plan::{
     CostModel, DeviceClass, LaneOrder, PermutedConcatPlan, PermutedPlan, PlanError, PlanLimits,

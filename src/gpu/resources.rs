@@ -35,7 +35,8 @@ pub(crate) struct Resources {
     /// What the caches keep at most.
     pub policy: CachePolicy,
 
-    pub permute: Mutex<HashMap<crate::kernels::permute::PermuteModule, Arc<wgpu::ComputePipeline>>>,
+    pub permute:
+        Mutex<HashMap<crate::kernels::permute_module::PermuteModule, Arc<wgpu::ComputePipeline>>>,
 }
 
 impl Resources {

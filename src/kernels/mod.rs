@@ -15,6 +15,7 @@
 
 pub(crate) mod lanes;
 pub(crate) mod permute;
+pub(crate) mod permute_module;
 pub(crate) mod permute_tile;
 pub(crate) mod shader;
 pub(crate) mod table;

@@ -45,48 +45,7 @@ impl FusedChain {
     /// 0 past the piece's rank, a count other than the piece's) or a
     /// negative `perm` entry.
     pub fn piece_move(&self, piece: &[usize]) -> Result<PieceMove, OnnxError> {
-        let refused = |detail: String| OnnxError::FusedChain {
-            node: self.reshape.clone(),
-            detail,
-        };
-        let count: usize = piece.iter().product();
-        let mut shape = Vec::with_capacity(self.shape.len());
-        let mut inferred = None;
-        for (i, &d) in self.shape.iter().enumerate() {
-            shape.push(match d {
-                -1 if inferred.is_none() => {
-                    inferred = Some(i);
-                    1
-                }
-                -1 => return Err(refused(format!("shape {:?} has two -1s", self.shape))),
-                0 if !self.allowzero => *piece.get(i).ok_or_else(|| {
-                    refused(format!(
-                        "shape {:?} copies dimension {i} of a rank-{} piece",
-                        self.shape,
-                        piece.len()
-                    ))
-                })?,
-                d => usize::try_from(d)
-                    .map_err(|_| refused(format!("shape {:?} has {d}", self.shape)))?,
-            });
-        }
-        let known = shape.iter().try_fold(1usize, |a, &d| a.checked_mul(d));
-        if let Some(i) = inferred {
-            match known {
-                Some(k) if k > 0 && count.is_multiple_of(k) => shape[i] = count / k,
-                _ => {
-                    return Err(refused(format!(
-                        "shape {:?} cannot hold the {count} elements of {piece:?}",
-                        self.shape
-                    )));
-                }
-            }
-        } else if known != Some(count) {
-            return Err(refused(format!(
-                "shape {:?} does not hold the {count} elements of {piece:?}",
-                self.shape
-            )));
-        }
+        let shape = reshaped(&self.shape, self.allowzero, piece, &self.reshape)?;
         let perm = match &self.perm {
             None => (0..shape.len()).rev().collect(),
             Some(perm) => perm
@@ -102,23 +61,83 @@ impl FusedChain {
     }
 }
 
+/// `shape` (a `Reshape`'s, `allowzero` as it says) read against a tensor
+/// of shape `piece` as ONNX reads it: 0 copies the tensor's dimension
+/// there (unless `allowzero`), one -1 is inferred.
+///
+/// # Errors
+///
+/// [`OnnxError::FusedChain`] naming `node` for a shape ONNX refuses (two
+/// -1s, a 0 past the tensor's rank, a count other than the tensor's).
+pub(crate) fn reshaped(
+    shape: &[i64],
+    allowzero: bool,
+    piece: &[usize],
+    node: &str,
+) -> Result<Vec<usize>, OnnxError> {
+    let refused = |detail: String| OnnxError::FusedChain {
+        node: node.to_string(),
+        detail,
+    };
+    let count: usize = piece.iter().product();
+    let mut out = Vec::with_capacity(shape.len());
+    let mut inferred = None;
+    for (i, &d) in shape.iter().enumerate() {
+        out.push(match d {
+            -1 if inferred.is_none() => {
+                inferred = Some(i);
+                1
+            }
+            -1 => return Err(refused(format!("shape {shape:?} has two -1s"))),
+            0 if !allowzero => *piece.get(i).ok_or_else(|| {
+                refused(format!(
+                    "shape {shape:?} copies dimension {i} of a rank-{} piece",
+                    piece.len()
+                ))
+            })?,
+            d => usize::try_from(d).map_err(|_| refused(format!("shape {shape:?} has {d}")))?,
+        });
+    }
+    let known = out.iter().try_fold(1usize, |a, &d| a.checked_mul(d));
+    if let Some(i) = inferred {
+        match known {
+            Some(k) if k > 0 && count.is_multiple_of(k) => out[i] = count / k,
+            _ => {
+                return Err(refused(format!(
+                    "shape {shape:?} cannot hold the {count} elements of {piece:?}"
+                )));
+            }
+        }
+    } else if known != Some(count) {
+        return Err(refused(format!(
+            "shape {shape:?} does not hold the {count} elements of {piece:?}"
+        )));
+    }
+    Ok(out)
+}
+
 /// Who uses each value of one graph: its nodes, by input, and the values
 /// that must stay (the graph's outputs, and every name a subgraph's nodes
 /// read, at any depth).
 pub(crate) struct Uses<'a> {
     readers: HashMap<&'a str, Vec<(usize, &'a NodeProto)>>,
+    producers: HashMap<&'a str, (usize, &'a NodeProto)>,
     kept: HashSet<&'a str>,
 }
 
 impl<'a> Uses<'a> {
     pub(crate) fn new(graph: &'a GraphProto) -> Self {
         let mut readers: HashMap<&str, Vec<(usize, &NodeProto)>> = HashMap::new();
+        let mut producers: HashMap<&str, (usize, &NodeProto)> = HashMap::new();
         let mut kept: HashSet<&str> = graph
             .output
             .iter()
             .filter_map(|o| o.name.as_deref())
             .collect();
         for (index, node) in graph.node.iter().enumerate() {
+            for output in node.output.iter().filter(|o| !o.is_empty()) {
+                producers.insert(output.as_str(), (index, node));
+            }
             for input in &node.input {
                 readers
                     .entry(input.as_str())
@@ -131,12 +150,22 @@ impl<'a> Uses<'a> {
                 }
             }
         }
-        Uses { readers, kept }
+        Uses {
+            readers,
+            producers,
+            kept,
+        }
+    }
+
+    /// The node of the graph that produces `name` (none for a graph input,
+    /// an initializer, or a value of an outer graph).
+    pub(crate) fn producer(&self, name: &str) -> Option<(usize, &'a NodeProto)> {
+        self.producers.get(name).copied()
     }
 
     /// The one node reading `name` (through its input `slot` only), when
     /// nothing else needs the value.
-    fn sole_reader(&self, name: &str, slot: usize) -> Option<(usize, &'a NodeProto)> {
+    pub(crate) fn sole_reader(&self, name: &str, slot: usize) -> Option<(usize, &'a NodeProto)> {
         if self.kept.contains(name) {
             return None;
         }
@@ -168,7 +197,7 @@ fn read_in<'a>(graph: &'a GraphProto, kept: &mut HashSet<&'a str>, depth: usize)
 }
 
 /// A node's label: its name, or its op type and index.
-fn label(index: usize, node: &NodeProto) -> String {
+pub(crate) fn label(index: usize, node: &NodeProto) -> String {
     match node.name.as_deref() {
         Some(name) if !name.is_empty() => name.to_string(),
         _ => format!("{}{index}", node.op_type.as_deref().unwrap_or_default()),
@@ -176,7 +205,7 @@ fn label(index: usize, node: &NodeProto) -> String {
 }
 
 /// True for a default-domain node of type `op`.
-fn is_op(node: &NodeProto, op: &str) -> bool {
+pub(crate) fn is_op(node: &NodeProto, op: &str) -> bool {
     matches!(node.domain.as_deref(), None | Some("" | "ai.onnx"))
         && node.op_type.as_deref() == Some(op)
 }

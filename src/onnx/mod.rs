@@ -14,6 +14,7 @@ mod dim_expr;
 pub(crate) mod error;
 mod external;
 mod fused;
+mod fused_concat;
 mod lengths_source;
 mod model;
 #[cfg(feature = "analysis")]
@@ -41,6 +42,7 @@ use crate::semantics::Operator;
 use crate::tensor::HostTensor;
 pub(crate) use error::OnnxError;
 pub use fused::FusedChain;
+pub use fused_concat::{ConcatChain, ConcatNode};
 pub use lengths_source::LengthsSource;
 pub use model::OnnxModel;
 use operator::{is_split_node, lengths_input, split_operator};

@@ -1,11 +1,13 @@
-//! [`OnnxModel`]: a whole model as it ships, read for its split nodes,
+//! [`OnnxModel`]: a whole model as it ships, read for its split nodes
+//! (and its concat nodes, for the transposes they could take over),
 //! subgraphs (`If` branches, `Loop` and `Scan` bodies) included.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::error::OnnxError;
-use super::fused::{Uses, chains_of};
+use super::fused::{Uses, chains_of, is_op};
+use super::fused_concat::{ConcatNode, read_concat_node};
 use super::operator::is_split_node;
 use super::proto::{GraphProto, ModelProto};
 use super::scope::Scope;
@@ -19,8 +21,10 @@ const MAX_DEPTH: usize = 64;
 
 /// A model read for its split nodes: every `Split` and `SplitToSequence`
 /// of the default domain, in its graph and every subgraph, each with its
-/// operator resolved as far as the model alone allows. Only the tensors
-/// that give lengths are read; weights are dropped after decoding.
+/// operator resolved as far as the model alone allows, and every `Concat`
+/// with the inputs transposes produce for it ([`OnnxModel::concat_nodes`]).
+/// Only the tensors that give lengths and shapes are read; weights are
+/// dropped after decoding.
 ///
 /// # Examples
 ///
@@ -51,6 +55,7 @@ pub struct OnnxModel {
     opsets: BTreeMap<String, i64>,
     node_count: usize,
     split_nodes: Vec<SplitNode>,
+    concat_nodes: Vec<ConcatNode>,
 }
 
 impl OnnxModel {
@@ -106,6 +111,7 @@ impl OnnxModel {
             dir,
             node_count: 0,
             split_nodes: Vec::new(),
+            concat_nodes: Vec::new(),
         };
         let label = graph.name.clone().filter(|n| !n.is_empty());
         let scope = Scope::new(graph, None);
@@ -114,6 +120,7 @@ impl OnnxModel {
             opsets,
             node_count: walk.node_count,
             split_nodes: walk.split_nodes,
+            concat_nodes: walk.concat_nodes,
         })
     }
 
@@ -132,6 +139,13 @@ impl OnnxModel {
     pub fn split_nodes(&self) -> &[SplitNode] {
         &self.split_nodes
     }
+
+    /// Every `Concat` node of the default domain, in graph order, each with
+    /// its inputs a `Transpose` (and maybe a constant-shape `Reshape`)
+    /// produces and nothing else reads ([`ConcatNode::chains`]).
+    pub fn concat_nodes(&self) -> &[ConcatNode] {
+        &self.concat_nodes
+    }
 }
 
 /// The state of one walk over a model's graphs.
@@ -140,6 +154,7 @@ struct Walk<'d> {
     dir: Option<&'d Path>,
     node_count: usize,
     split_nodes: Vec<SplitNode>,
+    concat_nodes: Vec<ConcatNode>,
 }
 
 impl Walk<'_> {
@@ -156,24 +171,29 @@ impl Walk<'_> {
                 "subgraphs nested more than {MAX_DEPTH} levels deep"
             )));
         }
-        // Who reads each value, for the chains a split feeds (made only
-        // for graphs that hold a split).
+        // Who reads each value, for the chains a split feeds or a concat
+        // reads (made only for graphs that hold one).
+        let is_concat = |node: &_| is_op(node, "Concat");
         let uses = graph
             .node
             .iter()
-            .any(is_split_node)
+            .any(|n| is_split_node(n) || is_concat(n))
             .then(|| Uses::new(graph));
         for (index, node) in graph.node.iter().enumerate() {
             self.node_count += 1;
+            let path = || NodePath {
+                graphs: graphs.to_vec(),
+                name: node.name.clone().filter(|n| !n.is_empty()),
+                index,
+            };
             if let (true, Some(uses)) = (is_split_node(node), &uses) {
-                let path = NodePath {
-                    graphs: graphs.to_vec(),
-                    name: node.name.clone().filter(|n| !n.is_empty()),
-                    index,
-                };
-                let mut found = read_split_node(node, path, scope, self.opset, self.dir);
+                let mut found = read_split_node(node, path(), scope, self.opset, self.dir);
                 found.chains = chains_of(node, uses, scope, self.dir);
                 self.split_nodes.push(found);
+            }
+            if let (true, Some(uses)) = (is_concat(node), &uses) {
+                let found = read_concat_node(node, path(), uses, scope, self.dir);
+                self.concat_nodes.push(found);
             }
             let owner = match node.name.as_deref() {
                 Some(name) if !name.is_empty() => name.to_string(),

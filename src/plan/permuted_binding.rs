@@ -8,9 +8,9 @@
 use std::ops::Range;
 
 use crate::kernels::permute::{
-    CONCAT_RECORD_WORDS, ConcatUnits, HEADER_WORDS, MODE_ELEMENTS, PermuteModule, concat_record,
-    record,
+    CONCAT_RECORD_WORDS, ConcatUnits, HEADER_WORDS, MODE_ELEMENTS, concat_record, record,
 };
+use crate::kernels::permute_module::PermuteModule;
 use crate::kernels::permute_tile::{self, TileSide, TileWalk};
 use crate::kernels::table::WORKGROUP_SIZE;
 use crate::plan::binding::regions::PlainRegion;

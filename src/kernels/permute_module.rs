@@ -1,0 +1,145 @@
+//! [`PermuteModule`]: which module a permuted-move dispatch runs (the
+//! gather of [`super::permute`] or the tiles of [`super::permute_tile`]),
+//! and everything that follows from it: its WGSL, entry point, parameter
+//! block and bind group layout. The plan's binding names it; the GPU path
+//! compiles it; recordings write it out.
+
+use super::permute::{self, CONCAT_RECORD_WORDS, ConcatUnits, HEADER_WORDS, RECORD_WORDS};
+use super::permute_tile::{self, TILE_RECORD_WORDS, TileSide};
+use super::shader::{BindingKind, LayoutEntry};
+
+/// The module a permuted-move dispatch runs, and everything that picks it:
+/// its WGSL ([`PermuteModule::source`]), entry point and bind group layout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum PermuteModule {
+    /// A split's gather: `slots` destinations, in vec4s or words, the
+    /// source bound writable where a destination shares its buffer.
+    Split {
+        slots: usize,
+        vec4: bool,
+        writable_source: bool,
+    },
+    /// A concat's gather: `slots` pieces in `units`, piece `k` bound
+    /// writable where bit `k` of `writable` is set.
+    Concat {
+        slots: usize,
+        units: ConcatUnits,
+        writable: u32,
+    },
+    /// The concat's tensor zeroed before pieces of elements are ORed in.
+    Clear,
+    /// The tile kernel ([`permute_tile`]): `slots` slots on `side`,
+    /// elements of `words` words, the buffers read bound writable as
+    /// `writable` says.
+    Tile {
+        slots: usize,
+        side: TileSide,
+        words: u32,
+        writable: u32,
+    },
+}
+
+impl PermuteModule {
+    /// Its WGSL.
+    pub(crate) fn source(&self) -> String {
+        match *self {
+            PermuteModule::Split {
+                slots,
+                vec4,
+                writable_source,
+            } => permute::module(slots, vec4, writable_source),
+            PermuteModule::Concat {
+                slots,
+                units,
+                writable,
+            } => permute::concat_module(slots, units, writable),
+            PermuteModule::Clear => permute::concat_module(1, ConcatUnits::Atomic, 0),
+            PermuteModule::Tile {
+                slots,
+                side,
+                words,
+                writable,
+            } => permute_tile::module(slots, side, words, writable),
+        }
+    }
+
+    /// Its entry point.
+    pub(crate) fn entry_point(&self) -> &'static str {
+        match self {
+            PermuteModule::Clear => "clear",
+            _ => "main",
+        }
+    }
+
+    /// Bytes of its parameters' uniform block.
+    pub(crate) fn params_bytes(&self) -> u64 {
+        let words = match *self {
+            PermuteModule::Split { slots, .. } => HEADER_WORDS + slots * RECORD_WORDS,
+            PermuteModule::Concat { slots, .. } => HEADER_WORDS + slots * CONCAT_RECORD_WORDS,
+            PermuteModule::Clear => HEADER_WORDS + CONCAT_RECORD_WORDS,
+            PermuteModule::Tile { slots, .. } => HEADER_WORDS + slots * TILE_RECORD_WORDS,
+        };
+        words as u64 * 4
+    }
+
+    /// Its bind group layout: the parameters (binding 0), binding 1 (a
+    /// split's source, a concat's tensor) and a binding per slot.
+    pub(crate) fn layout(&self) -> Vec<LayoutEntry> {
+        let kind = |written: bool| {
+            if written {
+                BindingKind::Storage
+            } else {
+                BindingKind::ReadOnlyStorage
+            }
+        };
+        let entry = |binding: u32, kind, min_binding_size| LayoutEntry {
+            binding,
+            kind,
+            min_binding_size,
+        };
+        let mut entries = vec![entry(0, BindingKind::Uniform, self.params_bytes())];
+        match *self {
+            PermuteModule::Split {
+                slots,
+                vec4,
+                writable_source,
+            } => {
+                let unit = if vec4 { 16 } else { 4 };
+                entries.push(entry(1, kind(writable_source), unit));
+                entries.extend((0..slots).map(|k| entry(k as u32 + 2, BindingKind::Storage, unit)));
+            }
+            PermuteModule::Concat {
+                slots,
+                units,
+                writable,
+            } => {
+                let unit = if units == ConcatUnits::Vec4 { 16 } else { 4 };
+                entries.push(entry(1, BindingKind::Storage, unit));
+                entries.extend(
+                    (0..slots).map(|k| entry(k as u32 + 2, kind(writable >> k & 1 == 1), unit)),
+                );
+            }
+            PermuteModule::Clear => entries.push(entry(1, BindingKind::Storage, 4)),
+            PermuteModule::Tile {
+                slots,
+                side,
+                words,
+                writable,
+            } => {
+                let unit = u64::from(words) * 4;
+                let split = side == TileSide::Split;
+                let one = if split {
+                    kind(writable & 1 == 1)
+                } else {
+                    BindingKind::Storage
+                };
+                entries.push(entry(1, one, unit));
+                entries.extend((0..slots).map(|k| {
+                    let read = !split && writable >> k & 1 == 0;
+                    entry(k as u32 + 2, kind(!read), unit)
+                }));
+            }
+        }
+        entries
+    }
+}
