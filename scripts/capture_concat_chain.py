@@ -19,7 +19,8 @@ The script
      as outputs, checks that the Transpose then the Concat of the captured
      values (numpy) is the captured output bit for bit, and writes the
      concat's other input and the Transpose's input as TensorProto files
-     to tests/data/onnx-models/nodes/vit_s_focus_concat_chain/, with the
+     to tests/data/onnx-models/concat_chains/ (not among the node tests:
+     this is no one-node model), with the
      output's shape and SHA-256 in tests/data/onnx-models/fused_concat.json.
 """
 import argparse
@@ -107,7 +108,7 @@ def main():
 
     # The fused move's inputs: the Transpose's input in the chained slot.
     fused = [source if j == k else x for j, x in enumerate(inputs)]
-    node_dir = OUT / "nodes" / f"{NAME}_concat_chain"
+    node_dir = OUT / "concat_chains"
     node_dir.mkdir(parents=True, exist_ok=True)
     for j, x in enumerate(fused):
         t = numpy_helper.from_array(np.ascontiguousarray(x), f"input_{j}")
@@ -122,7 +123,7 @@ def main():
         "chained_input": k,
         "perm": perm,
         "axis": axis,
-        "dir": node_dir.name,
+        "dir": "concat_chains",
         "inputs": [list(x.shape) for x in fused],
         "output": {"shape": list(output.shape), "sha256": sha256(np.ascontiguousarray(output).tobytes())},
     }

@@ -419,9 +419,7 @@ mod concat_chains {
                 .iter()
                 .find(|n| n.path.name.as_deref() == Some(name))
                 .unwrap();
-            let dir = super::root()
-                .join("nodes")
-                .join(case["dir"].as_str().unwrap());
+            let dir = super::root().join(case["dir"].as_str().unwrap());
             let inputs: Vec<HostTensor> = (0..node.inputs.len())
                 .map(|j| {
                     let bytes = std::fs::read(dir.join(format!("input_{j}.pb"))).unwrap();
