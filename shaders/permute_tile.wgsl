@@ -1,7 +1,8 @@
 // Permuted moves through workgroup tiles (src/kernels/permute_tile.rs), for
 // moves that carry the source's contiguous axis across the destination's
 // rows (a transpose of the fastest axis): each workgroup moves one 32 x 32
-// tile of elements (units: u32, vec2<u32> or vec4<u32>), loading it along
+// tile of elements (units: u32, vec2<u32> or vec4<u32>; elements of 2 to
+// 16 bits packed in u32 words, `packed_phases`), loading it along
 // the axis its reads are contiguous on (consecutive lanes on consecutive
 // source units) and storing it along the axis its writes are contiguous on
 // (consecutive lanes on consecutive destination units), through workgroup
@@ -11,9 +12,10 @@
 // [slots, 0, 0, 0], then per slot RECORD words: first (workgroup),
 // workgroups, tiles along the read axis, tiles along the write axis, the
 // read axis (a dimension of the view), the write axis, rank, read offset,
-// write offset, read shift, write shift, 0, dims[8], read strides[8],
-// write strides[8]. The shifts are units between a binding's start and its
-// region's.
+// write offset, read shift, write shift, element bits, dims[8], read
+// strides[8], write strides[8]. Offsets and strides count elements; the
+// shifts (between a binding's start and its region's) count units: whole
+// elements, or words for packed ones.
 
 //#fragment module
 const RECORD: u32 = 36u;
@@ -62,8 +64,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) groups: 
     let read0 = ((t / tiles_write) % tiles_read) * TILE;
     // The tile's batch: every dimension but the two axes, innermost last.
     var rest = t / (tiles_write * tiles_read);
-    var read_at = p(r + 7u) + p(r + 9u);
-    var write_at = p(r + 8u) + p(r + 10u);
+    var read_at = p(r + 7u);
+    var write_at = p(r + 8u);
+    let read_shift = p(r + 9u);
+    let write_shift = p(r + 10u);
     for (var j = rank; j > 0u; j -= 1u) {
         let k = j - 1u;
         if (k != read_axis && k != write_axis) {
@@ -78,30 +82,69 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) groups: 
     let write_dim = p(r + 12u + write_axis);
     let x = lid % TILE;
     let y = lid / TILE;
-    // Loads: lane x on read index read0 + x (the read axis, contiguous in
-    // the source), each pass a row of the write axis.
     let read_step = p(r + 20u + read_axis);
     let across_read = p(r + 20u + write_axis);
+    let write_step = p(r + 28u + write_axis);
+    let across_write = p(r + 28u + read_axis);
+{{phases}}
+}
+
+//#fragment whole_phases
+    // Loads: lane x on read index read0 + x (the read axis, contiguous in
+    // the source), each pass a row of the write axis.
     for (var k = 0u; k < TILE; k += ROWS) {
         let w = write0 + y + k;
         let i = read0 + x;
         if (w < write_dim && i < read_dim) {
-            tile[cell(y + k, x)] = load(slot, read_at + i * read_step + w * across_read);
+            tile[cell(y + k, x)] = load(slot, read_shift + read_at + i * read_step + w * across_read);
         }
     }
     workgroupBarrier();
     // Stores: lane x on write index write0 + x (the write axis, contiguous
     // in the destination), each pass a row of the read axis.
-    let write_step = p(r + 28u + write_axis);
-    let across_write = p(r + 28u + read_axis);
     for (var k = 0u; k < TILE; k += ROWS) {
         let i = read0 + y + k;
         let w = write0 + x;
         if (w < write_dim && i < read_dim) {
-            store(slot, write_at + w * write_step + i * across_write, tile[cell(x, y + k)]);
+            store(slot, write_shift + write_at + w * write_step + i * across_write, tile[cell(x, y + k)]);
         }
     }
-}
+
+//#fragment packed_phases
+    // Elements of {{bits}} bits, packed in 32-bit words; the shifts count
+    // words. Loads: lane x takes element read0 + x of the read axis out
+    // of the word holding it (neighbouring lanes share words).
+    const BITS: u32 = {{bits}}u;
+    let per_word = 32u / BITS;
+    let mask = (1u << BITS) - 1u;
+    for (var k = 0u; k < TILE; k += ROWS) {
+        let w = write0 + y + k;
+        let i = read0 + x;
+        if (w < write_dim && i < read_dim) {
+            let bit = (read_at + i * read_step + w * across_read) * BITS;
+            tile[cell(y + k, x)] = (load(slot, read_shift + bit / 32u) >> (bit % 32u)) & mask;
+        }
+    }
+    workgroupBarrier();
+    // Stores: a whole word per lane, `per_word` consecutive elements of
+    // the write axis (the plan makes every output row whole words, so no
+    // word is shared with another tile); a row of the tile takes
+    // TILE / per_word lanes.
+    let lanes = TILE / per_word;
+    let xs = lid % lanes;
+    let ys = lid / lanes;
+    let rows = 256u / lanes;
+    for (var k = 0u; k < TILE; k += rows) {
+        let i = read0 + ys + k;
+        let w = write0 + xs * per_word;
+        if (ys + k < TILE && w < write_dim && i < read_dim) {
+            var value = 0u;
+            for (var j = 0u; j < per_word; j += 1u) {
+                value |= tile[cell(xs * per_word + j, ys + k)] << (j * BITS);
+            }
+            store(slot, write_shift + (write_at + w + i * across_write) / per_word, value);
+        }
+    }
 
 //#fragment split_bindings
 @group(0) @binding(1) var<storage, {{src_access}}> src: array<{{unit}}>;

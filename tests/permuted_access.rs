@@ -125,11 +125,15 @@ fn heads_are_coalesced_on_gpu_warps_and_transposes_are_tiled() {
 /// workgroup by workgroup (a tile of the read axis by the write axis, in
 /// one batch of the other dimensions), invocation `y * 32 + x` loads in
 /// pass `k` the element at read index `read0 + x`, write index
-/// `write0 + y + 8k`, and stores in pass `k` the one at read index
-/// `read0 + y + 8k`, write index `write0 + x`; lanes out of the view idle.
-/// Sectors per warp request over the ideal at warp width `w`, loads and
-/// stores, for elements of `bytes`.
-fn tile_ratios(walk: &TileWalk, bytes: u64, w: usize) -> (f64, f64) {
+/// `write0 + y + 8k` (packed elements: the word holding it), and stores in
+/// pass `k` the one at read index `read0 + y + 8k`, write index
+/// `write0 + x`; packed elements store a word per lane instead, lane
+/// `ys * lanes + xs` the `per_word` elements from write index
+/// `write0 + xs * per_word` of read index `read0 + ys + k` (`lanes` =
+/// 32 / per_word lanes a row). Lanes out of the view idle. Sectors per
+/// warp request over the ideal at warp width `w`, loads and stores, for
+/// elements of `bits`.
+fn tile_ratios(walk: &TileWalk, bits: u64, w: usize) -> (f64, f64) {
     let (ra, wa) = (walk.read_axis, walk.write_axis);
     let (read_dim, write_dim) = (walk.dims[ra], walk.dims[wa]);
     let others: Vec<usize> = (0..walk.dims.len())
@@ -137,20 +141,32 @@ fn tile_ratios(walk: &TileWalk, bytes: u64, w: usize) -> (f64, f64) {
         .collect();
     let batches: u32 = others.iter().map(|&k| walk.dims[k]).product();
     let tile = TILE;
+    let packed = bits < 32;
+    let per_word = if packed { (32 / bits) as u32 } else { 1 };
     let (mut load, mut store) = ((0u64, 0u64), (0u64, 0u64));
-    let count = |addresses: &[u64], into: &mut (u64, u64)| {
-        if addresses.is_empty() {
+    // Each lane's bytes (first, length) and the bytes the request needs.
+    let count = |lanes: &[(u64, u64)], needed: u64, into: &mut (u64, u64)| {
+        if lanes.is_empty() {
             return;
         }
-        let mut sectors: Vec<u64> = addresses
+        let mut sectors: Vec<u64> = lanes
             .iter()
-            .flat_map(|&e| [e * bytes / 32, (e * bytes + bytes - 1) / 32])
+            .flat_map(|&(at, len)| [at / 32, (at + len - 1) / 32])
             .collect();
         sectors.sort_unstable();
         sectors.dedup();
         into.0 += sectors.len() as u64;
-        into.1 += (addresses.len() as u64 * bytes).div_ceil(32);
+        into.1 += needed.div_ceil(32);
     };
+    // Element `e`'s bytes as a lane touches them.
+    let touched = |e: u64| {
+        if packed {
+            (e * bits / 32 * 4, 4)
+        } else {
+            (e * bits / 8, bits / 8)
+        }
+    };
+    let element_bytes = bits.div_ceil(8);
     for b in 0..batches {
         let (mut rest, mut read_at, mut write_at) =
             (b, u64::from(walk.read_offset), u64::from(walk.write_offset));
@@ -160,32 +176,57 @@ fn tile_ratios(walk: &TileWalk, bytes: u64, w: usize) -> (f64, f64) {
             read_at += i * u64::from(walk.read_strides[k]);
             write_at += i * u64::from(walk.write_strides[k]);
         }
+        let read_of = |i: u32, wi: u32| {
+            read_at
+                + u64::from(i) * u64::from(walk.read_strides[ra])
+                + u64::from(wi) * u64::from(walk.read_strides[wa])
+        };
+        let write_of = |i: u32, wi: u32| {
+            write_at
+                + u64::from(wi) * u64::from(walk.write_strides[wa])
+                + u64::from(i) * u64::from(walk.write_strides[ra])
+        };
         for read0 in (0..read_dim).step_by(tile as usize) {
             for write0 in (0..write_dim).step_by(tile as usize) {
-                for pass in (0..tile).step_by(8) {
-                    for warp in (0..256u32).collect::<Vec<_>>().chunks(w) {
-                        let (mut loads, mut stores) = (Vec::new(), Vec::new());
+                let lanes_a_row = tile / per_word;
+                let store_rows = 256 / lanes_a_row;
+                for warp in (0..256u32).collect::<Vec<_>>().chunks(w) {
+                    for pass in (0..tile).step_by(8) {
+                        let mut loads = Vec::new();
                         for &lid in warp {
                             let (x, y) = (lid % tile, lid / tile);
                             let (i, wi) = (read0 + x, write0 + y + pass);
                             if i < read_dim && wi < write_dim {
-                                loads.push(
-                                    read_at
-                                        + u64::from(i) * u64::from(walk.read_strides[ra])
-                                        + u64::from(wi) * u64::from(walk.read_strides[wa]),
-                                );
-                            }
-                            let (i, wi) = (read0 + y + pass, write0 + x);
-                            if i < read_dim && wi < write_dim {
-                                stores.push(
-                                    write_at
-                                        + u64::from(wi) * u64::from(walk.write_strides[wa])
-                                        + u64::from(i) * u64::from(walk.write_strides[ra]),
-                                );
+                                loads.push(touched(read_of(i, wi)));
                             }
                         }
-                        count(&loads, &mut load);
-                        count(&stores, &mut store);
+                        let needed = loads.len() as u64 * element_bytes;
+                        count(&loads, needed, &mut load);
+                    }
+                    let passes: Vec<u32> = if packed {
+                        (0..tile).step_by(store_rows as usize).collect()
+                    } else {
+                        (0..tile).step_by(8).collect()
+                    };
+                    for pass in passes {
+                        let mut stores = Vec::new();
+                        for &lid in warp {
+                            if packed {
+                                let (xs, ys) = (lid % lanes_a_row, lid / lanes_a_row);
+                                let (i, wi) = (read0 + ys + pass, write0 + xs * per_word);
+                                if ys + pass < tile && i < read_dim && wi < write_dim {
+                                    stores.push((write_of(i, wi) / u64::from(per_word) * 4, 4));
+                                }
+                            } else {
+                                let (x, y) = (lid % tile, lid / tile);
+                                let (i, wi) = (read0 + y + pass, write0 + x);
+                                if i < read_dim && wi < write_dim {
+                                    stores.push(touched(write_of(i, wi)));
+                                }
+                            }
+                        }
+                        let needed: u64 = stores.iter().map(|s| s.1).sum();
+                        count(&stores, needed, &mut store);
                     }
                 }
             }
@@ -235,14 +276,22 @@ fn transposes_of_the_fastest_axis_are_coalesced_through_tiles() {
             1.15,
         ),
         ("K^T f32 S=100 D=48", k_t(100, 2, 48), f32_t, 1.20),
+        // Packed: f16 and u8 K^T (rows of 128 and 96 elements).
+        (
+            "K^T f16 S=128 D=64",
+            k_t(128, 4, 64),
+            ElementType::Float16,
+            1.15,
+        ),
+        ("K^T u8 S=96 D=32", k_t(96, 2, 32), ElementType::Uint8, 1.15),
     ] {
         let plan = PermutedPlan::new(&split, t, &limits).unwrap();
-        let bytes = u64::from(t.bit_width().unwrap() / 8);
+        let bits = u64::from(t.bit_width().unwrap());
         let walks = permuted_tile_walks(&plan);
         assert!(walks.iter().any(Option::is_some), "{name}: nothing tiled");
         for walk in walks.iter().flatten() {
             for w in [32, 64] {
-                let (loads, stores) = tile_ratios(walk, bytes, w);
+                let (loads, stores) = tile_ratios(walk, bits, w);
                 eprintln!("{name} W={w}, tiles: loads {loads:.2}, stores {stores:.2}");
                 assert!(
                     loads <= most && stores <= most,
@@ -255,7 +304,7 @@ fn transposes_of_the_fastest_axis_are_coalesced_through_tiles() {
         let plan = PermutedConcatPlan::new(&concat, t, &limits).unwrap();
         for walk in permuted_concat_tile_walks(&plan).iter().flatten() {
             for w in [32, 64] {
-                let (loads, stores) = tile_ratios(walk, bytes, w);
+                let (loads, stores) = tile_ratios(walk, bits, w);
                 eprintln!("{name} concat W={w}, tiles: loads {loads:.2}, stores {stores:.2}");
                 assert!(loads <= most && stores <= most, "{name} concat W={w}");
             }

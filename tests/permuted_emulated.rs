@@ -247,6 +247,9 @@ fn heads_and_transposes_through_tiles_emulate_exactly() {
         (ElementType::Float, transpose(40, 33)),
         (ElementType::Double, transpose(17, 64)),
         (ElementType::Complex128, transpose(32, 20)),
+        (ElementType::Float16, transpose(40, 34)),
+        (ElementType::Uint8, transpose(24, 64)),
+        (ElementType::Int4, transpose(16, 40)),
     ] {
         let shape = split.split().input_shape().to_vec();
         let input = random_tensor(&mut rng, t, &shape);

@@ -1,8 +1,8 @@
 //! The permuted moves of the suite (issue 39): attention heads (f16, bf16
 //! of odd widths, u8, int4 nibbles), a grouped-query QKV, YOLOv8's
 //! distribution head (its kept piece a copy command), transposes of the
-//! fastest axis in f32, f64 and complex128 (the tile kernel on striped
-//! lanes), each split in both lane orders with its outputs in buffers of
+//! fastest axis in f32, f64, complex128, f16 and u8 (the tile kernel on
+//! striped lanes, packed for the last two), each split in both lane orders with its outputs in buffers of
 //! their own, packed in one page, and in the input's page (the input bound
 //! writable), and the concat that undoes it with its inputs in buffers of
 //! their own, in one page, and in the output's page.
@@ -60,6 +60,7 @@ fn cases() -> Vec<Case> {
         vec![PieceMove::new(vec![2, 40, 2, 32], vec![0, 2, 3, 1]); 3],
     )
     .unwrap();
+    let k_t_f16 = k_t.clone();
     let dfl = PermutedSplit::new(
         ResolvedSplit::new(&[1, 144, 40], 1, vec![64, 80], true).unwrap(),
         vec![
@@ -121,6 +122,16 @@ fn cases() -> Vec<Case> {
             name: "permuted transpose complex128",
             element_type: ElementType::Complex128,
             split: transpose(32, 20),
+        },
+        Case {
+            name: "permuted K^T f16",
+            element_type: ElementType::Float16,
+            split: k_t_f16,
+        },
+        Case {
+            name: "permuted transpose u8",
+            element_type: ElementType::Uint8,
+            split: transpose(24, 64),
         },
     ]
 }

@@ -29,12 +29,12 @@ pub(crate) enum PermuteModule {
     /// The concat's tensor zeroed before pieces of elements are ORed in.
     Clear,
     /// The tile kernel ([`permute_tile`]): `slots` slots on `side`,
-    /// elements of `words` words, the buffers read bound writable as
+    /// elements of `bits` bits, the buffers read bound writable as
     /// `writable` says.
     Tile {
         slots: usize,
         side: TileSide,
-        words: u32,
+        bits: u32,
         writable: u32,
     },
 }
@@ -57,9 +57,9 @@ impl PermuteModule {
             PermuteModule::Tile {
                 slots,
                 side,
-                words,
+                bits,
                 writable,
-            } => permute_tile::module(slots, side, words, writable),
+            } => permute_tile::module(slots, side, bits, writable),
         }
     }
 
@@ -123,10 +123,10 @@ impl PermuteModule {
             PermuteModule::Tile {
                 slots,
                 side,
-                words,
+                bits,
                 writable,
             } => {
-                let unit = u64::from(words) * 4;
+                let unit = u64::from(bits.max(32) / 8);
                 let split = side == TileSide::Split;
                 let one = if split {
                     kind(writable & 1 == 1)

@@ -6,7 +6,9 @@
 //! 32, 64 or 128 bits: it loads the tile along the axis the source is
 //! contiguous on and stores it along the axis the destination is
 //! contiguous on, through workgroup memory, so that both sides put
-//! consecutive lanes on consecutive elements. One module per number of
+//! consecutive lanes on consecutive elements. Elements of 2 to 16 bits are
+//! taken out of their words one per lane and stored a whole word per lane
+//! (the plan makes every output row of such a move whole words). One module per number of
 //! slots a dispatch binds and direction; everything else is in one record
 //! per slot ([`record`]).
 
@@ -38,16 +40,22 @@ pub(crate) enum TileSide {
 }
 
 /// The WGSL module of tile dispatches binding `slots` slots on `side`, in
-/// elements of `words` 32-bit words (1, 2 or 4: `u32`, `vec2<u32>`,
-/// `vec4<u32>`); binding 0 is the parameters, a uniform block of a header
-/// and a record per slot. The buffers read are bound writable where bit
-/// `k` of `writable` is set (a split's one source: bit 0; a concat's piece
-/// in slot `k`): they share a buffer the dispatch writes.
-pub(crate) fn module(slots: usize, side: TileSide, words: u32, writable: u32) -> String {
-    let unit = match words {
-        1 => "u32",
-        2 => "vec2<u32>",
-        _ => "vec4<u32>",
+/// elements of `bits` bits: 32, 64 or 128 (units `u32`, `vec2<u32>`,
+/// `vec4<u32>`), or 2 to 16 packed in `u32` words; binding 0 is the
+/// parameters, a uniform block of a header and a record per slot. The
+/// buffers read are bound writable where bit `k` of `writable` is set (a
+/// split's one source: bit 0; a concat's piece in slot `k`): they share a
+/// buffer the dispatch writes.
+pub(crate) fn module(slots: usize, side: TileSide, bits: u32, writable: u32) -> String {
+    let unit = match bits {
+        64 => "vec2<u32>",
+        128 => "vec4<u32>",
+        _ => "u32",
+    };
+    let phases = if bits >= 32 {
+        WGSL.fill("whole_phases", &[])
+    } else {
+        WGSL.fill("packed_phases", &[("bits", &bits)])
     };
     let destinations = WGSL.repeat("split_destination", 0..slots, |slot| {
         vec![
@@ -89,7 +97,12 @@ pub(crate) fn module(slots: usize, side: TileSide, words: u32, writable: u32) ->
     let vec4s = (super::permute::HEADER_WORDS + slots * TILE_RECORD_WORDS) / 4;
     WGSL.fill(
         "module",
-        &[("vec4s", &vec4s), ("bindings", &bindings), ("unit", &unit)],
+        &[
+            ("vec4s", &vec4s),
+            ("bindings", &bindings),
+            ("unit", &unit),
+            ("phases", &phases),
+        ],
     )
 }
 
@@ -138,19 +151,20 @@ impl TileWalk {
     }
 }
 
-/// One slot's record: its first workgroup in the dispatch and its walk,
-/// the shifts (elements between each binding's start and its region's)
-/// added to the read and write offsets.
+/// One slot's record: its first workgroup in the dispatch, its walk, the
+/// shifts between each binding's start and its region's (in elements, or
+/// words for elements under 32 bits), and the element bits.
 pub(crate) fn record(
     first: u32,
     walk: &TileWalk,
     read_shift: u32,
     write_shift: u32,
+    bits: u32,
 ) -> [u32; TILE_RECORD_WORDS] {
     let (tiles_read, tiles_write) = walk.tiles();
     let rank = walk.dims.len();
     let mut r = [0u32; TILE_RECORD_WORDS];
-    r[..11].copy_from_slice(&[
+    r[..12].copy_from_slice(&[
         first,
         walk.workgroups() as u32,
         tiles_read,
@@ -162,6 +176,7 @@ pub(crate) fn record(
         walk.write_offset,
         read_shift,
         write_shift,
+        bits,
     ]);
     r[12..12 + rank].copy_from_slice(&walk.dims);
     r[20..20 + rank].copy_from_slice(&walk.read_strides);
@@ -178,14 +193,22 @@ mod tests {
     fn every_tile_module_validates_and_binds_what_the_encode_binds() {
         for slots in 1..=32 {
             for side in [TileSide::Split, TileSide::Concat] {
-                for (words, writable) in [(1, 0), (2, u32::MAX), (4, 0x5555_5555)] {
-                    let source = module(slots, side, words, writable >> (32 - slots));
+                for (bits, writable) in [
+                    (32, 0),
+                    (64, u32::MAX),
+                    (128, 0x5555_5555),
+                    (16, 0),
+                    (8, u32::MAX),
+                    (4, 0),
+                    (2, 0x5555_5555),
+                ] {
+                    let source = module(slots, side, bits, writable >> (32 - slots));
                     let parsed = naga::front::wgsl::parse_str(&source).unwrap_or_else(|e| {
                         panic!("{side:?} x{slots}: {}", e.emit_to_string(&source))
                     });
                     let info = Validator::new(ValidationFlags::all(), Capabilities::empty())
                         .validate(&parsed)
-                        .unwrap_or_else(|e| panic!("{side:?} x{slots} {words}: {e:?}"));
+                        .unwrap_or_else(|e| panic!("{side:?} x{slots} {bits}: {e:?}"));
                     drop(info);
                     let mut bindings: Vec<u32> = parsed
                         .global_variables
@@ -215,8 +238,8 @@ mod tests {
         };
         assert_eq!(walk.tiles(), (238, 1));
         assert_eq!(walk.workgroups(), 238);
-        let r = record(5, &walk, 2, 3);
-        assert_eq!(&r[..11], &[5, 238, 238, 1, 0, 1, 2, 0, 0, 2, 3]);
+        let r = record(5, &walk, 2, 3, 32);
+        assert_eq!(&r[..12], &[5, 238, 238, 1, 0, 1, 2, 0, 0, 2, 3, 32]);
         assert_eq!(&r[12..14], &[7600, 32]);
         assert_eq!(&r[20..22], &[1, 7600]);
         assert_eq!(&r[28..30], &[32, 1]);

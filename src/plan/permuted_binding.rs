@@ -67,14 +67,20 @@ fn tile_dispatch(
     let mut params = vec![walks.len() as u32, 0, 0, 0];
     let mut first = 0u32;
     for &(walk, read_shift, write_shift) in walks {
-        params.extend(permute_tile::record(first, walk, read_shift, write_shift));
+        params.extend(permute_tile::record(
+            first,
+            walk,
+            read_shift,
+            write_shift,
+            bits,
+        ));
         first += walk.workgroups() as u32;
     }
     PermutedDispatch {
         module: PermuteModule::Tile {
             slots: walks.len(),
             side,
-            words: bits / 32,
+            bits,
             writable,
         },
         params,
@@ -128,7 +134,8 @@ impl PermutedPlan {
         let bits = self.element_type().bit_width().unwrap_or(32);
         let src = self.binding(input, self.input_bytes().next_multiple_of(4));
         let bound = |i: usize| self.binding(&destinations[i], self.output_region_bytes(i));
-        let tile_bytes = u64::from(bits / 8);
+        // The tile kernel's unit: its element, or a word for packed ones.
+        let tile_bytes = u64::from(bits.max(32) / 8);
         // A dispatch writing into the input's buffer binds the input
         // writable too.
         let writes_input_buffer = |group: &[usize]| {
@@ -304,7 +311,8 @@ impl PermutedConcatPlan {
             });
         }
         let bits = self.element_type().bit_width().unwrap_or(32);
-        let tile_bytes = u64::from(bits / 8);
+        // The tile kernel's unit: its element, or a word for packed ones.
+        let tile_bytes = u64::from(bits.max(32) / 8);
         for group in &groups {
             // Inputs moved through tiles: their own dispatches.
             let (tiled, group): (Vec<usize>, Vec<usize>) = group.iter().partition(|&&i| {

@@ -44,8 +44,8 @@ pub(crate) struct PermutedOutput {
     /// The view in vec4s, where the words' runs, strides and offset are
     /// whole vec4s: dimensions, strides, offset.
     pub vec4: Option<(Vec<u32>, Vec<u32>, u32)>,
-    /// The tile kernel's walk, for elements of 32, 64 or 128 bits moved
-    /// across the source's contiguous axis on a GPU (striped lanes).
+    /// The tile kernel's walk, for a move across the source's contiguous
+    /// axis on a GPU (striped lanes).
     pub tile: Option<TileWalk>,
     /// The input's byte offset of the output, when the output is one run
     /// of the input of whole words at a whole word (a piece kept as it
@@ -128,10 +128,11 @@ impl PermutedPlan {
         words_per_invocation(self.lanes)
     }
 
-    /// True when output `i` moves through workgroup tiles: elements of 32,
-    /// 64 or 128 bits whose move carries the input's contiguous axis
-    /// across the output's rows (a transpose of the fastest axis), on
-    /// striped lanes (GPUs), both axes at least 16 elements long.
+    /// True when output `i` moves through workgroup tiles: a move that
+    /// carries the input's contiguous axis across the output's rows (a
+    /// transpose of the fastest axis), on striped lanes (GPUs), both axes
+    /// at least 16 elements long; elements under 32 bits where every output
+    /// row is whole 32-bit words (an f16 K^T of an even sequence length).
     /// Each workgroup then loads a 32 x 32 tile along the input's rows and
     /// stores it along the output's, so that consecutive lanes touch
     /// consecutive elements on both sides. (A region whose offset is not a
@@ -355,17 +356,18 @@ const MIN_TILE_SIDE: u32 = 16;
 /// through `write` (both in elements of `bits`, walked in the same
 /// order): both views on common dimensions, one of them contiguous in the
 /// reads and not the writes, another contiguous in the writes and not the
-/// reads, each at least [`MIN_TILE_SIDE`] long. `None` for elements of
-/// another width, moves that keep the reads' runs (the gather coalesces
-/// them), views that share no dimensions, more than [`RECORD_RANK`]
-/// dimensions, or more tiles than one dispatch's grid.
+/// reads, each at least [`MIN_TILE_SIDE`] long; for elements under 32
+/// bits, every output row whole words at a whole word. `None` otherwise:
+/// moves that keep the reads' runs (the gather coalesces them), views that
+/// share no dimensions, more than [`RECORD_RANK`] dimensions, or more tiles
+/// than one dispatch's grid.
 fn tile_walk(
     read: &StridedView,
     write: &StridedView,
     bits: u64,
     limits: &PlanLimits,
 ) -> Option<TileWalk> {
-    if !matches!(bits, 32 | 64 | 128) {
+    if !matches!(bits, 2 | 4 | 8 | 16 | 32 | 64 | 128) {
         return None;
     }
     let (dims, read_strides, write_strides) = common_dims(read, write)?;
@@ -374,6 +376,17 @@ fn tile_walk(
         (0..dims.len()).find(|&k| read_strides[k] == 1 && write_strides[k] != 1 && long(k))?;
     let write_axis =
         (0..dims.len()).find(|&k| write_strides[k] == 1 && read_strides[k] != 1 && long(k))?;
+    // Packed elements are stored a whole word per lane: every output row
+    // (along the write axis) whole words at a whole word, so that no word
+    // is shared with another tile or another piece.
+    if bits < 32 {
+        let per_word = (32 / bits) as usize;
+        let whole = |x: usize| x.is_multiple_of(per_word);
+        let rows_whole = (0..dims.len()).all(|k| k == write_axis || whole(write_strides[k]));
+        if !(rows_whole && whole(dims[write_axis]) && whole(write.offset())) {
+            return None;
+        }
+    }
     let small = |v: &[usize]| v.iter().all(|&x| x <= u32::MAX as usize);
     if dims.len() > RECORD_RANK || !small(&dims) || !small(&read_strides) || !small(&write_strides)
     {
@@ -879,9 +892,16 @@ mod tests {
         assert_eq!((walk.read_axis, walk.write_axis), (0, 1));
         assert_eq!(walk.write_strides, vec![32, 1]);
         assert!(tile_walk(&read, &write, 64, &limits).is_some());
-        // Sub-word elements stay with the gather; so do moves that keep
-        // the reads' runs (attention heads) and short axes.
-        assert!(tile_walk(&read, &write, 16, &limits).is_none());
+        // Packed elements where every output row is whole words; not an
+        // odd row of f16 (a word would straddle two rows). Moves that keep
+        // the reads' runs (attention heads) and short axes stay with the
+        // gather.
+        assert!(tile_walk(&read, &write, 16, &limits).is_some());
+        assert!(tile_walk(&read, &write, 4, &limits).is_some());
+        let odd = StridedView::new(&[7600, 33], &[1, 7600], 0);
+        let odd_out = StridedView::new(&[7600 * 33], &[1], 0);
+        assert!(tile_walk(&odd, &odd_out, 32, &limits).is_some());
+        assert!(tile_walk(&odd, &odd_out, 16, &limits).is_none());
         let heads = StridedView::new(&[12, 1024, 64], &[64, 2304, 1], 0);
         let heads_out = StridedView::new(&[12 * 1024 * 64], &[1], 0);
         assert!(tile_walk(&heads, &heads_out, 32, &limits).is_none());

@@ -318,17 +318,36 @@ impl Memory {
                 u64::from(first + workgroups) <= groups,
                 "the grid is short of slot {slot}'s tiles"
             );
-            let read = (dims, &r[20..20 + rank], r[7] + r[9]);
-            let write = (dims, &r[28..28 + rank], r[8] + r[10]);
+            let bits = r[11];
             let (from, to) = if concat {
                 (slot as u32 + 2, 1)
             } else {
                 (1, slot as u32 + 2)
             };
             let len: u64 = dims.iter().map(|&d| u64::from(d)).product();
-            for e in 0..len {
-                let bytes = self.read(bound, from, unravel(read, e), unit);
-                self.write(bound, to, unravel(write, e), &bytes);
+            if bits >= 32 {
+                let read = (dims, &r[20..20 + rank], r[7] + r[9]);
+                let write = (dims, &r[28..28 + rank], r[8] + r[10]);
+                for e in 0..len {
+                    let bytes = self.read(bound, from, unravel(read, e), unit);
+                    self.write(bound, to, unravel(write, e), &bytes);
+                }
+            } else {
+                // Packed: offsets count elements, shifts words.
+                let read = (dims, &r[20..20 + rank], r[7]);
+                let write = (dims, &r[28..28 + rank], r[8]);
+                let (read_shift, write_shift) = (u64::from(r[9]), u64::from(r[10]));
+                let mask = (1u32 << bits) - 1;
+                for e in 0..len {
+                    let at = unravel(read, e) * u64::from(bits);
+                    let v = (self.word(bound, from, at / 32 + read_shift) >> (at % 32)) & mask;
+                    let to_bit = unravel(write, e) * u64::from(bits);
+                    let word = to_bit / 32 + write_shift;
+                    let old = self.word(bound, to, word);
+                    let shift = to_bit % 32;
+                    let new = (old & !(mask << shift)) | v << shift;
+                    self.write(bound, to, word, &new.to_le_bytes());
+                }
             }
         }
     }
