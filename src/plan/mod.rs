@@ -49,6 +49,7 @@ mod options;
 mod passes;
 pub(crate) mod permuted_binding;
 mod permuted_plan;
+mod permuted_tiles;
 pub(crate) mod recording;
 mod split_plan;
 mod staging;

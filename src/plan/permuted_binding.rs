@@ -106,110 +106,32 @@ impl PermutedPlan {
         copies: bool,
     ) -> Result<PermutedBinding, EncodeError> {
         self.check_regions(input, destinations)?;
-        let outputs = self.outputs();
-        // One run of the input into another buffer that takes copies: a
-        // copy command (memcpy on a software adapter, the copy path on a
-        // GPU) instead of the kernel.
-        let copied = |i: usize| {
-            copies
-                && outputs[i].run.is_some()
-                && outputs[i].bytes.is_multiple_of(4)
-                && input.usages.copy_src
-                && destinations[i].usages.copy_dst
-                && destinations[i].buffer != input.buffer
+        let at = SplitAt {
+            plan: self,
+            input,
+            destinations,
+            src: self.binding(input, self.input_bytes().next_multiple_of(4)),
+            bits: self.element_type().bit_width().unwrap_or(32),
         };
+        let copied = |i: usize| copies && at.copyable(i);
         let mut binding = PermutedBinding {
-            copies: (0..outputs.len())
-                .filter(|&i| outputs[i].words > 0 && copied(i))
-                .filter_map(|i| Some((i, input.offset + outputs[i].run?, outputs[i].bytes)))
+            copies: (0..self.outputs().len())
+                .filter(|&i| self.outputs()[i].words > 0 && copied(i))
+                .filter_map(|i| at.copy_command(i))
                 .collect(),
             dispatches: Vec::new(),
         };
-        let groups: Vec<Vec<usize>> = self
-            .dispatch_groups(input, destinations)?
-            .into_iter()
-            .map(|g| g.into_iter().filter(|&i| !copied(i)).collect::<Vec<_>>())
-            .filter(|g| !g.is_empty())
-            .collect();
-        let bits = self.element_type().bit_width().unwrap_or(32);
-        let src = self.binding(input, self.input_bytes().next_multiple_of(4));
-        let bound = |i: usize| self.binding(&destinations[i], self.output_region_bytes(i));
-        // The tile kernel's unit: its element, or a word for packed ones.
-        let tile_bytes = u64::from(bits.max(32) / 8);
-        // A dispatch writing into the input's buffer binds the input
-        // writable too.
-        let writes_input_buffer = |group: &[usize]| {
-            group
-                .iter()
-                .any(|&i| destinations[i].buffer == input.buffer)
-        };
-        for group in &groups {
-            // Outputs moved through tiles: their own dispatches.
-            let (tiled, group): (Vec<usize>, Vec<usize>) = group.iter().partition(|&&i| {
-                self.moves_through_tiles(i)
-                    && (input.offset - src.start).is_multiple_of(tile_bytes)
-                    && (destinations[i].offset - bound(i).start).is_multiple_of(tile_bytes)
-            });
+        for group in self.dispatch_groups(input, destinations)? {
+            let (tiled, gathered): (Vec<usize>, Vec<usize>) = group
+                .into_iter()
+                .filter(|&i| !copied(i))
+                .partition(|&i| at.tiles(i));
             for chunk in tiled.chunks(self.tile_destinations_per_dispatch()) {
-                let read_shift = ((input.offset - src.start) / tile_bytes) as u32;
-                let mut bindings = vec![(1, Bound::Single, src.clone())];
-                let mut walks = Vec::with_capacity(chunk.len());
-                for (slot, &i) in chunk.iter().enumerate() {
-                    let write_shift =
-                        ((destinations[i].offset - bound(i).start) / tile_bytes) as u32;
-                    if let Some(walk) = &outputs[i].tile {
-                        walks.push((walk, read_shift, write_shift));
-                    }
-                    bindings.push((slot as u32 + 2, Bound::Each(i), bound(i)));
-                }
-                let writable = u32::from(writes_input_buffer(chunk));
-                binding.dispatches.push(tile_dispatch(
-                    TileSide::Split,
-                    bits,
-                    writable,
-                    &walks,
-                    bindings,
-                ));
+                binding.dispatches.push(at.tile_dispatch(chunk));
             }
-            if group.is_empty() {
-                continue;
+            if !gathered.is_empty() {
+                binding.dispatches.push(at.gather_dispatch(&gathered));
             }
-            // Whole vec4s where every output of the dispatch moves them and
-            // every binding starts a whole vec4 before its region.
-            let vec4 = (input.offset - src.start).is_multiple_of(16)
-                && group.iter().all(|&i| {
-                    outputs[i].vec4.is_some()
-                        && (destinations[i].offset - bound(i).start).is_multiple_of(16)
-                });
-            let unit_bytes: u64 = if vec4 { 16 } else { 4 };
-            let per = (self.words_per_invocation() * 4 / unit_bytes as u32).max(1);
-            let mut params = vec![group.len() as u32, per, 0, 0];
-            let mut first = 0u32;
-            let mut bindings = vec![(1, Bound::Single, src.clone())];
-            let src_shift = ((input.offset - src.start) / unit_bytes) as u32;
-            for (slot, &i) in group.iter().enumerate() {
-                let o = &outputs[i];
-                let dst_shift = ((destinations[i].offset - bound(i).start) / unit_bytes) as u32;
-                let (units, view) = match (&o.vec4, vec4) {
-                    (Some(v), true) => (o.words / 4, (&v.0[..], &v.1[..], v.2)),
-                    _ => (o.words, (&o.dims[..], &o.strides[..], o.offset)),
-                };
-                params.extend(record(
-                    first, units, o.elements, o.mode, bits, view, src_shift, dst_shift,
-                ));
-                first += units.div_ceil(per);
-                bindings.push((slot as u32 + 2, Bound::Each(i), bound(i)));
-            }
-            binding.dispatches.push(PermutedDispatch {
-                module: PermuteModule::Split {
-                    slots: group.len(),
-                    vec4,
-                    writable_source: writes_input_buffer(&group),
-                },
-                params,
-                bindings,
-                workgroups: first.div_ceil(WORKGROUP_SIZE),
-            });
         }
         Ok(binding)
     }
@@ -267,141 +189,28 @@ impl PermutedConcatPlan {
         output: &PlainRegion,
     ) -> Result<PermutedBinding, EncodeError> {
         let groups = self.check_regions(inputs, output)?;
-        let pieces = self.pieces();
-        let out = self.binding(output, self.output_region_bytes());
-        let in_output_buffer = |i: usize| inputs[i].buffer == output.buffer;
-        let bound = |i: usize| self.binding(&inputs[i], pieces[i].bytes.next_multiple_of(4));
-        let groups: Vec<Vec<usize>> = groups
-            .iter()
-            .flat_map(|group| {
-                let mut dealt: Vec<Vec<usize>> = Vec::new();
-                for &i in group {
-                    let fits = |d: &Vec<usize>| {
-                        !in_output_buffer(i)
-                            || d.iter()
-                                .all(|&j| !in_output_buffer(j) || !overlap(&bound(i), &bound(j)))
-                    };
-                    match dealt.iter_mut().find(|d| fits(d)) {
-                        Some(d) => d.push(i),
-                        None => dealt.push(vec![i]),
-                    }
-                }
-                dealt
-            })
-            .collect();
-        let writable = |group: &[usize]| {
-            group
-                .iter()
-                .enumerate()
-                .filter(|&(_, &i)| in_output_buffer(i))
-                .fold(0u32, |mask, (slot, _)| mask | 1 << slot)
+        let at = ConcatAt {
+            plan: self,
+            inputs,
+            output,
+            out: self.binding(output, self.output_region_bytes()),
+            bits: self.element_type().bit_width().unwrap_or(32),
         };
-        let out_shift = output.offset - out.start;
         let mut binding = PermutedBinding::default();
         if self.zeroes_output() {
-            let words = (self.output_region_bytes() / 4) as u32;
-            // The module's block holds a header and one record.
-            let mut params = vec![0, 1, words, (out_shift / 4) as u32];
-            params.resize(HEADER_WORDS + CONCAT_RECORD_WORDS, 0);
-            binding.dispatches.push(PermutedDispatch {
-                module: PermuteModule::Clear,
-                params,
-                bindings: vec![(1, Bound::Single, out.clone())],
-                workgroups: words.div_ceil(WORKGROUP_SIZE),
-            });
+            binding.dispatches.push(at.clear_dispatch());
         }
-        let bits = self.element_type().bit_width().unwrap_or(32);
-        // The tile kernel's unit: its element, or a word for packed ones.
-        let tile_bytes = u64::from(bits.max(32) / 8);
-        for group in &groups {
-            // Inputs moved through tiles: their own dispatches.
-            let (tiled, group): (Vec<usize>, Vec<usize>) = group.iter().partition(|&&i| {
-                self.moves_through_tiles(i)
-                    && out_shift.is_multiple_of(tile_bytes)
-                    && (inputs[i].offset - bound(i).start).is_multiple_of(tile_bytes)
-            });
+        for group in groups.iter().flat_map(|g| at.dealt(g)) {
+            let (tiled, gathered): (Vec<usize>, Vec<usize>) =
+                group.into_iter().partition(|&i| at.tiles(i));
             for chunk in tiled.chunks(self.tile_inputs_per_dispatch()) {
-                let write_shift = (out_shift / tile_bytes) as u32;
-                let mut bindings = vec![(1, Bound::Single, out.clone())];
-                let mut walks = Vec::with_capacity(chunk.len());
-                for (slot, &i) in chunk.iter().enumerate() {
-                    let read_shift = ((inputs[i].offset - bound(i).start) / tile_bytes) as u32;
-                    if let Some(walk) = &pieces[i].tile {
-                        walks.push((walk, read_shift, write_shift));
-                    }
-                    bindings.push((slot as u32 + 2, Bound::Each(i), bound(i)));
-                }
-                binding.dispatches.push(tile_dispatch(
-                    TileSide::Concat,
-                    bits,
-                    writable(chunk),
-                    &walks,
-                    bindings,
-                ));
+                binding.dispatches.push(at.tile_dispatch(chunk));
             }
-            if group.is_empty() {
-                continue;
+            if !gathered.is_empty() {
+                binding.dispatches.push(at.gather_dispatch(&gathered));
             }
-            let units = self.concat_units(&group, inputs, out_shift);
-            let unit_bytes: u64 = if units == ConcatUnits::Vec4 { 16 } else { 4 };
-            let per = (self.words_per_invocation() * 4 / unit_bytes as u32).max(1);
-            let mut params = vec![group.len() as u32, per, 0, 0];
-            let mut bindings = vec![(1, Bound::Single, out.clone())];
-            let mut first = 0u32;
-            for (slot, &i) in group.iter().enumerate() {
-                let piece = &pieces[i];
-                let (count, read, write) = match (&piece.vec4, units) {
-                    (Some((r, w)), ConcatUnits::Vec4) => (piece.words / 4, r, w),
-                    _ => (piece.words, &piece.read, &piece.write),
-                };
-                params.extend(concat_record(
-                    first,
-                    count,
-                    piece.elements,
-                    piece.mode,
-                    bits,
-                    (&read.0, &read.1, read.2),
-                    (&write.0, &write.1, write.2),
-                    ((inputs[i].offset - bound(i).start) / unit_bytes) as u32,
-                    (out_shift / unit_bytes) as u32,
-                ));
-                first += count.div_ceil(per);
-                bindings.push((slot as u32 + 2, Bound::Each(i), bound(i)));
-            }
-            binding.dispatches.push(PermutedDispatch {
-                module: PermuteModule::Concat {
-                    slots: group.len(),
-                    units,
-                    writable: writable(&group),
-                },
-                params,
-                bindings,
-                workgroups: first.div_ceil(WORKGROUP_SIZE),
-            });
         }
         Ok(binding)
-    }
-
-    /// How a concat dispatch of `group` writes the output (whose binding
-    /// starts `out_shift` bytes before its region): atomics where a piece
-    /// of elements ORs into words others write; whole vec4s where every
-    /// piece moves them and every binding starts a whole vec4 before its
-    /// region; else words.
-    fn concat_units(&self, group: &[usize], inputs: &[PlainRegion], out_shift: u64) -> ConcatUnits {
-        let pieces = self.pieces();
-        if group.iter().any(|&i| pieces[i].mode == MODE_ELEMENTS) {
-            return ConcatUnits::Atomic;
-        }
-        let vec4 = out_shift.is_multiple_of(16)
-            && group.iter().all(|&i| {
-                let bound = self.binding(&inputs[i], pieces[i].bytes.next_multiple_of(4));
-                pieces[i].vec4.is_some() && (inputs[i].offset - bound.start).is_multiple_of(16)
-            });
-        if vec4 {
-            ConcatUnits::Vec4
-        } else {
-            ConcatUnits::Words
-        }
     }
 
     analysis_pub! {
@@ -424,6 +233,299 @@ impl PermutedConcatPlan {
             };
             record_dispatches(&mut recording, &binding, buffer, self.limits().max_compute_workgroups_per_dimension);
             Ok(recording)
+        }
+    }
+}
+
+/// The unit the tile kernel moves for elements of `bits`, in bytes: the
+/// element, or a word for packed ones.
+fn tile_unit_bytes(bits: u32) -> u64 {
+    u64::from(bits.max(32) / 8)
+}
+
+/// A split's regions as its dispatches bind them.
+struct SplitAt<'a> {
+    plan: &'a PermutedPlan,
+    input: &'a PlainRegion,
+    destinations: &'a [PlainRegion],
+    /// The input's binding.
+    src: Range<u64>,
+    bits: u32,
+}
+
+impl SplitAt<'_> {
+    /// Destination `i`'s binding.
+    fn bound(&self, i: usize) -> Range<u64> {
+        self.plan
+            .binding(&self.destinations[i], self.plan.output_region_bytes(i))
+    }
+
+    /// Bytes from the input's binding start to its region.
+    fn src_shift(&self) -> u64 {
+        self.input.offset - self.src.start
+    }
+
+    /// Bytes from destination `i`'s binding start to its region.
+    fn dst_shift(&self, i: usize) -> u64 {
+        self.destinations[i].offset - self.bound(i).start
+    }
+
+    /// Output `i` is one run of the input into another buffer that takes
+    /// copies: a copy command (memcpy on a software adapter, the copy path
+    /// on a GPU) can move it instead of the kernel.
+    fn copyable(&self, i: usize) -> bool {
+        let o = &self.plan.outputs()[i];
+        o.run.is_some()
+            && o.bytes.is_multiple_of(4)
+            && self.input.usages.copy_src
+            && self.destinations[i].usages.copy_dst
+            && self.destinations[i].buffer != self.input.buffer
+    }
+
+    /// Output `i`'s copy command: (output, input byte, bytes).
+    fn copy_command(&self, i: usize) -> Option<(usize, u64, u64)> {
+        let o = &self.plan.outputs()[i];
+        Some((i, self.input.offset + o.run?, o.bytes))
+    }
+
+    /// Output `i` moves through tiles here: the plan says so, and both
+    /// regions lie whole tile units from their bindings' starts.
+    fn tiles(&self, i: usize) -> bool {
+        let unit = tile_unit_bytes(self.bits);
+        self.plan.moves_through_tiles(i)
+            && self.src_shift().is_multiple_of(unit)
+            && self.dst_shift(i).is_multiple_of(unit)
+    }
+
+    /// A dispatch writing into the input's buffer binds the input writable
+    /// too.
+    fn writes_input_buffer(&self, group: &[usize]) -> bool {
+        group
+            .iter()
+            .any(|&i| self.destinations[i].buffer == self.input.buffer)
+    }
+
+    /// The tile dispatch of the outputs `chunk`.
+    fn tile_dispatch(&self, chunk: &[usize]) -> PermutedDispatch {
+        let unit = tile_unit_bytes(self.bits);
+        let mut bindings = vec![(1, Bound::Single, self.src.clone())];
+        let mut walks = Vec::with_capacity(chunk.len());
+        for (slot, &i) in chunk.iter().enumerate() {
+            if let Some(walk) = &self.plan.outputs()[i].tile {
+                let shifts = (self.src_shift() / unit, self.dst_shift(i) / unit);
+                walks.push((walk, shifts.0 as u32, shifts.1 as u32));
+            }
+            bindings.push((slot as u32 + 2, Bound::Each(i), self.bound(i)));
+        }
+        let writable = u32::from(self.writes_input_buffer(chunk));
+        tile_dispatch(TileSide::Split, self.bits, writable, &walks, bindings)
+    }
+
+    /// The gather dispatch of the outputs `group`: in whole vec4s where
+    /// every output moves them and every binding starts a whole vec4
+    /// before its region, else in words.
+    fn gather_dispatch(&self, group: &[usize]) -> PermutedDispatch {
+        let outputs = self.plan.outputs();
+        let vec4 = self.src_shift().is_multiple_of(16)
+            && group
+                .iter()
+                .all(|&i| outputs[i].vec4.is_some() && self.dst_shift(i).is_multiple_of(16));
+        let unit_bytes: u64 = if vec4 { 16 } else { 4 };
+        let per = (self.plan.words_per_invocation() * 4 / unit_bytes as u32).max(1);
+        let mut params = vec![group.len() as u32, per, 0, 0];
+        let mut first = 0u32;
+        let mut bindings = vec![(1, Bound::Single, self.src.clone())];
+        for (slot, &i) in group.iter().enumerate() {
+            let o = &outputs[i];
+            let (units, view) = match (&o.vec4, vec4) {
+                (Some(v), true) => (o.words / 4, (&v.0[..], &v.1[..], v.2)),
+                _ => (o.words, (&o.dims[..], &o.strides[..], o.offset)),
+            };
+            params.extend(record(
+                first,
+                units,
+                o.elements,
+                o.mode,
+                self.bits,
+                view,
+                (self.src_shift() / unit_bytes) as u32,
+                (self.dst_shift(i) / unit_bytes) as u32,
+            ));
+            first += units.div_ceil(per);
+            bindings.push((slot as u32 + 2, Bound::Each(i), self.bound(i)));
+        }
+        PermutedDispatch {
+            module: PermuteModule::Split {
+                slots: group.len(),
+                vec4,
+                writable_source: self.writes_input_buffer(group),
+            },
+            params,
+            bindings,
+            workgroups: first.div_ceil(WORKGROUP_SIZE),
+        }
+    }
+}
+
+/// A concat's regions as its dispatches bind them.
+struct ConcatAt<'a> {
+    plan: &'a PermutedConcatPlan,
+    inputs: &'a [PlainRegion],
+    output: &'a PlainRegion,
+    /// The output's binding.
+    out: Range<u64>,
+    bits: u32,
+}
+
+impl ConcatAt<'_> {
+    /// Input `i`'s binding.
+    fn bound(&self, i: usize) -> Range<u64> {
+        let bytes = self.plan.pieces()[i].bytes.next_multiple_of(4);
+        self.plan.binding(&self.inputs[i], bytes)
+    }
+
+    /// Bytes from the output's binding start to its region.
+    fn out_shift(&self) -> u64 {
+        self.output.offset - self.out.start
+    }
+
+    /// Bytes from input `i`'s binding start to its region.
+    fn in_shift(&self, i: usize) -> u64 {
+        self.inputs[i].offset - self.bound(i).start
+    }
+
+    fn in_output_buffer(&self, i: usize) -> bool {
+        self.inputs[i].buffer == self.output.buffer
+    }
+
+    /// `group` dealt into dispatches where no input in the output's buffer
+    /// (bound writable: WebGPU forbids a buffer bound read-only beside a
+    /// writable binding of it) overlaps another such input's binding
+    /// (writable bindings of one dispatch may not overlap).
+    fn dealt(&self, group: &[usize]) -> Vec<Vec<usize>> {
+        let mut dealt: Vec<Vec<usize>> = Vec::new();
+        for &i in group {
+            let fits = |d: &Vec<usize>| {
+                !self.in_output_buffer(i)
+                    || d.iter().all(|&j| {
+                        !self.in_output_buffer(j) || !overlap(&self.bound(i), &self.bound(j))
+                    })
+            };
+            match dealt.iter_mut().find(|d| fits(d)) {
+                Some(d) => d.push(i),
+                None => dealt.push(vec![i]),
+            }
+        }
+        dealt
+    }
+
+    /// The slots of `group` bound writable: its inputs in the output's
+    /// buffer.
+    fn writable(&self, group: &[usize]) -> u32 {
+        group
+            .iter()
+            .enumerate()
+            .filter(|&(_, &i)| self.in_output_buffer(i))
+            .fold(0u32, |mask, (slot, _)| mask | 1 << slot)
+    }
+
+    /// The dispatch zeroing the output's words, before pieces of elements
+    /// are ORed in.
+    fn clear_dispatch(&self) -> PermutedDispatch {
+        let words = (self.plan.output_region_bytes() / 4) as u32;
+        // The module's block holds a header and one record.
+        let mut params = vec![0, 1, words, (self.out_shift() / 4) as u32];
+        params.resize(HEADER_WORDS + CONCAT_RECORD_WORDS, 0);
+        PermutedDispatch {
+            module: PermuteModule::Clear,
+            params,
+            bindings: vec![(1, Bound::Single, self.out.clone())],
+            workgroups: words.div_ceil(WORKGROUP_SIZE),
+        }
+    }
+
+    /// Input `i` moves through tiles here: the plan says so, and both
+    /// regions lie whole tile units from their bindings' starts.
+    fn tiles(&self, i: usize) -> bool {
+        let unit = tile_unit_bytes(self.bits);
+        self.plan.moves_through_tiles(i)
+            && self.out_shift().is_multiple_of(unit)
+            && self.in_shift(i).is_multiple_of(unit)
+    }
+
+    /// The tile dispatch of the inputs `chunk`.
+    fn tile_dispatch(&self, chunk: &[usize]) -> PermutedDispatch {
+        let unit = tile_unit_bytes(self.bits);
+        let write_shift = (self.out_shift() / unit) as u32;
+        let mut bindings = vec![(1, Bound::Single, self.out.clone())];
+        let mut walks = Vec::with_capacity(chunk.len());
+        for (slot, &i) in chunk.iter().enumerate() {
+            if let Some(walk) = &self.plan.pieces()[i].tile {
+                walks.push((walk, (self.in_shift(i) / unit) as u32, write_shift));
+            }
+            bindings.push((slot as u32 + 2, Bound::Each(i), self.bound(i)));
+        }
+        let writable = self.writable(chunk);
+        tile_dispatch(TileSide::Concat, self.bits, writable, &walks, bindings)
+    }
+
+    /// How a gather dispatch of `group` writes the output: atomics where a
+    /// piece of elements ORs into words others write; whole vec4s where
+    /// every piece moves them and every binding starts a whole vec4 before
+    /// its region; else words.
+    fn units(&self, group: &[usize]) -> ConcatUnits {
+        let pieces = self.plan.pieces();
+        if group.iter().any(|&i| pieces[i].mode == MODE_ELEMENTS) {
+            return ConcatUnits::Atomic;
+        }
+        let vec4 = self.out_shift().is_multiple_of(16)
+            && group
+                .iter()
+                .all(|&i| pieces[i].vec4.is_some() && self.in_shift(i).is_multiple_of(16));
+        if vec4 {
+            ConcatUnits::Vec4
+        } else {
+            ConcatUnits::Words
+        }
+    }
+
+    /// The gather dispatch of the inputs `group`.
+    fn gather_dispatch(&self, group: &[usize]) -> PermutedDispatch {
+        let units = self.units(group);
+        let unit_bytes: u64 = if units == ConcatUnits::Vec4 { 16 } else { 4 };
+        let per = (self.plan.words_per_invocation() * 4 / unit_bytes as u32).max(1);
+        let mut params = vec![group.len() as u32, per, 0, 0];
+        let mut bindings = vec![(1, Bound::Single, self.out.clone())];
+        let mut first = 0u32;
+        for (slot, &i) in group.iter().enumerate() {
+            let piece = &self.plan.pieces()[i];
+            let (count, read, write) = match (&piece.vec4, units) {
+                (Some((r, w)), ConcatUnits::Vec4) => (piece.words / 4, r, w),
+                _ => (piece.words, &piece.read, &piece.write),
+            };
+            params.extend(concat_record(
+                first,
+                count,
+                piece.elements,
+                piece.mode,
+                self.bits,
+                (&read.0, &read.1, read.2),
+                (&write.0, &write.1, write.2),
+                (self.in_shift(i) / unit_bytes) as u32,
+                (self.out_shift() / unit_bytes) as u32,
+            ));
+            first += count.div_ceil(per);
+            bindings.push((slot as u32 + 2, Bound::Each(i), self.bound(i)));
+        }
+        PermutedDispatch {
+            module: PermuteModule::Concat {
+                slots: group.len(),
+                units,
+                writable: self.writable(group),
+            },
+            params,
+            bindings,
+            workgroups: first.div_ceil(WORKGROUP_SIZE),
         }
     }
 }
