@@ -19,7 +19,7 @@ const MODE_WORDS: u32 = 0u;
 
 @group(0) @binding(0) var<uniform> params: array<vec4<u32>, {{vec4s}}>;
 @group(0) @binding(1) var<storage, {{src_access}}> src: array<{{unit}}>;
-{{bindings}}
+{{bindings}}{{trace}}
 fn p(i: u32) -> u32 {
     return params[i / 4u][i % 4u];
 }
@@ -72,7 +72,7 @@ fn next_stride(r: u32) -> u32 {
 @compute @workgroup_size(256)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let index = gid.x + gid.y * groups.x * 256u;
-    let count = p(0u);
+{{trace_start}}    let count = p(0u);
     let per = p(1u);
     var slot = 0u;
     var r = HEADER;
@@ -126,7 +126,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
             break;
         }
         let bit = at * bits;
-        value |= ((src[bit / 32u + src_shift] >> (bit % 32u)) & mask) << (k * bits);
+        {{note_load}}value |= ((src[bit / 32u + src_shift] >> (bit % 32u)) & mask) << (k * bits);
         k += 1u;
         e += 1u;
         if (k == per_word) {
@@ -179,7 +179,7 @@ fn words_{{slot}}(r: u32, first: u32, end: u32, src_shift: u32, dst_shift: u32) 
         if (w >= end) {
             break;
         }
-        dst{{slot}}[w + dst_shift] = src[at + src_shift];
+        {{note}}dst{{slot}}[w + dst_shift] = src[at + src_shift];
         w += 1u;
         pos += 1u;
         if (pos == d_last) {
@@ -198,7 +198,7 @@ fn words_{{slot}}(r: u32, first: u32, end: u32, src_shift: u32, dst_shift: u32) 
 }
 
 //#fragment store
-        case {{slot}}u: { dst{{slot}}[at] = value; }
+        case {{slot}}u: { {{note}}dst{{slot}}[at] = value; }
 
 //#fragment word_call
             case {{slot}}u: { words_{{slot}}(r, w, end, src_shift, dst_shift); }
@@ -222,7 +222,7 @@ const MODE_WORDS: u32 = 0u;
 @group(0) @binding(0) var<uniform> params: array<vec4<u32>, {{vec4s}}>;
 @group(0) @binding(1) var<storage, read_write> dst: {{dst_type}};
 {{bindings}}
-{{access}}
+{{access}}{{trace}}
 fn p(i: u32) -> u32 {
     return params[i / 4u][i % 4u];
 }
@@ -309,7 +309,7 @@ fn find(index: u32) -> vec2<u32> {
 @compute @workgroup_size(256)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let index = gid.x + gid.y * groups.x * 256u;
-    let found = find(index);
+{{trace_start}}    let found = find(index);
     if (found.x >= p(0u)) {
         return;
     }
@@ -368,7 +368,7 @@ fn piece_word(slot: u32, i: u32) -> u32 {
 @compute @workgroup_size(256)
 fn clear(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let index = gid.x + gid.y * groups.x * 256u;
-    if (index < p(2u)) {
+{{trace_start}}    if (index < p(2u)) {
         put(index + p(3u), 0u);
     }
 }
@@ -392,7 +392,7 @@ fn words_{{slot}}(r: u32, first: u32, end: u32) {
         if (w >= end) {
             break;
         }
-        put(write.at + dst_shift, piece{{slot}}[read.at + piece_shift]);
+        {{note}}put(write.at + dst_shift, piece{{slot}}[read.at + piece_shift]);
         w += 1u;
         read = advance(read, r, 12u, read_rank, read_offset, w);
         write = advance(write, r, 28u, write_rank, write_offset, w);
@@ -400,31 +400,31 @@ fn words_{{slot}}(r: u32, first: u32, end: u32) {
 }
 
 //#fragment concat_load
-        case {{slot}}u: { return piece{{slot}}[i]; }
+        case {{slot}}u: { {{note}}return piece{{slot}}[i]; }
 
 //#fragment concat_word_call
             case {{slot}}u: { words_{{slot}}(r, w, end); }
 
 //#fragment concat_atomic
 fn put(i: u32, v: u32) {
-    atomicStore(&dst[i], v);
+    {{note_put}}atomicStore(&dst[i], v);
 }
 
 fn or_in(i: u32, v: u32) {
-    atomicOr(&dst[i], v);
+    {{note_or}}atomicOr(&dst[i], v);
 }
 
 //#fragment concat_plain
 fn put(i: u32, v: u32) {
-    dst[i] = v;
+    {{note_put}}dst[i] = v;
 }
 
 // Never called: a dispatch with pieces of elements binds the atomic module.
 fn or_in(i: u32, v: u32) {
-    dst[i] = dst[i] | v;
+    {{note_or}}dst[i] = dst[i] | v;
 }
 
 //#fragment concat_vec4
 fn put(i: u32, v: vec4<u32>) {
-    dst[i] = v;
+    {{note_put}}dst[i] = v;
 }

@@ -25,7 +25,7 @@ const TILE: u32 = 32u;
 const ROWS: u32 = 8u;
 
 @group(0) @binding(0) var<uniform> params: array<vec4<u32>, {{vec4s}}>;
-{{bindings}}
+{{bindings}}{{trace}}
 var<workgroup> tile: array<{{unit}}, 1024>;
 
 fn p(i: u32) -> u32 {
@@ -41,7 +41,7 @@ fn cell(row: u32, column: u32) -> u32 {
 @compute @workgroup_size(256)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let group = wid.x + wid.y * groups.x;
-    let count = p(0u);
+{{trace_start}}    let count = p(0u);
     var slot = 0u;
     var r = HEADER;
     loop {
@@ -150,7 +150,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) groups: 
 @group(0) @binding(1) var<storage, {{src_access}}> src: array<{{unit}}>;
 {{destinations}}
 fn load(slot: u32, i: u32) -> {{unit}} {
-    return src[i];
+    {{note_load}}return src[i];
 }
 
 fn store(slot: u32, i: u32, v: {{unit}}) {
@@ -164,7 +164,7 @@ fn store(slot: u32, i: u32, v: {{unit}}) {
 @group(0) @binding({{binding}}) var<storage, read_write> dst{{slot}}: array<{{unit}}>;
 
 //#fragment split_store
-        case {{slot}}u: { dst{{slot}}[i] = v; }
+        case {{slot}}u: { {{note}}dst{{slot}}[i] = v; }
 
 //#fragment concat_bindings
 @group(0) @binding(1) var<storage, read_write> dst: array<{{unit}}>;
@@ -177,11 +177,11 @@ fn load(slot: u32, i: u32) -> {{unit}} {
 }
 
 fn store(slot: u32, i: u32, v: {{unit}}) {
-    dst[i] = v;
+    {{note_store}}dst[i] = v;
 }
 
 //#fragment concat_piece
 @group(0) @binding({{binding}}) var<storage, {{access}}> piece{{slot}}: array<{{unit}}>;
 
 //#fragment concat_load
-        case {{slot}}u: { return piece{{slot}}[i]; }
+        case {{slot}}u: { {{note}}return piece{{slot}}[i]; }

@@ -13,12 +13,14 @@ use super::scope::{buffer_with_contents, poll, read_mapped, scoped, submit};
 use super::splitter::GpuSplitter;
 use crate::error::Result;
 use crate::kernels::table::TableHeader;
+use crate::kernels::table::WORKGROUP_SIZE;
 use crate::kernels::wgsl::Bindings;
 use crate::plan::binding::BoundDispatch;
 use crate::plan::binding::SlotBinding;
 use crate::plan::coalescing::{Access, SCRATCH_BUFFER, TracedBinding, TracedDispatch};
 use crate::plan::geometry::Direction;
-use crate::plan::{ConcatPlan, SplitPlan};
+use crate::plan::permuted_binding::{Bound, PermutedBinding, dispatch_grid};
+use crate::plan::{ConcatPlan, PermutedConcatPlan, PermutedPlan, SplitPlan};
 
 /// Records kept per invocation at first; a dispatch whose invocations made
 /// more runs again with room for them all.
@@ -76,6 +78,206 @@ pub fn trace_concat(
 ) -> Result<TracedRun> {
     let pieces = plan.destinations(inputs)?;
     traced_run(splitter, plan.mirror(), &[], &pieces, most)
+}
+
+/// [`trace`] of a permuted split: its copy commands (kept pieces) run as
+/// commands, untraced; its dispatches (gathers and tiles) each in its
+/// module's trace variant, traced as [`trace`] traces. Buffer 0 is the
+/// input, buffer `i + 1` output `i`, each of its own.
+///
+/// # Errors
+///
+/// As [`trace`].
+pub fn trace_permuted(
+    splitter: &GpuSplitter,
+    plan: &PermutedPlan,
+    input: &[u8],
+    most: u64,
+) -> Result<TracedRun> {
+    let device = splitter.device();
+    let single_bytes = plan.input_bytes().next_multiple_of(4);
+    let single = buffer_with_contents(
+        device,
+        "wgpu-split traced input",
+        input,
+        single_bytes.max(16),
+        USAGE,
+    )?;
+    let each = (0..plan.outputs().len())
+        .map(|i| {
+            buffer_with_contents(
+                device,
+                "wgpu-split traced output",
+                &[],
+                plan.output_region_bytes(i).max(16),
+                USAGE,
+            )
+        })
+        .collect::<std::result::Result<Vec<_>, _>>()?;
+    let regions: Vec<BufferRegion<'_>> = each.iter().map(BufferRegion::whole).collect();
+    let input_region = BufferRegion::new(&single, 0, single_bytes);
+    let (plain_input, plain) = plain_regions(&input_region, &regions);
+    let binding = plan.bind(&plain_input, &plain, true)?;
+    let mut encoder = device.create_command_encoder(&Default::default());
+    for &(i, from, bytes) in &binding.copies {
+        encoder.copy_buffer_to_buffer(&single, from, &each[i], 0, bytes);
+    }
+    submit(
+        device,
+        splitter.queue(),
+        "copying kept pieces",
+        [encoder.finish()],
+    )?;
+    traced_permuted_run(splitter, &binding, &single, &each, most)
+}
+
+/// [`trace`] of a permuted concat: `inputs` (each concat input's packed
+/// bytes) in buffers `1..`, the output in buffer 0
+/// ([`TracedRun::tensor`]), the zeroing dispatch (where there is one)
+/// traced first.
+///
+/// # Errors
+///
+/// As [`trace`].
+pub fn trace_permuted_concat(
+    splitter: &GpuSplitter,
+    plan: &PermutedConcatPlan,
+    inputs: &[&[u8]],
+    most: u64,
+) -> Result<TracedRun> {
+    let device = splitter.device();
+    let output_bytes = plan.output_region_bytes();
+    let single = buffer_with_contents(
+        device,
+        "wgpu-split traced output",
+        &[],
+        output_bytes.max(16),
+        USAGE,
+    )?;
+    let each = (0..inputs.len())
+        .map(|i| {
+            let bytes = inputs[i];
+            let size = plan.input_bytes(i).next_multiple_of(4).max(16);
+            buffer_with_contents(device, "wgpu-split traced input", bytes, size, USAGE)
+        })
+        .collect::<std::result::Result<Vec<_>, _>>()?;
+    let regions: Vec<BufferRegion<'_>> = each.iter().map(BufferRegion::whole).collect();
+    let output_region = BufferRegion::new(&single, 0, output_bytes);
+    let (plain_output, plain) = plain_regions(&output_region, &regions);
+    let binding = plan.bind(&plain, &plain_output)?;
+    traced_permuted_run(splitter, &binding, &single, &each, most)
+}
+
+/// The usage of every buffer of a trace.
+const USAGE: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE
+    .union(wgpu::BufferUsages::COPY_SRC)
+    .union(wgpu::BufferUsages::COPY_DST);
+
+/// `binding`'s dispatches run in order over `single` (buffer 0) and
+/// `each` (buffers `1..`), each in its module's trace variant (compiled
+/// here: a trace is a diagnostic, nothing is cached), then every buffer
+/// read back.
+fn traced_permuted_run(
+    splitter: &GpuSplitter,
+    binding: &PermutedBinding,
+    single: &wgpu::Buffer,
+    each: &[wgpu::Buffer],
+    most: u64,
+) -> Result<TracedRun> {
+    let device = splitter.device();
+    let mut dispatches = Vec::with_capacity(binding.dispatches.len());
+    for d in &binding.dispatches {
+        let pipeline = scoped(device, "compiling a traced permuted move", || {
+            let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some("wgpu-split traced permuted move"),
+                source: wgpu::ShaderSource::Wgsl(d.module.traced_source().into()),
+            });
+            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some("wgpu-split traced permuted move"),
+                layout: None,
+                module: &shader,
+                entry_point: Some(d.module.entry_point()),
+                compilation_options: Default::default(),
+                cache: None,
+            })
+        })?;
+        let params = buffer_with_contents(
+            device,
+            "wgpu-split traced parameters",
+            bytemuck::cast_slice(&d.params),
+            4 * d.params.len() as u64,
+            wgpu::BufferUsages::UNIFORM,
+        )?;
+        let buffer_of = |b: Bound| match b {
+            Bound::Single => (single, 0),
+            Bound::Each(i) => (&each[i], i + 1),
+        };
+        let grid = dispatch_grid(
+            d.workgroups,
+            splitter.limits().max_compute_workgroups_per_dimension,
+        );
+        let invocations = u64::from(d.workgroups) * u64::from(WORKGROUP_SIZE);
+        let windows = traced_windows(invocations, most, |window, per| {
+            traced_window(splitter, window, per, |trace| {
+                scoped(device, "tracing a permuted move", || {
+                    let mut entries = vec![
+                        wgpu::BindGroupEntry {
+                            binding: 0,
+                            resource: params.as_entire_binding(),
+                        },
+                        wgpu::BindGroupEntry {
+                            binding: d.module.trace_binding(),
+                            resource: trace.as_entire_binding(),
+                        },
+                    ];
+                    entries.extend(d.bindings.iter().map(|(number, b, range)| {
+                        wgpu::BindGroupEntry {
+                            binding: *number,
+                            resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                                buffer: buffer_of(*b).0,
+                                offset: range.start,
+                                size: wgpu::BufferSize::new(range.end - range.start),
+                            }),
+                        }
+                    }));
+                    let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+                        label: Some("wgpu-split traced permuted move"),
+                        layout: &pipeline.get_bind_group_layout(0),
+                        entries: &entries,
+                    });
+                    let mut encoder = device.create_command_encoder(&Default::default());
+                    {
+                        let mut pass = encoder.begin_compute_pass(&Default::default());
+                        pass.set_pipeline(&pipeline);
+                        pass.set_bind_group(0, &group, &[]);
+                        pass.dispatch_workgroups(grid[0], grid[1], 1);
+                    }
+                    encoder.finish()
+                })
+            })
+        })?;
+        dispatches.push(TracedDispatch {
+            invocations,
+            bindings: d
+                .bindings
+                .iter()
+                .map(|(number, b, range)| TracedBinding {
+                    binding: *number,
+                    buffer: buffer_of(*b).1,
+                    offset: range.start,
+                })
+                .collect(),
+            windows,
+        });
+    }
+    Ok(TracedRun {
+        dispatches,
+        destinations: each
+            .iter()
+            .map(|b| read(splitter, b))
+            .collect::<Result<_>>()?,
+        tensor: read(splitter, single)?,
+    })
 }
 
 /// A traced run of `plan`: the tensor's buffer starts with `tensor`,
@@ -180,27 +382,16 @@ fn trace_plan(
             &table_bytes[d.table_bytes.start as usize..][..TableHeader::SIZE as usize],
         );
         let invocations = u64::from(header.invocations);
-        let mut windows = Vec::new();
-        for window in windows_of(invocations, most) {
-            let mut per = FIRST_RECORDS;
-            loop {
-                let run = Dispatch {
-                    splitter,
-                    plan,
-                    key: &key,
-                    table: &table,
-                    dispatch: d,
-                    input: input_region,
-                    destinations: regions,
-                };
-                let (records, needed) = run.traced(&window, per)?;
-                if needed <= per {
-                    windows.push((window.start, records));
-                    break;
-                }
-                per = needed;
-            }
-        }
+        let run = Dispatch {
+            splitter,
+            plan,
+            key: &key,
+            table: &table,
+            dispatch: d,
+            input: input_region,
+            destinations: regions,
+        };
+        let windows = traced_windows(invocations, most, |window, per| run.traced(window, per))?;
         traced.push(TracedDispatch {
             invocations,
             bindings: bindings_of(d, source),
@@ -208,6 +399,29 @@ fn trace_plan(
         });
     }
     Ok(traced)
+}
+
+/// The traced windows of a dispatch of `invocations` ([`windows_of`]),
+/// each run by `run(window, per)` keeping `per` records per invocation,
+/// and again with room for all where an invocation made more.
+fn traced_windows(
+    invocations: u64,
+    most: u64,
+    run: impl Fn(&Range<u64>, u32) -> Result<(Vec<Vec<Access>>, u32)>,
+) -> Result<Vec<(u64, Vec<Vec<Access>>)>> {
+    let mut windows = Vec::new();
+    for window in windows_of(invocations, most) {
+        let mut per = FIRST_RECORDS;
+        loop {
+            let (records, needed) = run(&window, per)?;
+            if needed <= per {
+                windows.push((window.start, records));
+                break;
+            }
+            per = needed;
+        }
+    }
+    Ok(windows)
 }
 
 /// The invocation windows traced of a dispatch of `invocations`.
@@ -263,62 +477,72 @@ impl Dispatch<'_> {
     /// invocation: each traced invocation's accesses, and the most records
     /// any invocation made.
     fn traced(&self, window: &Range<u64>, per: u32) -> Result<(Vec<Vec<Access>>, u32)> {
-        let count = window.end - window.start;
         let device = self.splitter.device();
-        let words = [window.start as u32, count as u32, per, 0];
-        let size = HEADER_BYTES + count * u64::from(per) * 8;
-        let trace = buffer_with_contents(
-            device,
-            "wgpu-split trace",
-            bytemuck::cast_slice(&words),
-            size,
-            wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-        )?;
         let resources = self.splitter.resources();
-        let command = scoped(device, "tracing a dispatch", || {
-            let kernel = resources.pipeline(self.key);
-            let group = bind_group(
-                resources,
-                &kernel.layout,
-                self.plan,
-                self.table,
-                self.dispatch,
-                self.input,
-                self.destinations,
-                Some(&trace),
-            );
-            let mut encoder = device.create_command_encoder(&Default::default());
-            {
-                let mut pass = encoder.begin_compute_pass(&Default::default());
-                pass.set_pipeline(&kernel.pipeline);
-                pass.set_bind_group(0, &group, &[]);
-                let [x, y] = self.dispatch.workgroups;
-                pass.dispatch_workgroups(x, y, 1);
-            }
-            encoder.finish()
-        })?;
-        submit(
-            device,
-            self.splitter.queue(),
-            "tracing a dispatch",
-            [command],
-        )?;
-        let bytes = read(self.splitter, &trace)?;
-        let words: Vec<u32> = bytemuck::pod_collect_to_vec(&bytes);
-        let needed = words[3];
-        let records = &words[(HEADER_BYTES / 4) as usize..];
-        let accesses = (0..count as usize)
-            .map(|t| {
-                let kept = needed.min(per) as usize;
-                records[t * per as usize * 2..][..kept * 2]
-                    .chunks_exact(2)
-                    .take_while(|r| r[0] != 0)
-                    .map(|r| Access::decode(r[0], r[1]))
-                    .collect()
+        traced_window(self.splitter, window, per, |trace| {
+            scoped(device, "tracing a dispatch", || {
+                let kernel = resources.pipeline(self.key);
+                let group = bind_group(
+                    resources,
+                    &kernel.layout,
+                    self.plan,
+                    self.table,
+                    self.dispatch,
+                    self.input,
+                    self.destinations,
+                    Some(trace),
+                );
+                let mut encoder = device.create_command_encoder(&Default::default());
+                {
+                    let mut pass = encoder.begin_compute_pass(&Default::default());
+                    pass.set_pipeline(&kernel.pipeline);
+                    pass.set_bind_group(0, &group, &[]);
+                    let [x, y] = self.dispatch.workgroups;
+                    pass.dispatch_workgroups(x, y, 1);
+                }
+                encoder.finish()
             })
-            .collect();
-        Ok((accesses, needed))
+        })
     }
+}
+
+/// Runs the command `record(trace)` makes, tracing invocations `window`
+/// into a trace buffer of `per` records each: each traced invocation's
+/// accesses, and the most records any invocation made.
+fn traced_window(
+    splitter: &GpuSplitter,
+    window: &Range<u64>,
+    per: u32,
+    record: impl FnOnce(&wgpu::Buffer) -> std::result::Result<wgpu::CommandBuffer, DeviceError>,
+) -> Result<(Vec<Vec<Access>>, u32)> {
+    let count = window.end - window.start;
+    let device = splitter.device();
+    let words = [window.start as u32, count as u32, per, 0];
+    let size = HEADER_BYTES + count * u64::from(per) * 8;
+    let trace = buffer_with_contents(
+        device,
+        "wgpu-split trace",
+        bytemuck::cast_slice(&words),
+        size,
+        wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+    )?;
+    let command = record(&trace)?;
+    submit(device, splitter.queue(), "tracing a dispatch", [command])?;
+    let bytes = read(splitter, &trace)?;
+    let words: Vec<u32> = bytemuck::pod_collect_to_vec(&bytes);
+    let needed = words[3];
+    let records = &words[(HEADER_BYTES / 4) as usize..];
+    let accesses = (0..count as usize)
+        .map(|t| {
+            let kept = needed.min(per) as usize;
+            records[t * per as usize * 2..][..kept * 2]
+                .chunks_exact(2)
+                .take_while(|r| r[0] != 0)
+                .map(|r| Access::decode(r[0], r[1]))
+                .collect()
+        })
+        .collect();
+    Ok((accesses, needed))
 }
 
 /// A buffer's bytes, read back through a staging buffer (blocking).

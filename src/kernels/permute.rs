@@ -5,6 +5,7 @@
 //! destination ([`record`]), so a module serves every shape.
 
 use crate::kernels::template::Template;
+use crate::kernels::wgsl::TraceHooks;
 
 const WGSL: Template = Template::new("permute.wgsl", include_str!("../../shaders/permute.wgsl"));
 
@@ -24,6 +25,13 @@ pub(crate) const MODE_WORDS: u32 = 0;
 /// `bits` (2, 4, 8 or 16), each from its own place.
 pub(crate) const MODE_ELEMENTS: u32 = 1;
 
+/// The access sites of the gather modules' trace variants: whole words (or
+/// vec4s) loaded and stored, elements loaded and their words stored.
+const SITE_WORD_LOAD: u32 = 0;
+const SITE_WORD_STORE: u32 = 1;
+const SITE_ELEMENT_LOAD: u32 = 2;
+const SITE_ELEMENT_STORE: u32 = 3;
+
 /// How a module binds the buffers a dispatch reads: read-only, except
 /// those sharing a buffer another binding of the dispatch writes (WebGPU
 /// forbids one buffer bound read-only and writable in one dispatch, and
@@ -37,14 +45,25 @@ pub(crate) fn access(writable: bool) -> &'static str {
 /// of vec4s (`vec4`: whole vec4s only)
 /// (bindings 2 and up; 0 the parameters, a uniform block of
 /// [`HEADER_WORDS`] and a record per destination, 1 the source, bound
-/// writable when `writable_source`: a destination shares its buffer).
-pub(crate) fn module(destinations: usize, vec4: bool, writable_source: bool) -> String {
+/// writable when `writable_source`: a destination shares its buffer),
+/// with `trace`'s hooks (its trace variant: binding `destinations + 2`).
+pub(crate) fn module(
+    destinations: usize,
+    vec4: bool,
+    writable_source: bool,
+    trace: TraceHooks,
+) -> String {
     let unit = if vec4 { "vec4<u32>" } else { "u32" };
-    let bindings = WGSL.repeat("binding", 0..destinations, |slot| {
+    let bytes = if vec4 { 16 } else { 4 };
+    let bindings = WGSL.repeat("binding", 0..destinations, |&slot| {
+        let binding = slot as u32 + 2;
+        let note = trace.record(SITE_WORD_LOAD, bytes, 1, false, "at + src_shift")
+            + &trace.record(SITE_WORD_STORE, bytes, binding, true, "w + dst_shift");
         vec![
-            ("binding", (slot + 2).to_string()),
+            ("binding", binding.to_string()),
             ("slot", slot.to_string()),
             ("unit", unit.to_string()),
+            ("note", note),
         ]
     });
     let word_calls = WGSL.repeat("word_call", 0..destinations, |slot| {
@@ -55,11 +74,13 @@ pub(crate) fn module(destinations: usize, vec4: bool, writable_source: bool) -> 
     let (elements, element_fns) = if vec4 {
         (String::new(), String::new())
     } else {
-        let stores = WGSL.repeat("store", 0..destinations, |slot| {
-            vec![("slot", slot.to_string())]
+        let stores = WGSL.repeat("store", 0..destinations, |&slot| {
+            let note = trace.record(SITE_ELEMENT_STORE, 4, slot as u32 + 2, true, "at");
+            vec![("slot", slot.to_string()), ("note", note)]
         });
+        let note_load = trace.record(SITE_ELEMENT_LOAD, 4, 1, false, "bit / 32u + src_shift");
         (
-            WGSL.fill("elements", &[]),
+            WGSL.fill("elements", &[("note_load", &note_load)]),
             WGSL.fill("element_fns", &[("stores", &stores)]),
         )
     };
@@ -74,6 +95,8 @@ pub(crate) fn module(destinations: usize, vec4: bool, writable_source: bool) -> 
             ("word_calls", &word_calls),
             ("elements", &elements),
             ("element_fns", &element_fns),
+            ("trace", &trace.binding(destinations as u32 + 2)),
+            ("trace_start", &trace.start("index")),
         ],
     )
 }
@@ -95,38 +118,61 @@ pub(crate) enum ConcatUnits {
 /// `units`, with the entry point `main` (the pieces into the tensor) and,
 /// unless in vec4s, `clear` (the tensor's words zeroed, before pieces of
 /// elements are ORed in). Piece `k` is bound writable where bit `k` of
-/// `writable` is set (it shares the tensor's buffer).
-pub(crate) fn concat_module(pieces: usize, units: ConcatUnits, writable: u32) -> String {
-    let unit = if units == ConcatUnits::Vec4 {
-        "vec4<u32>"
+/// `writable` is set (it shares the tensor's buffer). With `trace`'s hooks
+/// (its trace variant: binding `pieces + 2`).
+pub(crate) fn concat_module(
+    pieces: usize,
+    units: ConcatUnits,
+    writable: u32,
+    trace: TraceHooks,
+) -> String {
+    let (unit, bytes) = if units == ConcatUnits::Vec4 {
+        ("vec4<u32>", 16)
     } else {
-        "u32"
+        ("u32", 4)
     };
-    let bindings = WGSL.repeat("concat_binding", 0..pieces, |slot| {
+    let bindings = WGSL.repeat("concat_binding", 0..pieces, |&slot| {
+        let binding = slot as u32 + 2;
+        let note = trace.record(
+            SITE_WORD_LOAD,
+            bytes,
+            binding,
+            false,
+            "read.at + piece_shift",
+        );
         vec![
-            ("binding", (slot + 2).to_string()),
+            ("binding", binding.to_string()),
             ("access", access(writable >> slot & 1 == 1).to_string()),
             ("slot", slot.to_string()),
             ("unit", unit.to_string()),
+            ("note", note),
         ]
     });
     let word_calls = WGSL.repeat("concat_word_call", 0..pieces, |slot| {
         vec![("slot", slot.to_string())]
     });
+    let note_put = trace.record(SITE_WORD_STORE, bytes, 1, true, "i");
+    let note_or = trace.record(SITE_ELEMENT_STORE, bytes, 1, true, "i");
+    let notes: [(&str, &dyn std::fmt::Display); 2] =
+        [("note_put", &note_put), ("note_or", &note_or)];
     let (dst_type, access) = match units {
-        ConcatUnits::Atomic => ("array<atomic<u32>>", WGSL.fill("concat_atomic", &[])),
-        ConcatUnits::Words => ("array<u32>", WGSL.fill("concat_plain", &[])),
-        ConcatUnits::Vec4 => ("array<vec4<u32>>", WGSL.fill("concat_vec4", &[])),
+        ConcatUnits::Atomic => ("array<atomic<u32>>", WGSL.fill("concat_atomic", &notes)),
+        ConcatUnits::Words => ("array<u32>", WGSL.fill("concat_plain", &notes)),
+        ConcatUnits::Vec4 => ("array<vec4<u32>>", WGSL.fill("concat_vec4", &notes[..1])),
     };
     let (elements, element_fns) = if units == ConcatUnits::Vec4 {
         (String::new(), String::new())
     } else {
-        let loads = WGSL.repeat("concat_load", 0..pieces, |slot| {
-            vec![("slot", slot.to_string())]
+        let loads = WGSL.repeat("concat_load", 0..pieces, |&slot| {
+            let note = trace.record(SITE_ELEMENT_LOAD, 4, slot as u32 + 2, false, "i");
+            vec![("slot", slot.to_string()), ("note", note)]
         });
         (
             WGSL.fill("concat_elements", &[]),
-            WGSL.fill("concat_element_fns", &[("loads", &loads)]),
+            WGSL.fill(
+                "concat_element_fns",
+                &[("loads", &loads), ("trace_start", &trace.start("index"))],
+            ),
         )
     };
     let vec4s = (HEADER_WORDS + pieces * CONCAT_RECORD_WORDS) / 4;
@@ -140,6 +186,8 @@ pub(crate) fn concat_module(pieces: usize, units: ConcatUnits, writable: u32) ->
             ("word_calls", &word_calls),
             ("elements", &elements),
             ("element_fns", &element_fns),
+            ("trace", &trace.binding(pieces as u32 + 2)),
+            ("trace_start", &trace.start("index")),
         ],
     )
 }
@@ -218,6 +266,7 @@ pub(crate) fn concat_record(
 #[cfg(test)]
 mod tests {
     use super::{ConcatUnits, HEADER_WORDS, RECORD_WORDS, concat_module, module, record};
+    use crate::kernels::wgsl::TraceHooks;
     use naga::valid::{Capabilities, ValidationFlags, Validator};
 
     #[test]
@@ -230,16 +279,19 @@ mod tests {
         };
         let modules = (1..=32).flat_map(|n| {
             (0..3).flat_map(move |k| {
-                [
-                    (n, module(n, false, k == 1)),
-                    (n, module(n, true, k == 1)),
-                    (n, concat_module(n, ConcatUnits::Words, mask(n, k))),
-                    (n, concat_module(n, ConcatUnits::Atomic, mask(n, k))),
-                    (n, concat_module(n, ConcatUnits::Vec4, mask(n, k))),
-                ]
+                [false, true].into_iter().flat_map(move |on| {
+                    let t = TraceHooks { on };
+                    [
+                        (n, on, module(n, false, k == 1, t)),
+                        (n, on, module(n, true, k == 1, t)),
+                        (n, on, concat_module(n, ConcatUnits::Words, mask(n, k), t)),
+                        (n, on, concat_module(n, ConcatUnits::Atomic, mask(n, k), t)),
+                        (n, on, concat_module(n, ConcatUnits::Vec4, mask(n, k), t)),
+                    ]
+                })
             })
         });
-        for (destinations, source) in modules {
+        for (destinations, traced, source) in modules {
             let parsed = naga::front::wgsl::parse_str(&source)
                 .unwrap_or_else(|e| panic!("x{destinations}: {}", e.emit_to_string(&source)));
             Validator::new(ValidationFlags::all(), Capabilities::empty())
@@ -251,7 +303,10 @@ mod tests {
                 .filter_map(|(_, v)| v.binding.as_ref().map(|b| (b.binding, v.space)))
                 .collect();
             bindings.sort_by_key(|b| b.0);
-            assert_eq!(bindings.len(), destinations + 2, "x{destinations}");
+            // The trace variant binds its trace after the slots.
+            let traced = usize::from(traced);
+            assert_eq!(bindings.len(), destinations + 2 + traced, "x{destinations}");
+            assert_eq!(traced == 1, source.contains("fn record("));
             assert_eq!(bindings[0].1, naga::AddressSpace::Uniform);
             for (k, (binding, space)) in bindings.iter().enumerate() {
                 assert_eq!(*binding as usize, k);

@@ -7,6 +7,7 @@
 use super::permute::{self, CONCAT_RECORD_WORDS, ConcatUnits, HEADER_WORDS, RECORD_WORDS};
 use super::permute_tile::{self, TILE_RECORD_WORDS, TileSide};
 use super::shader::{BindingKind, LayoutEntry};
+use super::wgsl::TraceHooks;
 
 /// The module a permuted-move dispatch runs, and everything that picks it:
 /// its WGSL ([`PermuteModule::source`]), entry point and bind group layout.
@@ -42,24 +43,48 @@ pub(crate) enum PermuteModule {
 impl PermuteModule {
     /// Its WGSL.
     pub(crate) fn source(&self) -> String {
+        self.source_of(TraceHooks { on: false })
+    }
+
+    /// Its access-trace variant's WGSL: every load and store of an
+    /// invocation recorded into binding [`PermuteModule::trace_binding`]
+    /// (for `crate::gpu::trace`; never recorded by an encode).
+    #[cfg_attr(not(feature = "analysis"), allow(dead_code))]
+    pub(crate) fn traced_source(&self) -> String {
+        self.source_of(TraceHooks { on: true })
+    }
+
+    /// The trace variant's trace binding: the one after the slots.
+    #[cfg_attr(not(feature = "analysis"), allow(dead_code))]
+    pub(crate) fn trace_binding(&self) -> u32 {
+        match *self {
+            PermuteModule::Split { slots, .. }
+            | PermuteModule::Concat { slots, .. }
+            | PermuteModule::Tile { slots, .. } => slots as u32 + 2,
+            PermuteModule::Clear => 3,
+        }
+    }
+
+    /// Its WGSL with `trace`'s hooks.
+    fn source_of(&self, trace: TraceHooks) -> String {
         match *self {
             PermuteModule::Split {
                 slots,
                 vec4,
                 writable_source,
-            } => permute::module(slots, vec4, writable_source),
+            } => permute::module(slots, vec4, writable_source, trace),
             PermuteModule::Concat {
                 slots,
                 units,
                 writable,
-            } => permute::concat_module(slots, units, writable),
-            PermuteModule::Clear => permute::concat_module(1, ConcatUnits::Atomic, 0),
+            } => permute::concat_module(slots, units, writable, trace),
+            PermuteModule::Clear => permute::concat_module(1, ConcatUnits::Atomic, 0, trace),
             PermuteModule::Tile {
                 slots,
                 side,
                 bits,
                 writable,
-            } => permute_tile::module(slots, side, bits, writable),
+            } => permute_tile::module(slots, side, bits, writable, trace),
         }
     }
 

@@ -14,6 +14,7 @@
 
 use crate::kernels::permute::access;
 use crate::kernels::template::Template;
+use crate::kernels::wgsl::TraceHooks;
 
 const WGSL: Template = Template::new(
     "permute_tile.wgsl",
@@ -45,13 +46,23 @@ pub(crate) enum TileSide {
 /// parameters, a uniform block of a header and a record per slot. The
 /// buffers read are bound writable where bit `k` of `writable` is set (a
 /// split's one source: bit 0; a concat's piece in slot `k`): they share a
-/// buffer the dispatch writes.
-pub(crate) fn module(slots: usize, side: TileSide, bits: u32, writable: u32) -> String {
+/// buffer the dispatch writes. With `trace`'s hooks (its trace variant:
+/// binding `slots + 2`; site 0 the loads, 1 the stores).
+pub(crate) fn module(
+    slots: usize,
+    side: TileSide,
+    bits: u32,
+    writable: u32,
+    trace: TraceHooks,
+) -> String {
     let unit = match bits {
         64 => "vec2<u32>",
         128 => "vec4<u32>",
         _ => "u32",
     };
+    let bytes = bits.max(32) / 8;
+    let load = |binding: u32| trace.record(0, bytes, binding, false, "i");
+    let store = |binding: u32| trace.record(1, bytes, binding, true, "i");
     let phases = if bits >= 32 {
         WGSL.fill("whole_phases", &[])
     } else {
@@ -72,8 +83,10 @@ pub(crate) fn module(slots: usize, side: TileSide, bits: u32, writable: u32) -> 
             ("unit", unit.to_string()),
         ]
     });
-    let only_slot = |fragment: &'static str| {
-        WGSL.repeat(fragment, 0..slots, |slot| vec![("slot", slot.to_string())])
+    let only_slot = |fragment: &'static str, note: &dyn Fn(u32) -> String| {
+        WGSL.repeat(fragment, 0..slots, |&slot| {
+            vec![("slot", slot.to_string()), ("note", note(slot as u32 + 2))]
+        })
     };
     let bindings = match side {
         TileSide::Split => WGSL.fill(
@@ -82,7 +95,8 @@ pub(crate) fn module(slots: usize, side: TileSide, bits: u32, writable: u32) -> 
                 ("src_access", &access(writable & 1 == 1)),
                 ("unit", &unit),
                 ("destinations", &destinations),
-                ("stores", &only_slot("split_store")),
+                ("stores", &only_slot("split_store", &store)),
+                ("note_load", &load(1)),
             ],
         ),
         TileSide::Concat => WGSL.fill(
@@ -90,7 +104,8 @@ pub(crate) fn module(slots: usize, side: TileSide, bits: u32, writable: u32) -> 
             &[
                 ("unit", &unit),
                 ("pieces", &pieces),
-                ("loads", &only_slot("concat_load")),
+                ("loads", &only_slot("concat_load", &load)),
+                ("note_store", &store(1)),
             ],
         ),
     };
@@ -102,6 +117,8 @@ pub(crate) fn module(slots: usize, side: TileSide, bits: u32, writable: u32) -> 
             ("bindings", &bindings),
             ("unit", &unit),
             ("phases", &phases),
+            ("trace", &trace.binding(slots as u32 + 2)),
+            ("trace_start", &trace.start("group * 256u + lid")),
         ],
     )
 }
@@ -187,6 +204,7 @@ pub(crate) fn record(
 #[cfg(test)]
 mod tests {
     use super::{TILE_RECORD_WORDS, TileSide, TileWalk, module, record};
+    use crate::kernels::wgsl::TraceHooks;
     use naga::valid::{Capabilities, ValidationFlags, Validator};
 
     #[test]
@@ -202,7 +220,11 @@ mod tests {
                     (4, 0),
                     (2, 0x5555_5555),
                 ] {
-                    let source = module(slots, side, bits, writable >> (32 - slots));
+                    // The trace variant (every other slot count) binds its
+                    // trace after the slots.
+                    let on = slots % 2 == 0;
+                    let writable = writable >> (32 - slots);
+                    let source = module(slots, side, bits, writable, TraceHooks { on });
                     let parsed = naga::front::wgsl::parse_str(&source).unwrap_or_else(|e| {
                         panic!("{side:?} x{slots}: {}", e.emit_to_string(&source))
                     });
@@ -216,7 +238,7 @@ mod tests {
                         .filter_map(|(_, v)| v.binding.as_ref().map(|b| b.binding))
                         .collect();
                     bindings.sort_unstable();
-                    let expected: Vec<u32> = (0..slots as u32 + 2).collect();
+                    let expected: Vec<u32> = (0..slots as u32 + 2 + u32::from(on)).collect();
                     assert_eq!(bindings, expected, "{side:?} x{slots}");
                 }
             }

@@ -310,6 +310,46 @@ fn record_line(
     )
 }
 
+/// The access trace's hooks in a module outside the table-driven prelude
+/// (the permuted moves' gather and tiles): its binding, the start of an
+/// invocation, and a record per load and store, each a site number of the
+/// module's own. Empty text unless the module is its trace variant
+/// (`on`), so the modules plans record carry none of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct TraceHooks {
+    pub on: bool,
+}
+
+impl TraceHooks {
+    /// The trace binding (number `binding`) and its `record` function.
+    pub fn binding(&self, binding: u32) -> String {
+        if !self.on {
+            return String::new();
+        }
+        PRELUDE.fill("trace", &[("trace_binding", &binding)])
+    }
+
+    /// An invocation's start: it is invocation `g` (a WGSL expression) of
+    /// the dispatch, with nothing recorded yet.
+    pub fn start(&self, g: &str) -> String {
+        if !self.on {
+            return String::new();
+        }
+        format!("    trace_g = {g};\n    trace_n = 0u;\n")
+    }
+
+    /// The statement recording an access at `site` of `bytes`-wide units
+    /// through `binding`, unit `index` (a WGSL expression) from the
+    /// binding's start, a store or a load.
+    pub fn record(&self, site: u32, bytes: u32, binding: u32, store: bool, index: &str) -> String {
+        if !self.on {
+            return String::new();
+        }
+        let code = site << 11 | bytes.trailing_zeros() << 8 | binding << 1 | u32::from(store);
+        format!("record({code}u, {index}); ")
+    }
+}
+
 /// The module's entry point `split`: invocation `g` of the dispatch runs
 /// `body` when `g < table.invocations` (in the trace variant, after noting
 /// which invocation it is).

@@ -558,12 +558,15 @@ impl PermutedConcatPlan {
     }
 
     /// True when some input's elements share output words with another's
-    /// (sub-word runs): the output's words are zeroed by a dispatch first,
-    /// and those inputs ORed in.
+    /// (sub-word runs) and the gather moves them: the output's words are
+    /// zeroed by a dispatch first, and those inputs ORed in. (An input of
+    /// packed elements that moves through tiles stores whole words: the
+    /// plan tiles it only where its output rows are whole words.)
     pub fn zeroes_output(&self) -> bool {
         self.pieces
             .iter()
-            .any(|p| p.words > 0 && p.mode == MODE_ELEMENTS)
+            .enumerate()
+            .any(|(i, p)| p.words > 0 && p.mode == MODE_ELEMENTS && !self.moves_through_tiles(i))
     }
 
     /// Inputs one dispatch reads: as many as the bindings and the uniform
