@@ -14,6 +14,8 @@
 mod gpu_timer;
 #[path = "split_bench/permuted.rs"]
 mod permuted;
+#[path = "split_bench/permuted_cases.rs"]
+mod permuted_cases;
 
 use gpu_timer::GpuTimer;
 use wgpu_split::gpu::GpuContext;

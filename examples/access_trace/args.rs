@@ -25,12 +25,15 @@ pub struct Options {
     pub sweep: bool,
     /// Trace the concat that mirrors each split (its outputs joined back).
     pub concat: bool,
+    /// Trace split_bench's permuted moves (heads, their merge, YOLOv8's
+    /// distribution head) instead.
+    pub permuted: bool,
     /// The limits plans are made for (`--limits webgpu|native|gpu`).
     pub limits: PlanLimits,
 }
 
 pub const USAGE: &str =
-    "usage: access_trace [--rows N] [--most N] [--json PATH] [--case NAME] [--kernel NAME] [--sweep] [--concat]
+    "usage: access_trace [--rows N] [--most N] [--json PATH] [--case NAME] [--kernel NAME] [--sweep] [--concat] [--permuted]
        [--limits webgpu|native|gpu]
        [--dtype TYPE --shape D,D,.. --axis A --split SPEC]
 SPEC: lengths:L,L,..  onnx18:N  seq  openvino.split:N  openvino.variadic:L,L,..
@@ -107,6 +110,7 @@ pub fn parse() -> Result<Options, String> {
         kernel: None,
         sweep: false,
         concat: false,
+        permuted: false,
         limits: PlanLimits::WEBGPU_DEFAULT,
     };
     let (mut dtype, mut shape, mut axis, mut spec) = (None, None, 0i64, None);
@@ -120,6 +124,7 @@ pub fn parse() -> Result<Options, String> {
             "--case" => o.case = Some(value()?),
             "--sweep" => o.sweep = true,
             "--concat" => o.concat = true,
+            "--permuted" => o.permuted = true,
             "--limits" => {
                 o.limits = match value()?.as_str() {
                     "webgpu" => PlanLimits::WEBGPU_DEFAULT,

@@ -29,6 +29,8 @@
 //! lower `--rows`); `--json` writes every figure.
 //! `--concat` traces the concat that mirrors each split instead (the
 //! split's outputs joined back into the tensor, checked against it).
+//! `--permuted` traces split_bench's permuted moves instead (attention's
+//! heads and their merge, YOLOv8's distribution head; `permuted.rs`).
 
 #[path = "../split_bench/cases.rs"]
 #[allow(dead_code)]
@@ -36,6 +38,7 @@ mod cases;
 
 mod args;
 mod measure;
+mod permuted;
 
 use std::process::ExitCode;
 
@@ -60,6 +63,23 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if options.permuted {
+        let traced = GpuContext::new_default()
+            .and_then(|ctx| ctx.splitter())
+            .map_err(|e| e.into())
+            .and_then(|gpu| permuted::run(&gpu, options.most, options.case.as_deref()));
+        return match traced {
+            Ok(true) => ExitCode::SUCCESS,
+            Ok(false) => {
+                eprintln!("an output differs from the host path, or a request misses 1.15x");
+                ExitCode::FAILURE
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     match run(&options) {
         Ok(rows) => {
             if rows.iter().all(|r| r.exact) {

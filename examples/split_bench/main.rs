@@ -41,6 +41,7 @@ mod console;
 mod gpu_timer;
 mod method;
 mod permuted;
+mod permuted_cases;
 mod plot;
 mod report;
 mod work;

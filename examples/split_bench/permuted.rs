@@ -9,11 +9,11 @@
 use wgpu::util::DeviceExt;
 use wgpu_split::gpu::{BufferRegion, GpuSplitter};
 use wgpu_split::{
-    ElementType, HostTensor, PermutedConcat, PermutedSplit, PieceMove, ResolvedConcat,
-    ResolvedSplit,
+    HostTensor, PermutedConcat, PermutedSplit, PieceMove, ResolvedConcat, ResolvedSplit,
 };
 
 use super::gpu_timer::GpuTimer;
+pub use super::permuted_cases::cases;
 
 /// One case's medians, device milliseconds.
 pub struct Timed {
@@ -23,58 +23,6 @@ pub struct Timed {
     pub fused_ms: f64,
     /// Split then transposes (transposes then concat).
     pub two_passes_ms: f64,
-}
-
-/// One case: a permuted split, or the concat that undoes one.
-pub struct Case {
-    pub name: &'static str,
-    element_type: ElementType,
-    split: PermutedSplit,
-    concat: bool,
-}
-
-pub fn cases(quick: bool) -> Vec<Case> {
-    let s = |full: usize, small: usize| if quick { small } else { full };
-    let f16 = ElementType::Float16;
-    let gpt2 = PermutedSplit::split_heads(&[s(8, 2), s(1024, 128), 2304], &[768; 3], 64).unwrap();
-    let gqa =
-        PermutedSplit::split_heads(&[s(4, 1), s(1024, 128), 48 * 128], &[4096, 1024, 1024], 128)
-            .unwrap();
-    let anchors = s(8400, 840);
-    let dfl = PermutedSplit::new(
-        ResolvedSplit::new(&[1, 144, anchors], 1, vec![64, 80], true).unwrap(),
-        vec![
-            PieceMove::new(vec![1, 4, 16, anchors], vec![0, 2, 1, 3]),
-            PieceMove::keep(&[1, 80, anchors]),
-        ],
-    )
-    .unwrap();
-    vec![
-        Case {
-            name: "gpt2_qkv_f16_8x1024x2304",
-            element_type: f16,
-            split: gpt2.clone(),
-            concat: false,
-        },
-        Case {
-            name: "gqa_qkv_f16_4x1024x6144",
-            element_type: f16,
-            split: gqa,
-            concat: false,
-        },
-        Case {
-            name: "gpt2_merge_heads_f16",
-            element_type: f16,
-            split: gpt2,
-            concat: true,
-        },
-        Case {
-            name: "yolov8_dfl_f32_1x144x8400",
-            element_type: ElementType::Float,
-            split: dfl,
-            concat: false,
-        },
-    ]
 }
 
 fn storage(gpu: &GpuSplitter, bytes: &[u8]) -> wgpu::Buffer {
