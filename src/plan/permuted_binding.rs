@@ -499,10 +499,8 @@ impl ConcatAt<'_> {
         let mut first = 0u32;
         for (slot, &i) in group.iter().enumerate() {
             let piece = &self.plan.pieces()[i];
-            let (count, read, write) = match (&piece.vec4, units) {
-                (Some((r, w)), ConcatUnits::Vec4) => (piece.words / 4, r, w),
-                _ => (piece.words, &piece.read, &piece.write),
-            };
+            let vec4 = units == ConcatUnits::Vec4;
+            let (count, read, write) = piece.walk(vec4, self.plan.lane_order());
             params.extend(concat_record(
                 first,
                 count,
