@@ -179,9 +179,14 @@ fn words_{{slot}}(r: u32, first: u32, end: u32, src_shift: u32, dst_shift: u32) 
         if (w >= end) {
             break;
         }
-        {{note}}dst{{slot}}[w + dst_shift] = src[at + src_shift];
-        w += 1u;
-        pos += 1u;
+        // The rest of this run (or of the stretch), then the next run.
+        let n = min(d_last - pos, end - w);
+        for (var k = 0u; k < n; k += 1u) {
+            {{note}}dst{{slot}}[w + k + dst_shift] = src[at + k * s_last + src_shift];
+        }
+        w += n;
+        pos += n;
+        at += (n - 1u) * s_last;
         if (pos == d_last) {
             pos = 0u;
             pos_next += 1u;
@@ -191,8 +196,6 @@ fn words_{{slot}}(r: u32, first: u32, end: u32, src_shift: u32, dst_shift: u32) 
             } else {
                 at += step;
             }
-        } else {
-            at += s_last;
         }
     }
 }
