@@ -11,14 +11,12 @@
 
 mod common;
 
-use common::concat_undoing;
+use common::{cdla_transpose, concat_undoing, k_transposed};
 use wgpu_split::plan::internals::{
     TILE, TileWalk, permuted_concat_tile_walks, permuted_tile_walks,
 };
 use wgpu_split::plan::{PermutedConcatPlan, PermutedPlan, PlanLimits};
-use wgpu_split::{
-    ElementType, PermutedConcat, PermutedSplit, PieceMove, ResolvedSplit, StridedView,
-};
+use wgpu_split::{ElementType, PermutedConcat, PermutedSplit, StridedView};
 
 /// The elements a view walks, in order.
 fn walk(view: &StridedView) -> Vec<usize> {
@@ -65,23 +63,10 @@ fn split_ratios(split: &PermutedSplit, bytes: usize, unit: usize) -> Vec<(usize,
 #[test]
 fn heads_are_coalesced_on_gpu_warps_and_transposes_are_tiled() {
     // f16 heads of 64 (runs of 128 bytes), vec4 lanes; grouped-query;
-    // YOLOv8's distribution head (f32 runs of 8400).
-    let gpt2 = PermutedSplit::split_heads(&[2, 64, 2304], &[768; 3], 64).unwrap();
-    let gqa = PermutedSplit::split_heads(&[1, 64, 48 * 128], &[4096, 1024, 1024], 128).unwrap();
-    let dfl = PermutedSplit::new(
-        ResolvedSplit::new(&[1, 144, 840], 1, vec![64, 80], true).unwrap(),
-        vec![
-            PieceMove::new(vec![1, 4, 16, 840], vec![0, 2, 1, 3]),
-            PieceMove::keep(&[1, 80, 840]),
-        ],
-    )
-    .unwrap();
-    for (name, split, bytes) in [
-        ("gpt2 qkv f16", &gpt2, 2),
-        ("gqa qkv f16", &gqa, 2),
-        ("yolov8 dfl f32", &dfl, 4),
-    ] {
-        for (w, loads, stores) in split_ratios(split, bytes, 16) {
+    // YOLOv8's distribution head (f32 runs of 840).
+    for (name, split, t) in common::heads_cases() {
+        let bytes = t.bit_width().unwrap() as usize / 8;
+        for (w, loads, stores) in split_ratios(&split, bytes, 16) {
             eprintln!("{name} W={w}: loads {loads:.2}, stores {stores:.2}");
             assert!(
                 loads <= 1.15 && stores <= 1.15,
@@ -102,14 +87,7 @@ fn heads_are_coalesced_on_gpu_warps_and_transposes_are_tiled() {
     // A transpose of the fastest axis (layout_cdla's [1, 32, 7600] piece
     // as (0, 2, 1)): the gather's lanes would read elements 7,600 apart
     // (8x the sectors at W = 32); the plan moves it through tiles.
-    let t = PermutedSplit::new(
-        ResolvedSplit::new(&[1, 42, 7600], 1, vec![10, 32], true).unwrap(),
-        vec![
-            PieceMove::keep(&[1, 10, 7600]),
-            PieceMove::new(vec![1, 32, 7600], vec![0, 2, 1]),
-        ],
-    )
-    .unwrap();
+    let t = cdla_transpose(7600);
     for (w, loads, stores) in split_ratios(&t, 4, 4) {
         eprintln!("transpose f32 W={w}, as a gather: loads {loads:.2}, stores {stores:.2}");
         assert!(
@@ -240,25 +218,9 @@ fn tile_ratios(walk: &TileWalk, bits: u64, w: usize) -> (f64, f64) {
 
 #[test]
 fn transposes_of_the_fastest_axis_are_coalesced_through_tiles() {
-    let f32_t = ElementType::Float;
     let limits = PlanLimits::WEBGPU_DEFAULT;
     // layout_cdla's [1, 32, 7600] as (0, 2, 1); attention's K as
-    // [B, H, D, S] (f32 and f64); a side that is no multiple of 32.
-    let cdla = PermutedSplit::new(
-        ResolvedSplit::new(&[1, 42, 7600], 1, vec![10, 32], true).unwrap(),
-        vec![
-            PieceMove::keep(&[1, 10, 7600]),
-            PieceMove::new(vec![1, 32, 7600], vec![0, 2, 1]),
-        ],
-    )
-    .unwrap();
-    let k_t = |s: usize, h: usize, d: usize| {
-        PermutedSplit::new(
-            ResolvedSplit::new(&[2, s, 3 * h * d], 2, vec![h * d; 3], true).unwrap(),
-            vec![PieceMove::new(vec![2, s, h, d], vec![0, 2, 3, 1]); 3],
-        )
-        .unwrap()
-    };
+    // [B, H, D, S] (f32, f64, f16, u8); a side that is no multiple of 32.
     // Where the output's rows are not whole 32-byte sectors (K^T with
     // S = 100 f32: rows of 400 bytes) every other row's 128-byte stretch
     // of a tile spans 5 sectors instead of 4, and the last tile of a row
@@ -266,25 +228,7 @@ fn transposes_of_the_fastest_axis_are_coalesced_through_tiles() {
     // held to 1.20x. (Any writer that moves rows in pieces pays this;
     // only a writer walking the output linearly, which then reads across
     // the input's rows, does not.)
-    for (name, split, t, most) in [
-        ("layout_cdla f32", cdla, f32_t, 1.15),
-        ("K^T f32 S=128 D=64", k_t(128, 4, 64), f32_t, 1.15),
-        (
-            "K^T f64 S=96 D=32",
-            k_t(96, 2, 32),
-            ElementType::Double,
-            1.15,
-        ),
-        ("K^T f32 S=100 D=48", k_t(100, 2, 48), f32_t, 1.20),
-        // Packed: f16 and u8 K^T (rows of 128 and 96 elements).
-        (
-            "K^T f16 S=128 D=64",
-            k_t(128, 4, 64),
-            ElementType::Float16,
-            1.15,
-        ),
-        ("K^T u8 S=96 D=32", k_t(96, 2, 32), ElementType::Uint8, 1.15),
-    ] {
+    for (name, split, t, most) in common::tile_cases(7600) {
         let plan = PermutedPlan::new(&split, t, &limits).unwrap();
         let bits = u64::from(t.bit_width().unwrap());
         let walks = permuted_tile_walks(&plan);

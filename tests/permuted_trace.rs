@@ -17,9 +17,7 @@ use common::{Rng, concat_undoing, random_tensor};
 use wgpu_split::gpu::trace::{TracedRun, trace_permuted, trace_permuted_concat};
 use wgpu_split::plan::coalescing::{Coalescing, analyse};
 use wgpu_split::plan::{PermutedConcatPlan, PermutedPlan, PlanLimits};
-use wgpu_split::{
-    ElementType, HostTensor, PermutedConcat, PermutedSplit, PieceMove, ResolvedSplit,
-};
+use wgpu_split::{ElementType, HostTensor, PermutedConcat, PermutedSplit};
 
 /// Every invocation traced (the cases are small enough).
 const WHOLE: u64 = 1 << 20;
@@ -149,39 +147,23 @@ fn analysed(name: &str, run: &TracedRun, read_bytes: u64, written_bytes: u64) ->
         .collect()
 }
 
-/// Attention's K as [B, H, D, S]: each of Q, K, V of a [B, S, 3·H·D]
-/// projection transposed so that S is the fastest axis.
-fn k_t(s: usize, h: usize, d: usize) -> PermutedSplit {
-    PermutedSplit::new(
-        ResolvedSplit::new(&[2, s, 3 * h * d], 2, vec![h * d; 3], true).unwrap(),
-        vec![PieceMove::new(vec![2, s, h, d], vec![0, 2, 3, 1]); 3],
-    )
-    .unwrap()
-}
-
 #[test]
 fn heads_their_merge_and_a_detection_head_are_coalesced_in_the_trace() {
-    let f16 = ElementType::Float16;
-    // split_bench's cases, fewer tokens: GPT-2's QKV, a grouped-query QKV
-    // (32 + 8 + 8 heads of 128), YOLOv8's distribution head (its class
-    // scores kept: a copy command).
-    let gpt2 = PermutedSplit::split_heads(&[2, 64, 2304], &[768; 3], 64).unwrap();
-    let gqa = PermutedSplit::split_heads(&[1, 64, 48 * 128], &[4096, 1024, 1024], 128).unwrap();
-    let dfl = PermutedSplit::new(
-        ResolvedSplit::new(&[1, 144, 840], 1, vec![64, 80], true).unwrap(),
-        vec![
-            PieceMove::new(vec![1, 4, 16, 840], vec![0, 2, 1, 3]),
-            PieceMove::keep(&[1, 80, 840]),
-        ],
-    )
-    .unwrap();
+    // split_bench's cases, fewer tokens (the DFL's class scores kept: a
+    // copy command), and the merges back.
     let mut rows = Vec::new();
-    rows.extend(traced_split("gpt2 qkv f16", &gpt2, f16));
-    rows.extend(traced_split("gqa qkv f16", &gqa, f16));
-    rows.extend(traced_split("yolov8 dfl f32", &dfl, ElementType::Float));
+    let cases = common::heads_cases();
+    for (name, split, t) in &cases {
+        rows.extend(traced_split(name, split, *t));
+    }
+    let f16 = ElementType::Float16;
     let merge = PermutedConcat::merge_heads(&[[2, 12, 64, 64]; 3]).unwrap();
     rows.extend(traced_concat("merge heads f16", &merge, f16));
-    rows.extend(traced_concat("gqa merge f16", &concat_undoing(&gqa), f16));
+    rows.extend(traced_concat(
+        "gqa merge f16",
+        &concat_undoing(&cases[1].1),
+        f16,
+    ));
     for r in &rows {
         r.assert_targets(1.15);
     }
@@ -189,38 +171,9 @@ fn heads_their_merge_and_a_detection_head_are_coalesced_in_the_trace() {
 
 #[test]
 fn transposes_of_the_fastest_axis_are_coalesced_in_the_trace_of_their_tiles() {
-    let f32_t = ElementType::Float;
-    // layout_cdla's [1, 32, 760] piece as (0, 2, 1), its other piece kept.
-    let cdla = PermutedSplit::new(
-        ResolvedSplit::new(&[1, 42, 760], 1, vec![10, 32], true).unwrap(),
-        vec![
-            PieceMove::keep(&[1, 10, 760]),
-            PieceMove::new(vec![1, 32, 760], vec![0, 2, 1]),
-        ],
-    )
-    .unwrap();
-    // K^T with S = 100 f32 (rows of 400 bytes, no whole sectors): each
-    // tile's rows straddle a sector more than their bytes need, modeled
-    // 1.12x at W = 32 and 1.16x at W = 64 (`permuted_access.rs`), held to
-    // 1.20x.
-    for (name, split, t, most) in [
-        ("layout_cdla f32", cdla, f32_t, 1.15),
-        ("K^T f32 S=128 D=64", k_t(128, 4, 64), f32_t, 1.15),
-        (
-            "K^T f64 S=96 D=32",
-            k_t(96, 2, 32),
-            ElementType::Double,
-            1.15,
-        ),
-        (
-            "K^T f16 S=128 D=64",
-            k_t(128, 4, 64),
-            ElementType::Float16,
-            1.15,
-        ),
-        ("K^T u8 S=96 D=32", k_t(96, 2, 32), ElementType::Uint8, 1.15),
-        ("K^T f32 S=100 D=48", k_t(100, 2, 48), f32_t, 1.20),
-    ] {
+    // layout_cdla's piece and attention's K^T (`common::tile_cases`: K^T
+    // with S = 100 f32 held to 1.20x, as `permuted_access.rs` models it).
+    for (name, split, t, most) in common::tile_cases(760) {
         let plan = PermutedPlan::new(&split, t, &PlanLimits::WEBGPU_DEFAULT).unwrap();
         assert!(
             (0..split.output_count()).any(|i| plan.moves_through_tiles(i)),

@@ -57,8 +57,13 @@ pub(crate) fn module(
     let bytes = if vec4 { 16 } else { 4 };
     let bindings = WGSL.repeat("binding", 0..destinations, |&slot| {
         let binding = slot as u32 + 2;
-        let note = trace.record(SITE_WORD_LOAD, bytes, 1, false, "at + k * s_last + src_shift")
-            + &trace.record(SITE_WORD_STORE, bytes, binding, true, "w + k + dst_shift");
+        let note = trace.record(
+            SITE_WORD_LOAD,
+            bytes,
+            1,
+            false,
+            "at + k * s_last + src_shift",
+        ) + &trace.record(SITE_WORD_STORE, bytes, binding, true, "w + k + dst_shift");
         vec![
             ("binding", binding.to_string()),
             ("slot", slot.to_string()),

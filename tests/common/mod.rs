@@ -583,3 +583,86 @@ pub fn concat_undoing(split: &wgpu_split::PermutedSplit) -> wgpu_split::Permuted
         .collect();
     wgpu_split::PermutedConcat::new(&split.output_shapes(), moves, split.split().axis()).unwrap()
 }
+
+/// Issue 39's access cases at fewer tokens: GPT-2's QKV into heads of 64
+/// (f16), a grouped-query QKV (32 + 8 + 8 heads of 128, f16), YOLOv8's
+/// distribution head over 840 anchors (f32; its class scores kept).
+pub fn heads_cases() -> [(&'static str, wgpu_split::PermutedSplit, ElementType); 3] {
+    use wgpu_split::{PermutedSplit, PieceMove};
+    let f16 = ElementType::Float16;
+    let gpt2 = PermutedSplit::split_heads(&[2, 64, 2304], &[768; 3], 64).unwrap();
+    let gqa = PermutedSplit::split_heads(&[1, 64, 48 * 128], &[4096, 1024, 1024], 128).unwrap();
+    let dfl = PermutedSplit::new(
+        ResolvedSplit::new(&[1, 144, 840], 1, vec![64, 80], true).unwrap(),
+        vec![
+            PieceMove::new(vec![1, 4, 16, 840], vec![0, 2, 1, 3]),
+            PieceMove::keep(&[1, 80, 840]),
+        ],
+    )
+    .unwrap();
+    [
+        ("gpt2 qkv f16", gpt2, f16),
+        ("gqa qkv f16", gqa, f16),
+        ("yolov8 dfl f32", dfl, ElementType::Float),
+    ]
+}
+
+/// layout_cdla's `[1, 32, width]` piece of `[1, 42, width]` transposed as
+/// `(0, 2, 1)` (the fastest axis across the output's rows), its
+/// `[1, 10, width]` piece kept.
+pub fn cdla_transpose(width: usize) -> wgpu_split::PermutedSplit {
+    use wgpu_split::PieceMove;
+    wgpu_split::PermutedSplit::new(
+        ResolvedSplit::new(&[1, 42, width], 1, vec![10, 32], true).unwrap(),
+        vec![
+            PieceMove::keep(&[1, 10, width]),
+            PieceMove::new(vec![1, 32, width], vec![0, 2, 1]),
+        ],
+    )
+    .unwrap()
+}
+
+/// Attention's K as `[B, H, D, S]`: each of Q, K and V of a
+/// `[2, s, 3·h·d]` projection moved so that S is the fastest axis.
+pub fn k_transposed(s: usize, h: usize, d: usize) -> wgpu_split::PermutedSplit {
+    wgpu_split::PermutedSplit::new(
+        ResolvedSplit::new(&[2, s, 3 * h * d], 2, vec![h * d; 3], true).unwrap(),
+        vec![wgpu_split::PieceMove::new(vec![2, s, h, d], vec![0, 2, 3, 1]); 3],
+    )
+    .unwrap()
+}
+
+/// Issue 39's transposes of the fastest axis, which GPUs move through
+/// tiles, with the sectors per request each is held to: layout_cdla's
+/// piece (`cdla_width` columns) and attention's K^T in f32, f64, f16 and
+/// u8 at 1.15x; K^T with S = 100 f32 at 1.20x (rows of 400 bytes, no whole
+/// sectors: each tile's rows straddle one sector more than their bytes
+/// need, 1.12x at W = 32 and 1.16x at W = 64).
+pub fn tile_cases(
+    cdla_width: usize,
+) -> Vec<(&'static str, wgpu_split::PermutedSplit, ElementType, f64)> {
+    let f32_t = ElementType::Float;
+    vec![
+        ("layout_cdla f32", cdla_transpose(cdla_width), f32_t, 1.15),
+        ("K^T f32 S=128 D=64", k_transposed(128, 4, 64), f32_t, 1.15),
+        (
+            "K^T f64 S=96 D=32",
+            k_transposed(96, 2, 32),
+            ElementType::Double,
+            1.15,
+        ),
+        (
+            "K^T f16 S=128 D=64",
+            k_transposed(128, 4, 64),
+            ElementType::Float16,
+            1.15,
+        ),
+        (
+            "K^T u8 S=96 D=32",
+            k_transposed(96, 2, 32),
+            ElementType::Uint8,
+            1.15,
+        ),
+        ("K^T f32 S=100 D=48", k_transposed(100, 2, 48), f32_t, 1.20),
+    ]
+}
