@@ -11,7 +11,7 @@
 
 mod common;
 
-use common::{cdla_transpose, concat_undoing, k_transposed};
+use common::{cdla_transpose, concat_undoing};
 use wgpu_split::plan::internals::{
     TILE, TileWalk, permuted_concat_tile_walks, permuted_tile_walks,
 };
