@@ -39,7 +39,7 @@ use wgpu_split::plan::Kernel;
 type Failure = Box<dyn std::error::Error>;
 
 /// The GPU test binaries the bundle carries (`tests/<name>.rs`).
-const SUITES: [&str; 15] = [
+const SUITES: [&str; 17] = [
     "gpu",
     "concat_gpu",
     "destinations",
@@ -55,6 +55,8 @@ const SUITES: [&str; 15] = [
     "memory",
     "onnx_models",
     "windows",
+    "permuted_gpu",
+    "permuted_trace",
 ];
 
 struct Options {

@@ -23,7 +23,7 @@ cargo_profile=()
 [[ $profile == release ]] && cargo_profile=(--release)
 
 suites=(gpu concat_gpu destinations packed_pages stress device_loss buffer_checks caches
-  coalescing concat_offsets cost executor memory onnx_models windows)
+  coalescing concat_offsets cost executor memory onnx_models windows permuted_gpu permuted_trace)
 examples=(split_bench lanes_bench onnx_node_test gpu_report)
 
 stage=$(mktemp -d)
