@@ -5,8 +5,10 @@
 //! output checked bit for bit against the host path, and the recorded
 //! loads and stores grouped as warps of W = 32 and 64 would issue them
 //! (`plan::coalescing`): issue 39's targets, loads and stores at most 1.15x
-//! the ideal sectors per request and input and output bytes each moved
-//! once, on attention's heads (GPT-2, grouped-query), their merge, YOLOv8's
+//! the ideal sectors per request (or, where a request covers at most two
+//! rows, 1.15x with one sector and line more per row, as the split kernels
+//! are held: a row that starts inside a sector cannot do better) and input
+//! and output bytes each moved once, on attention's heads (GPT-2, grouped-query), their merge, YOLOv8's
 //! distribution head and transposes of the fastest axis. Where the model of
 //! `permuted_access.rs` reasons from the views, this reads what the WGSL
 //! did.
@@ -15,7 +17,7 @@ mod common;
 
 use common::{Rng, concat_undoing, random_tensor};
 use wgpu_split::gpu::trace::{TracedRun, trace_permuted, trace_permuted_concat};
-use wgpu_split::plan::coalescing::{Coalescing, analyse};
+use wgpu_split::plan::coalescing::{Coalescing, Requests, analyse_with_rows};
 use wgpu_split::plan::{PermutedConcatPlan, PermutedPlan, PlanLimits};
 use wgpu_split::{ElementType, HostTensor, PermutedConcat, PermutedSplit};
 
@@ -61,18 +63,25 @@ impl Traced {
         );
     }
 
-    /// Issue 39's targets: `most` sectors per request over the ideal; each
-    /// byte read once (whole sectors) and written once.
-    fn assert_targets(&self, most: f64) {
+    /// Issue 39's targets: 1.15x the ideal sectors per request, or where
+    /// requests cover at most two rows each (a tile's stretches), 1.15x
+    /// with one sector and line more per row (a lane-per-row gather's
+    /// requests touch a row per lane: no allowance for them); each byte
+    /// read once (whole sectors) and written once.
+    fn assert_targets(&self) {
         self.print();
         assert!(self.c.traced_whole, "{}: traced in windows", self.name);
+        let coalesced =
+            |r: &Requests| r.sector_ratio() <= 1.15 || (r.within(1.15) && r.rows <= 2 * r.requests);
         assert!(
-            self.loads() <= most && self.stores() <= most,
-            "{} W={}: loads {:.3} / stores {:.3} over {most}",
+            coalesced(&self.c.loads) && coalesced(&self.c.stores),
+            "{} W={}: loads {:.3} / stores {:.3} over 1.15x (rows {} / {})",
             self.name,
             self.warp,
             self.loads(),
-            self.stores()
+            self.stores(),
+            self.c.loads.rows,
+            self.c.stores.rows
         );
         assert!(
             self.reads() <= 1.0 + 1e-9,
@@ -101,7 +110,9 @@ fn traced_split(name: &str, split: &PermutedSplit, t: ElementType) -> Vec<Traced
     let expected = input.split_permuted(split).unwrap();
     let bits = u64::from(t.bit_width().unwrap());
     let (mut read_bytes, mut written_bytes) = (0, 0);
+    let mut rows = vec![row_bits(input.shape(), bits)];
     for (i, e) in expected.iter().enumerate() {
+        rows.push(row_bits(e.shape(), bits));
         let bytes = e.as_bytes().unwrap();
         let got = &run.destinations[i];
         assert_eq!(&got[..bytes.len()], bytes, "{name}: output {i}");
@@ -111,7 +122,12 @@ fn traced_split(name: &str, split: &PermutedSplit, t: ElementType) -> Vec<Traced
             written_bytes += (elements * bits).div_ceil(32) * 4;
         }
     }
-    analysed(name, &run, read_bytes, written_bytes)
+    analysed(name, &run, read_bytes, written_bytes, &rows)
+}
+
+/// Bits of a row (the innermost dimension) of a tensor of `shape`.
+fn row_bits(shape: &[usize], bits: u64) -> u64 {
+    (shape.last().copied().unwrap_or(1).max(1) as u64) * bits
 }
 
 /// [`traced_split`] of a concat of random inputs.
@@ -131,16 +147,30 @@ fn traced_concat(name: &str, concat: &PermutedConcat, t: ElementType) -> Vec<Tra
     let out = expected.as_bytes().unwrap();
     assert_eq!(&run.tensor[..out.len()], out, "{name}: output");
     let read_bytes = bytes.iter().map(|b| b.len() as u64).sum();
-    analysed(name, &run, read_bytes, out.len().next_multiple_of(4) as u64)
+    let bits = u64::from(t.bit_width().unwrap());
+    let rows: Vec<u64> = std::iter::once(expected.shape())
+        .chain(inputs.iter().map(HostTensor::shape))
+        .map(|shape| row_bits(shape, bits))
+        .collect();
+    let written = out.len().next_multiple_of(4) as u64;
+    analysed(name, &run, read_bytes, written, &rows)
 }
 
-fn analysed(name: &str, run: &TracedRun, read_bytes: u64, written_bytes: u64) -> Vec<Traced> {
+/// `run` analysed at W = 32 and 64, rows of `rows[b]` bits in buffer `b`.
+fn analysed(
+    name: &str,
+    run: &TracedRun,
+    read_bytes: u64,
+    written_bytes: u64,
+    rows: &[u64],
+) -> Vec<Traced> {
+    let row_of = |buffer: usize, byte: u64| byte * 8 / rows[buffer];
     [32, 64]
         .into_iter()
         .map(|warp| Traced {
             name: name.to_string(),
             warp,
-            c: analyse(&run.dispatches, warp),
+            c: analyse_with_rows(&run.dispatches, warp, &row_of),
             read_bytes,
             written_bytes,
         })
@@ -165,26 +195,29 @@ fn heads_their_merge_and_a_detection_head_are_coalesced_in_the_trace() {
         f16,
     ));
     for r in &rows {
-        r.assert_targets(1.15);
+        r.assert_targets();
     }
 }
 
 #[test]
 fn transposes_of_the_fastest_axis_are_coalesced_in_the_trace_of_their_tiles() {
-    // layout_cdla's piece and attention's K^T (`common::tile_cases`: K^T
-    // with S = 100 f32 held to 1.20x, as `permuted_access.rs` models it).
-    for (name, split, t, most) in common::tile_cases(760) {
+    // layout_cdla's piece and attention's K^T (`common::tile_cases`). K^T
+    // with S = 100 f32 writes rows of 400 bytes, every other one starting
+    // inside a sector: 1.115x / 1.160x the bytes' own sectors at W = 32 /
+    // 64, as `permuted_access.rs` models it, within 1.15x with the sector
+    // a row starting mid-sector costs.
+    for (name, split, t, _) in common::tile_cases(760) {
         let plan = PermutedPlan::new(&split, t, &PlanLimits::WEBGPU_DEFAULT).unwrap();
         assert!(
             (0..split.output_count()).any(|i| plan.moves_through_tiles(i)),
             "{name}: nothing tiled"
         );
         for r in traced_split(name, &split, t) {
-            r.assert_targets(most);
+            r.assert_targets();
         }
         let concat = concat_undoing(&split);
         for r in traced_concat(&format!("{name}, undone"), &concat, t) {
-            r.assert_targets(most);
+            r.assert_targets();
         }
     }
 }
