@@ -11,6 +11,10 @@
 // words: first (invocation),
 // words, elements, mode, bits, rank, offset, src_shift, dst_shift, 0, 0,
 // 0, dims[8], strides[8].
+//
+// The `note` holes and `trace`/`trace_start` are empty except in the
+// module's access-trace variant (kernels::wgsl::TraceHooks), which records
+// every load and store of an invocation.
 
 //#fragment module
 const RECORD: u32 = 28u;

@@ -16,6 +16,9 @@
 // strides[8], write strides[8]. Offsets and strides count elements; the
 // shifts (between a binding's start and its region's) count units: whole
 // elements, or words for packed ones.
+//
+// The `note` holes and `trace`/`trace_start` are empty except in the
+// module's access-trace variant (kernels::wgsl::TraceHooks).
 
 //#fragment module
 const RECORD: u32 = 36u;
