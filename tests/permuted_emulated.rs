@@ -9,79 +9,13 @@
 mod common;
 
 use common::emulator::permuted::Memory;
+use common::permuted_layouts::{LAYOUTS, layout};
 use common::{Rng, concat_undoing, random_move, random_tensor};
 use wgpu_split::plan::internals::PlainRegion;
-use wgpu_split::plan::{LaneOrder, PermutedConcatPlan, PermutedPlan, PlanLimits, Usages};
+use wgpu_split::plan::{LaneOrder, PermutedConcatPlan, PermutedPlan, PlanLimits};
 use wgpu_split::{ElementType, HostTensor, PermutedSplit, PieceMove, ResolvedSplit};
 
 const SENTINEL: u8 = 0xA5;
-
-const ALL: Usages = Usages {
-    storage: true,
-    copy_src: true,
-    copy_dst: true,
-};
-
-fn region(buffer: usize, buffer_size: u64, offset: u64, size: u64) -> PlainRegion {
-    PlainRegion {
-        buffer,
-        buffer_size,
-        usages: ALL,
-        offset,
-        size,
-    }
-}
-
-/// The single region (a split's input, a concat's output) of `single`
-/// bytes and regions of `sizes`, laid out as `layout` says: each in a
-/// buffer of its own, packed 4 bytes apart in one page, or after the single
-/// region in its page.
-fn layout(layout: usize, single: u64, sizes: &[u64]) -> (PlainRegion, Vec<PlainRegion>) {
-    match layout {
-        0 => (
-            region(0, single + 32, 16, single),
-            sizes
-                .iter()
-                .enumerate()
-                .map(|(i, &s)| region(i + 1, s + 32, 16, s))
-                .collect(),
-        ),
-        1 => {
-            let mut at = 260;
-            let offsets: Vec<u64> = sizes
-                .iter()
-                .map(|&s| {
-                    let o = at;
-                    at += s.next_multiple_of(4) + 4;
-                    o
-                })
-                .collect();
-            let each = sizes
-                .iter()
-                .zip(offsets)
-                .map(|(&s, o)| region(1, at + 8, o, s))
-                .collect();
-            (region(0, single + 16, 8, single), each)
-        }
-        _ => {
-            let mut at = (single + 8).next_multiple_of(256);
-            let offsets: Vec<u64> = sizes
-                .iter()
-                .map(|&s| {
-                    let o = at;
-                    at = (at + s).next_multiple_of(256);
-                    o
-                })
-                .collect();
-            let each = sizes
-                .iter()
-                .zip(offsets)
-                .map(|(&s, o)| region(0, at + 16, o, s))
-                .collect();
-            (region(0, at + 16, 8, single), each)
-        }
-    }
-}
 
 /// Sentinel-filled memory for `recording`'s buffers, `held` bytes placed.
 fn memory(
@@ -113,7 +47,7 @@ fn check(input: &HostTensor, split: &PermutedSplit, context: &str) -> usize {
         let concat_plan = PermutedConcatPlan::new(&concat, t, &limits)
             .unwrap()
             .lanes(lanes);
-        for l in 0..3 {
+        for l in LAYOUTS {
             let context = format!("{context}, {lanes:?}, layout {l}");
             // The split.
             let sizes: Vec<u64> = (0..split.output_count())

@@ -41,6 +41,7 @@ mod concat_layout;
 mod contents;
 mod layout;
 mod permuted;
+mod permuted_layouts;
 mod timing;
 mod writer;
 

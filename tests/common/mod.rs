@@ -5,6 +5,8 @@
 
 pub mod concat;
 pub mod emulator;
+#[path = "../../examples/webgpu_recordings/permuted_layouts.rs"]
+pub mod permuted_layouts;
 
 use wgpu_split::plan::{Form, Kernel};
 use wgpu_split::{ElementType, HostTensor, ResolvedSplit};
@@ -566,23 +568,10 @@ pub fn random_move(rng: &mut Rng, piece: &[usize]) -> wgpu_split::PieceMove {
     wgpu_split::PieceMove::new(shape, perm)
 }
 
-/// The permuted concat that undoes `split` (its windows tile the axis):
-/// each output permuted back by the inverse and merged into its piece.
-pub fn concat_undoing(split: &wgpu_split::PermutedSplit) -> wgpu_split::PermutedConcat {
-    let moves = split
-        .moves()
-        .iter()
-        .enumerate()
-        .map(|(i, m)| {
-            let mut inverse = vec![0; m.perm().len()];
-            for (j, &p) in m.perm().iter().enumerate() {
-                inverse[p] = j;
-            }
-            wgpu_split::InputMove::new(inverse, split.split().output_shape(i))
-        })
-        .collect();
-    wgpu_split::PermutedConcat::new(&split.output_shapes(), moves, split.split().axis()).unwrap()
-}
+/// The permuted concat that undoes a split (shared with the recordings;
+/// not every test uses it).
+#[allow(unused_imports)]
+pub use permuted_layouts::concat_undoing;
 
 /// Issue 39's access cases at fewer tokens: GPT-2's QKV into heads of 64
 /// (f16), a grouped-query QKV (32 + 8 + 8 heads of 128, f16), YOLOv8's
