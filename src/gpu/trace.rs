@@ -19,7 +19,7 @@ use crate::plan::binding::BoundDispatch;
 use crate::plan::binding::SlotBinding;
 use crate::plan::coalescing::{Access, SCRATCH_BUFFER, TracedBinding, TracedDispatch};
 use crate::plan::geometry::Direction;
-use crate::plan::permuted_binding::{Bound, PermutedBinding, dispatch_grid};
+use crate::plan::permuted_binding::{Bound, PermutedBinding, PermutedDispatch, dispatch_grid};
 use crate::plan::{ConcatPlan, PermutedConcatPlan, PermutedPlan, SplitPlan};
 
 /// Records kept per invocation at first; a dispatch whose invocations made
@@ -174,9 +174,8 @@ const USAGE: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE
     .union(wgpu::BufferUsages::COPY_DST);
 
 /// `binding`'s dispatches run in order over `single` (buffer 0) and
-/// `each` (buffers `1..`), each in its module's trace variant (compiled
-/// here: a trace is a diagnostic, nothing is cached), then every buffer
-/// read back.
+/// `each` (buffers `1..`), each in its module's trace variant, then every
+/// buffer read back.
 fn traced_permuted_run(
     splitter: &GpuSplitter,
     binding: &PermutedBinding,
@@ -184,9 +183,47 @@ fn traced_permuted_run(
     each: &[wgpu::Buffer],
     most: u64,
 ) -> Result<TracedRun> {
-    let device = splitter.device();
-    let mut dispatches = Vec::with_capacity(binding.dispatches.len());
-    for d in &binding.dispatches {
+    let run = PermutedTrace {
+        splitter,
+        single,
+        each,
+    };
+    let dispatches = binding
+        .dispatches
+        .iter()
+        .map(|d| run.dispatch(d, most))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(TracedRun {
+        dispatches,
+        destinations: each
+            .iter()
+            .map(|b| read(splitter, b))
+            .collect::<Result<_>>()?,
+        tensor: read(splitter, single)?,
+    })
+}
+
+/// The buffers a traced permuted move binds: `single` (a split's input, a
+/// concat's output; buffer 0 in the trace) and `each` (buffers `1..`).
+struct PermutedTrace<'a> {
+    splitter: &'a GpuSplitter,
+    single: &'a wgpu::Buffer,
+    each: &'a [wgpu::Buffer],
+}
+
+impl PermutedTrace<'_> {
+    /// The buffer a binding takes, and its number in the trace.
+    fn buffer_of(&self, b: Bound) -> (&wgpu::Buffer, usize) {
+        match b {
+            Bound::Single => (self.single, 0),
+            Bound::Each(i) => (&self.each[i], i + 1),
+        }
+    }
+
+    /// Runs `d` in its module's trace variant (compiled here: a trace is a
+    /// diagnostic, nothing is cached), traced in windows of `most`.
+    fn dispatch(&self, d: &PermutedDispatch, most: u64) -> Result<TracedDispatch> {
+        let device = self.splitter.device();
         let pipeline = scoped(device, "compiling a traced permuted move", || {
             let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
                 label: Some("wgpu-split traced permuted move"),
@@ -208,76 +245,80 @@ fn traced_permuted_run(
             4 * d.params.len() as u64,
             wgpu::BufferUsages::UNIFORM,
         )?;
-        let buffer_of = |b: Bound| match b {
-            Bound::Single => (single, 0),
-            Bound::Each(i) => (&each[i], i + 1),
-        };
-        let grid = dispatch_grid(
-            d.workgroups,
-            splitter.limits().max_compute_workgroups_per_dimension,
-        );
         let invocations = u64::from(d.workgroups) * u64::from(WORKGROUP_SIZE);
         let windows = traced_windows(invocations, most, |window, per| {
-            traced_window(splitter, window, per, |trace| {
+            traced_window(self.splitter, window, per, |trace| {
                 scoped(device, "tracing a permuted move", || {
-                    let mut entries = vec![
-                        wgpu::BindGroupEntry {
-                            binding: 0,
-                            resource: params.as_entire_binding(),
-                        },
-                        wgpu::BindGroupEntry {
-                            binding: d.module.trace_binding(),
-                            resource: trace.as_entire_binding(),
-                        },
-                    ];
-                    entries.extend(d.bindings.iter().map(|(number, b, range)| {
-                        wgpu::BindGroupEntry {
-                            binding: *number,
-                            resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                                buffer: buffer_of(*b).0,
-                                offset: range.start,
-                                size: wgpu::BufferSize::new(range.end - range.start),
-                            }),
-                        }
-                    }));
-                    let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-                        label: Some("wgpu-split traced permuted move"),
-                        layout: &pipeline.get_bind_group_layout(0),
-                        entries: &entries,
-                    });
-                    let mut encoder = device.create_command_encoder(&Default::default());
-                    {
-                        let mut pass = encoder.begin_compute_pass(&Default::default());
-                        pass.set_pipeline(&pipeline);
-                        pass.set_bind_group(0, &group, &[]);
-                        pass.dispatch_workgroups(grid[0], grid[1], 1);
-                    }
-                    encoder.finish()
+                    self.command(d, &pipeline, &params, trace)
                 })
             })
         })?;
-        dispatches.push(TracedDispatch {
-            invocations,
-            bindings: d
-                .bindings
-                .iter()
-                .map(|(number, b, range)| TracedBinding {
-                    binding: *number,
-                    buffer: buffer_of(*b).1,
-                    offset: range.start,
-                })
-                .collect(),
-            windows,
-        });
-    }
-    Ok(TracedRun {
-        dispatches,
-        destinations: each
+        let bindings = d
+            .bindings
             .iter()
-            .map(|b| read(splitter, b))
-            .collect::<Result<_>>()?,
-        tensor: read(splitter, single)?,
-    })
+            .map(|(number, b, range)| TracedBinding {
+                binding: *number,
+                buffer: self.buffer_of(*b).1,
+                offset: range.start,
+            })
+            .collect();
+        Ok(TracedDispatch {
+            invocations,
+            bindings,
+            windows,
+        })
+    }
+
+    /// The command running `d` through `pipeline`, its parameters in
+    /// `params`, recording into `trace`.
+    fn command(
+        &self,
+        d: &PermutedDispatch,
+        pipeline: &wgpu::ComputePipeline,
+        params: &wgpu::Buffer,
+        trace: &wgpu::Buffer,
+    ) -> wgpu::CommandBuffer {
+        let device = self.splitter.device();
+        let mut entries = vec![
+            wgpu::BindGroupEntry {
+                binding: 0,
+                resource: params.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: d.module.trace_binding(),
+                resource: trace.as_entire_binding(),
+            },
+        ];
+        entries.extend(
+            d.bindings
+                .iter()
+                .map(|(number, b, range)| wgpu::BindGroupEntry {
+                    binding: *number,
+                    resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                        buffer: self.buffer_of(*b).0,
+                        offset: range.start,
+                        size: wgpu::BufferSize::new(range.end - range.start),
+                    }),
+                }),
+        );
+        let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("wgpu-split traced permuted move"),
+            layout: &pipeline.get_bind_group_layout(0),
+            entries: &entries,
+        });
+        let grid = dispatch_grid(
+            d.workgroups,
+            self.splitter.limits().max_compute_workgroups_per_dimension,
+        );
+        let mut encoder = device.create_command_encoder(&Default::default());
+        {
+            let mut pass = encoder.begin_compute_pass(&Default::default());
+            pass.set_pipeline(pipeline);
+            pass.set_bind_group(0, &group, &[]);
+            pass.dispatch_workgroups(grid[0], grid[1], 1);
+        }
+        encoder.finish()
+    }
 }
 
 /// A traced run of `plan`: the tensor's buffer starts with `tensor`,
