@@ -10,11 +10,11 @@
 #[path = "../split_bench/permuted_cases.rs"]
 mod permuted_cases;
 
+use wgpu_split::PermutedConcat;
 use wgpu_split::gpu::GpuSplitter;
 use wgpu_split::gpu::trace::{TracedRun, trace_permuted, trace_permuted_concat};
 use wgpu_split::plan::coalescing::analyse;
 use wgpu_split::plan::{PermutedConcatPlan, PermutedPlan, PlanLimits};
-use wgpu_split::{HostTensor, PermutedConcat};
 
 /// Issue 39's bound on sectors per request over the ideal.
 const TARGET: f64 = 1.15;
@@ -38,17 +38,7 @@ pub fn run(
         .filter(|c| only.is_none_or(|n| n == c.name))
     {
         let t = case.element_type;
-        let shape = case.split.split().input_shape().to_vec();
-        let count: usize = shape.iter().product();
-        let bytes: Vec<u8> = (0..t.byte_len(count).ok_or("a string tensor")?)
-            .map(|_| {
-                seed = seed
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
-                (seed >> 56) as u8
-            })
-            .collect();
-        let tensor = HostTensor::from_raw(t, &shape, bytes.clone())?;
+        let (tensor, bytes) = case.input(&mut seed)?;
         let pieces = tensor.split_permuted(&case.split)?;
         let limits = PlanLimits::WEBGPU_DEFAULT;
         let (run, exact) = if case.concat {

@@ -8,9 +8,7 @@
 
 use wgpu::util::DeviceExt;
 use wgpu_split::gpu::{BufferRegion, GpuSplitter};
-use wgpu_split::{
-    HostTensor, PermutedConcat, PermutedSplit, PieceMove, ResolvedConcat, ResolvedSplit,
-};
+use wgpu_split::{PermutedConcat, PermutedSplit, PieceMove, ResolvedConcat, ResolvedSplit};
 
 use super::gpu_timer::GpuTimer;
 pub use super::permuted_cases::cases;
@@ -86,17 +84,7 @@ pub fn bench(
         .filter(|c| only.is_none_or(|n| n == c.name))
     {
         let t = case.element_type;
-        let shape = case.split.split().input_shape().to_vec();
-        let count: usize = shape.iter().product();
-        let bytes: Vec<u8> = (0..t.byte_len(count).unwrap())
-            .map(|_| {
-                rng = rng
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
-                (rng >> 56) as u8
-            })
-            .collect();
-        let tensor = HostTensor::from_raw(t, &shape, bytes.clone())?;
+        let (tensor, bytes) = case.input(&mut rng)?;
         let pieces = tensor.split_permuted(&case.split)?;
         let (f, w) = if !case.concat {
             let input = storage(gpu, &bytes);

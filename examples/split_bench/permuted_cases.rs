@@ -3,7 +3,7 @@
 //! split_bench and permute_bench time them (`permuted.rs`); access_trace
 //! traces them (`--permuted`).
 
-use wgpu_split::{ElementType, PermutedSplit, PieceMove, ResolvedSplit};
+use wgpu_split::{ElementType, HostTensor, PermutedSplit, PieceMove, ResolvedSplit};
 
 /// One case: a permuted split, or the concat that undoes one.
 pub struct Case {
@@ -59,4 +59,24 @@ pub fn cases(quick: bool) -> Vec<Case> {
             concat: false,
         },
     ]
+}
+
+impl Case {
+    /// The case's input, pseudo-random bytes drawn from `seed` (which it
+    /// advances), and the packed bytes of it.
+    pub fn input(&self, seed: &mut u64) -> wgpu_split::Result<(HostTensor, Vec<u8>)> {
+        let t = self.element_type;
+        let shape = self.split.split().input_shape();
+        let count: usize = shape.iter().product();
+        let len = t.byte_len(count).unwrap_or_default();
+        let bytes: Vec<u8> = (0..len)
+            .map(|_| {
+                *seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                (*seed >> 56) as u8
+            })
+            .collect();
+        Ok((HostTensor::from_raw(t, shape, bytes.clone())?, bytes))
+    }
 }
