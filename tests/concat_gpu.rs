@@ -626,6 +626,21 @@ fn the_round_trip_concatenates() {
         .run_concat_plan(&plan, &[&inputs[0], &wrong])
         .unwrap_err();
     assert!(matches!(e, Error::Plan(PlanError::Mismatch(_))), "{e}");
+    // The async forms (the web's only ones), awaited while a poller
+    // drives the device.
+    let _poller = wgpu_split::gpu::Poller::new(gpu.device());
+    assert_eq!(
+        pollster::block_on(round_trip.concat_async(&op, &refs)).unwrap(),
+        want
+    );
+    assert_eq!(
+        pollster::block_on(round_trip.concat_resolved_async(&concat, &refs)).unwrap(),
+        want
+    );
+    assert_eq!(
+        pollster::block_on(round_trip.run_concat_plan_async(&plan, &refs)).unwrap(),
+        want
+    );
 }
 
 #[test]

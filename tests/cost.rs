@@ -362,6 +362,46 @@ fn calibration_measures_the_device_and_its_model_plans_exact_splits() {
     }
 }
 
+/// The async calibration (the only one on the web) on a device with
+/// WebGPU's `timestamp-query` alone: each probe bracketed by an empty
+/// pass's timestamps, awaited while a `Poller` drives the device.
+#[test]
+fn the_async_calibration_times_with_pass_timestamps_alone() {
+    let ctx = match pollster::block_on(wgpu_split::gpu::GpuContext::request_with_features(
+        wgpu::Features::TIMESTAMP_QUERY,
+    )) {
+        Ok(ctx) if ctx.device.features() == wgpu::Features::TIMESTAMP_QUERY => ctx,
+        other => {
+            // Every adapter CI runs on has timestamp queries; say so loudly elsewhere.
+            panic!(
+                "the adapter has no timestamp queries: {:?}",
+                other.map(|c| c.describe())
+            );
+        }
+    };
+    let splitter = ctx.splitter().unwrap();
+    let _poller = wgpu_split::gpu::Poller::new(&ctx.device);
+    let calibration =
+        pollster::block_on(wgpu_split::gpu::Calibration::measure_async(&splitter)).unwrap();
+    println!("{calibration:#?}");
+    assert_eq!(calibration.timing, wgpu_split::gpu::Timing::Timestamps);
+    let model = calibration.model;
+    let mut positive = vec![model.copy_bytes_per_second, model.dispatch_seconds];
+    positive.extend(model.gather_bytes_per_second.iter().map(|(_, rate)| rate));
+    assert!(
+        positive.iter().all(|v| v.is_finite() && *v > 0.0),
+        "{model:?}"
+    );
+    // The measured model plans exact splits.
+    let splitter = splitter.with_strategy(Strategy::Auto(model));
+    let input = random_tensor(&mut Rng::new(5), ElementType::Float16, &[64, 100]);
+    let split = ResolvedSplit::new(&[64, 100], 1, vec![30, 70], true).unwrap();
+    let actual = common::round_trip(&splitter)
+        .split_resolved(&split, &input)
+        .unwrap();
+    assert_outputs_equal(&input.split(&split).unwrap(), &actual, "async-calibrated");
+}
+
 #[cfg(feature = "serde")]
 #[test]
 fn a_cost_model_is_plain_data_that_round_trips() {

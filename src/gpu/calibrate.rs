@@ -2,6 +2,7 @@
 //! the fixed costs, measured in about a second, as a [`CostModel`] a
 //! runtime can store and plan with, and whether each figure can be trusted.
 
+use super::blocking::{Wait, block_on};
 pub use super::calibration_timer::Timing;
 use super::calibration_timer::{Measured, QUICK_RUNS, RUNS, Record, Timer};
 use super::region::BufferRegion;
@@ -142,7 +143,7 @@ const COPY_SAMPLES: usize = 4;
 
 /// Every probe timed in the same rounds (`Timer::measure_all`), the first
 /// `copies` of them [`COPY_SAMPLES`] times a round.
-fn measure_probes(
+async fn measure_probes(
     splitter: &GpuSplitter,
     timer: &Timer<'_>,
     probes: &[&Probe],
@@ -156,7 +157,7 @@ fn measure_probes(
     let samples: Vec<usize> = (0..probes.len())
         .map(|i| if i < copies { COPY_SAMPLES } else { 1 })
         .collect();
-    timer.measure_all(&refs, &samples)
+    timer.measure_all(&refs, &samples).await
 }
 
 impl Figure {
@@ -220,17 +221,21 @@ impl Calibration {
 /// dispatch (`measured`, in that order; `copies` commands in the first two):
 /// the many copies less the big copy, per extra command; the dispatch less
 /// the big copy, plus one command. A difference that noise puts at or below
-/// zero keeps the class's figure.
+/// zero keeps the class's figure, and so does a build without a clock (the
+/// web).
 fn host_costs(measured: &[Measured], big: u64, many: u64, class: &CostModel) -> (f64, f64) {
-    let [big_copy, many_copies, one_word] = [measured[0], measured[1], measured[2]];
+    let host = |i: usize| measured[i].host_seconds;
+    let (Some(big_copy), Some(many_copies), Some(one_word)) = (host(0), host(1), host(2)) else {
+        return (class.host_copy_seconds, class.host_dispatch_seconds);
+    };
     let extra = many.saturating_sub(big).max(1) as f64;
-    let copy = (many_copies.host_seconds - big_copy.host_seconds) / extra;
+    let copy = (many_copies - big_copy) / extra;
     let copy = if copy > 0.0 {
         copy
     } else {
         class.host_copy_seconds
     };
-    let dispatch = one_word.host_seconds - big_copy.host_seconds + copy * big as f64;
+    let dispatch = one_word - big_copy + copy * big as f64;
     let dispatch = if dispatch > 0.0 {
         dispatch
     } else {
@@ -278,9 +283,29 @@ impl Calibration {
     ///
     /// # Errors
     ///
-    /// [`crate::error::DeviceError::Gpu`] when the device fails or is lost.
+    /// [`crate::error::DeviceError::Gpu`] when the device fails or is lost;
+    /// on the web [`crate::error::DeviceError::BlocksOnTheWeb`] (await
+    /// [`Calibration::measure_async`] there).
     pub fn measure(splitter: &GpuSplitter) -> Result<Calibration> {
-        calibrate_runs(splitter, RUNS)
+        let step = calibrate_runs(splitter, RUNS, Wait::Poll);
+        block_on("Calibration::measure", "Calibration::measure_async", step)
+    }
+
+    /// Async form of [`Calibration::measure`]: it never blocks, awaiting
+    /// each probe's callbacks (on native backends someone must poll the
+    /// device meanwhile: the caller's loop, or a [`crate::gpu::Poller`]; on
+    /// the web the browser calls back). On the web it needs the device's
+    /// timestamp queries (`wgpu::Features::TIMESTAMP_QUERY`, WebGPU's
+    /// `timestamp-query`: the crate reads no clock there), and the host's
+    /// costs per command ([`CostModel::host_seconds`]) stay the class's.
+    ///
+    /// # Errors
+    ///
+    /// [`crate::error::DeviceError::Gpu`] when the device fails or is lost;
+    /// [`crate::error::DeviceError::NoTimer`] on the web without timestamp
+    /// queries.
+    pub async fn measure_async(splitter: &GpuSplitter) -> Result<Calibration> {
+        calibrate_runs(splitter, RUNS, Wait::Await).await
     }
 }
 
@@ -294,22 +319,26 @@ impl Calibration {
 /// one-word probe sits at the edge of lavapipe's timestamps (it reads
 /// anywhere from 0 to 60 us) and is as often unsteady the second time.
 pub(super) fn calibrate_at_start(splitter: &GpuSplitter) -> Result<Calibration> {
-    let first = calibrate_runs(splitter, QUICK_RUNS)?;
+    let quick = || calibrate_runs(splitter, QUICK_RUNS, Wait::Poll);
+    let first = block_on("GpuSplitter::new", "Calibration::measure_async", quick())?;
     if first.unsteady.iter().all(|&f| f == Figure::Dispatch) {
         return Ok(first);
     }
-    let second = calibrate_runs(splitter, QUICK_RUNS)?;
+    let second = block_on("GpuSplitter::new", "Calibration::measure_async", quick())?;
     Ok(first.faster_figures(&second))
 }
 
-/// [`Calibration::measure`] with `runs` timed runs per figure.
-pub(super) fn calibrate_runs(splitter: &GpuSplitter, runs: usize) -> Result<Calibration> {
-    let mut timer = Timer::new(splitter, runs)?;
+/// [`Calibration::measure`] with `runs` timed runs per figure, each waited
+/// for as `wait` says.
+async fn calibrate_runs(splitter: &GpuSplitter, runs: usize, wait: Wait) -> Result<Calibration> {
+    let mut timer = Timer::new(splitter, runs, wait)?;
     let f32_t = ElementType::Float;
     let tiny = ResolvedSplit::new(&[2, 2], 1, vec![1, 1], true)?;
     let gather = PlanOptions::default().strategy(Strategy::Gather);
     let one_word = Probe::new(splitter, &tiny, f32_t, gather, false)?;
-    timer.measure_resolution(&|e| one_word.record(splitter, e))?;
+    timer
+        .measure_resolution(&|e| one_word.record(splitter, e))
+        .await?;
     let copy = PlanOptions::default().strategy(Strategy::Copy);
     let words = 4 << 20; // 16 MiB of f32
     let whole = ResolvedSplit::new(&[words], 0, vec![words], true)?;
@@ -321,7 +350,7 @@ pub(super) fn calibrate_runs(splitter: &GpuSplitter, runs: usize) -> Result<Cali
         .into_iter()
         .chain(kernels.iter().map(|(_, p)| p))
         .collect();
-    let measured = measure_probes(splitter, &timer, &probes, 2)?;
+    let measured = measure_probes(splitter, &timer, &probes, 2).await?;
     let mut unsteady = Vec::new();
     let mut steady = |figure, m: Measured| {
         if !m.steady {
@@ -427,7 +456,7 @@ mod tests {
         Measured {
             seconds: 1e-3,
             steady: true,
-            host_seconds: seconds,
+            host_seconds: Some(seconds),
         }
     }
 
@@ -450,6 +479,15 @@ mod tests {
         let noisy = [host(60e-6), host(50e-6), host(10e-6)];
         assert_eq!(
             host_costs(&noisy, 1, 4096, &class),
+            (class.host_copy_seconds, class.host_dispatch_seconds)
+        );
+        // No clock (the web): the class's.
+        let unclocked = [host(1.0), host(2.0), host(3.0)].map(|m| Measured {
+            host_seconds: None,
+            ..m
+        });
+        assert_eq!(
+            host_costs(&unclocked, 1, 4096, &class),
             (class.host_copy_seconds, class.host_dispatch_seconds)
         );
     }

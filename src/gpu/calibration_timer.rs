@@ -2,11 +2,17 @@
 //! the device has them, else the wall time of a submission less that of an
 //! empty one; its resolution, measured, and the repeats that lift short
 //! probes above it; the estimate of a figure from its runs.
+//!
+//! Every step is async: the blocking [`crate::gpu::Calibration::measure`]
+//! polls the device for each submission before awaiting it
+//! ([`Wait::Poll`]); [`crate::gpu::Calibration::measure_async`] only awaits
+//! ([`Wait::Await`]: the browser, or the caller's polling, calls back). On
+//! the web the crate reads no clock: it times with timestamp queries only,
+//! and the host's costs per command stay the class's.
 
-use std::time::Instant;
-
+use super::blocking::{Stopwatch, Wait};
 use super::error::DeviceError;
-use super::scope::{map_read, poll, read_mapped, scoped};
+use super::scope::{map_read, poll, read_mapped_async, scoped};
 use super::splitter::GpuSplitter;
 use crate::error::Result;
 
@@ -110,8 +116,19 @@ pub(super) struct Measured {
     pub(super) steady: bool,
     /// Host seconds from the encoder's creation to `submit` returning
     /// (recording, finish, submit) with the record recorded once: the low
-    /// end of the runs.
-    pub(super) host_seconds: f64,
+    /// end of the runs; `None` without a clock (the web).
+    pub(super) host_seconds: Option<f64>,
+}
+
+/// Where the timestamps are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stamps {
+    /// Commands of the encoder around the work
+    /// (`TIMESTAMP_QUERY_INSIDE_ENCODERS`, native only).
+    InEncoder,
+    /// An empty compute pass's beginning before the work and another's end
+    /// after it (`TIMESTAMP_QUERY` alone: WebGPU's `timestamp-query`).
+    AroundPasses,
 }
 
 /// Times recorded work: timestamp queries around it when the device has
@@ -119,20 +136,38 @@ pub(super) struct Measured {
 /// just before.
 pub(super) struct Timer<'a> {
     splitter: &'a GpuSplitter,
-    queries: Option<(wgpu::QuerySet, wgpu::Buffer, wgpu::Buffer)>,
+    queries: Option<(Stamps, wgpu::QuerySet, wgpu::Buffer, wgpu::Buffer)>,
     /// Seconds: [`Timer::measure_resolution`] sets it.
     resolution: f64,
     /// Timed runs per figure ([`RUNS`] or [`QUICK_RUNS`]).
     runs: usize,
+    /// Who drives the callbacks each run awaits.
+    wait: Wait,
 }
 
 impl<'a> Timer<'a> {
-    /// A timer of `runs` timed runs per figure.
-    pub(super) fn new(splitter: &'a GpuSplitter, runs: usize) -> Result<Self> {
+    /// A timer of `runs` timed runs per figure, whose runs wait as `wait`
+    /// says.
+    ///
+    /// # Errors
+    ///
+    /// [`DeviceError::NoTimer`] on the web when the device has no timestamp
+    /// queries (the web gives the crate no clock).
+    pub(super) fn new(splitter: &'a GpuSplitter, runs: usize, wait: Wait) -> Result<Self> {
         let device = splitter.device();
-        let needed =
-            wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS;
-        let queries = if device.features().contains(needed) {
+        let features = device.features();
+        let stamps = if features.contains(
+            wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS,
+        ) {
+            Some(Stamps::InEncoder)
+        } else if features.contains(wgpu::Features::TIMESTAMP_QUERY) {
+            Some(Stamps::AroundPasses)
+        } else if Stopwatch::start().seconds().is_none() {
+            return Err(DeviceError::NoTimer.into());
+        } else {
+            None
+        };
+        let queries = if let Some(stamps) = stamps {
             Some(scoped(device, "creating timestamp queries", || {
                 let buffer = |usage| {
                     device.create_buffer(&wgpu::BufferDescriptor {
@@ -143,6 +178,7 @@ impl<'a> Timer<'a> {
                     })
                 };
                 (
+                    stamps,
                     device.create_query_set(&wgpu::QuerySetDescriptor {
                         label: Some("wgpu-split calibration"),
                         ty: wgpu::QueryType::Timestamp,
@@ -160,24 +196,26 @@ impl<'a> Timer<'a> {
             queries,
             resolution: 0.0,
             runs,
+            wait,
         })
     }
 
     /// Measures the timer's resolution with `tiny` (a one-word dispatch)
     /// repeated 1, 2, 4, ... 64 times; under the wall clock, the spread of
     /// empty submissions.
-    pub(super) fn measure_resolution(&mut self, tiny: &Record<'_>) -> Result<()> {
+    pub(super) async fn measure_resolution(&mut self, tiny: &Record<'_>) -> Result<()> {
         self.resolution = if self.queries.is_some() {
             let mut durations = Vec::new();
             for k in (0..7).map(|i| 1usize << i) {
-                durations.push(self.once(&|e| (0..k).try_for_each(|_| tiny(e)))?.0);
+                durations.push(self.once(&|e| (0..k).try_for_each(|_| tiny(e))).await?.0);
             }
             let tick = f64::from(self.splitter.queue().get_timestamp_period()) * 1e-9;
             resolution_from(&durations, tick)
         } else {
-            let mut empties = (0..self.runs)
-                .map(|_| Ok(self.once(&|_| Ok(()))?.0))
-                .collect::<Result<Vec<f64>>>()?;
+            let mut empties = Vec::with_capacity(self.runs);
+            for _ in 0..self.runs {
+                empties.push(self.once(&|_| Ok(())).await?.0);
+            }
             empties.sort_by(f64::total_cmp);
             (empties[self.runs / 2] - empties[0]).max(1e-6)
         };
@@ -218,7 +256,7 @@ impl<'a> Timer<'a> {
     /// whole calibration, so a disturbance of part of it (another process
     /// on the host's memory for a tenth of a second) cannot decide their
     /// figure, at little cost.
-    pub(super) fn measure_all(
+    pub(super) async fn measure_all(
         &self,
         records: &[&Record<'_>],
         samples: &[usize],
@@ -226,7 +264,9 @@ impl<'a> Timer<'a> {
         let samples: Vec<usize> = (0..records.len())
             .map(|i| samples.get(i).copied().unwrap_or(1).max(1))
             .collect();
-        let mut measured = self.rounds(records, &vec![1; records.len()], &samples)?;
+        let mut measured = self
+            .rounds(records, &vec![1; records.len()], &samples)
+            .await?;
         // Records too short for the timer: (index, repeats).
         let mut short = Vec::new();
         for (i, m) in measured.iter_mut().enumerate() {
@@ -239,7 +279,7 @@ impl<'a> Timer<'a> {
         let short_records: Vec<&Record<'_>> = short.iter().map(|&(i, _)| records[i]).collect();
         let ks: Vec<usize> = short.iter().map(|&(_, k)| k).collect();
         let short_samples: Vec<usize> = short.iter().map(|&(i, _)| samples[i]).collect();
-        let repeated = self.rounds(&short_records, &ks, &short_samples)?;
+        let repeated = self.rounds(&short_records, &ks, &short_samples).await?;
         for (&(i, k), m) in short.iter().zip(repeated) {
             // The host time stays that of one record per submission.
             measured[i].seconds = m.seconds / k as f64;
@@ -251,7 +291,7 @@ impl<'a> Timer<'a> {
     /// One warm-up round and the timer's timed rounds of `records`, record
     /// `i` recorded `repeats[i]` times per run and run `samples[i]` times
     /// per timed round.
-    fn rounds(
+    async fn rounds(
         &self,
         records: &[&Record<'_>],
         repeats: &[usize],
@@ -267,15 +307,15 @@ impl<'a> Timer<'a> {
             for &i in if run == 0 { &warm_up } else { &timed } {
                 let (record, k) = (records[i], repeats[i]);
                 let empty = if wall_clock {
-                    self.once(&|_| Ok(()))?.0
+                    self.once(&|_| Ok(())).await?.0
                 } else {
                     0.0
                 };
-                let (work, host) = self.once(&|e| (0..k).try_for_each(|_| record(e)))?;
+                let (work, host) = self.once(&|e| (0..k).try_for_each(|_| record(e))).await?;
                 if run > 0 {
                     runs[i].push((work - empty).max(1e-9));
                     empties[i].push(empty);
-                    hosts[i].push(host);
+                    hosts[i].extend(host);
                 }
             }
         }
@@ -294,7 +334,7 @@ impl<'a> Timer<'a> {
                 Measured {
                     seconds,
                     steady,
-                    host_seconds: estimate(hosts, per_round).0,
+                    host_seconds: (!hosts.is_empty()).then(|| estimate(hosts, per_round).0),
                 }
             })
             .collect())
@@ -302,37 +342,53 @@ impl<'a> Timer<'a> {
 
     /// Device seconds of one run of `record` (timestamps, else wall time
     /// of submit and wait) and host seconds from the encoder's creation to
-    /// `submit` returning (the timestamp commands are recorded either way
-    /// when the device has them).
-    fn once(&self, record: &dyn Fn(&mut wgpu::CommandEncoder) -> Result<()>) -> Result<(f64, f64)> {
+    /// `submit` returning where there is a clock (the timestamp commands
+    /// are recorded either way when the device has them).
+    async fn once(&self, record: &Record<'_>) -> Result<(f64, Option<f64>)> {
         let device = self.splitter.device();
         let (index, started, host) = scoped(device, "timing a calibration probe", || {
-            let recording = Instant::now();
+            let recording = Stopwatch::start();
             let mut encoder = device.create_command_encoder(&Default::default());
-            if let Some((set, resolve, _)) = &self.queries {
-                encoder.write_timestamp(set, 0);
-                record(&mut encoder)?;
-                encoder.write_timestamp(set, 1);
-                encoder.resolve_query_set(set, 0..2, resolve, 0);
-            } else {
-                record(&mut encoder)?;
+            match &self.queries {
+                Some((Stamps::InEncoder, set, ..)) => {
+                    encoder.write_timestamp(set, 0);
+                    record(&mut encoder)?;
+                    encoder.write_timestamp(set, 1);
+                }
+                Some((Stamps::AroundPasses, set, ..)) => {
+                    stamp_pass(&mut encoder, set, Some(0), None);
+                    record(&mut encoder)?;
+                    stamp_pass(&mut encoder, set, None, Some(1));
+                }
+                None => record(&mut encoder)?,
             }
-            if let Some((_, resolve, readback)) = &self.queries {
+            if let Some((_, set, resolve, readback)) = &self.queries {
+                encoder.resolve_query_set(set, 0..2, resolve, 0);
                 encoder.copy_buffer_to_buffer(resolve, 0, readback, 0, 16);
             }
-            let started = Instant::now();
+            let started = Stopwatch::start();
             let index = self.splitter.queue().submit([encoder.finish()]);
-            Ok::<_, crate::Error>((index, started, recording.elapsed().as_secs_f64()))
+            Ok::<_, crate::Error>((index, started, recording.seconds()))
         })??;
-        self.wait(index.clone())?;
-        let wall = started.elapsed().as_secs_f64();
-        let Some((_, _, readback)) = &self.queries else {
-            return Ok((wall, host));
+        let Some((_, _, _, readback)) = &self.queries else {
+            self.done(index).await?;
+            // Only a build with a clock times by the wall (`Timer::new`).
+            return Ok((started.seconds().unwrap_or(0.0), host));
         };
-        map_read(device, readback, "reading timestamps", |_| {})?;
-        self.wait(index)?;
-        let ticks: Vec<u64> =
-            bytemuck::pod_collect_to_vec(&read_mapped(device, readback, "reading timestamps")?);
+        let (sender, mapped) = futures_intrusive::channel::shared::oneshot_channel();
+        map_read(device, readback, "reading timestamps", move |result| {
+            // The receiver only goes away if the calibration was dropped.
+            let _ = sender.send(result);
+        })?;
+        self.done(index).await?;
+        let mapped = mapped.receive().await.ok_or_else(|| DeviceError::Gpu {
+            detail: "reading timestamps: the map callback was dropped".to_string(),
+        })?;
+        mapped.map_err(|e| DeviceError::Gpu {
+            detail: format!("reading timestamps: {e}"),
+        })?;
+        let stamps = read_mapped_async(device, readback, "reading timestamps").await?;
+        let ticks: Vec<u64> = bytemuck::pod_collect_to_vec(&stamps);
         let period = f64::from(self.splitter.queue().get_timestamp_period());
         Ok((
             ticks[1].saturating_sub(ticks[0]) as f64 * period * 1e-9,
@@ -340,24 +396,54 @@ impl<'a> Timer<'a> {
         ))
     }
 
-    /// Waits for submission `index` alone: on a queue other threads keep
-    /// feeding, waiting for every submission would wait for theirs too.
-    fn wait(&self, index: wgpu::SubmissionIndex) -> Result<()> {
-        poll(
-            self.splitter.device(),
-            wgpu::PollType::Wait {
-                submission_index: Some(index),
-                timeout: Some(super::readback::READBACK_TIMEOUT),
-            },
-        )
-        .map(|_| ())
-        .map_err(|e| {
-            DeviceError::Gpu {
+    /// Submission `index` done: polled for alone with [`Wait::Poll`] (on a
+    /// queue other threads keep feeding, waiting for every submission would
+    /// wait for theirs too); with [`Wait::Await`], the queue's
+    /// work-done callback awaited.
+    async fn done(&self, index: wgpu::SubmissionIndex) -> Result<()> {
+        let device = self.splitter.device();
+        if self.wait == Wait::Poll {
+            poll(
+                device,
+                wgpu::PollType::Wait {
+                    submission_index: Some(index),
+                    timeout: Some(super::readback::READBACK_TIMEOUT),
+                },
+            )
+            .map_err(|e| DeviceError::Gpu {
                 detail: format!("calibrating: {e}"),
-            }
-            .into()
-        })
+            })?;
+            return Ok(());
+        }
+        let (sender, done) = futures_intrusive::channel::shared::oneshot_channel();
+        scoped(device, "waiting for a calibration probe", || {
+            self.splitter.queue().on_submitted_work_done(move || {
+                let _ = sender.send(());
+            })
+        })?;
+        done.receive().await.ok_or_else(|| DeviceError::Gpu {
+            detail: "calibrating: the work-done callback was dropped".to_string(),
+        })?;
+        Ok(())
     }
+}
+
+/// An empty compute pass that writes timestamp `beginning` as it begins
+/// and `end` as it ends.
+fn stamp_pass(
+    encoder: &mut wgpu::CommandEncoder,
+    set: &wgpu::QuerySet,
+    beginning: Option<u32>,
+    end: Option<u32>,
+) {
+    encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+        label: Some("wgpu-split calibration timestamp"),
+        timestamp_writes: Some(wgpu::ComputePassTimestampWrites {
+            query_set: set,
+            beginning_of_pass_write_index: beginning,
+            end_of_pass_write_index: end,
+        }),
+    });
 }
 
 #[cfg(test)]

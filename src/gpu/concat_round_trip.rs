@@ -3,6 +3,7 @@
 //! offsets), concatenated on the GPU into a buffer of its own and read
 //! back.
 
+use super::blocking::{Wait, block_on};
 use super::readback::InFlight;
 use super::region::BufferRegion;
 use super::round_trip::{RoundTrip, usages};
@@ -39,10 +40,37 @@ impl RoundTrip<'_> {
     ///
     /// The operator's [`crate::ConcatError`], planning errors, and
     /// [`crate::error::DeviceError::Gpu`] when the device fails, is lost or
-    /// does not finish within [`crate::gpu::RoundTrip::READBACK_TIMEOUT`].
+    /// does not finish within [`crate::gpu::RoundTrip::READBACK_TIMEOUT`];
+    /// on the web [`crate::error::DeviceError::BlocksOnTheWeb`] (await
+    /// [`RoundTrip::concat_async`] there).
     pub fn concat(self, op: &ConcatOperator, inputs: &[&HostTensor]) -> Result<HostTensor> {
+        let step = self.concat_with(op, inputs, Wait::Poll);
+        block_on("RoundTrip::concat", "RoundTrip::concat_async", step)
+    }
+
+    /// Async form of [`RoundTrip::concat`]: never blocks (see
+    /// [`RoundTrip::split_async`] for who drives it).
+    ///
+    /// # Errors
+    ///
+    /// As [`RoundTrip::concat`] (without the timeout).
+    pub async fn concat_async(
+        self,
+        op: &ConcatOperator,
+        inputs: &[&HostTensor],
+    ) -> Result<HostTensor> {
+        self.concat_with(op, inputs, Wait::Await).await
+    }
+
+    async fn concat_with(
+        self,
+        op: &ConcatOperator,
+        inputs: &[&HostTensor],
+        wait: Wait,
+    ) -> Result<HostTensor> {
         let shapes: Vec<&[usize]> = inputs.iter().map(|t| t.shape()).collect();
-        self.concat_resolved(&op.resolve(&shapes)?, inputs)
+        let concat = op.resolve(&shapes)?;
+        self.concat_resolved_with(&concat, inputs, wait).await
     }
 
     /// Blocking concat of a resolved concat (see [`RoundTrip::concat`]).
@@ -55,6 +83,33 @@ impl RoundTrip<'_> {
         concat: &ResolvedConcat,
         inputs: &[&HostTensor],
     ) -> Result<HostTensor> {
+        let step = self.concat_resolved_with(concat, inputs, Wait::Poll);
+        block_on(
+            "RoundTrip::concat_resolved",
+            "RoundTrip::concat_resolved_async",
+            step,
+        )
+    }
+
+    /// Async concat of a resolved concat (see [`RoundTrip::concat_async`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`RoundTrip::concat_resolved`].
+    pub async fn concat_resolved_async(
+        self,
+        concat: &ResolvedConcat,
+        inputs: &[&HostTensor],
+    ) -> Result<HostTensor> {
+        self.concat_resolved_with(concat, inputs, Wait::Await).await
+    }
+
+    async fn concat_resolved_with(
+        self,
+        concat: &ResolvedConcat,
+        inputs: &[&HostTensor],
+        wait: Wait,
+    ) -> Result<HostTensor> {
         let shapes: Vec<&[usize]> = inputs.iter().map(|t| t.shape()).collect();
         concat.check_input_shapes(&shapes)?;
         let types: Vec<_> = inputs.iter().map(|t| t.element_type()).collect();
@@ -63,7 +118,7 @@ impl RoundTrip<'_> {
             return Err(PlanError::NotOnGpu { element_type }.into());
         }
         let plan = self.splitter().plan_concat(concat, element_type)?;
-        self.run_concat_plan(&plan, inputs)
+        self.run_concat_plan_with(&plan, inputs, wait).await
     }
 
     /// Executes a ready concat plan on `inputs` and reads the output back,
@@ -75,6 +130,34 @@ impl RoundTrip<'_> {
     /// [`PlanMismatch::Input`] naming the first input whose type or shape
     /// is not the plan's, and the errors of [`RoundTrip::concat`].
     pub fn run_concat_plan(self, plan: &ConcatPlan, inputs: &[&HostTensor]) -> Result<HostTensor> {
+        let step = self.run_concat_plan_with(plan, inputs, Wait::Poll);
+        block_on(
+            "RoundTrip::run_concat_plan",
+            "RoundTrip::run_concat_plan_async",
+            step,
+        )
+    }
+
+    /// Async form of [`RoundTrip::run_concat_plan`]; never blocks (see
+    /// [`RoundTrip::split_async`] for who drives it).
+    ///
+    /// # Errors
+    ///
+    /// As [`RoundTrip::run_concat_plan`] (without the timeout).
+    pub async fn run_concat_plan_async(
+        self,
+        plan: &ConcatPlan,
+        inputs: &[&HostTensor],
+    ) -> Result<HostTensor> {
+        self.run_concat_plan_with(plan, inputs, Wait::Await).await
+    }
+
+    async fn run_concat_plan_with(
+        self,
+        plan: &ConcatPlan,
+        inputs: &[&HostTensor],
+        wait: Wait,
+    ) -> Result<HostTensor> {
         let t = plan.element_type();
         let shapes = plan.input_shapes();
         if inputs.len() != shapes.len() {
@@ -132,7 +215,7 @@ impl RoundTrip<'_> {
             .iter()
             .map(|r| BufferRegion::new(&page, r.start, r.end - r.start))
             .collect();
-        let in_flight = pollster::block_on(InFlight::submit(
+        let in_flight = InFlight::submit(
             device,
             self.splitter().queue(),
             &output,
@@ -145,8 +228,9 @@ impl RoundTrip<'_> {
                     BufferRegion::new(&output, 0, needs.output_region_bytes),
                 )
             },
-        ))?;
-        let mut bytes = in_flight.wait_and_read("concat")?;
+        )
+        .await?;
+        let mut bytes = in_flight.read("concat", wait).await?;
         bytes.truncate(needs.output_bytes as usize);
         Ok(HostTensor::from_raw(t, plan.output_shape(), bytes)?)
     }

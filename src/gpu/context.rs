@@ -15,6 +15,7 @@
 use std::sync::OnceLock;
 
 use super::GpuSplitter;
+use super::blocking::block_on;
 use super::error::DeviceError;
 use crate::error::Result;
 
@@ -61,9 +62,15 @@ impl GpuContext {
     ///
     /// # Errors
     ///
-    /// As [`GpuContext::request_default`].
+    /// As [`GpuContext::request_default`]; on the web
+    /// [`DeviceError::BlocksOnTheWeb`] (await
+    /// [`GpuContext::request_default`] there).
     pub fn new_default() -> Result<Self> {
-        pollster::block_on(Self::request_default())
+        block_on(
+            "GpuContext::new_default",
+            "GpuContext::request_default",
+            Self::request_default(),
+        )
     }
 
     /// Picks the default adapter of the process-wide shared instance,

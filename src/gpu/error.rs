@@ -26,6 +26,24 @@ pub enum DeviceError {
         /// What wgpu said.
         detail: String,
     },
+    /// A blocking form was called on the web, where nothing may block (the
+    /// browser resolves WebGPU's promises only once control returns to its
+    /// event loop): await the async form it names instead.
+    #[error(
+        "{call} blocks, which the web cannot do (the browser resolves WebGPU's promises only once control returns to its event loop): await {instead} instead"
+    )]
+    BlocksOnTheWeb {
+        /// The blocking form called.
+        call: &'static str,
+        /// Its async twin.
+        instead: &'static str,
+    },
+    /// Calibration needs a timer the build lacks: on the web the crate reads
+    /// no clock, so it times with the device's timestamp queries only.
+    #[error(
+        "calibrating on the web needs timestamp queries: request wgpu::Features::TIMESTAMP_QUERY on the device (the web gives the crate no clock)"
+    )]
+    NoTimer,
     /// A caller's buffer is mapped, so the GPU cannot use it.
     #[error("the {which} buffer is mapped; unmap it before the split is submitted")]
     BufferMapped {

@@ -6,6 +6,7 @@
 //! nothing back; [`RoundTrip`] is the convenience path that does, and
 //! [`Calibration::measure`] measures the device's [`crate::plan::CostModel`].
 
+mod blocking;
 mod cache;
 mod calibrate;
 mod calibration_timer;

@@ -1,10 +1,11 @@
 //! A page of results on its way back to the host: the round trip records
 //! its commands and a copy of the page into a staging buffer, submits, and
 //! asks for the staging buffer to be mapped; the bytes come back when wgpu
-//! calls back (awaited, or polled for by the blocking forms).
+//! calls back (awaited, after the blocking forms have polled for it).
 
 use std::time::Duration;
 
+use super::blocking::Wait;
 use super::error::DeviceError;
 use super::scope::{map_read, poll, read_mapped_async, scoped_async};
 use crate::error::{Error, Result};
@@ -66,24 +67,23 @@ impl InFlight {
         })
     }
 
-    /// Polls the device until the work is done (at most
-    /// [`crate::gpu::RoundTrip::READBACK_TIMEOUT`]), then reads the page: the blocking form.
-    pub(super) fn wait_and_read(self, what: &str) -> Result<Vec<u8>> {
-        poll(
-            &self.device,
-            wgpu::PollType::Wait {
-                submission_index: Some(self.submission.clone()),
-                timeout: Some(READBACK_TIMEOUT),
-            },
-        )
-        .map_err(|e| DeviceError::Gpu {
-            detail: format!("waiting for the {what}: {e}"),
-        })?;
-        pollster::block_on(self.read())
-    }
-
-    /// Awaits the map callback and copies the page out.
-    pub(super) async fn read(self) -> Result<Vec<u8>> {
+    /// Awaits the map callback and copies the page out; with
+    /// [`Wait::Poll`] (the blocking forms) it first polls the device until
+    /// the work is done, at most [`crate::gpu::RoundTrip::READBACK_TIMEOUT`]
+    /// (`what` names the work in that error).
+    pub(super) async fn read(self, what: &str, wait: Wait) -> Result<Vec<u8>> {
+        if wait == Wait::Poll {
+            poll(
+                &self.device,
+                wgpu::PollType::Wait {
+                    submission_index: Some(self.submission.clone()),
+                    timeout: Some(READBACK_TIMEOUT),
+                },
+            )
+            .map_err(|e| DeviceError::Gpu {
+                detail: format!("waiting for the {what}: {e}"),
+            })?;
+        }
         let mapped = self
             .mapped
             .receive()

@@ -6,11 +6,13 @@
 //! buffer and await its callback. Who drives that callback is wgpu's rule:
 //! on native backends `Device::poll` (the caller's loop, or a
 //! [`crate::gpu::Poller`]), on the web the browser. The blocking forms poll
-//! the device themselves, bounded by [`crate::gpu::RoundTrip::READBACK_TIMEOUT`].
+//! the device themselves, bounded by [`crate::gpu::RoundTrip::READBACK_TIMEOUT`];
+//! on the web they return [`crate::error::DeviceError::BlocksOnTheWeb`].
 
 use std::ops::Range;
 
 use super::GpuSplitter;
+use super::blocking::{Wait, block_on};
 use super::readback::InFlight;
 use super::region::BufferRegion;
 use super::scope::{buffer_with_contents, scoped};
@@ -67,23 +69,38 @@ impl<'s> RoundTrip<'s> {
     /// # Errors
     ///
     /// Resolution and planning errors, and [`crate::error::DeviceError::Gpu`] when the
-    /// device fails, is lost or does not finish within [`crate::gpu::RoundTrip::READBACK_TIMEOUT`].
+    /// device fails, is lost or does not finish within [`crate::gpu::RoundTrip::READBACK_TIMEOUT`];
+    /// on the web [`crate::error::DeviceError::BlocksOnTheWeb`] (await
+    /// [`RoundTrip::split_async`] there).
     pub fn split(self, op: &Operator, input: &HostTensor) -> Result<Vec<HostTensor>> {
-        self.split_resolved(&op.resolve(input.shape())?, input)
+        let step = self.split_with(op, input, Wait::Poll);
+        block_on("RoundTrip::split", "RoundTrip::split_async", step)
     }
 
     /// Async form of [`RoundTrip::split`]. It never blocks: it submits the
     /// work and awaits wgpu's map callback. On native backends that callback
     /// comes from `Device::poll`, so someone must poll while this is
-    /// awaited: the caller's own loop, or a [`crate::gpu::Poller`]. A lost
-    /// device ends it with [`crate::error::DeviceError::Gpu`] once polled.
+    /// awaited: the caller's own loop, or a [`crate::gpu::Poller`]; on the
+    /// web the browser calls back. A lost device ends it with
+    /// [`crate::error::DeviceError::Gpu`] once polled.
     ///
     /// # Errors
     ///
-    /// As [`RoundTrip::split`] (without the timeout).
+    /// As [`RoundTrip::split`] (without the timeout): on every backend the
+    /// error scopes of its submission are awaited, so on the web too a
+    /// destroyed buffer or device is a typed error.
     pub async fn split_async(self, op: &Operator, input: &HostTensor) -> Result<Vec<HostTensor>> {
+        self.split_with(op, input, Wait::Await).await
+    }
+
+    async fn split_with(
+        self,
+        op: &Operator,
+        input: &HostTensor,
+        wait: Wait,
+    ) -> Result<Vec<HostTensor>> {
         let split = op.resolve(input.shape())?;
-        self.split_resolved_async(&split, input).await
+        self.split_resolved_with(&split, input, wait).await
     }
 
     /// Blocking split of a resolved split (see [`RoundTrip::split`]).
@@ -96,8 +113,12 @@ impl<'s> RoundTrip<'s> {
         split: &ResolvedSplit,
         input: &HostTensor,
     ) -> Result<Vec<HostTensor>> {
-        let plan = self.plan_for(split, input)?;
-        self.run_plan(&plan, input)
+        let step = self.split_resolved_with(split, input, Wait::Poll);
+        block_on(
+            "RoundTrip::split_resolved",
+            "RoundTrip::split_resolved_async",
+            step,
+        )
     }
 
     /// Async split of a resolved split (see [`RoundTrip::split_async`]).
@@ -110,8 +131,17 @@ impl<'s> RoundTrip<'s> {
         split: &ResolvedSplit,
         input: &HostTensor,
     ) -> Result<Vec<HostTensor>> {
+        self.split_resolved_with(split, input, Wait::Await).await
+    }
+
+    async fn split_resolved_with(
+        self,
+        split: &ResolvedSplit,
+        input: &HostTensor,
+        wait: Wait,
+    ) -> Result<Vec<HostTensor>> {
         let plan = self.plan_for(split, input)?;
-        self.run_plan_async(&plan, input).await
+        self.run_plan_with(&plan, input, wait).await
     }
 
     fn plan_for(self, split: &ResolvedSplit, input: &HostTensor) -> Result<SplitPlan> {
@@ -133,13 +163,8 @@ impl<'s> RoundTrip<'s> {
     /// [`PlanMismatch::Input`] when `input`'s type or shape is not the
     /// plan's, and the errors of [`RoundTrip::split`].
     pub fn run_plan(self, plan: &SplitPlan, input: &HostTensor) -> Result<Vec<HostTensor>> {
-        // Submission waits for nothing; on native its error scopes resolve
-        // at once, so this block_on returns without waiting.
-        let Some((in_flight, starts)) = pollster::block_on(self.submit(plan, input))? else {
-            return empty_outputs(plan, input);
-        };
-        let bytes = in_flight.wait_and_read("split")?;
-        outputs_of(plan, input, &bytes, &starts)
+        let step = self.run_plan_with(plan, input, Wait::Poll);
+        block_on("RoundTrip::run_plan", "RoundTrip::run_plan_async", step)
     }
 
     /// Async form of [`RoundTrip::run_plan`]; never blocks (see
@@ -153,10 +178,19 @@ impl<'s> RoundTrip<'s> {
         plan: &SplitPlan,
         input: &HostTensor,
     ) -> Result<Vec<HostTensor>> {
+        self.run_plan_with(plan, input, Wait::Await).await
+    }
+
+    async fn run_plan_with(
+        self,
+        plan: &SplitPlan,
+        input: &HostTensor,
+        wait: Wait,
+    ) -> Result<Vec<HostTensor>> {
         let Some((in_flight, starts)) = self.submit(plan, input).await? else {
             return empty_outputs(plan, input);
         };
-        let bytes = in_flight.read().await?;
+        let bytes = in_flight.read("split", wait).await?;
         outputs_of(plan, input, &bytes, &starts)
     }
 

@@ -3,6 +3,7 @@
 //! calibration measured, once per process and adapter. Calibration plans
 //! and encodes with a splitter, so the choice is made here, above both.
 
+use super::blocking::Stopwatch;
 use super::calibrate::calibrate_at_start;
 use super::splitter::GpuSplitter;
 use crate::error::Result;
@@ -21,7 +22,11 @@ impl GpuSplitter {
     /// with Mesa's shader cache cold; about 190 MiB of host memory
     /// meanwhile; later splitters on the adapter reuse it) and plans with
     /// what it measured ([`crate::gpu::ModelOrigin::MeasuredAtStart`]).
-    /// GPU adapters never calibrate here.
+    /// GPU adapters never calibrate here, and nothing does on the web
+    /// (`wasm32`), where the calibration's waits would block: a splitter
+    /// there plans with its class's model; await
+    /// [`crate::gpu::Calibration::measure_async`] and plan with what it
+    /// measured ([`GpuSplitter::with_strategy`]) for a measured one.
     ///
     /// # Errors
     ///
@@ -29,7 +34,8 @@ impl GpuSplitter {
     /// a kernel.
     pub fn new(device: &wgpu::Device, queue: &wgpu::Queue) -> Result<Self> {
         let splitter = GpuSplitter::with_class_model(device, queue)?;
-        if DeviceClass::of_adapter(&device.adapter_info()) != DeviceClass::Software {
+        let software = DeviceClass::of_adapter(&device.adapter_info()) == DeviceClass::Software;
+        if !software || cfg!(target_arch = "wasm32") {
             return Ok(splitter);
         }
         Ok(match software_model(&splitter) {
@@ -66,9 +72,9 @@ fn software_model(splitter: &GpuSplitter) -> Option<(CostModel, f64)> {
     if let Some((_, model, seconds)) = measured.iter().find(|(k, ..)| *k == key) {
         return Some((*model, *seconds));
     }
-    let started = std::time::Instant::now();
+    let started = Stopwatch::start();
     let calibration = calibrate_at_start(splitter).ok()?;
-    let seconds = started.elapsed().as_secs_f64();
+    let seconds = started.seconds()?;
     measured.push((key, calibration.model, seconds));
     Some((calibration.model, seconds))
 }

@@ -588,6 +588,12 @@ fn traced_window(
 
 /// A buffer's bytes, read back through a staging buffer (blocking).
 fn read(splitter: &GpuSplitter, buffer: &wgpu::Buffer) -> Result<Vec<u8>> {
+    if cfg!(target_arch = "wasm32") {
+        return Err(DeviceError::Gpu {
+            detail: "the access trace is a native tool: it waits for each traced dispatch, which the web cannot do".to_string(),
+        }
+        .into());
+    }
     let device = splitter.device();
     let staging = scoped(device, "reading a traced buffer", || {
         let staging = device.create_buffer(&wgpu::BufferDescriptor {
