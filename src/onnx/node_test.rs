@@ -67,7 +67,6 @@ impl NodeTest {
     /// [`OnnxError::Io`] for missing files, [`OnnxError::MalformedModel`] for a
     /// directory without data sets, and every model and tensor reading error.
     pub fn load(dir: &Path) -> Result<Self> {
-        let model = SplitModel::load(&dir.join("model.onnx"))?;
         let entries = std::fs::read_dir(dir).map_err(|e| OnnxError::io(dir, &e))?;
         let mut names = Vec::new();
         for entry in entries {
@@ -77,6 +76,26 @@ impl NodeTest {
                 names.push(name);
             }
         }
+        Self::from_files(dir, &names, &|file| std::fs::read(dir.join(file)))
+    }
+
+    /// A node test from its files' bytes, where there is no file system
+    /// (the web): `read` gives the file at a path relative to `dir`
+    /// (`model.onnx`, `test_data_set_0/input_0.pb`, ...), `data_sets`
+    /// names the data-set directories (in any order; they run in name
+    /// order). `dir` only names the test.
+    ///
+    /// # Errors
+    ///
+    /// As [`NodeTest::load`].
+    pub fn from_files(
+        dir: &Path,
+        data_sets: &[String],
+        read: &dyn Fn(&str) -> std::io::Result<Vec<u8>>,
+    ) -> Result<Self> {
+        let file = |name: &str| read(name).map_err(|e| Error::from(OnnxError::io(dir.join(name), &e)));
+        let model = SplitModel::from_bytes(&file("model.onnx")?)?;
+        let mut names = data_sets.to_vec();
         names.sort();
         if names.is_empty() {
             return Err(malformed_model(format!(
@@ -86,7 +105,10 @@ impl NodeTest {
         }
         let data_sets = names
             .into_iter()
-            .map(|name| load_data_set(&model, &dir.join(&name), name))
+            .map(|name| {
+                let set = load_data_set(&model, &|f: &str| file(&format!("{name}/{f}")))?;
+                Ok(DataSet { name, ..set })
+            })
             .collect::<Result<_>>()?;
         Ok(NodeTest {
             dir: dir.to_path_buf(),
@@ -244,11 +266,10 @@ fn run_all(
     Ok(summary)
 }
 
-fn load_data_set(model: &SplitModel, dir: &Path, name: String) -> Result<DataSet> {
-    let read = |file: String| {
-        let path = dir.join(file);
-        std::fs::read(&path).map_err(|e| Error::from(OnnxError::io(&path, &e)))
-    };
+/// A data set of `model`, its files read by `read` (a name inside the
+/// data set's directory); unnamed.
+fn load_data_set(model: &SplitModel, read: &dyn Fn(&str) -> Result<Vec<u8>>) -> Result<DataSet> {
+    let read = |file: String| read(&file);
     let inputs = if model.op_type() == "ConcatFromSequence" {
         read_sequence(&read("input_0.pb".to_string())?)?
     } else {
@@ -264,7 +285,7 @@ fn load_data_set(model: &SplitModel, dir: &Path, name: String) -> Result<DataSet
             .collect::<Result<Vec<_>>>()?
     };
     Ok(DataSet {
-        name,
+        name: String::new(),
         inputs,
         expected,
     })

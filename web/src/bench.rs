@@ -1,0 +1,1 @@
+//! The bench page's side in wasm (next).
