@@ -77,7 +77,11 @@ export async function serve({ port = 0, pkg = join(WEB, 'pkg') } = {}) {
   const server = createServer((req, res) => {
     const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
     let file = null;
-    if (path === '/data/manifest.json') {
+    if (path === '/ort/versions.json') {
+      res.writeHead(200, { 'content-type': TYPES['.json'], 'cache-control': 'no-store' });
+      res.end(JSON.stringify(Object.keys(ort)));
+      return;
+    } else if (path === '/data/manifest.json') {
       res.writeHead(200, { 'content-type': TYPES['.json'], 'cache-control': 'no-store' });
       res.end(JSON.stringify(manifest));
       return;

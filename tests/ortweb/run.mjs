@@ -31,11 +31,11 @@ import { Browser, chromiumPath, within } from '../browser/chromium.mjs';
 import { model } from './onnx.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const ORT_VERSION = '1.30.0';
+const ORT_VERSION = '1.31.1';
 const ORT_DIST = join(here, 'node_modules', 'onnxruntime-web', 'dist');
 const PAGE_FILES = ['index.html', 'page.mjs', 'onnx.mjs'];
 /// ort.min.mjs: the JSEP build (WebGPU EP in JavaScript, with
-/// env.webgpu.profiling's ondata). 1.30's ort.webgpu.min.mjs is the C++
+/// env.webgpu.profiling's ondata). 1.31's ort.webgpu.min.mjs is the C++
 /// WebGPU EP (asyncify wasm), which has no per-kernel GPU times.
 const ORT_FILES = ['ort.min.mjs', 'ort-wasm-simd-threaded.jsep.mjs', 'ort-wasm-simd-threaded.jsep.wasm'];
 const TYPES = { '.html': 'text/html', '.mjs': 'text/javascript', '.wasm': 'application/wasm', '.json': 'application/json' };

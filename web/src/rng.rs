@@ -42,7 +42,7 @@ impl Rng {
         let mut bytes = self.bytes(len);
         let bits = element_type.bit_width().unwrap_or(8) as usize;
         let used = count * bits;
-        if used % 8 != 0
+        if !used.is_multiple_of(8)
             && let Some(last) = bytes.last_mut()
         {
             *last &= (1u8 << (used % 8)) - 1;
