@@ -93,7 +93,8 @@ impl NodeTest {
         data_sets: &[String],
         read: &dyn Fn(&str) -> std::io::Result<Vec<u8>>,
     ) -> Result<Self> {
-        let file = |name: &str| read(name).map_err(|e| Error::from(OnnxError::io(dir.join(name), &e)));
+        let file =
+            |name: &str| read(name).map_err(|e| Error::from(OnnxError::io(dir.join(name), &e)));
         let model = SplitModel::from_bytes(&file("model.onnx")?)?;
         let mut names = data_sets.to_vec();
         names.sort();
