@@ -28,6 +28,8 @@ async function runSuite() {
   }
   status.textContent = 'running…';
   const report = JSON.parse(await run_suite(data, show));
+  const info = (await navigator.gpu.requestAdapter())?.info ?? {};
+  report.adapter = `${info.vendor ?? ''} ${info.architecture ?? ''} ${info.description ?? ''}`.trim() + ` (wgpu: ${report.adapter})`;
   status.textContent = `${report.adapter}: ${report.passed} passed, ${report.failed} failed`;
   return report;
 }

@@ -48,6 +48,7 @@ pub async fn run_suite(data: TestData, on_line: js_sys::Function) -> Result<Stri
         .map_err(|e| JsValue::from_str(&e))?;
     let mut report = suite::Report::new(Some(on_line));
     suite::moves::run(&gpu, &mut report).await;
+    suite::paths::run(&gpu, &mut report).await;
     suite::conformance::run(&gpu, &data.0, &mut report).await;
     suite::misuse::run(&gpu, &mut report).await;
     let mut json: serde_json::Value =

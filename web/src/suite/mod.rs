@@ -11,6 +11,8 @@
 //!   (onnx's backend tests, `onnx.reference`, real models' nodes captured
 //!   with onnxruntime), numpy's permuted moves, and the ONNX reader on the
 //!   real models' bytes.
+//! - [`paths`]: every other public path (the default context, each async
+//!   form, a move prepared inside the caller's pass, the counts, caches).
 //! - [`misuse`]: the typed errors (the blocking forms' on the web, the
 //!   regions', mapped and destroyed buffers, a destroyed device), the
 //!   splitter's start and the async calibration.
@@ -19,6 +21,7 @@ pub mod conformance;
 pub mod misuse;
 pub mod moves;
 pub mod pages;
+pub mod paths;
 
 use std::collections::BTreeMap;
 
