@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Builds the crate for the web: web/ (crate wgpu-split-web, the browser
-# suite and the bench page's side in Rust) for wasm32-unknown-unknown,
-# then wasm-bindgen's `--target web` glue into web/pkg/ (or $1).
+# Builds a web crate for wasm32-unknown-unknown, then wasm-bindgen's
+# `--target web` glue into CRATE_DIR/pkg: web/ (crate wgpu-split-web, the
+# browser suite and the bench page's side in Rust) by default, or another
+# (integrations/burn/web, the burn integration's browser suite).
 #
-#   web/build.sh [OUT_DIR]          then: node web/serve.mjs
+#   web/build.sh [CRATE_DIR]          then: node web/serve.mjs
 #
 # What it needs, and where it finds it:
 # - Debian's Rust for the web (apt-get install -y rustc-web cargo-web
@@ -19,8 +20,9 @@
 #   moved to 1.0.10 first, and it is built without TLS, which the CLI
 #   needs only to download test runners).
 set -euo pipefail
-web=$(cd "$(dirname "$0")" && pwd)
-out=${1:-$web/pkg}
+web=$(cd "${1:-$(dirname "$0")}" && pwd)
+out=$web/pkg
+crate=$(awk -F'"' '/^name = / { print $2; exit }' "$web/Cargo.toml" | tr - _)
 
 fail() { echo "web/build.sh: $*" >&2; exit 1; }
 
@@ -72,7 +74,7 @@ if [[ -z $bindgen ]]; then
 fi
 [[ $("$bindgen" --version) == "wasm-bindgen $version" ]] || fail "$bindgen is not wasm-bindgen $version"
 
-echo "building web/ for wasm32 ($("$rustc_web" --version), std from source)"
+echo "building $web for wasm32 ($("$rustc_web" --version), std from source)"
 (
   cd "$web"
   RUSTC_BOOTSTRAP=1 RUSTC="$rustc_web" RUSTDOC="${rustc_web%rustc}rustdoc" \
@@ -80,5 +82,5 @@ echo "building web/ for wasm32 ($("$rustc_web" --version), std from source)"
     "$cargo_web" build --locked --release --target wasm32-unknown-unknown -Zbuild-std=std,panic_abort
 )
 rm -rf "$out"
-"$bindgen" --target web --out-dir "$out" "$web/target/wasm32-unknown-unknown/release/wgpu_split_web.wasm"
-echo "web/build.sh: $(du -sh "$out/wgpu_split_web_bg.wasm" | cut -f1) of wasm in $out"
+"$bindgen" --target web --out-dir "$out" "$web/target/wasm32-unknown-unknown/release/$crate.wasm"
+echo "web/build.sh: $(du -sh "$out/${crate}_bg.wasm" | cut -f1) of wasm in $out"

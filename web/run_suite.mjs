@@ -1,18 +1,26 @@
-// CI's browser suite: the crate compiled to wasm (web/build.sh) run in
-// headless Chromium's WebGPU (SwiftShader, WebGPU's default limits): prints
-// every line, then `N passed, M failed`; exits 1 on any failure, a page
-// exception or error, or no browser (never a skip).
+// CI's browser suites: a web crate compiled to wasm (web/build.sh) run in
+// headless Chromium's WebGPU (SwiftShader): the crate's suite (web/, on
+// WebGPU's default limits) or, with --root, another crate's suite page
+// (integrations/burn/web: the burn integration). Prints every line, then
+// `N passed, M failed`; exits 1 on any failure, a page exception or error,
+// or no browser (never a skip).
 //
-//   node --experimental-websocket web/run_suite.mjs [--pkg DIR]
+//   node --experimental-websocket web/run_suite.mjs [--root DIR] [--pkg DIR]
 
+import { resolve } from 'node:path';
 import { Browser, chromiumPath, within } from '../tests/browser/chromium.mjs';
 import { serve } from './serve.mjs';
 
+/// The value of `--name`, if given.
+function option(name) {
+  const i = process.argv.indexOf(name);
+  return i > 0 ? resolve(process.argv[i + 1]) : undefined;
+}
+
 async function main() {
-  const i = process.argv.indexOf('--pkg');
   const started = Date.now();
   const { path, version } = chromiumPath();
-  const { server, origin } = await serve(i > 0 ? { pkg: process.argv[i + 1] } : {});
+  const { server, origin } = await serve(Object.fromEntries(Object.entries({ root: option('--root'), pkg: option('--pkg') }).filter(([, v]) => v)));
   // `navigator.webdriver` makes the page wait to be asked.
   const browser = await Browser.launch(path, { flags: ['--enable-automation'] });
   const problems = [];

@@ -68,9 +68,10 @@ export function ortPackages() {
   return found;
 }
 
-/// Starts the server; resolves to `{ server, origin }`. `pkg` is the
-/// wasm-bindgen output directory.
-export async function serve({ port = 0, pkg = join(WEB, 'pkg') } = {}) {
+/// Starts the server; resolves to `{ server, origin, ort }`. `root`: where
+/// the pages are (web/, or another web crate's directory such as
+/// integrations/burn/web); `pkg`: its wasm-bindgen output directory.
+export async function serve({ port = 0, root = WEB, pkg = join(root, 'pkg') } = {}) {
   const manifest = dataManifest();
   const data = new Set(manifest);
   const ort = ortPackages();
@@ -96,9 +97,9 @@ export async function serve({ port = 0, pkg = join(WEB, 'pkg') } = {}) {
       res.writeHead(302, { location: '/bench.html' }).end();
       return;
     } else {
-      file = join(WEB, normalize(path));
+      file = join(root, normalize(path));
     }
-    const inside = file && [WEB, pkg, join(REPO, 'tests', 'data'), ...Object.values(ort)].some((d) => file.startsWith(d + sep));
+    const inside = file && [root, pkg, join(REPO, 'tests', 'data'), ...Object.values(ort)].some((d) => file.startsWith(d + sep));
     if (!inside || req.method !== 'GET' || !existsSync(file) || !statSync(file).isFile()) {
       res.writeHead(404).end();
       return;

@@ -169,7 +169,7 @@ export function caseModel(c, opset = 13) {
 }
 
 /// Which dist files select which WebGPU provider (checked for 1.30.0 and
-/// 1.31.1: each bundle names one wasm module, see WALL-NOTES.md).
+/// 1.31.1: each bundle names one wasm module, see docs/journal/2026-12-06-the-web.md).
 /// jsep: the JavaScript WebGPU EP (JSEP); cpp: the C++ WebGPU EP (the
 /// asyncify build; `ort.jspi.min.mjs` + the jspi wasm is the same EP with
 /// JSPI instead of asyncify, not probed here).
