@@ -40,6 +40,7 @@ mod concat_cases;
 mod concat_layout;
 mod contents;
 mod layout;
+mod onnx_nodes;
 mod permuted;
 mod permuted_layouts;
 mod timing;

@@ -17,6 +17,7 @@ use super::bench_cases::{Case, concat_suite, suite};
 use super::concat_layout::{ConcatLayout, concat_regions};
 use super::contents::{Blobs, Rng};
 use super::layout::{Layout, regions};
+use super::onnx_nodes::{onnx_concat, onnx_split};
 use super::{blob_path, write};
 
 /// 32-bit FNV-1a of `bytes` (the page computes the same).
@@ -102,42 +103,6 @@ fn timing_case(
         "outputs": outputs,
         "onnx": onnx_split(&split),
     }))
-}
-
-/// The one ONNX Split node of `split` (for `tests/ortweb`), or null with
-/// why not: overlapping or gapped windows, a removed axis.
-fn onnx_split(split: &ResolvedSplit) -> serde_json::Value {
-    let tiles = split.is_contiguous()
-        && split.lengths().iter().sum::<usize>() == split.input_shape()[split.axis()];
-    if !split.keep_axis() || !tiles {
-        let why = if split.keep_axis() {
-            "windows that do not tile the axis"
-        } else {
-            "outputs without the axis (SplitToSequence keepdims 0)"
-        };
-        return json!({"op": null, "why": why});
-    }
-    json!({
-        "op": "Split",
-        "axis": split.axis(),
-        "split": split.lengths(),
-        "input_shapes": [split.input_shape()],
-        "output_shapes": split.output_shapes(),
-    })
-}
-
-/// The one ONNX Concat node of `concat`, or null with why not (a stack).
-fn onnx_concat(concat: &ResolvedConcat) -> serde_json::Value {
-    let rank = concat.output_shape().len();
-    if concat.input_shapes().iter().any(|s| s.len() != rank) {
-        return json!({"op": null, "why": "a stack (ConcatFromSequence new_axis 1)"});
-    }
-    json!({
-        "op": "Concat",
-        "axis": concat.axis(),
-        "input_shapes": concat.input_shapes(),
-        "output_shapes": [concat.output_shape()],
-    })
 }
 
 /// A concat case at the largest size that plans under `limits` (halving

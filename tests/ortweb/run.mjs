@@ -28,12 +28,12 @@ import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'no
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Browser, chromiumPath, within } from '../browser/chromium.mjs';
-import { model } from './onnx.mjs';
+import { model } from '../../web/ortweb/onnx_model.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const ORT_VERSION = '1.31.1';
 const ORT_DIST = join(here, 'node_modules', 'onnxruntime-web', 'dist');
-const PAGE_FILES = ['index.html', 'page.mjs', 'onnx.mjs'];
+const PAGE_FILES = ['index.html', 'page.mjs'];
 /// ort.min.mjs: the JSEP build (WebGPU EP in JavaScript, with
 /// env.webgpu.profiling's ondata). 1.31's ort.webgpu.min.mjs is the C++
 /// WebGPU EP (asyncify wasm), which has no per-kernel GPU times.
@@ -78,6 +78,8 @@ async function serve(dataPath) {
   const data = resolve(dataPath);
   const doc = JSON.parse(readFileSync(data, 'utf8'));
   const files = new Map(PAGE_FILES.map((f) => [`/${f}`, join(here, f)]));
+  // The one-node model encoder is the bench page's (web/ortweb).
+  files.set('/onnx.mjs', join(here, '..', '..', 'web', 'ortweb', 'onnx_model.mjs'));
   files.set('/plans.mjs', join(here, '../browser/plans.mjs'));
   for (const f of ORT_FILES) files.set(`/ort/${f}`, join(ORT_DIST, f));
   files.set(`/data/${basename(data)}`, data);

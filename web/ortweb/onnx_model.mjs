@@ -1,7 +1,8 @@
 // One-node ONNX models (a Split with its lengths as an int64 initializer,
-// or a Concat), encoded by hand: no protobuf library, no Python. Adapted
-// from tests/ortweb/onnx.mjs (same encoding, same description format) so
-// that web/ can be served on its own. Runs in the page and in Node.
+// or a Concat), encoded by hand: no protobuf library, no Python. Runs in
+// the page and in Node: the bench page, the binding wall and tests/ortweb
+// (which serves this file as its /onnx.mjs; `run.mjs --write-models DIR`
+// writes the models for `onnx.checker`).
 //
 //   model(name, elementType, onnx, opset = 13) -> { bytes, inputs, outputs }
 //   onnx: {op: 'Split', axis, split: [lengths], input_shapes: [shape], output_shapes}
@@ -71,6 +72,6 @@ export function model(name, elementType, onnx, opset = 13) {
   onnx.input_shapes.forEach((s, k) => graph.push(valueInfo(11, inputs[k], type, s)));
   onnx.output_shapes.forEach((s, k) => graph.push(valueInfo(12, outputs[k], type, s)));
   // ModelProto: ir_version 10, producer_name, graph, opset_import.
-  const bytesOut = [...int(1, 10), ...str(2, 'wgpu-split web/ortweb'), ...msg(7, graph), ...msg(8, [str(1, ''), int(2, version)])];
+  const bytesOut = [...int(1, 10), ...str(2, 'wgpu-split'), ...msg(7, graph), ...msg(8, [str(1, ''), int(2, version)])];
   return { bytes: new Uint8Array(bytesOut), inputs, outputs };
 }

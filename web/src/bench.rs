@@ -27,6 +27,10 @@ use crate::suite::moves::undoing;
 #[allow(dead_code, missing_docs)]
 mod split_cases;
 
+#[path = "../../examples/webgpu_recordings/onnx_nodes.rs"]
+mod onnx_nodes;
+use onnx_nodes::{onnx_concat, onnx_split};
+
 #[path = "../../examples/split_bench/permuted_cases.rs"]
 #[allow(dead_code, missing_docs)]
 mod permuted_cases;
@@ -750,34 +754,4 @@ fn prepare_permuted(
             info,
         ))
     }
-}
-
-/// The one ONNX Split node of `split`, or null with why not.
-fn onnx_split(split: &ResolvedSplit) -> serde_json::Value {
-    let tiles = split.is_contiguous()
-        && split.lengths().iter().sum::<usize>() == split.input_shape()[split.axis()];
-    if !split.keep_axis() || !tiles {
-        let why = if split.keep_axis() {
-            "windows that do not tile the axis"
-        } else {
-            "outputs without the axis (SplitToSequence keepdims 0)"
-        };
-        return serde_json::json!({"op": null, "why": why});
-    }
-    serde_json::json!({
-        "op": "Split", "axis": split.axis(), "split": split.lengths(),
-        "input_shapes": [split.input_shape()], "output_shapes": split.output_shapes(),
-    })
-}
-
-/// The one ONNX Concat node of `concat`, or null with why not (a stack).
-fn onnx_concat(concat: &ResolvedConcat) -> serde_json::Value {
-    let rank = concat.output_shape().len();
-    if concat.input_shapes().iter().any(|s| s.len() != rank) {
-        return serde_json::json!({"op": null, "why": "a stack (ConcatFromSequence new_axis 1)"});
-    }
-    serde_json::json!({
-        "op": "Concat", "axis": concat.axis(), "input_shapes": concat.input_shapes(),
-        "output_shapes": [concat.output_shape()],
-    })
 }
