@@ -16,6 +16,7 @@ import { ORT_BUILDS, ORT_VERSIONS, WALL_CASES } from './ortweb/wall.mjs';
 
 const q = new URLSearchParams(location.search);
 const quick = q.has('quick');
+const calibrate = q.has('calibrate');
 const rounds = Number(q.get('rounds') ?? (quick ? 5 : 15));
 const only = q.get('only')?.split(',');
 const status = document.getElementById('status');
@@ -269,11 +270,12 @@ async function wall(bench, versions) {
 async function main() {
   say('loading the crate (wasm)…');
   await init();
-  const bench = await Bench.create(quick);
+  if (calibrate) say('calibrating (Calibration::measure_async)…');
+  const bench = await Bench.create(quick, calibrate);
   const device = bench.gpu_device();
   const adapter = await navigator.gpu.requestAdapter();
   const info = adapter.info ?? {};
-  const deviceLine = `${info.vendor ?? ''} ${info.architecture ?? ''} ${info.description ?? ''}`.trim() + `; ${bench.has_timestamps() ? 'timestamp queries' : 'no timestamp queries (the page clock times submit to done)'}; ${quick ? 'quick sizes' : 'full sizes'}, ${rounds} rounds`;
+  const deviceLine = `${info.vendor ?? ''} ${info.architecture ?? ''} ${info.description ?? ''}`.trim() + `; ${bench.has_timestamps() ? 'timestamp queries' : 'no timestamp queries (the page clock times submit to done)'}; ${quick ? 'quick sizes' : 'full sizes'}, ${rounds} rounds; plans: ${bench.model()}`;
   document.getElementById('device').textContent = `${new Date().toISOString().slice(0, 10)}, ${navigator.userAgent.match(/Chrom\S+|Firefox\S+|Safari\S+/)?.[0] ?? ''}: ${deviceLine}`;
   const o = await loadOrt(device).catch((e) => ({ error: `onnxruntime-web: ${e.message ?? e}` }));
   const rows = [];

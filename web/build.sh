@@ -5,6 +5,9 @@
 # (integrations/burn/web, the burn integration's browser suite).
 #
 #   web/build.sh [CRATE_DIR]          then: node web/serve.mjs
+#   web/build.sh --serve [--port N]   builds web/, installs onnxruntime-web
+#                                     (npm ci) if it is not, and serves the
+#                                     pages: open http://127.0.0.1:N/bench.html
 #
 # What it needs, and where it finds it:
 # - Debian's Rust for the web (apt-get install -y rustc-web cargo-web
@@ -20,7 +23,19 @@
 #   moved to 1.0.10 first, and it is built without TLS, which the CLI
 #   needs only to download test runners).
 set -euo pipefail
-web=$(cd "${1:-$(dirname "$0")}" && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
+crate_dir=$here
+serve=false
+port=8080
+while (($#)); do
+  case $1 in
+    --serve) serve=true ;;
+    --port) port=$2; shift ;;
+    *) crate_dir=$1 ;;
+  esac
+  shift
+done
+web=$(cd "$crate_dir" && pwd)
 out=$web/pkg
 crate=$(awk -F'"' '/^name = / { print $2; exit }' "$web/Cargo.toml" | tr - _)
 
@@ -84,3 +99,7 @@ echo "building $web for wasm32 ($("$rustc_web" --version), std from source)"
 rm -rf "$out"
 "$bindgen" --target web --out-dir "$out" "$web/target/wasm32-unknown-unknown/release/$crate.wasm"
 echo "web/build.sh: $(du -sh "$out/${crate}_bg.wasm" | cut -f1) of wasm in $out"
+if $serve; then
+  [[ -d $here/node_modules/onnxruntime-web ]] || (cd "$here" && npm ci --no-audit --no-fund --loglevel=error)
+  exec node "$here/serve.mjs" --port "$port"
+fi

@@ -4,7 +4,7 @@
 // binding-wall shape is exact through the crate; keeps a screenshot and the
 // results as JSON.
 //
-//   node --experimental-websocket web/check_bench.mjs OUT_DIR [--full] [--nowall]
+//   node --experimental-websocket web/check_bench.mjs OUT_DIR [--full] [--nowall] [--calibrate] [--only NAME,...]
 
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,9 +13,9 @@ import { serve } from './serve.mjs';
 
 async function main() {
   const args = process.argv.slice(2);
-  const out = args.find((a) => !a.startsWith('--'));
+  const out = args.find((a, i) => !a.startsWith('--') && args[i - 1] !== '--only');
   if (!out) {
-    console.error('usage: node --experimental-websocket web/check_bench.mjs OUT_DIR [--full] [--nowall]');
+    console.error('usage: node --experimental-websocket web/check_bench.mjs OUT_DIR [--full] [--nowall] [--calibrate] [--only NAME,...]');
     process.exit(2);
   }
   mkdirSync(out, { recursive: true });
@@ -26,7 +26,7 @@ async function main() {
   const problems = [];
   let code = 1;
   try {
-    const query = [args.includes('--full') ? null : 'quick', args.includes('--nowall') ? 'nowall' : null].filter(Boolean).join('&');
+    const query = [args.includes('--full') ? null : 'quick', args.includes('--nowall') ? 'nowall' : null, args.includes('--calibrate') ? 'calibrate' : null, args.includes('--only') ? `only=${args[args.indexOf('--only') + 1]}` : null].filter(Boolean).join('&');
     const page = await browser.open(`${origin}/bench.html${query ? `?${query}` : ''}`, (method, params) => {
       if (method === 'Runtime.consoleAPICalled' && params.type === 'log') console.log(`  ${params.args.map((a) => a.value ?? a.description).join(' ')}`);
       else if (method === 'Runtime.exceptionThrown') problems.push(`page exception: ${params.exceptionDetails.exception?.description ?? params.exceptionDetails.text}`);

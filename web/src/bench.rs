@@ -15,8 +15,8 @@
 //! one-shader Split and Concat break.
 
 use wasm_bindgen::prelude::*;
-use wgpu_split::gpu::BufferRegion;
-use wgpu_split::plan::{ConcatPlan, PermutedConcatPlan, PermutedPlan, SplitPlan};
+use wgpu_split::gpu::{BufferRegion, Calibration, GpuSplitter};
+use wgpu_split::plan::{ConcatPlan, PermutedConcatPlan, PermutedPlan, SplitPlan, Strategy};
 use wgpu_split::{ElementType, HostTensor, PermutedConcat, ResolvedConcat, ResolvedSplit};
 
 use crate::device::{Gpu, buffer_with, read};
@@ -184,8 +184,11 @@ pub struct Bench {
 impl Bench {
     /// A device of the browser's adapter with the adapter's limits (so
     /// split_bench's full sizes fit on a GPU) and its timestamp queries;
-    /// `quick`: split_bench's quick sizes (CI's), else its full ones.
-    pub async fn create(quick: bool) -> Result<Bench, JsValue> {
+    /// `quick`: split_bench's quick sizes (CI's), else its full ones;
+    /// `calibrate`: plan with what `Calibration::measure_async` measures on
+    /// this device (needs timestamp queries), else with the adapter class's
+    /// model, as a splitter on the web starts.
+    pub async fn create(quick: bool, calibrate: bool) -> Result<Bench, JsValue> {
         let adapter_limits = {
             let (adapter, ..) =
                 crate::device::device(wgpu::Limits::default(), wgpu::Features::empty())
@@ -193,9 +196,17 @@ impl Bench {
                     .map_err(js)?;
             adapter.limits()
         };
-        let gpu = Gpu::new(adapter_limits, wgpu::Features::TIMESTAMP_QUERY)
+        let mut gpu = Gpu::new(adapter_limits, wgpu::Features::TIMESTAMP_QUERY)
             .await
             .map_err(js)?;
+        if calibrate {
+            let calibration = Calibration::measure_async(&gpu.splitter)
+                .await
+                .map_err(js)?;
+            gpu.splitter = GpuSplitter::new(&gpu.device, &gpu.queue)
+                .map_err(js)?
+                .with_strategy(Strategy::Auto(calibration.model));
+        }
         let mut sources: Vec<CaseSource> = split_cases::suite(quick)
             .into_iter()
             .chain(split_cases::concat_suite(quick))
@@ -247,6 +258,16 @@ impl Bench {
             .map_or(JsValue::NULL, |d| JsValue::from(d.clone()));
         #[cfg(not(target_arch = "wasm32"))]
         JsValue::NULL
+    }
+
+    /// How the splitter plans: `"class model"` or `"calibrated"`.
+    pub fn model(&self) -> String {
+        match self.gpu.splitter.model_origin() {
+            wgpu_split::gpu::ModelOrigin::Given => {
+                "calibrated (Calibration::measure_async)".to_string()
+            }
+            other => format!("{other:?}").to_lowercase() + " model",
+        }
     }
 
     /// Whether the device times with timestamp queries ([`Bench::time`]);
