@@ -290,3 +290,138 @@ fn invalid_buffers_and_buffers_of_a_lost_device_are_device_errors() {
         "{e}"
     );
 }
+
+/// The permuted moves probe their buffers as a split does: a mapped,
+/// destroyed or foreign buffer (a kept piece's copy command included) is
+/// the same typed error, before anything is recorded, for
+/// `encode_permuted`, `prepare_permuted` and `encode_permuted_concat`.
+#[test]
+fn permuted_moves_refuse_mapped_destroyed_and_foreign_buffers_before_recording() {
+    let Some(gpu) =
+        gpu("permuted_moves_refuse_mapped_destroyed_and_foreign_buffers_before_recording")
+    else {
+        return;
+    };
+    use wgpu_split::{PermutedConcat, PermutedSplit, PieceMove};
+    // YOLOv8's distribution head in small: piece 0 transposed (a
+    // dispatch), piece 1 kept (one copy command).
+    let split = PermutedSplit::new(
+        ResolvedSplit::new(&[1, 12, 40], 1, vec![8, 4], true).unwrap(),
+        vec![
+            PieceMove::new(vec![1, 2, 4, 40], vec![0, 2, 1, 3]),
+            PieceMove::keep(&[1, 4, 40]),
+        ],
+    )
+    .unwrap();
+    let plan = gpu.plan_permuted(&split, ElementType::Float).unwrap();
+    assert!(plan.copies_output(1), "the kept piece is a copy command");
+    let usage =
+        wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
+    let make = |device: &wgpu::Device, size: u64, mapped: bool| {
+        device.create_buffer(&wgpu::BufferDescriptor {
+            label: None,
+            size,
+            usage,
+            mapped_at_creation: mapped,
+        })
+    };
+    let device = gpu.device();
+    let input = make(device, plan.input_bytes(), false);
+    let sizes = [plan.output_region_bytes(0), plan.output_region_bytes(1)];
+    let outputs = [make(device, sizes[0], false), make(device, sizes[1], false)];
+    let ctx = GpuContext::new_default().unwrap();
+    let (other, _) = pollster::block_on(ctx.adapter.request_device(&Default::default())).unwrap();
+    let mapped = [make(device, sizes[0], true), make(device, sizes[1], true)];
+    let destroyed = [make(device, sizes[0], false), make(device, sizes[1], false)];
+    destroyed.iter().for_each(wgpu::Buffer::destroy);
+    let foreign = make(&other, sizes[1], false);
+    fn with<'a>(
+        outputs: &'a [wgpu::Buffer],
+        i: usize,
+        b: &'a wgpu::Buffer,
+    ) -> Vec<BufferRegion<'a>> {
+        let mut regions: Vec<BufferRegion> = outputs.iter().map(BufferRegion::whole).collect();
+        regions[i] = BufferRegion::whole(b);
+        regions
+    }
+    let encode = |input: &wgpu::Buffer, regions: &[BufferRegion]| {
+        refused(gpu, |enc| {
+            gpu.encode_permuted(enc, &plan, BufferRegion::whole(input), regions)
+                .unwrap_err()
+        })
+    };
+    for i in 0..2 {
+        assert_eq!(
+            encode(&input, &with(&outputs, i, &mapped[i])),
+            Error::Device(DeviceError::BufferMapped {
+                which: BufferRole::Output(i)
+            }),
+            "output {i} mapped"
+        );
+        let e = encode(&input, &with(&outputs, i, &destroyed[i]));
+        assert!(
+            matches!(&e, Error::Device(DeviceError::Gpu { detail }) if detail.contains("destroyed")),
+            "output {i} destroyed: {e}"
+        );
+    }
+    // The kept piece's copy into another device's buffer.
+    let e = encode(&input, &with(&outputs, 1, &foreign));
+    assert!(matches!(e, Error::Device(DeviceError::Gpu { .. })), "{e}");
+    let spare_input = make(device, plan.input_bytes(), false);
+    spare_input.destroy();
+    let e = encode(&spare_input, &with(&outputs, 0, &outputs[0]));
+    assert!(matches!(e, Error::Device(DeviceError::Gpu { .. })), "{e}");
+    // Prepared for the caller's pass: the same errors.
+    let e = gpu
+        .prepare_permuted(
+            &plan,
+            BufferRegion::whole(&input),
+            &with(&outputs, 0, &mapped[0]),
+        )
+        .unwrap_err();
+    assert_eq!(
+        e,
+        Error::Device(DeviceError::BufferMapped {
+            which: BufferRole::Output(0)
+        })
+    );
+    // The usable buffers still encode.
+    let mut encoder = device.create_command_encoder(&Default::default());
+    gpu.encode_permuted(
+        &mut encoder,
+        &plan,
+        BufferRegion::whole(&input),
+        &with(&outputs, 0, &outputs[0]),
+    )
+    .unwrap();
+    gpu.queue().submit([encoder.finish()]);
+    // A permuted concat: its output mapped, an input destroyed.
+    let merge = PermutedConcat::merge_heads(&[[1, 2, 4, 4], [1, 2, 4, 4]]).unwrap();
+    let plan = gpu
+        .plan_permuted_concat(&merge, ElementType::Float)
+        .unwrap();
+    let heads = [make(device, 128, false), make(device, 128, false)];
+    let regions: Vec<BufferRegion> = heads.iter().map(BufferRegion::whole).collect();
+    let out = make(device, plan.output_region_bytes(), true);
+    let e = refused(gpu, |enc| {
+        gpu.encode_permuted_concat(enc, &plan, &regions, BufferRegion::whole(&out))
+            .unwrap_err()
+    });
+    assert_eq!(
+        e,
+        Error::Device(DeviceError::BufferMapped {
+            which: BufferRole::ConcatOutput
+        })
+    );
+    out.unmap();
+    heads[1].destroy();
+    let e = refused(gpu, |enc| {
+        gpu.encode_permuted_concat(enc, &plan, &regions, BufferRegion::whole(&out))
+            .unwrap_err()
+    });
+    assert!(
+        matches!(&e, Error::Device(DeviceError::Gpu { detail }) if detail.contains("input 1")),
+        "{e}"
+    );
+    mapped.iter().for_each(wgpu::Buffer::unmap);
+}

@@ -577,6 +577,46 @@ fn the_async_api_matches_the_blocking_one() {
     assert_outputs_equal(&op.split_on_host(&input).unwrap(), &blocking, "async");
 }
 
+/// A runtime spawns the async forms on a multi-threaded executor
+/// (`tokio::spawn` needs `Send` futures): checked at compile time, for
+/// every move's round trip and the calibration.
+#[test]
+fn the_async_forms_futures_are_send() {
+    fn assert_send<T: Send>(_: &T) {}
+    let Some(gpu) = gpu("the_async_forms_futures_are_send") else {
+        return;
+    };
+    let round_trip = common::round_trip(gpu);
+    let input = HostTensor::from_slice(&[2, 4], &[0f32; 8]).unwrap();
+    let op: Operator = OnnxSplit::new(13, 2).axis(1).into();
+    let split = op.resolve(input.shape()).unwrap();
+    let plan = gpu.plan(&split, ElementType::Float).unwrap();
+    let concat: wgpu_split::ConcatOperator = wgpu_split::OnnxConcat::new(13).axis(1).into();
+    let inverse = wgpu_split::ResolvedConcat::inverse_of(&split).unwrap();
+    let concat_plan = gpu.plan_concat(&inverse, ElementType::Float).unwrap();
+    let refs = [&input];
+    assert_send(&round_trip.split_async(&op, &input));
+    assert_send(&round_trip.split_resolved_async(&split, &input));
+    assert_send(&round_trip.run_plan_async(&plan, &input));
+    assert_send(&round_trip.concat_async(&concat, &refs));
+    assert_send(&round_trip.concat_resolved_async(&inverse, &refs));
+    assert_send(&round_trip.run_concat_plan_async(&concat_plan, &refs));
+    assert_send(&wgpu_split::gpu::Calibration::measure_async(gpu));
+    assert_send(&wgpu_split::gpu::GpuContext::request_default());
+    // And as a runtime spawns it: on tokio, a poller driving the device.
+    let _poller = wgpu_split::gpu::Poller::new(gpu.device());
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let want = op.split_on_host(&input).unwrap();
+    let task = runtime.spawn(async move {
+        wgpu_split::gpu::RoundTrip::new(gpu)
+            .split_async(&op, &input)
+            .await
+    });
+    assert_eq!(runtime.block_on(task).unwrap().unwrap(), want);
+}
+
 #[test]
 fn the_splitter_is_send_and_sync_and_shared_across_threads() {
     fn assert_send_sync<T: Send + Sync>() {}

@@ -248,6 +248,44 @@ fn merge_heads_mirrors_split_heads() {
     assert_eq!(merge.input_shapes(), qkv.output_shapes().as_slice());
 }
 
+/// Each input keeps its own head size, as torch's `cat` of each
+/// `x.transpose(1, 2).reshape(B, S, -1)` does (DeepSeek's latent
+/// attention: value heads of 128 beside query heads of 192); the batch
+/// dimensions and the sequence must agree.
+#[test]
+fn merge_heads_takes_each_inputs_own_head_size() {
+    let merge = PermutedConcat::merge_heads(&[[1, 4, 7, 64], [1, 1, 7, 80]]).unwrap();
+    assert_eq!(merge.output_shape(), &[1, 7, 4 * 64 + 80]);
+    // Against the composition on the host, element by element.
+    let a: Vec<u16> = (0..4 * 7 * 64).map(|v| v as u16).collect();
+    let b: Vec<u16> = (0..7 * 80).map(|v| 60000 - v as u16).collect();
+    let ta = wgpu_split::HostTensor::from_slice(&[1, 4, 7, 64], &a).unwrap();
+    let tb = wgpu_split::HostTensor::from_slice(&[1, 1, 7, 80], &b).unwrap();
+    let merged = wgpu_split::HostTensor::concat_permuted(&[&ta, &tb], &merge).unwrap();
+    let got = merged.to_vec::<u16>().unwrap();
+    for s in 0..7 {
+        let row = &got[s * 336..(s + 1) * 336];
+        for h in 0..4 {
+            assert_eq!(
+                &row[h * 64..(h + 1) * 64],
+                &a[(h * 7 + s) * 64..(h * 7 + s + 1) * 64]
+            );
+        }
+        assert_eq!(&row[256..], &b[s * 80..(s + 1) * 80]);
+    }
+    // The sequence (or a batch dimension) disagreeing is the concat's error.
+    for shapes in [
+        [[1, 4, 7, 64], [1, 1, 8, 64]],
+        [[1, 4, 7, 64], [2, 1, 7, 64]],
+    ] {
+        let e = PermutedConcat::merge_heads(&shapes).unwrap_err();
+        assert!(
+            matches!(e, PermuteError::Concat(ConcatError::DimMismatch { .. })),
+            "{shapes:?}: {e:?}"
+        );
+    }
+}
+
 #[test]
 fn concat_errors_name_the_input() {
     let shapes = [vec![2, 3, 4], vec![2, 3, 4]];

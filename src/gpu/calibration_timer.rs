@@ -106,7 +106,14 @@ fn round_order(samples: &[usize]) -> Vec<usize> {
         .collect()
 }
 
+/// Work a figure times: it records its commands into the encoder. Shared
+/// across threads on native targets, so that the calibration's future is
+/// `Send` (wgpu's handles are not `Send` on the web).
+#[cfg(not(target_arch = "wasm32"))]
+pub(super) type Record<'a> = dyn Fn(&mut wgpu::CommandEncoder) -> Result<()> + Send + Sync + 'a;
+
 /// Work a figure times: it records its commands into the encoder.
+#[cfg(target_arch = "wasm32")]
 pub(super) type Record<'a> = dyn Fn(&mut wgpu::CommandEncoder) -> Result<()> + 'a;
 
 /// A measured time and whether its runs were steady.

@@ -16,21 +16,41 @@ use crate::error::Result;
 use crate::plan::binding::BoundPlan;
 use crate::plan::{BufferRole, SplitPlan};
 
-/// The buffers an encode uses, each once, with the role it is named by.
-fn used_buffers<'a>(
+/// A buffer an encode uses, with the role errors name it by.
+pub(crate) type Used<'a> = (BufferRole, &'a wgpu::Buffer);
+
+/// The two ends of a copy command an encode records: (buffer, offset) of
+/// its source, then of its destination.
+pub(crate) type CopyEnds<'a> = [(&'a wgpu::Buffer, u64); 2];
+
+/// The buffers a split's encode uses (its tensor and each non-empty
+/// destination), and the ends of the first copy command into or out of
+/// each copied destination.
+fn split_uses<'a>(
     plan: &SplitPlan,
     input: &BufferRegion<'a>,
     destinations: &[BufferRegion<'a>],
-) -> Vec<(BufferRole, BufferRegion<'a>)> {
-    let mut used = vec![(plan.tensor_role(), *input)];
+) -> (Vec<Used<'a>>, Vec<CopyEnds<'a>>) {
+    let mut used = vec![(plan.tensor_role(), input.buffer)];
     for (i, region) in destinations.iter().enumerate() {
         if plan.destination_bytes(i) > 0 {
-            used.push((plan.destination_role(i), *region));
+            used.push((plan.destination_role(i), region.buffer));
         }
     }
-    used.sort_by(|(_, a), (_, b)| a.buffer.cmp(b.buffer));
-    used.dedup_by(|(_, a), (_, b)| a.buffer == b.buffer);
-    used
+    let mut probed = vec![false; destinations.len()];
+    let mut copies = Vec::new();
+    for c in plan.copy_commands() {
+        if std::mem::replace(&mut probed[c.destination], true) {
+            continue;
+        }
+        let d = &destinations[c.destination];
+        copies.push(c.ends(
+            plan.direction(),
+            (input.buffer, input.offset),
+            (d.buffer, d.offset),
+        ));
+    }
+    (used, copies)
 }
 
 /// A mapped, destroyed or invalid buffer cannot be used by the GPU, and
@@ -73,35 +93,46 @@ fn check_usable(which: BufferRole, buffer: &wgpu::Buffer) -> Result<(), DeviceEr
     }
 }
 
-/// Every check of an encode that needs wgpu: no buffer mapped or
-/// destroyed, and every buffer copy commands touch of this device.
+/// Every check of a split's (or concat's) encode that needs wgpu: no
+/// buffer mapped or destroyed, and every buffer copy commands touch of this
+/// device.
 pub(crate) fn probe_buffers(
     resources: &Resources,
     bound: &BoundPlan<'_>,
     input: &BufferRegion<'_>,
     destinations: &[BufferRegion<'_>],
 ) -> Result<()> {
-    let plan = bound.plan();
-    for (which, region) in used_buffers(plan, input, destinations) {
-        check_usable(which, region.buffer)?;
+    let (used, copies) = split_uses(bound.plan(), input, destinations);
+    probe(resources, used, &copies)
+}
+
+/// The checks every move's encode makes before it records anything: each
+/// buffer in `used` (once, named by its first role) neither mapped nor
+/// destroyed nor invalid ([`check_usable`]), and, where the encode records
+/// copy commands, their buffers of this device ([`probe_copies`]); the
+/// buffers dispatches bind are validated by their bind groups, inside the
+/// encode's error scope.
+pub(crate) fn probe(
+    resources: &Resources,
+    mut used: Vec<Used<'_>>,
+    copies: &[CopyEnds<'_>],
+) -> Result<()> {
+    used.sort_by_key(|&(_, buffer)| buffer);
+    used.dedup_by(|(_, a), (_, b)| a == b);
+    for (which, buffer) in used {
+        check_usable(which, buffer)?;
     }
-    if plan.copy_count() > 0 {
-        probe_copies(resources, plan, input, destinations)?;
+    if !copies.is_empty() {
+        probe_copies(resources, copies)?;
     }
     Ok(())
 }
 
-/// Records, for the first copy command of each copied destination, one
-/// 4-byte copy from its source and one into its destination into a scratch encoder that is never submitted, and
-/// finishes it inside error scopes: wgpu checks a copy's buffers'
+/// Records, for each pair of ends, one 4-byte copy from its source and one
+/// into its destination into a scratch encoder that is never submitted,
+/// and finishes it inside error scopes: wgpu checks a copy's buffers'
 /// device and usages when its encoder finishes, and nothing is written.
-/// (Dispatch-bound buffers are validated by their bind groups.)
-fn probe_copies(
-    resources: &Resources,
-    plan: &SplitPlan,
-    input: &BufferRegion<'_>,
-    destinations: &[BufferRegion<'_>],
-) -> Result<()> {
+fn probe_copies(resources: &Resources, copies: &[CopyEnds<'_>]) -> Result<()> {
     let scratch = &resources.spare;
     let scope = ErrorScope::open(&resources.device);
     let mut encoder = resources
@@ -109,27 +140,9 @@ fn probe_copies(
         .create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("wgpu-split probe (never submitted)"),
         });
-    // The tensor is read by a split's copies, written by a concat's; each
-    // copied destination the other way.
-    let mut probed = vec![false; destinations.len()];
-    for c in plan.copy_commands() {
-        if std::mem::replace(&mut probed[c.destination], true) {
-            continue;
-        }
-        let d = &destinations[c.destination];
-        let ends = c.ends(
-            plan.direction(),
-            (input.buffer, input.offset),
-            (d.buffer, d.offset),
-        );
-        for (k, &(buffer, offset)) in ends.iter().enumerate() {
-            let (src, dst) = if k == 0 {
-                ((buffer, offset), (scratch, 0))
-            } else {
-                ((scratch, 0), (buffer, offset))
-            };
-            encoder.copy_buffer_to_buffer(src.0, src.1, dst.0, dst.1, 4);
-        }
+    for &[(source, from), (destination, to)] in copies {
+        encoder.copy_buffer_to_buffer(source, from, scratch, 0, 4);
+        encoder.copy_buffer_to_buffer(scratch, 0, destination, to, 4);
     }
     drop(encoder.finish());
     Ok(scope.close("checking the copies' buffers", ())?)

@@ -10,6 +10,7 @@ use std::sync::Arc;
 use wgpu::util::DeviceExt;
 
 use super::cache::lock;
+use super::checks::{CopyEnds, probe};
 use super::prepared::PreparedSplit;
 use super::region::{BufferRegion, plain_regions};
 use super::scope::{ErrorScope, scoped};
@@ -19,8 +20,8 @@ use crate::error::Result;
 use crate::kernels::permute_module::PermuteModule;
 use crate::plan::permuted_binding::{Bound, PermutedBinding, dispatch_grid};
 use crate::plan::{
-    CostModel, DeviceClass, LaneOrder, PermutedConcatPlan, PermutedPlan, PlanError, PlanLimits,
-    PlanMismatch, Strategy,
+    BufferRole, CostModel, DeviceClass, LaneOrder, PermutedConcatPlan, PermutedPlan, PlanError,
+    PlanLimits, PlanMismatch, Strategy,
 };
 use crate::semantics::{PermutedConcat, PermutedSplit};
 
@@ -123,7 +124,27 @@ impl GpuSplitter {
     ) -> Result<PermutedBinding> {
         self.check_plan_limits(plan.limits())?;
         let (plain_input, plain) = plain_regions(input, destinations);
-        Ok(plan.bind(&plain_input, &plain, copies)?)
+        let binding = plan.bind(&plain_input, &plain, copies)?;
+        // Mapped, destroyed or foreign buffers: typed, before recording,
+        // as for a split (a kept piece's copy command included).
+        let mut used = vec![(BufferRole::Input, input.buffer)];
+        for (i, d) in destinations.iter().enumerate() {
+            if plan.output_region_bytes(i) > 0 {
+                used.push((BufferRole::Output(i), d.buffer));
+            }
+        }
+        let copies: Vec<CopyEnds> = binding
+            .copies
+            .iter()
+            .map(|&(i, from, _)| {
+                [
+                    (input.buffer, from),
+                    (destinations[i].buffer, destinations[i].offset),
+                ]
+            })
+            .collect();
+        probe(self.resources(), used, &copies)?;
+        Ok(binding)
     }
 
     /// Plans `concat` (inputs permuted and reshaped, then joined) for
@@ -200,7 +221,15 @@ impl GpuSplitter {
     ) -> Result<PermutedBinding> {
         self.check_plan_limits(plan.limits())?;
         let (plain_output, plain) = plain_regions(output, inputs);
-        Ok(plan.bind(&plain, &plain_output)?)
+        let binding = plan.bind(&plain, &plain_output)?;
+        let mut used = vec![(BufferRole::ConcatOutput, output.buffer)];
+        for (i, r) in inputs.iter().enumerate() {
+            if plan.input_bytes(i) > 0 {
+                used.push((BufferRole::ConcatInput(i), r.buffer));
+            }
+        }
+        probe(self.resources(), used, &[])?;
+        Ok(binding)
     }
 
     /// How the splitter's model lays invocations over units: blocked on a

@@ -217,22 +217,34 @@ pub(crate) fn read_mapped(
 
 /// [`read_mapped`] for async callers: never blocks; while a poll of the
 /// crate runs (another thread's blocking wait, a `Poller`'s poll) it
-/// yields to the executor and tries again.
+/// yields to the executor and tries again. The lock is taken and released
+/// inside [`try_read_mapped`], never held across an await, so the future
+/// stays `Send` (a runtime spawns it on a multi-threaded executor).
 pub(crate) async fn read_mapped_async(
     device: &wgpu::Device,
     buffer: &wgpu::Buffer,
     what: &str,
 ) -> Result<Vec<u8>, DeviceError> {
     loop {
-        match MAPPED_READS.try_write() {
-            Ok(_reading) => return copy_out(device, buffer, what),
-            Err(std::sync::TryLockError::Poisoned(e)) => {
-                let _reading = e.into_inner();
-                return copy_out(device, buffer, what);
-            }
-            Err(std::sync::TryLockError::WouldBlock) => YieldNow(false).await,
+        if let Some(read) = try_read_mapped(device, buffer, what) {
+            return read;
         }
+        YieldNow(false).await;
     }
+}
+
+/// [`read_mapped`] unless a poll of the crate holds the lock (`None`).
+fn try_read_mapped(
+    device: &wgpu::Device,
+    buffer: &wgpu::Buffer,
+    what: &str,
+) -> Option<Result<Vec<u8>, DeviceError>> {
+    let _reading = match MAPPED_READS.try_write() {
+        Ok(reading) => reading,
+        Err(std::sync::TryLockError::Poisoned(e)) => e.into_inner(),
+        Err(std::sync::TryLockError::WouldBlock) => return None,
+    };
+    Some(copy_out(device, buffer, what))
 }
 
 /// The copy itself, under the lock.

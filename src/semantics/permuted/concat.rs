@@ -109,15 +109,18 @@ impl PermutedConcat {
         })
     }
 
-    /// Attention heads merged back: inputs `[.., h_i, S, D]`, each with its
+    /// Attention heads merged back: inputs `[.., h_i, S, D_i]`, each with its
     /// heads and sequence axes swapped and its heads merged (`[.., S, h_i *
-    /// D]`), concatenated on the last axis (the mirror of
-    /// [`PermutedSplit::split_heads`]).
+    /// D_i]`), concatenated on the last axis (the mirror of
+    /// [`PermutedSplit::split_heads`]). Each input keeps its own head size,
+    /// as torch's `cat` of each `x.transpose(-3, -2).reshape(.., S, -1)`
+    /// does (value heads narrower than query heads merge so).
     ///
     /// # Errors
     ///
     /// [`PermuteError::HeadRank`] for an input below rank 3; the concat's
-    /// errors where the inputs disagree on any dimension but the heads.
+    /// [`crate::ConcatError::DimMismatch`] where the inputs disagree on a
+    /// batch dimension or the sequence.
     pub fn merge_heads<S: AsRef<[usize]>>(input_shapes: &[S]) -> Result<Self, PermuteError> {
         let mut moves = Vec::with_capacity(input_shapes.len());
         for shape in input_shapes {

@@ -301,7 +301,8 @@ async fn permuted_regions(gpu: &Gpu) -> Result<(), String> {
 }
 
 /// A destination still mapped (mapped at creation, never unmapped): the
-/// split's and the concat's encode refuse it, typed, before recording.
+/// split's, the concat's and the permuted split's encode refuse it, typed,
+/// before recording.
 async fn mapped(gpu: &Gpu) -> Result<(), String> {
     let (device, splitter) = (&gpu.device, &gpu.splitter);
     let split = ResolvedSplit::new(&[4, 8], 1, vec![4, 4], true).map_err(why)?;
@@ -340,6 +341,18 @@ async fn mapped(gpu: &Gpu) -> Result<(), String> {
     ) {
         Err(Error::Device(DeviceError::BufferMapped { .. })) => {}
         other => return Err(format!("concat: {other:?}")),
+    }
+    let heads = PermutedSplit::split_heads(&[1, 2, 2 * 2 * 4], &[8, 8], 4).map_err(why)?;
+    let plan = splitter
+        .plan_permuted(&heads, ElementType::Float)
+        .map_err(why)?;
+    let regions = [
+        BufferRegion::new(&mapped, 0, 64),
+        BufferRegion::new(&mapped, 128, 64),
+    ];
+    match splitter.encode_permuted(&mut encoder, &plan, BufferRegion::whole(&input), &regions) {
+        Err(Error::Device(DeviceError::BufferMapped { .. })) => {}
+        other => return Err(format!("permuted split: {other:?}")),
     }
     ensure!(
         submit_scoped(gpu, encoder).await.is_none(),
