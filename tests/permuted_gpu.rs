@@ -1038,3 +1038,78 @@ fn prepared_moves_record_inside_the_callers_pass() {
     assert_eq!(&got[..want.len()], want);
     assert!(got[want.len()..].iter().all(|&b| b == 0));
 }
+
+/// A device that takes few workgroups a dimension: every permuted dispatch
+/// laid out over many rows by the one grid every dispatch uses (tight: the
+/// shaders skip the invocations past their work), splits and concats of
+/// gathers and tiles exact.
+#[test]
+fn dispatches_over_many_rows_are_exact() {
+    let Some(gpu) = gpu("dispatches_over_many_rows_are_exact") else {
+        return;
+    };
+    let limits = PlanLimits {
+        max_compute_workgroups_per_dimension: 3,
+        ..*gpu.limits()
+    };
+    let mut rng = Rng::new(77);
+    // Heads through the gather, and transposes of the fastest axis through
+    // tiles, each of more than 3 workgroups (and at most 3 x 3, the most a
+    // plan for these limits takes).
+    // (Heads of 3 elements: runs of 3 words, moved a word an invocation.)
+    let heads = PermutedSplit::split_heads(&[1, 64, 3 * 2 * 3], &[6; 3], 3).unwrap();
+    let transpose = PermutedSplit::new(
+        ResolvedSplit::new(&[48, 48], 1, vec![16, 32], true).unwrap(),
+        vec![
+            PieceMove::new(vec![48, 16], vec![1, 0]),
+            PieceMove::new(vec![48, 32], vec![1, 0]),
+        ],
+    )
+    .unwrap();
+    for (name, split) in [("heads", &heads), ("tiles", &transpose)] {
+        for t in [ElementType::Float, ElementType::Uint32] {
+            let plan = PermutedPlan::new(split, t, &limits).unwrap();
+            // What the encode lays out: more than one row, none past 3.
+            let region = common::permuted_layouts::region;
+            let outputs: Vec<_> = (0..split.output_count())
+                .map(|i| region(1 + i, 1 << 20, 0, plan.output_region_bytes(i)))
+                .collect();
+            let recording = plan
+                .recording(&region(0, 1 << 20, 0, plan.input_bytes()), &outputs)
+                .unwrap();
+            let grids: Vec<[u32; 3]> = recording
+                .commands
+                .iter()
+                .filter_map(|c| match c {
+                    wgpu_split::plan::internals::RecordedCommand::Dispatch {
+                        workgroups, ..
+                    } => Some(*workgroups),
+                    _ => None,
+                })
+                .collect();
+            assert!(grids.iter().any(|g| g[1] > 1), "{name}: {grids:?}");
+            assert!(
+                grids.iter().all(|g| g[0] <= 3 && g[1] <= 3),
+                "{name}: {grids:?}"
+            );
+            let input = random_tensor(&mut rng, t, split.split().input_shape());
+            check_plan(
+                gpu,
+                &input,
+                &plan,
+                None,
+                &format!("{name} {t:?}, 3 workgroups a row"),
+            );
+            let concat = concat_undoing(split);
+            let plan = PermutedConcatPlan::new(&concat, t, &limits).unwrap();
+            let pieces = input.split_permuted(split).unwrap();
+            check_concat_plan(
+                gpu,
+                &pieces,
+                &plan,
+                false,
+                &format!("{name} {t:?} concat, 3 a row"),
+            );
+        }
+    }
+}

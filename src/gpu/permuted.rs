@@ -298,10 +298,7 @@ impl GpuSplitter {
                     pipelines.len() - 1
                 }
             };
-            let [x, y, _] = dispatch_grid(
-                d.workgroups,
-                self.limits().max_compute_workgroups_per_dimension,
-            );
+            let [x, y, _] = dispatch_grid(d.workgroups, self.limits());
             bound.push((index, bind_group, [x, y]));
         }
         Ok(PreparedSplit::new(pipelines, bound, params_bytes))

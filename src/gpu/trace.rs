@@ -306,10 +306,7 @@ impl PermutedTrace<'_> {
             layout: &pipeline.get_bind_group_layout(0),
             entries: &entries,
         });
-        let grid = dispatch_grid(
-            d.workgroups,
-            self.splitter.limits().max_compute_workgroups_per_dimension,
-        );
+        let grid = dispatch_grid(d.workgroups, self.splitter.limits());
         let mut encoder = device.create_command_encoder(&Default::default());
         {
             let mut pass = encoder.begin_compute_pass(&Default::default());

@@ -61,6 +61,22 @@ impl PlanLimits {
         max_uniform_buffer_binding_size: 64 << 10,
     };
 
+    /// The grid every dispatch of the crate launches for `workgroups`: as
+    /// few rows (y) as `max_compute_workgroups_per_dimension` allows, the
+    /// workgroups shared out evenly over them (x), so that `x · y` exceeds
+    /// `workgroups` by less than a row count (65,536 workgroups launch
+    /// 2 x 32,768, not 2 x 65,535); the shaders skip invocations past their
+    /// work. `None` past the limit squared.
+    pub(crate) fn grid(&self, workgroups: u64) -> Option<[u32; 2]> {
+        let max = u64::from(self.max_compute_workgroups_per_dimension.max(1));
+        let rows = workgroups.div_ceil(max).max(1);
+        let x = workgroups.div_ceil(rows);
+        Some([
+            u32::try_from(x).ok()?,
+            u32::try_from(rows).ok().filter(|&r| u64::from(r) <= max)?,
+        ])
+    }
+
     /// True when a plan made for `self` is valid on a device with `device`
     /// limits: alignment a multiple of the device's, and no limit above it.
     /// (Tests plan with tiny windows to exercise multi-pass plans cheaply.)
@@ -136,5 +152,31 @@ impl PlanLimits {
             .min(MAX_WINDOW_BYTES)
             .min(grid_bytes);
         limit / self.alignment_bytes() * self.alignment_bytes()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::PlanLimits;
+
+    #[test]
+    fn the_grid_is_tight() {
+        let limits = PlanLimits::WEBGPU_DEFAULT;
+        assert_eq!(limits.max_compute_workgroups_per_dimension, 65535);
+        assert_eq!(limits.grid(0), Some([0, 1]));
+        assert_eq!(limits.grid(7), Some([7, 1]));
+        assert_eq!(limits.grid(65535), Some([65535, 1]));
+        // One more: two rows of half, not 2 x 65,535.
+        assert_eq!(limits.grid(65536), Some([32768, 2]));
+        assert_eq!(limits.grid(3 * 65535 + 1), Some([49152, 4]));
+        for w in [1u64, 100, 65536, 1 << 20, 1 << 31, 65535 * 65535] {
+            let [x, y] = limits.grid(w).unwrap();
+            let launched = u64::from(x) * u64::from(y);
+            assert!(
+                launched >= w && launched - w < u64::from(y),
+                "{w}: {x} x {y}"
+            );
+        }
+        assert_eq!(limits.grid(65535 * 65535 + 1), None);
     }
 }

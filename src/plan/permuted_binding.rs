@@ -15,6 +15,7 @@ use crate::kernels::permute_tile::{self, TileSide, TileWalk};
 use crate::kernels::table::WORKGROUP_SIZE;
 use crate::plan::binding::regions::PlainRegion;
 use crate::plan::error::EncodeError;
+use crate::plan::limits::PlanLimits;
 use crate::plan::permuted_plan::{PermutedConcatPlan, PermutedPlan, overlap};
 use crate::plan::recording::{
     RecordedBinding, RecordedBuffer, RecordedCommand, RecordedModule, Recording,
@@ -165,7 +166,7 @@ impl PermutedPlan {
                 Bound::Single => input.buffer,
                 Bound::Each(i) => destinations[i].buffer,
             };
-            record_dispatches(&mut recording, &binding, buffer, self.limits().max_compute_workgroups_per_dimension);
+            record_dispatches(&mut recording, &binding, buffer, self.limits());
             Ok(recording)
         }
     }
@@ -231,7 +232,7 @@ impl PermutedConcatPlan {
                 Bound::Single => output.buffer,
                 Bound::Each(i) => inputs[i].buffer,
             };
-            record_dispatches(&mut recording, &binding, buffer, self.limits().max_compute_workgroups_per_dimension);
+            record_dispatches(&mut recording, &binding, buffer, self.limits());
             Ok(recording)
         }
     }
@@ -531,12 +532,12 @@ impl ConcatAt<'_> {
 /// Appends `binding`'s dispatches to `recording`: each module once, the
 /// parameters of each dispatch at the next multiple of 256 bytes of the
 /// parameters' buffer (pushed last), the workgroups laid out over x and y
-/// as the encode lays them (x at most `max_x`).
+/// as the encode lays them.
 fn record_dispatches(
     recording: &mut Recording,
     binding: &PermutedBinding,
     buffer: impl Fn(Bound) -> usize,
-    max_x: u32,
+    limits: &PlanLimits,
 ) {
     let params_buffer = recording.buffers.len();
     debug_assert!(recording.table.is_empty());
@@ -574,7 +575,7 @@ fn record_dispatches(
         recording.commands.push(RecordedCommand::Dispatch {
             module,
             bindings,
-            workgroups: dispatch_grid(d.workgroups, max_x),
+            workgroups: dispatch_grid(d.workgroups, limits),
         });
     }
     // The parameters' buffer is the table, second to last as in a split's
@@ -591,8 +592,13 @@ fn record_dispatches(
     });
 }
 
-/// Workgroups laid out over x (at most `max_x`) and y.
-pub(crate) fn dispatch_grid(workgroups: u32, max_x: u32) -> [u32; 3] {
-    let x = workgroups.clamp(1, max_x);
-    [x, workgroups.div_ceil(x), 1]
+/// A permuted dispatch's workgroups laid out as every dispatch's are
+/// ([`PlanLimits::grid`]; a permuted plan's dispatch fits the grid, or it
+/// is `PermutedTooLarge` when planned).
+pub(crate) fn dispatch_grid(workgroups: u32, limits: &PlanLimits) -> [u32; 3] {
+    let max = limits.max_compute_workgroups_per_dimension.max(1);
+    let [x, y] = limits
+        .grid(u64::from(workgroups))
+        .unwrap_or([max, workgroups.div_ceil(max)]);
+    [x, y, 1]
 }

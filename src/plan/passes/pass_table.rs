@@ -117,16 +117,14 @@ pub(crate) fn to_u32(value: u64, what: &'static str) -> Result<u32, PlanError> {
     })
 }
 
-/// A tight 1-D or 2-D grid of workgroups covering `invocations` (which the
-/// grouping keeps below `max_compute_workgroups_per_dimension`² workgroups).
+/// The grid of workgroups covering `invocations` ([`PlanLimits::grid`];
+/// the grouping keeps them below `max_compute_workgroups_per_dimension`²
+/// workgroups).
 pub(crate) fn grid(invocations: u64, limits: &PlanLimits) -> Result<[u32; 2], PlanError> {
     let groups = invocations.div_ceil(u64::from(WORKGROUP_SIZE));
-    let max = u64::from(limits.max_compute_workgroups_per_dimension);
-    let rows = groups.div_ceil(max).max(1);
-    Ok([
-        to_u32(groups.div_ceil(rows), "workgroups")?,
-        to_u32(rows, "workgroup rows")?,
-    ])
+    limits.grid(groups).ok_or_else(|| PlanError::Internal {
+        detail: format!("{groups} workgroups do not fit a dispatch's grid"),
+    })
 }
 
 /// Groups `chunks` into passes and writes every pass's table (each at an
