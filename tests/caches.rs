@@ -262,3 +262,63 @@ fn a_plan_warms_up_ahead_of_its_first_encode() {
     splitter.cache().warm_up(&copies).unwrap();
     assert_eq!(splitter.cache().usage(), warm);
 }
+
+/// Permuted moves of many modules (destination counts, element widths,
+/// lane orders) through one splitter: their compiled pipelines are kept
+/// with the generated kernels', within the policy, counted and cleared;
+/// every move exact.
+#[test]
+fn permuted_pipelines_are_kept_within_the_policy() {
+    let Some(gpu) = gpu("permuted_pipelines_are_kept_within_the_policy") else {
+        return;
+    };
+    use wgpu_split::plan::LaneOrder;
+    let splitter = GpuSplitter::new(gpu.device(), gpu.queue())
+        .unwrap()
+        .with_cache_policy(CachePolicy::default().generated_pipelines(4));
+    let mut rng = Rng::new(91);
+    let mut moves = 0;
+    for heads in 1..=4usize {
+        for t in [ElementType::Float, ElementType::Float16, ElementType::Uint8] {
+            for lanes in [LaneOrder::Striped, LaneOrder::Blocked] {
+                let split = wgpu_split::PermutedSplit::split_heads(
+                    &[2, 3, heads * 2 * 4],
+                    &vec![8; heads],
+                    4,
+                )
+                .unwrap();
+                let plan = splitter.plan_permuted(&split, t).unwrap().lanes(lanes);
+                let input = random_tensor(&mut rng, t, split.split().input_shape());
+                let source = common::round_trip(&splitter)
+                    .create_input(input.as_bytes().unwrap())
+                    .unwrap();
+                let outputs: Vec<wgpu::Buffer> = (0..heads)
+                    .map(|i| {
+                        common::round_trip(&splitter)
+                            .create_input(&vec![0; plan.output_region_bytes(i) as usize])
+                            .unwrap()
+                    })
+                    .collect();
+                let regions: Vec<BufferRegion> = outputs.iter().map(BufferRegion::whole).collect();
+                let mut encoder = splitter
+                    .device()
+                    .create_command_encoder(&Default::default());
+                splitter
+                    .encode_permuted(&mut encoder, &plan, BufferRegion::whole(&source), &regions)
+                    .unwrap();
+                splitter.queue().submit([encoder.finish()]);
+                for (o, want) in outputs.iter().zip(input.split_permuted(&split).unwrap()) {
+                    let got = read_buffer(&splitter, o);
+                    let want = want.as_bytes().unwrap();
+                    assert_eq!(&got[..want.len()], want, "{heads} heads {t} {lanes:?}");
+                }
+                moves += 1;
+                assert!(splitter.cache().usage().generated_pipelines <= 4);
+            }
+        }
+    }
+    assert_eq!(moves, 24);
+    assert_eq!(splitter.cache().usage().generated_pipelines, 4);
+    splitter.cache().clear();
+    assert_eq!(splitter.cache().usage().generated_pipelines, 0);
+}

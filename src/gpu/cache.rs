@@ -19,7 +19,9 @@ use lru::LruCache;
 ///   dropped, and its plan builds and uploads it again on its next encode
 ///   (a buffer creation: about 20 µs on lavapipe).
 /// * Compiled pipelines of generated kernels (row blocks, row streams): one
-///   per split layout. Past the bound the least recently used is dropped
+///   per split layout; and the permuted moves' (one per destination count,
+///   element width, lane order and kernel), bounded the same way, each
+///   family at most [`CachePolicy::generated_pipelines`]. Past the bound the least recently used is dropped
 ///   and compiles again on its next encode: about 5.6 ms to build and
 ///   48 ms at its first execution on lavapipe, every time, so a workload
 ///   that cycles through more layouts than the bound pays that on every
@@ -45,7 +47,8 @@ pub struct CachePolicy {
     /// [`CacheUsage::table_bytes`] counts it; 0 keeps none (every encode
     /// uploads its table).
     pub table_bytes: u64,
-    /// Compiled pipelines of generated kernels kept; 0 keeps none.
+    /// Compiled pipelines of generated kernels and of the permuted moves
+    /// kept, together; 0 keeps none.
     pub generated_pipelines: u64,
     /// The largest scratch arena kept for staged plans
     /// ([`crate::plan::SplitPlan::is_staged`]), in bytes: an encode that
@@ -105,7 +108,8 @@ pub struct CacheUsage {
     /// table, or for a packing's table what determines it), and
     /// [`CachePolicy::TABLE_OVERHEAD_BYTES`] of wgpu's and the driver's bookkeeping.
     pub table_bytes: u64,
-    /// Compiled pipelines of generated kernels kept.
+    /// Compiled pipelines of generated kernels and of the permuted moves
+    /// kept.
     pub generated_pipelines: usize,
     /// Bytes of the scratch arena kept for staged plans (0: none).
     pub scratch_bytes: u64,

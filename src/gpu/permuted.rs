@@ -7,10 +7,11 @@
 use std::ops::Range;
 use std::sync::Arc;
 
-use wgpu::util::DeviceExt;
+use std::borrow::Cow;
 
-use super::cache::lock;
 use super::checks::{CopyEnds, probe};
+use super::dispatch::upload_table;
+use super::pipelines::CompiledKernel;
 use super::prepared::PreparedSplit;
 use super::region::{BufferRegion, plain_regions};
 use super::scope::{ErrorScope, scoped};
@@ -18,6 +19,7 @@ use super::splitter::GpuSplitter;
 use crate::element::ElementType;
 use crate::error::Result;
 use crate::kernels::permute_module::PermuteModule;
+use crate::kernels::table::fingerprint;
 use crate::plan::permuted_binding::{Bound, PermutedBinding, dispatch_grid};
 use crate::plan::{
     BufferRole, CostModel, DeviceClass, LaneOrder, PermutedConcatPlan, PermutedPlan, PlanError,
@@ -253,10 +255,14 @@ impl GpuSplitter {
         .into())
     }
 
-    /// Binds `binding`'s dispatches: each its parameters uploaded (binding
-    /// 0), its bind group made over `single` (a split's input, a concat's
-    /// output) and `each` (a split's outputs, a concat's inputs), its
-    /// workgroups laid out. Runs inside the caller's error scope.
+    /// Binds `binding`'s dispatches: their parameters (binding 0) in one
+    /// buffer, each dispatch's at the next multiple of 256 bytes, uploaded
+    /// once per plan and regions and kept in the splitter's table cache (an
+    /// encode of a plan into the regions of an earlier one creates no
+    /// buffer); each dispatch's bind group made over `single` (a split's
+    /// input, a concat's output) and `each` (a split's outputs, a concat's
+    /// inputs), its workgroups laid out. Runs inside the caller's error
+    /// scope.
     fn prepare_dispatches(
         &self,
         binding: &PermutedBinding,
@@ -264,21 +270,26 @@ impl GpuSplitter {
         each: &[BufferRegion<'_>],
     ) -> Result<PreparedSplit> {
         let device = self.device();
-        let mut pipelines: Vec<wgpu::ComputePipeline> = Vec::new();
-        let mut params_bytes = 0u64;
-        let mut bound = Vec::with_capacity(binding.dispatches.len());
+        let mut params = Vec::new();
+        let mut starts = Vec::with_capacity(binding.dispatches.len());
         for d in &binding.dispatches {
-            let pipeline = self.permute_pipeline(&d.module)?;
-            params_bytes += 4 * d.params.len() as u64;
-            let params = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("wgpu-split permuted move parameters"),
-                contents: bytemuck::cast_slice(&d.params),
-                usage: wgpu::BufferUsages::UNIFORM,
-            });
-            let mut entries = vec![wgpu::BindGroupEntry {
-                binding: 0,
-                resource: params.as_entire_binding(),
-            }];
+            let start = params.len().next_multiple_of(PARAMS_ALIGNMENT);
+            params.resize(start, 0);
+            params.extend(d.params.iter().flat_map(|w| w.to_le_bytes()));
+            starts.push(start as u64);
+        }
+        let params_buffer = upload_table(self.resources(), fingerprint(&params), &params, || {
+            Cow::Borrowed(&params)
+        })?;
+        let mut pipelines: Vec<wgpu::ComputePipeline> = Vec::new();
+        let mut bound = Vec::with_capacity(binding.dispatches.len());
+        for (d, &start) in binding.dispatches.iter().zip(&starts) {
+            let kernel = self.permute_pipeline(&d.module)?;
+            let mut entries = vec![entry(
+                0,
+                &params_buffer,
+                start..start + 4 * d.params.len() as u64,
+            )];
             entries.extend(d.bindings.iter().map(|(number, b, range)| {
                 let buffer = match *b {
                     Bound::Single => single,
@@ -288,20 +299,20 @@ impl GpuSplitter {
             }));
             let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
                 label: Some("wgpu-split permuted move"),
-                layout: &pipeline.get_bind_group_layout(0),
+                layout: &kernel.layout,
                 entries: &entries,
             });
-            let index = match pipelines.iter().position(|p| *p == *pipeline) {
+            let index = match pipelines.iter().position(|p| *p == kernel.pipeline) {
                 Some(index) => index,
                 None => {
-                    pipelines.push((*pipeline).clone());
+                    pipelines.push(kernel.pipeline.clone());
                     pipelines.len() - 1
                 }
             };
             let [x, y, _] = dispatch_grid(d.workgroups, self.limits());
             bound.push((index, bind_group, [x, y]));
         }
-        Ok(PreparedSplit::new(pipelines, bound, params_bytes))
+        Ok(PreparedSplit::new(pipelines, bound, params.len() as u64))
     }
 
     /// Records `prepared` in a compute pass of its own.
@@ -313,33 +324,23 @@ impl GpuSplitter {
         prepared.record(&mut pass);
     }
 
-    /// The pipeline of `module`, compiled once per splitter.
-    fn permute_pipeline(&self, module: &PermuteModule) -> Result<Arc<wgpu::ComputePipeline>> {
+    /// The pipeline of `module`, compiled on first use and kept among the
+    /// generated pipelines ([`crate::gpu::CachePolicy::generated_pipelines`]).
+    fn permute_pipeline(&self, module: &PermuteModule) -> Result<Arc<CompiledKernel>> {
         let resources = self.resources();
-        if let Some(p) = lock(&resources.permute).get(module) {
-            return Ok(p.clone());
-        }
-        let device = self.device();
-        let pipeline = scoped(device, "compiling the permuted-move kernel", || {
-            let label = format!("wgpu-split permute {module:?}");
-            let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-                label: Some(&label),
-                source: wgpu::ShaderSource::Wgsl(module.source().into()),
-            });
-            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some(&label),
-                layout: None,
-                module: &shader,
-                entry_point: Some(module.entry_point()),
-                compilation_options: wgpu::PipelineCompilationOptions::default(),
-                cache: None,
-            })
-        })?;
-        let pipeline = Arc::new(pipeline);
-        lock(&resources.permute).insert(*module, pipeline.clone());
-        Ok(pipeline)
+        let kept = resources.policy.generated_pipelines;
+        Ok(scoped(
+            self.device(),
+            "compiling the permuted-move kernel",
+            || resources.pipelines.permute(self.device(), module, kept),
+        )?)
     }
 }
+
+/// Where each dispatch's parameters start in their buffer: a multiple of
+/// WebGPU's largest `minUniformBufferOffsetAlignment` (as the recordings
+/// lay them).
+const PARAMS_ALIGNMENT: usize = 256;
 
 /// Binding `binding` of a bind group: `range` of `buffer`.
 fn entry(binding: u32, buffer: &wgpu::Buffer, range: Range<u64>) -> wgpu::BindGroupEntry<'_> {

@@ -1,14 +1,17 @@
 //! Compiled kernels: one pipeline and bind group layout per [`ShaderKey`]
-//! (kernel, placement, destination slots and a generated kernel's layout),
-//! built on first use and kept. Table-driven kernels have a handful of keys
-//! per device and are kept for good; generated kernels compile per layout,
-//! so at most [`crate::gpu::CachePolicy::generated_pipelines`] are kept,
-//! the least recently used dropped past that.
+//! (kernel, placement, destination slots and a generated kernel's layout)
+//! or [`PermuteModule`] (a permuted move's destinations, element width,
+//! lane order and kernel), built on first use and kept. Table-driven
+//! kernels have a handful of keys per device and are kept for good;
+//! generated kernels compile per layout and permuted moves per module, so
+//! at most [`crate::gpu::CachePolicy::generated_pipelines`] of those are
+//! kept together, the least recently used dropped past that.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use super::cache::{BoundedCache, lock};
+use crate::kernels::permute_module::PermuteModule;
 use crate::kernels::shader::BindingKind;
 use crate::plan::ShaderKey;
 
@@ -19,11 +22,20 @@ pub(crate) struct CompiledKernel {
     pub pipeline: wgpu::ComputePipeline,
 }
 
+/// What a pipeline compiled per use is compiled for.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum Compiled {
+    /// A generated kernel's layout.
+    Layout(ShaderKey),
+    /// A permuted move's module.
+    Permute(PermuteModule),
+}
+
 /// The compiled kernels of one device, by key.
 #[derive(Debug, Default)]
 pub(crate) struct Pipelines {
     table_driven: Mutex<HashMap<ShaderKey, Arc<CompiledKernel>>>,
-    generated: Mutex<BoundedCache<ShaderKey, Arc<CompiledKernel>>>,
+    generated: Mutex<BoundedCache<Compiled, Arc<CompiledKernel>>>,
 }
 
 impl Pipelines {
@@ -38,12 +50,13 @@ impl Pipelines {
     ) -> Arc<CompiledKernel> {
         if key.is_generated() {
             let mut cache = lock(&self.generated);
-            if let Some(compiled) = cache.get(key) {
-                return compiled.clone();
+            let compiled = Compiled::Layout(key.clone());
+            if let Some(kernel) = cache.get(&compiled) {
+                return kernel.clone();
             }
-            let compiled = Arc::new(compile(device, key));
-            cache.insert(key.clone(), compiled.clone(), 1, kept_generated);
-            return compiled;
+            let kernel = Arc::new(compile(device, key));
+            cache.insert(compiled, kernel.clone(), 1, kept_generated);
+            return kernel;
         }
         let mut cache = lock(&self.table_driven);
         cache
@@ -52,7 +65,43 @@ impl Pipelines {
             .clone()
     }
 
-    /// Pipelines of generated kernels held.
+    /// The pipeline of a permuted move's `module` (its bind group layout
+    /// the module's own, from its shader), compiled on first use and kept
+    /// among the `kept` generated pipelines. Callers run this inside an
+    /// error scope.
+    pub fn permute(
+        &self,
+        device: &wgpu::Device,
+        module: &PermuteModule,
+        kept: u64,
+    ) -> Arc<CompiledKernel> {
+        let mut cache = lock(&self.generated);
+        let compiled = Compiled::Permute(*module);
+        if let Some(kernel) = cache.get(&compiled) {
+            return kernel.clone();
+        }
+        let label = format!("wgpu-split permute {module:?}");
+        let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some(&label),
+            source: wgpu::ShaderSource::Wgsl(module.source().into()),
+        });
+        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some(&label),
+            layout: None,
+            module: &shader,
+            entry_point: Some(module.entry_point()),
+            compilation_options: wgpu::PipelineCompilationOptions::default(),
+            cache: None,
+        });
+        let kernel = Arc::new(CompiledKernel {
+            layout: pipeline.get_bind_group_layout(0),
+            pipeline,
+        });
+        cache.insert(compiled, kernel.clone(), 1, kept);
+        kernel
+    }
+
+    /// Pipelines of generated kernels and permuted moves held.
     pub fn generated(&self) -> usize {
         lock(&self.generated).len()
     }

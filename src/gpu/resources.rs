@@ -2,7 +2,6 @@
 //! parameter tables and a spare buffer. What recording needs besides the
 //! caller's buffers; no caller buffer is ever kept here.
 
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use super::cache::{BoundedCache, CachePolicy, lock};
@@ -34,9 +33,6 @@ pub(crate) struct Resources {
     pub scratch: Mutex<Option<Arc<wgpu::Buffer>>>,
     /// What the caches keep at most.
     pub policy: CachePolicy,
-
-    pub permute:
-        Mutex<HashMap<crate::kernels::permute_module::PermuteModule, Arc<wgpu::ComputePipeline>>>,
 }
 
 impl Resources {
@@ -65,7 +61,6 @@ impl Resources {
             spare,
             scratch: Mutex::new(None),
             policy,
-            permute: Mutex::new(HashMap::new()),
         })
     }
 
