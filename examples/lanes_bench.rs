@@ -166,7 +166,7 @@ fn concat_plan_of(
     lanes: LaneOrder,
 ) -> Option<ConcatPlan> {
     splitter
-        .plan_concat_with(concat, t, &forced(splitter, kernel, lanes)?)
+        .plan_with(concat, t, &forced(splitter, kernel, lanes)?)
         .ok()
 }
 
@@ -232,7 +232,7 @@ fn concat_pair(
     let expected = HostTensor::concat(&refs, concat)?;
     let mut prepared = Vec::new();
     for plan in plans {
-        let actual = RoundTrip::new(splitter).run_concat_plan(plan, &refs)?;
+        let actual = RoundTrip::new(splitter).run_plan(plan, &refs)?;
         if actual != expected {
             return Err(
                 format!("{:?}: the output differs from the host path", plan.kernel()).into(),
@@ -245,7 +245,7 @@ fn concat_pair(
         let output =
             round_trip.create_input(&vec![0; plan.requirements().output_region_bytes as usize])?;
         let regions: Vec<BufferRegion> = buffers.iter().map(BufferRegion::whole).collect();
-        let p = splitter.prepare_concat(plan, &regions, BufferRegion::whole(&output))?;
+        let p = splitter.prepare(plan, &regions, BufferRegion::whole(&output))?;
         prepared.push(Prepared {
             prepared: p,
             _buffers: (output, buffers),

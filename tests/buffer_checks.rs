@@ -313,7 +313,7 @@ fn permuted_moves_refuse_mapped_destroyed_and_foreign_buffers_before_recording()
         ],
     )
     .unwrap();
-    let plan = gpu.plan_permuted(&split, ElementType::Float).unwrap();
+    let plan = gpu.plan(&split, ElementType::Float).unwrap();
     assert!(plan.copies_output(1), "the kept piece is a copy command");
     let usage =
         wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
@@ -346,7 +346,7 @@ fn permuted_moves_refuse_mapped_destroyed_and_foreign_buffers_before_recording()
     }
     let encode = |input: &wgpu::Buffer, regions: &[BufferRegion]| {
         refused(gpu, |enc| {
-            gpu.encode_permuted(enc, &plan, BufferRegion::whole(input), regions)
+            gpu.encode(enc, &plan, BufferRegion::whole(input), regions)
                 .unwrap_err()
         })
     };
@@ -373,7 +373,7 @@ fn permuted_moves_refuse_mapped_destroyed_and_foreign_buffers_before_recording()
     assert!(matches!(e, Error::Device(DeviceError::Gpu { .. })), "{e}");
     // Prepared for the caller's pass: the same errors.
     let e = gpu
-        .prepare_permuted(
+        .prepare(
             &plan,
             BufferRegion::whole(&input),
             &with(&outputs, 0, &mapped[0]),
@@ -387,7 +387,7 @@ fn permuted_moves_refuse_mapped_destroyed_and_foreign_buffers_before_recording()
     );
     // The usable buffers still encode.
     let mut encoder = device.create_command_encoder(&Default::default());
-    gpu.encode_permuted(
+    gpu.encode(
         &mut encoder,
         &plan,
         BufferRegion::whole(&input),
@@ -397,14 +397,12 @@ fn permuted_moves_refuse_mapped_destroyed_and_foreign_buffers_before_recording()
     gpu.queue().submit([encoder.finish()]);
     // A permuted concat: its output mapped, an input destroyed.
     let merge = PermutedConcat::merge_heads(&[[1, 2, 4, 4], [1, 2, 4, 4]]).unwrap();
-    let plan = gpu
-        .plan_permuted_concat(&merge, ElementType::Float)
-        .unwrap();
+    let plan = gpu.plan(&merge, ElementType::Float).unwrap();
     let heads = [make(device, 128, false), make(device, 128, false)];
     let regions: Vec<BufferRegion> = heads.iter().map(BufferRegion::whole).collect();
     let out = make(device, plan.output_region_bytes(), true);
     let e = refused(gpu, |enc| {
-        gpu.encode_permuted_concat(enc, &plan, &regions, BufferRegion::whole(&out))
+        gpu.encode(enc, &plan, &regions, BufferRegion::whole(&out))
             .unwrap_err()
     });
     assert_eq!(
@@ -416,7 +414,7 @@ fn permuted_moves_refuse_mapped_destroyed_and_foreign_buffers_before_recording()
     out.unmap();
     heads[1].destroy();
     let e = refused(gpu, |enc| {
-        gpu.encode_permuted_concat(enc, &plan, &regions, BufferRegion::whole(&out))
+        gpu.encode(enc, &plan, &regions, BufferRegion::whole(&out))
             .unwrap_err()
     });
     assert!(

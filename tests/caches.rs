@@ -287,7 +287,7 @@ fn permuted_pipelines_are_kept_within_the_policy() {
                     4,
                 )
                 .unwrap();
-                let plan = splitter.plan_permuted(&split, t).unwrap().lanes(lanes);
+                let plan = splitter.plan(&split, t).unwrap().lanes(lanes);
                 let input = random_tensor(&mut rng, t, split.split().input_shape());
                 let source = common::round_trip(&splitter)
                     .create_input(input.as_bytes().unwrap())
@@ -304,7 +304,7 @@ fn permuted_pipelines_are_kept_within_the_policy() {
                     .device()
                     .create_command_encoder(&Default::default());
                 splitter
-                    .encode_permuted(&mut encoder, &plan, BufferRegion::whole(&source), &regions)
+                    .encode(&mut encoder, &plan, BufferRegion::whole(&source), &regions)
                     .unwrap();
                 splitter.queue().submit([encoder.finish()]);
                 for (o, want) in outputs.iter().zip(input.split_permuted(&split).unwrap()) {

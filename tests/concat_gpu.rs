@@ -74,11 +74,11 @@ fn run(gpu: &GpuSplitter, plan: &ConcatPlan, inputs: &[HostTensor], in_pass: boo
     let out_region = BufferRegion::new(&output, out_offset, out_len);
     let mut encoder = device.create_command_encoder(&Default::default());
     if in_pass {
-        let prepared = gpu.prepare_concat(plan, &regions, out_region).unwrap();
+        let prepared = gpu.prepare(plan, &regions, out_region).unwrap();
         let mut pass = encoder.begin_compute_pass(&Default::default());
         prepared.record(&mut pass);
     } else {
-        gpu.encode_concat(&mut encoder, plan, &regions, out_region)
+        gpu.encode(&mut encoder, plan, &regions, out_region)
             .unwrap();
     }
     gpu.queue().submit([encoder.finish()]);
@@ -203,10 +203,15 @@ fn every_width_kernel_and_model_is_exact() {
             let inputs = inputs_of(&mut rng, t, &concat);
             let want = expected(&inputs, &concat);
             let mut plans: Vec<(String, ConcatPlan)> = Vec::new();
-            plans.push(("splitter".to_string(), gpu.plan_concat(&concat, t).unwrap()));
+            plans.push(("splitter".to_string(), gpu.plan(&concat, t).unwrap()));
             plans.push((
                 "for pass".into(),
-                gpu.plan_concat_for_pass(&concat, t).unwrap(),
+                gpu.plan_with(
+                    &concat,
+                    t,
+                    &wgpu_split::plan::PlanOptions::default().in_compute_pass(),
+                )
+                .unwrap(),
             ));
             for (s, strategy) in &strategies {
                 for placement in [Placement::Separate, Placement::Arena] {
@@ -328,7 +333,7 @@ fn random_concats_are_exact() {
             DeviceClass::DiscreteGpu,
         )));
         for plan in [
-            gpu.plan_concat(&concat, t).unwrap(),
+            gpu.plan(&concat, t).unwrap(),
             ConcatPlan::new(&concat, t, gpu.limits(), &discrete).unwrap(),
         ] {
             let got = run(gpu, &plan, &inputs, false);
@@ -358,10 +363,10 @@ fn concat_of_split_is_the_tensor() {
             let split = Torch::split_with_sizes(&shape, &lengths, axis).unwrap();
             let x = random_tensor(&mut rng, t, &shape);
             let pieces = wgpu_split::gpu::RoundTrip::new(gpu)
-                .split_resolved(&split, &x)
+                .run(&split, &x)
                 .unwrap();
             let concat = ResolvedConcat::inverse_of(&split).unwrap();
-            let plan = gpu.plan_concat(&concat, t).unwrap();
+            let plan = gpu.plan(&concat, t).unwrap();
             let back = run(gpu, &plan, &pieces, false);
             assert!(back == x.as_bytes().unwrap(), "{t:?} {shape:?} axis {axis}");
         }
@@ -379,7 +384,7 @@ fn skipped_inputs_take_no_part() {
     let concat = Torch::cat(&[vec![0], vec![3, 5], vec![0], vec![3, 2]], 1).unwrap();
     let t = ElementType::Float16;
     let inputs = inputs_of(&mut rng, t, &concat);
-    let plan = gpu.plan_concat(&concat, t).unwrap();
+    let plan = gpu.plan(&concat, t).unwrap();
     let needs = plan.requirements();
     assert_eq!(needs.inputs.len(), 4);
     assert_eq!((needs.inputs[0].bytes, needs.inputs[2].bytes), (0, 0));
@@ -418,7 +423,7 @@ fn an_input_given_twice_is_read_twice() {
         );
         let region = BufferRegion::new(&input, 0, len);
         let mut encoder = gpu.device().create_command_encoder(&Default::default());
-        gpu.encode_concat(
+        gpu.encode(
             &mut encoder,
             &plan,
             &[region, region],
@@ -468,8 +473,7 @@ fn inputs_in_the_outputs_buffer() {
         .collect();
     let mut encoder = gpu.device().create_command_encoder(&Default::default());
     let out = BufferRegion::new(&buffer, 0, needs.output_region_bytes);
-    gpu.encode_concat(&mut encoder, &plan, &regions, out)
-        .unwrap();
+    gpu.encode(&mut encoder, &plan, &regions, out).unwrap();
     gpu.queue().submit([encoder.finish()]);
     let got = read_buffer(gpu, &buffer);
     assert_eq!(&got[..want.len()], &want[..]);
@@ -485,7 +489,7 @@ fn misuse_is_a_typed_error_naming_the_concats_regions() {
     };
     let t = ElementType::Float;
     let concat = ResolvedConcat::new(&[[4, 8], [4, 4]], 1).unwrap();
-    let plan = gpu.plan_concat(&concat, t).unwrap();
+    let plan = gpu.plan(&concat, t).unwrap();
     let needs = plan.requirements();
     let storage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC;
     let a = buffer_with(gpu, &vec![0; needs.inputs[0].bytes as usize], storage);
@@ -498,7 +502,7 @@ fn misuse_is_a_typed_error_naming_the_concats_regions() {
     );
     let regions = [BufferRegion::whole(&a), BufferRegion::whole(&b)];
     let e = refused(gpu, |enc| {
-        gpu.encode_concat(enc, &plan, &regions[..1], BufferRegion::whole(&out))
+        gpu.encode(enc, &plan, &regions[..1], BufferRegion::whole(&out))
             .unwrap_err()
     });
     assert!(
@@ -512,7 +516,7 @@ fn misuse_is_a_typed_error_naming_the_concats_regions() {
         "{e}"
     );
     let e = refused(gpu, |enc| {
-        gpu.encode_concat(enc, &plan, &regions, BufferRegion::whole(&small))
+        gpu.encode(enc, &plan, &regions, BufferRegion::whole(&small))
             .unwrap_err()
     });
     assert!(
@@ -528,7 +532,7 @@ fn misuse_is_a_typed_error_naming_the_concats_regions() {
     assert!(e.to_string().contains("concat output"), "{e}");
     let short = [BufferRegion::whole(&a), BufferRegion::new(&b, 0, 16)];
     let e = refused(gpu, |enc| {
-        gpu.encode_concat(enc, &plan, &short, BufferRegion::whole(&out))
+        gpu.encode(enc, &plan, &short, BufferRegion::whole(&out))
             .unwrap_err()
     });
     assert!(
@@ -566,7 +570,7 @@ fn misuse_is_a_typed_error_naming_the_concats_regions() {
     let c = buffer_with(gpu, &vec![0; needs.inputs[0].bytes as usize], storage);
     let regions = [BufferRegion::whole(&c), BufferRegion::whole(&storage_only)];
     let e = refused(gpu, |enc| {
-        gpu.encode_concat(enc, &plan, &regions, BufferRegion::whole(&big_out))
+        gpu.encode(enc, &plan, &regions, BufferRegion::whole(&big_out))
             .unwrap_err()
     });
     assert!(
@@ -620,10 +624,10 @@ fn the_round_trip_concatenates() {
     let concat = ResolvedConcat::new(&[[3, 5], [3, 2]], 1).unwrap();
     let arena = PlanOptions::default().placement(Placement::Arena);
     let plan = ConcatPlan::new(&concat, t, gpu.limits(), &arena).unwrap();
-    assert_eq!(round_trip.run_concat_plan(&plan, &refs).unwrap(), want);
+    assert_eq!(round_trip.run_plan(&plan, &refs).unwrap(), want);
     let wrong = random_tensor(&mut rng, ElementType::Int8, &[3, 2]);
     let e = round_trip
-        .run_concat_plan(&plan, &[&inputs[0], &wrong])
+        .run_plan(&plan, &[&inputs[0], &wrong])
         .unwrap_err();
     assert!(matches!(e, Error::Plan(PlanError::Mismatch(_))), "{e}");
     // The async forms (the web's only ones), awaited while a poller
@@ -634,11 +638,11 @@ fn the_round_trip_concatenates() {
         want
     );
     assert_eq!(
-        pollster::block_on(round_trip.concat_resolved_async(&concat, &refs)).unwrap(),
+        pollster::block_on(round_trip.run_async(&concat, &refs)).unwrap(),
         want
     );
     assert_eq!(
-        pollster::block_on(round_trip.run_concat_plan_async(&plan, &refs)).unwrap(),
+        pollster::block_on(round_trip.run_plan_async(&plan, &refs)).unwrap(),
         want
     );
 }

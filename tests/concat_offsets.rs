@@ -63,8 +63,7 @@ fn run_at(gpu: &GpuSplitter, plan: &ConcatPlan, inputs: &[HostTensor], offset: u
     let output = buffer_with(gpu, &page);
     let mut encoder = gpu.device().create_command_encoder(&Default::default());
     let region = BufferRegion::new(&output, offset, needs.output_region_bytes);
-    gpu.encode_concat(&mut encoder, plan, &regions, region)
-        .unwrap();
+    gpu.encode(&mut encoder, plan, &regions, region).unwrap();
     gpu.queue().submit([encoder.finish()]);
     let got = read_buffer(gpu, &output);
     let (o, n) = (offset as usize, needs.output_bytes as usize);

@@ -355,9 +355,7 @@ fn calibration_measures_the_device_and_its_model_plans_exact_splits() {
     ] {
         let input = random_tensor(&mut rng, ElementType::Float16, &shape);
         let split = ResolvedSplit::new(&shape, axis, lengths, true).unwrap();
-        let actual = common::round_trip(&splitter)
-            .split_resolved(&split, &input)
-            .unwrap();
+        let actual = common::round_trip(&splitter).run(&split, &input).unwrap();
         assert_outputs_equal(&input.split(&split).unwrap(), &actual, "calibrated");
     }
 }
@@ -400,9 +398,7 @@ fn the_async_calibration_times_with_pass_timestamps_alone() {
     let splitter = splitter.with_strategy(Strategy::Auto(model));
     let input = random_tensor(&mut Rng::new(5), ElementType::Float16, &[64, 100]);
     let split = ResolvedSplit::new(&[64, 100], 1, vec![30, 70], true).unwrap();
-    let actual = common::round_trip(&splitter)
-        .split_resolved(&split, &input)
-        .unwrap();
+    let actual = common::round_trip(&splitter).run(&split, &input).unwrap();
     assert_outputs_equal(&input.split(&split).unwrap(), &actual, "async-calibrated");
 }
 

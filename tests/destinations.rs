@@ -552,7 +552,13 @@ fn one_call_plans_for_a_compute_pass_with_the_cost_model() {
         .num_outputs(3)
         .resolve(&[4, 64, 96])
         .unwrap();
-    let plan = gpu.plan_for_pass(&split, ElementType::Float16).unwrap();
+    let plan = gpu
+        .plan_with(
+            &split,
+            ElementType::Float16,
+            &wgpu_split::plan::PlanOptions::default().in_compute_pass(),
+        )
+        .unwrap();
     assert_eq!(plan.copy_count(), 0);
     assert!(plan.dispatch_count() > 0);
     // The same kernel as planning for the cost model without copies.

@@ -190,7 +190,11 @@ fn split_once(splitter: &GpuSplitter, problem: &Problem, path: Path) -> Result<(
 /// its own error scope, as a runtime's would); outputs are not read back.
 fn runtime_split(splitter: &GpuSplitter, problem: &Problem) -> Result<(), Error> {
     let splitter = &GpuSplitter::new(splitter.device(), splitter.queue())?;
-    let plan = splitter.plan_for_pass(&problem.split, ElementType::Float)?;
+    let plan = splitter.plan_with(
+        &problem.split,
+        ElementType::Float,
+        &wgpu_split::plan::PlanOptions::default().in_compute_pass(),
+    )?;
     splitter.cache().warm_up(&plan)?;
     let round_trip = RoundTrip::new(splitter);
     let input = round_trip.create_input(problem.input.as_bytes()?)?;

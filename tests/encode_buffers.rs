@@ -31,7 +31,7 @@ fn a_permuted_plan_encoded_again_creates_no_buffer() {
     let splitter = GpuSplitter::new(gpu.device(), gpu.queue()).unwrap();
     let split = wgpu_split::PermutedSplit::split_heads(&[2, 16, 3 * 4 * 8], &[32; 3], 8).unwrap();
     let t = ElementType::Float16;
-    let plan = splitter.plan_permuted(&split, t).unwrap();
+    let plan = splitter.plan(&split, t).unwrap();
     let input = random_tensor(&mut Rng::new(92), t, split.split().input_shape());
     let round_trip = common::round_trip(&splitter);
     let source = round_trip.create_input(input.as_bytes().unwrap()).unwrap();
@@ -48,7 +48,7 @@ fn a_permuted_plan_encoded_again_creates_no_buffer() {
             .device()
             .create_command_encoder(&Default::default());
         splitter
-            .encode_permuted(&mut encoder, &plan, BufferRegion::whole(&source), &regions)
+            .encode(&mut encoder, &plan, BufferRegion::whole(&source), &regions)
             .unwrap();
         encoder
     };

@@ -39,7 +39,7 @@ fn check(
     context: &str,
 ) {
     let actual = common::round_trip(gpu)
-        .split_resolved(split, input)
+        .run(split, input)
         .unwrap_or_else(|e| panic!("{context}: {e}"));
     let expected = input.split(split).unwrap();
     assert_outputs_equal(&expected, &actual, context);
@@ -116,9 +116,7 @@ fn every_element_type_and_strings_are_refused() {
         let split = ResolvedSplit::new(&shape, 1, vec![2, 0, 4, 3], true).unwrap();
         if element_type == ElementType::String {
             // No GPU layout: a typed error that points at the host path.
-            let e = common::round_trip(gpu)
-                .split_resolved(&split, &input)
-                .unwrap_err();
+            let e = common::round_trip(gpu).run(&split, &input).unwrap_err();
             assert_eq!(e, Error::Plan(PlanError::NotOnGpu { element_type }));
             continue;
         }
@@ -593,14 +591,14 @@ fn the_async_forms_futures_are_send() {
     let plan = gpu.plan(&split, ElementType::Float).unwrap();
     let concat: wgpu_split::ConcatOperator = wgpu_split::OnnxConcat::new(13).axis(1).into();
     let inverse = wgpu_split::ResolvedConcat::inverse_of(&split).unwrap();
-    let concat_plan = gpu.plan_concat(&inverse, ElementType::Float).unwrap();
+    let concat_plan = gpu.plan(&inverse, ElementType::Float).unwrap();
     let refs = [&input];
     assert_send(&round_trip.split_async(&op, &input));
-    assert_send(&round_trip.split_resolved_async(&split, &input));
+    assert_send(&round_trip.run_async(&split, &input));
     assert_send(&round_trip.run_plan_async(&plan, &input));
     assert_send(&round_trip.concat_async(&concat, &refs));
-    assert_send(&round_trip.concat_resolved_async(&inverse, &refs));
-    assert_send(&round_trip.run_concat_plan_async(&concat_plan, &refs));
+    assert_send(&round_trip.run_async(&inverse, &refs));
+    assert_send(&round_trip.run_plan_async(&concat_plan, &refs));
     assert_send(&wgpu_split::gpu::Calibration::measure_async(gpu));
     assert_send(&wgpu_split::gpu::GpuContext::request_default());
     // And as a runtime spawns it: on tokio, a poller driving the device.
@@ -663,7 +661,7 @@ proptest! {
         let lengths = rng.lengths(shape[axis], count);
         let input = random_tensor(&mut rng, element_type, &shape);
         let split = ResolvedSplit::new(&shape, axis, lengths, true).unwrap();
-        let actual = common::round_trip(gpu).split_resolved(&split, &input).unwrap();
+        let actual = common::round_trip(gpu).run(&split, &input).unwrap();
         prop_assert_eq!(naive_split(&input, &split), actual);
     }
 }

@@ -448,10 +448,7 @@ mod concat_chains {
                 continue;
             };
             for lanes in [LaneOrder::Striped, LaneOrder::Blocked] {
-                let plan = gpu
-                    .plan_permuted_concat(&fused, ElementType::Float)
-                    .unwrap()
-                    .lanes(lanes);
+                let plan = gpu.plan(&fused, ElementType::Float).unwrap().lanes(lanes);
                 let storage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC;
                 let buffers: Vec<wgpu::Buffer> = inputs
                     .iter()
@@ -473,13 +470,8 @@ mod concat_chains {
                 let regions: Vec<BufferRegion<'_>> =
                     buffers.iter().map(BufferRegion::whole).collect();
                 let mut encoder = gpu.device().create_command_encoder(&Default::default());
-                gpu.encode_permuted_concat(
-                    &mut encoder,
-                    &plan,
-                    &regions,
-                    BufferRegion::whole(&out),
-                )
-                .unwrap();
+                gpu.encode(&mut encoder, &plan, &regions, BufferRegion::whole(&out))
+                    .unwrap();
                 gpu.queue().submit([encoder.finish()]);
                 let got = super::common::read_buffer(gpu, &out);
                 assert_eq!(digest(&got), want["sha256"].as_str().unwrap(), "{lanes:?}");

@@ -40,10 +40,7 @@ fn check(
     context: &str,
 ) {
     for lanes in [LaneOrder::Striped, LaneOrder::Blocked] {
-        let plan = gpu
-            .plan_permuted(split, input.element_type())
-            .unwrap()
-            .lanes(lanes);
+        let plan = gpu.plan(split, input.element_type()).unwrap().lanes(lanes);
         check_plan(
             gpu,
             input,
@@ -94,7 +91,7 @@ fn check_plan(
     };
     let regions: Vec<BufferRegion<'_>> = (0..sizes.len()).map(region).collect();
     let mut encoder = gpu.device().create_command_encoder(&Default::default());
-    gpu.encode_permuted(
+    gpu.encode(
         &mut encoder,
         plan,
         BufferRegion::new(&source, 0, plan.input_bytes()),
@@ -218,7 +215,7 @@ fn attention_heads_and_a_detection_head() {
     ];
     let dfl = PermutedSplit::new(split, moves).unwrap();
     let input = random_tensor(&mut rng, ElementType::Float, &[1, 144, 33]);
-    let plan = gpu.plan_permuted(&dfl, ElementType::Float).unwrap();
+    let plan = gpu.plan(&dfl, ElementType::Float).unwrap();
     assert!(!plan.copies_output(0) && plan.copies_output(1));
     check(gpu, &input, &dfl, None, "yolo dfl");
     // An input without COPY_SRC, outputs without COPY_DST: the kernel
@@ -240,7 +237,7 @@ fn attention_heads_and_a_detection_head() {
         .collect();
     let regions: Vec<BufferRegion<'_>> = outs.iter().map(BufferRegion::whole).collect();
     let mut encoder = gpu.device().create_command_encoder(&Default::default());
-    gpu.encode_permuted(&mut encoder, &plan, BufferRegion::whole(&source), &regions)
+    gpu.encode(&mut encoder, &plan, BufferRegion::whole(&source), &regions)
         .unwrap();
     gpu.queue().submit([encoder.finish()]);
     // Read back through a copy of each into a readable buffer.
@@ -308,10 +305,7 @@ fn transposes_of_the_fastest_axis_move_through_tiles_on_gpus() {
         for (shape, axis, lengths, moves) in &cases {
             let split = ResolvedSplit::new(shape, *axis, lengths.clone(), true).unwrap();
             let permuted = PermutedSplit::new(split, moves.clone()).unwrap();
-            let plan = gpu
-                .plan_permuted(&permuted, t)
-                .unwrap()
-                .lanes(LaneOrder::Striped);
+            let plan = gpu.plan(&permuted, t).unwrap().lanes(LaneOrder::Striped);
             for i in 0..permuted.output_count() {
                 assert!(plan.moves_through_tiles(i), "{t} {shape:?} output {i}");
                 assert!(
@@ -347,10 +341,7 @@ fn transposes_of_the_fastest_axis_move_through_tiles_on_gpus() {
             }
             // The mirror: the pieces transposed back and joined.
             let concat = concat_undoing(&permuted);
-            let concat_plan = gpu
-                .plan_permuted_concat(&concat, t)
-                .unwrap()
-                .lanes(LaneOrder::Striped);
+            let concat_plan = gpu.plan(&concat, t).unwrap().lanes(LaneOrder::Striped);
             // (int4 rows of 300 or 100 elements are not whole words: the
             // gather joins those.)
             for i in 0..concat.input_shapes().len() {
@@ -376,7 +367,7 @@ fn transposes_of_the_fastest_axis_move_through_tiles_on_gpus() {
     )
     .unwrap();
     assert!(
-        !gpu.plan_permuted(&narrow, ElementType::Float)
+        !gpu.plan(&narrow, ElementType::Float)
             .unwrap()
             .lanes(LaneOrder::Striped)
             .moves_through_tiles(0)
@@ -388,7 +379,7 @@ fn transposes_of_the_fastest_axis_move_through_tiles_on_gpus() {
     )
     .unwrap();
     assert!(
-        !gpu.plan_permuted(&half, ElementType::Float16)
+        !gpu.plan(&half, ElementType::Float16)
             .unwrap()
             .lanes(LaneOrder::Striped)
             .moves_through_tiles(0)
@@ -410,10 +401,7 @@ fn check_in_one_buffer(
     let page = |n: u64| n.next_multiple_of(256) + 256;
     for lanes in [LaneOrder::Striped, LaneOrder::Blocked] {
         let context = format!("{context}, {lanes:?} lanes");
-        let plan = gpu
-            .plan_permuted(split, input.element_type())
-            .unwrap()
-            .lanes(lanes);
+        let plan = gpu.plan(split, input.element_type()).unwrap().lanes(lanes);
         let src = input.as_bytes().unwrap();
         let mut offsets = vec![page(src.len() as u64)];
         for i in 0..split.output_count() {
@@ -426,7 +414,7 @@ fn check_in_one_buffer(
             .map(|i| BufferRegion::new(&one, offsets[i], plan.output_region_bytes(i)))
             .collect();
         let mut encoder = gpu.device().create_command_encoder(&Default::default());
-        gpu.encode_permuted(
+        gpu.encode(
             &mut encoder,
             &plan,
             BufferRegion::new(&one, 0, plan.input_bytes()),
@@ -455,7 +443,7 @@ fn check_in_one_buffer(
         );
         for concat in [Some(concat), twice.ok()].into_iter().flatten() {
             let plan = gpu
-                .plan_permuted_concat(&concat, input.element_type())
+                .plan(&concat, input.element_type())
                 .unwrap()
                 .lanes(lanes);
             let out_at = *offsets.last().unwrap();
@@ -469,7 +457,7 @@ fn check_in_one_buffer(
                 })
                 .collect();
             let mut encoder = gpu.device().create_command_encoder(&Default::default());
-            gpu.encode_permuted_concat(
+            gpu.encode(
                 &mut encoder,
                 &plan,
                 &inputs,
@@ -568,8 +556,7 @@ fn misuse_is_refused_before_wgpu_sees_it() {
     let src = BufferRegion::new(&input, 0, 384);
     let encode = |regions: &[BufferRegion<'_>], src: BufferRegion<'_>| {
         refused(gpu, |encoder| {
-            gpu.encode_permuted(encoder, &plan, src, regions)
-                .unwrap_err()
+            gpu.encode(encoder, &plan, src, regions).unwrap_err()
         })
     };
     let e = encode(&whole[..2], src);
@@ -682,12 +669,11 @@ fn misuse_is_refused_before_wgpu_sees_it() {
     };
     let foreign = PermutedPlan::new(&qkv, ElementType::Float, &big).unwrap();
     let e = refused(gpu, |encoder| {
-        gpu.encode_permuted(encoder, &foreign, src, &whole)
-            .unwrap_err()
+        gpu.encode(encoder, &foreign, src, &whole).unwrap_err()
     });
     assert!(e.to_string().contains("does not allow"), "{e}");
     // Strings have no GPU layout.
-    let e = gpu.plan_permuted(&qkv, ElementType::String).unwrap_err();
+    let e = gpu.plan(&qkv, ElementType::String).unwrap_err();
     assert!(e.to_string().contains("host path"), "{e}");
 }
 
@@ -703,7 +689,7 @@ fn check_concat(
 ) {
     for lanes in [LaneOrder::Striped, LaneOrder::Blocked] {
         let plan = gpu
-            .plan_permuted_concat(concat, inputs[0].element_type())
+            .plan(concat, inputs[0].element_type())
             .unwrap()
             .lanes(lanes);
         check_concat_plan(
@@ -762,7 +748,7 @@ fn check_concat_plan(
     for at in [16usize, 8] {
         let out = buffer(gpu, &vec![GUARD; size as usize + 32], storage);
         let mut encoder = gpu.device().create_command_encoder(&Default::default());
-        gpu.encode_permuted_concat(
+        gpu.encode(
             &mut encoder,
             plan,
             &regions,
@@ -861,7 +847,7 @@ fn concat_misuse_is_refused_before_wgpu_sees_it() {
     let out = buffer(gpu, &[0; 256], storage);
     let inputs = [BufferRegion::whole(&a), BufferRegion::whole(&a)];
     let e = refused(gpu, |encoder| {
-        gpu.encode_permuted_concat(encoder, &plan, &inputs[..1], BufferRegion::whole(&out))
+        gpu.encode(encoder, &plan, &inputs[..1], BufferRegion::whole(&out))
             .unwrap_err()
     });
     assert!(
@@ -875,7 +861,7 @@ fn concat_misuse_is_refused_before_wgpu_sees_it() {
         "{e}"
     );
     let e = refused(gpu, |encoder| {
-        gpu.encode_permuted_concat(encoder, &plan, &inputs, BufferRegion::new(&out, 0, 200))
+        gpu.encode(encoder, &plan, &inputs, BufferRegion::new(&out, 0, 200))
             .unwrap_err()
     });
     assert!(
@@ -893,7 +879,7 @@ fn concat_misuse_is_refused_before_wgpu_sees_it() {
     // overlaps the output's.
     let both = buffer(gpu, &[0; 512], storage);
     let e = refused(gpu, |encoder| {
-        gpu.encode_permuted_concat(
+        gpu.encode(
             encoder,
             &plan,
             &[BufferRegion::whole(&a), BufferRegion::new(&both, 264, 128)],
@@ -953,7 +939,7 @@ fn prepared_moves_record_inside_the_callers_pass() {
     let qkv = PermutedSplit::split_heads(&[2, 6, 3 * 2 * 4], &[8; 3], 4).unwrap();
     let x = random_tensor(&mut rng, t, &[2, 6, 24]);
     let heads = x.split_permuted(&qkv).unwrap();
-    let plan = gpu.plan_permuted(&qkv, t).unwrap();
+    let plan = gpu.plan(&qkv, t).unwrap();
     let storage = wgpu::BufferUsages::STORAGE;
     let input = buffer(gpu, x.as_bytes().unwrap(), storage);
     let outs: Vec<wgpu::Buffer> = (0..3)
@@ -967,19 +953,19 @@ fn prepared_moves_record_inside_the_callers_pass() {
         .collect();
     let regions: Vec<BufferRegion<'_>> = outs.iter().map(BufferRegion::whole).collect();
     let split = gpu
-        .prepare_permuted(&plan, BufferRegion::whole(&input), &regions)
+        .prepare(&plan, BufferRegion::whole(&input), &regions)
         .unwrap();
     // And back: the heads merged into a tensor, a concat whose pieces are
     // elements of 16 bits in runs of 4 (words: no zeroing pass).
     let merge = PermutedConcat::merge_heads(&qkv.output_shapes()).unwrap();
-    let cat_plan = gpu.plan_permuted_concat(&merge, t).unwrap();
+    let cat_plan = gpu.plan(&merge, t).unwrap();
     let back = buffer(
         gpu,
         &vec![GUARD; cat_plan.output_region_bytes() as usize],
         storage,
     );
     let cat = gpu
-        .prepare_permuted_concat(&cat_plan, &regions, BufferRegion::whole(&back))
+        .prepare(&cat_plan, &regions, BufferRegion::whole(&back))
         .unwrap();
     let mut encoder = gpu.device().create_command_encoder(&Default::default());
     {
@@ -1000,7 +986,7 @@ fn prepared_moves_record_inside_the_callers_pass() {
     // the caller's pass too.
     let shapes = [[1, 2, 7, 3]; 2];
     let merge = PermutedConcat::merge_heads(&shapes).unwrap();
-    let cat_plan = gpu.plan_permuted_concat(&merge, ElementType::Int4).unwrap();
+    let cat_plan = gpu.plan(&merge, ElementType::Int4).unwrap();
     assert!(cat_plan.zeroes_output());
     let pieces: Vec<HostTensor> = shapes
         .iter()
@@ -1025,7 +1011,7 @@ fn prepared_moves_record_inside_the_callers_pass() {
         storage,
     );
     let cat = gpu
-        .prepare_permuted_concat(&cat_plan, &regions, BufferRegion::whole(&out))
+        .prepare(&cat_plan, &regions, BufferRegion::whole(&out))
         .unwrap();
     let mut encoder = gpu.device().create_command_encoder(&Default::default());
     {

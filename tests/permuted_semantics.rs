@@ -293,7 +293,7 @@ fn concat_errors_name_the_input() {
     // A permutation, then a merge of what it gives.
     let e = PermutedConcat::new(
         &shapes,
-        vec![InputMove::new(vec![1, 1, 0], vec![2, 12]), keep.clone()],
+        vec![InputMove::new(vec![2, 12], vec![1, 1, 0]), keep.clone()],
         0,
     )
     .unwrap_err();
@@ -309,7 +309,7 @@ fn concat_errors_name_the_input() {
         "{e}"
     );
     // [2, 3] transposed to [3, 2] and regrouped as [2, 3]: not a merge.
-    let regroup = InputMove::new(vec![1, 0], vec![2, 3]);
+    let regroup = InputMove::new(vec![2, 3], vec![1, 0]);
     let e = PermutedConcat::new(&[[2, 3], [2, 3]], vec![regroup.clone(), regroup], 1).unwrap_err();
     assert_eq!(
         e,
@@ -321,7 +321,7 @@ fn concat_errors_name_the_input() {
     );
     assert!(e.to_string().contains("[3, 2]"), "{e}");
     // Merged where the output lays the piece out in one stride: fine.
-    let merge = InputMove::new(vec![1, 0, 2], vec![3, 8]);
+    let merge = InputMove::new(vec![3, 8], vec![1, 0, 2]);
     let joined = PermutedConcat::new(&shapes, vec![merge.clone(), merge], 0).unwrap();
     assert_eq!(joined.output_shape(), &[6, 8]);
     let e = PermutedConcat::new(&shapes, vec![keep.clone()], 0).unwrap_err();
@@ -339,7 +339,7 @@ fn concat_errors_name_the_input() {
     // Moved shapes that disagree off the axis: the concat's own error.
     let e = PermutedConcat::new(
         &shapes,
-        vec![keep, InputMove::new(vec![1, 0, 2], vec![3, 2, 4])],
+        vec![keep, InputMove::new(vec![3, 2, 4], vec![1, 0, 2])],
         0,
     )
     .unwrap_err();

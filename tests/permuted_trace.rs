@@ -16,7 +16,7 @@
 mod common;
 
 use common::{Rng, concat_undoing, random_tensor};
-use wgpu_split::gpu::trace::{TracedRun, trace_permuted, trace_permuted_concat};
+use wgpu_split::gpu::trace::{TracedRun, trace};
 use wgpu_split::plan::coalescing::{Coalescing, Requests, analyse_with_rows};
 use wgpu_split::plan::{PermutedConcatPlan, PermutedPlan, PlanLimits};
 use wgpu_split::{ElementType, HostTensor, PermutedConcat, PermutedSplit};
@@ -106,7 +106,7 @@ fn traced_split(name: &str, split: &PermutedSplit, t: ElementType) -> Vec<Traced
     let plan = PermutedPlan::new(split, t, &PlanLimits::WEBGPU_DEFAULT).unwrap();
     let mut rng = Rng::new(39);
     let input = random_tensor(&mut rng, t, split.split().input_shape());
-    let run = trace_permuted(gpu, &plan, input.as_bytes().unwrap(), WHOLE).unwrap();
+    let run = trace(gpu, &plan, &[input.as_bytes().unwrap()], WHOLE).unwrap();
     let expected = input.split_permuted(split).unwrap();
     let bits = u64::from(t.bit_width().unwrap());
     let (mut read_bytes, mut written_bytes) = (0, 0);
@@ -141,7 +141,7 @@ fn traced_concat(name: &str, concat: &PermutedConcat, t: ElementType) -> Vec<Tra
         .map(|shape| random_tensor(&mut rng, t, shape))
         .collect();
     let bytes: Vec<&[u8]> = inputs.iter().map(|h| h.as_bytes().unwrap()).collect();
-    let run = trace_permuted_concat(gpu, &plan, &bytes, WHOLE).unwrap();
+    let run = trace(gpu, &plan, &bytes, WHOLE).unwrap();
     let refs: Vec<&HostTensor> = inputs.iter().collect();
     let expected = HostTensor::concat_permuted(&refs, concat).unwrap();
     let out = expected.as_bytes().unwrap();

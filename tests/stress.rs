@@ -156,9 +156,7 @@ fn ten_thousand_random_operators_give_typed_errors_or_agreeing_paths() {
         let input = random_tensor(&mut rng, element_type, &shape);
         let expected = input.split(&split).unwrap();
         if let Some(gpu) = gpu {
-            let actual = common::round_trip(gpu)
-                .split_resolved(&split, &input)
-                .unwrap();
+            let actual = common::round_trip(gpu).run(&split, &input).unwrap();
             assert_eq!(
                 expected, actual,
                 "case {case}: {op:?} on {shape:?} {element_type}"
@@ -260,9 +258,7 @@ fn eight_threads_share_one_splitter_for_500_splits_each() {
                 let mut rng = Rng::new(1000 + t);
                 for i in 0..500 {
                     let (input, split) = problem(&mut rng);
-                    let actual = common::round_trip(gpu)
-                        .split_resolved(&split, &input)
-                        .unwrap();
+                    let actual = common::round_trip(gpu).run(&split, &input).unwrap();
                     assert_eq!(input.split(&split).unwrap(), actual, "thread {t} split {i}");
                     done.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 }
@@ -281,9 +277,7 @@ fn ten_thousand_consecutive_splits_keep_memory_flat() {
     // Also through encode with caller-owned buffers, which fills the cache.
     let run = |rng: &mut Rng| {
         let (input, split) = problem(rng);
-        let actual = common::round_trip(gpu)
-            .split_resolved(&split, &input)
-            .unwrap();
+        let actual = common::round_trip(gpu).run(&split, &input).unwrap();
         assert_eq!(input.split(&split).unwrap(), actual);
         let plan = gpu.plan(&split, input.element_type()).unwrap();
         let buffer = common::round_trip(gpu)

@@ -5,7 +5,7 @@
 //! `tests/coalescing.rs` and `gpu_report`).
 
 use wgpu_split::gpu::GpuSplitter;
-use wgpu_split::gpu::trace::{trace, trace_concat};
+use wgpu_split::gpu::trace::trace;
 use wgpu_split::plan::coalescing::{Coalescing, SCRATCH_BUFFER, analyse_with_rows};
 use wgpu_split::plan::{
     ConcatPlan, CostModel, Kernel, Placement, PlanLimits, PlanOptions, SplitPlan, Strategy,
@@ -180,12 +180,12 @@ pub fn trace_case(
             .iter()
             .map(|e| e.as_bytes())
             .collect::<Result<_, _>>()?;
-        let run = trace_concat(splitter, &concat, &pieces, options.most)?;
+        let run = trace(splitter, &concat, &pieces, options.most)?;
         let bytes = input.as_bytes()?;
         let exact = run.tensor[..bytes.len()] == *bytes;
         (run, exact)
     } else {
-        let run = trace(splitter, &plan, input.as_bytes()?, options.most)?;
+        let run = trace(splitter, &plan, &[input.as_bytes()?], options.most)?;
         let exact = expected.iter().enumerate().all(|(i, e)| {
             let bytes = e.as_bytes().unwrap_or_default();
             let at = plan.outputs()[i].arena_offset_bytes as usize;

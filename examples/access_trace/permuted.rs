@@ -3,7 +3,7 @@
 //! YOLOv8's distribution head), each planned for a GPU (striped lanes,
 //! WebGPU's default limits: the plan of every GPU class) and run with
 //! every dispatch in its module's trace variant
-//! (`wgpu_split::gpu::trace::trace_permuted`), outputs checked against the
+//! (`wgpu_split::gpu::trace::trace`), outputs checked against the
 //! host path, each warp request of W = 32 and 64 counted in sectors
 //! against the ideal. Issue 39's target: loads and stores at most 1.15x.
 
@@ -12,7 +12,7 @@ mod permuted_cases;
 
 use wgpu_split::PermutedConcat;
 use wgpu_split::gpu::GpuSplitter;
-use wgpu_split::gpu::trace::{TracedRun, trace_permuted, trace_permuted_concat};
+use wgpu_split::gpu::trace::{TracedRun, trace};
 use wgpu_split::plan::coalescing::analyse;
 use wgpu_split::plan::{PermutedConcatPlan, PermutedPlan, PlanLimits};
 
@@ -48,12 +48,12 @@ pub fn run(
                 .iter()
                 .map(|p| p.as_bytes())
                 .collect::<Result<_, _>>()?;
-            let run = trace_permuted_concat(gpu, &plan, &inputs, most)?;
+            let run = trace(gpu, &plan, &inputs, most)?;
             let exact = run.tensor[..bytes.len()] == bytes[..];
             (run, exact)
         } else {
             let plan = PermutedPlan::new(&case.split, t, &limits)?;
-            let run = trace_permuted(gpu, &plan, &bytes, most)?;
+            let run = trace(gpu, &plan, &[&bytes], most)?;
             let exact = pieces.iter().enumerate().all(|(i, p)| {
                 let want = p.as_bytes().unwrap_or_default();
                 run.destinations[i][..want.len()] == want[..]

@@ -88,7 +88,7 @@ pub fn bench(
         let pieces = tensor.split_permuted(&case.split)?;
         let (f, w) = if !case.concat {
             let input = storage(gpu, &bytes);
-            let plan = gpu.plan_permuted(&case.split, t)?;
+            let plan = gpu.plan(&case.split, t)?;
             let outs: Vec<wgpu::Buffer> = (0..pieces.len())
                 .map(|i| zeros(gpu, plan.output_region_bytes(i)))
                 .collect();
@@ -103,7 +103,7 @@ pub fn bench(
                 .map(|i| {
                     let m =
                         transpose_of(&case.split.split().output_shape(i), &case.split.moves()[i]);
-                    gpu.plan_permuted(&m, t)
+                    gpu.plan(&m, t)
                 })
                 .collect::<Result<_, _>>()?;
             let outs2: Vec<wgpu::Buffer> = (0..pieces.len())
@@ -111,7 +111,7 @@ pub fn bench(
                 .collect();
             let fused = |e: &mut wgpu::CommandEncoder| {
                 let regions: Vec<BufferRegion<'_>> = outs.iter().map(BufferRegion::whole).collect();
-                gpu.encode_permuted(e, &plan, BufferRegion::whole(&input), &regions)
+                gpu.encode(e, &plan, BufferRegion::whole(&input), &regions)
                     .unwrap();
             };
             let two = |e: &mut wgpu::CommandEncoder| {
@@ -124,7 +124,7 @@ pub fn bench(
                     .enumerate()
                     .filter(|(_, m)| !m.copies_output(0))
                 {
-                    gpu.encode_permuted(
+                    gpu.encode(
                         e,
                         m,
                         BufferRegion::whole(&mids[i]),
@@ -158,7 +158,7 @@ pub fn bench(
         } else {
             // The head merge: the pieces back into the tensor.
             let merge = PermutedConcat::merge_heads(&case.split.output_shapes())?;
-            let plan = gpu.plan_permuted_concat(&merge, t)?;
+            let plan = gpu.plan(&merge, t)?;
             let inputs: Vec<wgpu::Buffer> = pieces
                 .iter()
                 .map(|p| storage(gpu, p.as_bytes().unwrap()))
@@ -169,7 +169,7 @@ pub fn bench(
                 .map(|i| {
                     let m = &merge.moves()[i];
                     let back = PieceMove::new(pieces[i].shape().to_vec(), m.perm().to_vec());
-                    gpu.plan_permuted(&transpose_of(pieces[i].shape(), &back), t)
+                    gpu.plan(&transpose_of(pieces[i].shape(), &back), t)
                 })
                 .collect::<Result<_, _>>()?;
             let mids: Vec<wgpu::Buffer> = backs
@@ -178,17 +178,17 @@ pub fn bench(
                 .collect();
             let shapes: Vec<Vec<usize>> =
                 merge.moves().iter().map(|m| m.shape().to_vec()).collect();
-            let cat = gpu.plan_concat(&ResolvedConcat::new(&shapes, shapes[0].len() - 1)?, t)?;
+            let cat = gpu.plan(&ResolvedConcat::new(&shapes, shapes[0].len() - 1)?, t)?;
             let out2 = zeros(gpu, cat.requirements().output_region_bytes);
             let fused = |e: &mut wgpu::CommandEncoder| {
                 let regions: Vec<BufferRegion<'_>> =
                     inputs.iter().map(BufferRegion::whole).collect();
-                gpu.encode_permuted_concat(e, &plan, &regions, BufferRegion::whole(&out))
+                gpu.encode(e, &plan, &regions, BufferRegion::whole(&out))
                     .unwrap();
             };
             let two = |e: &mut wgpu::CommandEncoder| {
                 for (i, b) in backs.iter().enumerate() {
-                    gpu.encode_permuted(
+                    gpu.encode(
                         e,
                         b,
                         BufferRegion::whole(&inputs[i]),
@@ -197,7 +197,7 @@ pub fn bench(
                     .unwrap();
                 }
                 let regions: Vec<BufferRegion<'_>> = mids.iter().map(BufferRegion::whole).collect();
-                gpu.encode_concat(e, &cat, &regions, BufferRegion::whole(&out2))
+                gpu.encode(e, &cat, &regions, BufferRegion::whole(&out2))
                     .unwrap();
             };
             let timed = time(timer, runs, &fused, &two);

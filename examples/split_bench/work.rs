@@ -172,7 +172,7 @@ fn prepare(
         // ranks the kernels of a forced strategy, as a runtime's plans);
         // on other limits (the GPU classes'), as the strategy's model says.
         let planned = if limits == splitter.limits() {
-            splitter.plan_concat_with(concat, case.element_type, options)
+            splitter.plan_with(concat, case.element_type, options)
         } else {
             ConcatPlan::new(concat, case.element_type, limits, options)
         };
@@ -416,15 +416,15 @@ impl Prepared {
                 let input = BufferRegion::whole(input);
                 let regions: Vec<BufferRegion> = buffers.iter().map(BufferRegion::whole).collect();
                 splitter
-                    .encode(encoder, plan, input, &regions)
+                    .encode(encoder, &**plan, input, &regions)
                     .expect("encode")
             }
             Work::Concat(plan, inputs, output) => {
                 let regions: Vec<BufferRegion> = inputs.iter().map(BufferRegion::whole).collect();
                 let output = BufferRegion::whole(output);
                 splitter
-                    .encode_concat(encoder, plan, &regions, output)
-                    .expect("encode_concat")
+                    .encode(encoder, &**plan, &regions, output)
+                    .expect("encode")
             }
             Work::Copy(src, dst, size) => encoder.copy_buffer_to_buffer(src, 0, dst, 0, *size),
             Work::Shader(kernel, _) => kernel.record(encoder),
@@ -445,9 +445,7 @@ fn time_views(
     let (input, expected) = (&problem.input, &problem.expected);
     let device = splitter.device();
     let views = match &problem.concat {
-        Some(concat) => splitter
-            .plan_concat(concat, case.element_type)?
-            .output_views(),
+        Some(concat) => splitter.plan(concat, case.element_type)?.output_views(),
         None => splitter
             .plan(&problem.split, case.element_type)?
             .input_views(),

@@ -19,7 +19,7 @@ pub fn concat_undoing(split: &PermutedSplit) -> PermutedConcat {
             for (j, &p) in m.perm().iter().enumerate() {
                 inverse[p] = j;
             }
-            InputMove::new(inverse, split.split().output_shape(i))
+            InputMove::new(split.split().output_shape(i), inverse)
         })
         .collect();
     PermutedConcat::new(&split.output_shapes(), moves, split.split().axis()).unwrap()

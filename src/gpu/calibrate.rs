@@ -86,7 +86,7 @@ impl Probe {
             let concat = ResolvedConcat::inverse_of(split).ok_or(PlanError::Internal {
                 detail: "a kernel's probe split has no concat mirror".to_string(),
             })?;
-            let plan = splitter.plan_concat_with(&concat, element_type, &options)?;
+            let plan = splitter.plan_with(&concat, element_type, &options)?;
             plan.mirror().clone()
         } else {
             splitter.plan_with(split, element_type, &options)?

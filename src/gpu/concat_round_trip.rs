@@ -73,38 +73,8 @@ impl RoundTrip<'_> {
         self.concat_resolved_with(&concat, inputs, wait).await
     }
 
-    /// Blocking concat of a resolved concat (see [`RoundTrip::concat`]).
-    ///
-    /// # Errors
-    ///
-    /// As [`RoundTrip::concat`].
-    pub fn concat_resolved(
-        self,
-        concat: &ResolvedConcat,
-        inputs: &[&HostTensor],
-    ) -> Result<HostTensor> {
-        let step = self.concat_resolved_with(concat, inputs, Wait::Poll);
-        block_on(
-            "RoundTrip::concat_resolved",
-            "RoundTrip::concat_resolved_async",
-            step,
-        )
-    }
-
-    /// Async concat of a resolved concat (see [`RoundTrip::concat_async`]).
-    ///
-    /// # Errors
-    ///
-    /// As [`RoundTrip::concat_resolved`].
-    pub async fn concat_resolved_async(
-        self,
-        concat: &ResolvedConcat,
-        inputs: &[&HostTensor],
-    ) -> Result<HostTensor> {
-        self.concat_resolved_with(concat, inputs, Wait::Await).await
-    }
-
-    async fn concat_resolved_with(
+    /// A resolved concat on `inputs`, planned and run.
+    pub(super) async fn concat_resolved_with(
         self,
         concat: &ResolvedConcat,
         inputs: &[&HostTensor],
@@ -117,42 +87,12 @@ impl RoundTrip<'_> {
         if element_type.bit_width().is_none() {
             return Err(PlanError::NotOnGpu { element_type }.into());
         }
-        let plan = self.splitter().plan_concat(concat, element_type)?;
+        let plan = self.splitter().plan(concat, element_type)?;
         self.run_concat_plan_with(&plan, inputs, wait).await
     }
 
-    /// Executes a ready concat plan on `inputs` and reads the output back,
-    /// blocking (this polls the device, at most
-    /// [`crate::gpu::RoundTrip::READBACK_TIMEOUT`]).
-    ///
-    /// # Errors
-    ///
-    /// [`PlanMismatch::Input`] naming the first input whose type or shape
-    /// is not the plan's, and the errors of [`RoundTrip::concat`].
-    pub fn run_concat_plan(self, plan: &ConcatPlan, inputs: &[&HostTensor]) -> Result<HostTensor> {
-        let step = self.run_concat_plan_with(plan, inputs, Wait::Poll);
-        block_on(
-            "RoundTrip::run_concat_plan",
-            "RoundTrip::run_concat_plan_async",
-            step,
-        )
-    }
-
-    /// Async form of [`RoundTrip::run_concat_plan`]; never blocks (see
-    /// [`RoundTrip::split_async`] for who drives it).
-    ///
-    /// # Errors
-    ///
-    /// As [`RoundTrip::run_concat_plan`] (without the timeout).
-    pub async fn run_concat_plan_async(
-        self,
-        plan: &ConcatPlan,
-        inputs: &[&HostTensor],
-    ) -> Result<HostTensor> {
-        self.run_concat_plan_with(plan, inputs, Wait::Await).await
-    }
-
-    async fn run_concat_plan_with(
+    /// A concat plan run on `inputs`, read back.
+    pub(super) async fn run_concat_plan_with(
         self,
         plan: &ConcatPlan,
         inputs: &[&HostTensor],
@@ -221,7 +161,7 @@ impl RoundTrip<'_> {
             &output,
             "running the concat",
             |encoder| {
-                self.splitter().encode_concat(
+                self.splitter().encode(
                     encoder,
                     plan,
                     &regions,

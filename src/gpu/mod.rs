@@ -11,13 +11,14 @@ mod cache;
 mod calibrate;
 mod calibration_timer;
 mod checks;
-mod concat;
 mod concat_round_trip;
 mod context;
 mod device_class;
 mod dispatch;
 pub(crate) mod error;
+mod moves;
 mod permuted;
+mod permuted_round_trip;
 mod pipelines;
 #[cfg(not(target_arch = "wasm32"))]
 mod poller;
@@ -36,10 +37,11 @@ pub mod trace;
 pub use cache::{CachePolicy, CacheUsage};
 pub use calibrate::{Calibration, Figure, Timing};
 pub use context::GpuContext;
+pub use moves::{Move, MovePlan};
 #[cfg(not(target_arch = "wasm32"))]
 pub use poller::Poller;
 pub use prepared::{EncodeCounts, PreparedSplit};
 pub use region::BufferRegion;
-pub use round_trip::RoundTrip;
+pub use round_trip::{HostInput, RoundTrip};
 pub use splitter::{GpuSplitter, ModelOrigin};
 pub use splitter_cache::SplitterCache;

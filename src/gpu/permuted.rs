@@ -1,5 +1,4 @@
-//! Permuted splits and concats on the GPU ([`GpuSplitter::encode_permuted`],
-//! [`GpuSplitter::encode_permuted_concat`]): each
+//! Permuted splits and concats on the GPU: each
 //! output's words gathered through its strided view of the input by the
 //! permuted-move kernel, a dispatch per group of destinations whose
 //! bindings do not alias, its parameters uploaded with the encode.
@@ -12,6 +11,7 @@ use std::borrow::Cow;
 use super::checks::{CopyEnds, probe};
 use super::dispatch::upload_table;
 use super::pipelines::CompiledKernel;
+use super::prepared::EncodeCounts;
 use super::prepared::PreparedSplit;
 use super::region::{BufferRegion, plain_regions};
 use super::scope::{ErrorScope, scoped};
@@ -22,67 +22,52 @@ use crate::kernels::permute_module::PermuteModule;
 use crate::kernels::table::fingerprint;
 use crate::plan::permuted_binding::{Bound, PermutedBinding, dispatch_grid};
 use crate::plan::{
-    BufferRole, CostModel, DeviceClass, LaneOrder, PermutedConcatPlan, PermutedPlan, PlanError,
-    PlanLimits, PlanMismatch, Strategy,
+    BufferRole, EncodeError, LaneOrder, PermutedConcatPlan, PermutedPlan, PlanError, PlanOptions,
+    Strategy,
 };
 use crate::semantics::{PermutedConcat, PermutedSplit};
 
 impl GpuSplitter {
-    /// Plans `split` (outputs reshaped and permuted) for tensors of
-    /// `element_type` on this device.
-    ///
-    /// # Errors
-    ///
-    /// [`PlanError::NotOnGpu`] for strings; [`PlanError::PermutedTooLarge`].
-    pub fn plan_permuted(
+    /// [`GpuSplitter::plan_with`] of a permuted split: lanes from the
+    /// splitter's model (or the strategy `options` name), no copy command
+    /// in a plan for the caller's compute pass.
+    pub(super) fn plan_permuted(
         &self,
         split: &PermutedSplit,
         element_type: ElementType,
-    ) -> Result<PermutedPlan> {
-        Ok(PermutedPlan::new(split, element_type, self.limits())?.lanes(self.lanes()))
+        options: &PlanOptions,
+    ) -> std::result::Result<PermutedPlan, PlanError> {
+        check_permuted_options(options)?;
+        let plan = PermutedPlan::new(split, element_type, self.limits())?;
+        let plan = plan.lanes(self.lanes(options));
+        Ok(match options.compute_pass {
+            true => plan.in_compute_pass(),
+            false => plan,
+        })
     }
 
-    /// Records `plan` into `encoder`: each output, reshaped and permuted,
-    /// into its region of `destinations` (one per output, at least
-    /// [`PermutedPlan::output_region_bytes`]; the bytes past the output up
-    /// to its last word are written zero, nothing else), read from `input`
-    /// in one compute pass of a dispatch per group of destinations (at
-    /// most [`PermutedPlan::destinations_per_dispatch`], whose bindings do
-    /// not alias). Every buffer needs `STORAGE`; offsets are multiples of 4.
-    ///
-    /// # Errors
-    ///
-    /// [`PlanError::Mismatch`] for a plan made for limits this device does
-    /// not allow; the [`crate::error::EncodeError`]s of the regions
-    /// (count, usage, offset, size, extent, overlaps), before anything is
-    /// recorded; [`crate::error::DeviceError`] when wgpu reports one.
-    ///
-    /// # Examples
-    ///
-    /// ```no_run
-    /// use wgpu_split::gpu::{BufferRegion, GpuContext};
-    /// use wgpu_split::{ElementType, PermutedSplit};
-    ///
-    /// let ctx = GpuContext::new_default()?;
-    /// let splitter = ctx.splitter()?;
-    /// // GPT-2's fused QKV into Q, K and V as [B, H, S, D].
-    /// let qkv = PermutedSplit::split_heads(&[8, 1024, 2304], &[768; 3], 64)?;
-    /// let plan = splitter.plan_permuted(&qkv, ElementType::Float16)?;
-    /// # let (input, q, k, v): (wgpu::Buffer, wgpu::Buffer, wgpu::Buffer, wgpu::Buffer) = todo!();
-    /// let mut encoder = splitter.device().create_command_encoder(&Default::default());
-    /// let outputs = [&q, &k, &v].map(|b| BufferRegion::whole(b));
-    /// splitter.encode_permuted(&mut encoder, &plan, BufferRegion::whole(&input), &outputs)?;
-    /// splitter.queue().submit([encoder.finish()]);
-    /// # Ok::<(), wgpu_split::Error>(())
-    /// ```
-    pub fn encode_permuted(
+    /// [`GpuSplitter::plan_with`] of a permuted concat.
+    pub(super) fn plan_permuted_concat(
+        &self,
+        concat: &PermutedConcat,
+        element_type: ElementType,
+        options: &PlanOptions,
+    ) -> std::result::Result<PermutedConcatPlan, PlanError> {
+        check_permuted_options(options)?;
+        let plan = PermutedConcatPlan::new(concat, element_type, self.limits())?;
+        Ok(plan.lanes(self.lanes(options)))
+    }
+
+    /// [`GpuSplitter::encode`] of a permuted split: kept pieces by copy
+    /// commands, then the dispatches in a pass of their own.
+    pub(super) fn encode_permuted(
         &self,
         encoder: &mut wgpu::CommandEncoder,
         plan: &PermutedPlan,
         input: BufferRegion<'_>,
         destinations: &[BufferRegion<'_>],
     ) -> Result<()> {
-        let binding = self.bind_permuted_split(plan, &input, destinations, true)?;
+        let binding = self.bind_permuted_split(plan, &input, destinations)?;
         let scope = ErrorScope::open(self.device());
         for &(i, from, bytes) in &binding.copies {
             let to = &destinations[i];
@@ -95,25 +80,35 @@ impl GpuSplitter {
         Ok(scope.close("recording the permuted split", ())?)
     }
 
-    /// Prepares `plan` for recording inside the caller's own compute pass
-    /// ([`PreparedSplit::record`], between two of its kernels): checked as
-    /// [`GpuSplitter::encode_permuted`] checks, its parameters uploaded, its
-    /// bind groups made. Bound to these buffers: prepare per step where
-    /// buffers recycle.
-    ///
-    /// # Errors
-    ///
-    /// As [`GpuSplitter::encode_permuted`].
-    pub fn prepare_permuted(
+    /// [`GpuSplitter::prepare`] of a permuted split.
+    pub(super) fn prepare_permuted(
         &self,
         plan: &PermutedPlan,
         input: BufferRegion<'_>,
         destinations: &[BufferRegion<'_>],
     ) -> Result<PreparedSplit> {
-        let binding = self.bind_permuted_split(plan, &input, destinations, false)?;
+        let binding = self.bind_permuted_split(plan, &input, destinations)?;
+        if !binding.copies.is_empty() {
+            return Err(EncodeError::CopiesInComputePass {
+                copies: binding.copies.len() as u64,
+            }
+            .into());
+        }
         let scope = ErrorScope::open(self.device());
         let prepared = self.prepare_dispatches(&binding, input.buffer, destinations)?;
         Ok(scope.close("preparing the permuted split", prepared)?)
+    }
+
+    /// [`GpuSplitter::counts`] of a permuted split.
+    pub(super) fn counts_permuted(
+        &self,
+        plan: &PermutedPlan,
+        input: BufferRegion<'_>,
+        destinations: &[BufferRegion<'_>],
+    ) -> Result<EncodeCounts> {
+        self.check_limits(plan.limits())?;
+        let (plain_input, plain) = plain_regions(&input, destinations);
+        Ok(counts_of(&plan.bind(&plain_input, &plain)?))
     }
 
     /// `plan`'s commands into these regions, checked.
@@ -122,11 +117,10 @@ impl GpuSplitter {
         plan: &PermutedPlan,
         input: &BufferRegion<'_>,
         destinations: &[BufferRegion<'_>],
-        copies: bool,
     ) -> Result<PermutedBinding> {
-        self.check_plan_limits(plan.limits())?;
+        self.check_limits(plan.limits())?;
         let (plain_input, plain) = plain_regions(input, destinations);
-        let binding = plan.bind(&plain_input, &plain, copies)?;
+        let binding = plan.bind(&plain_input, &plain)?;
         // Mapped, destroyed or foreign buffers: typed, before recording,
         // as for a split (a kept piece's copy command included).
         let mut used = vec![(BufferRole::Input, input.buffer)];
@@ -149,39 +143,10 @@ impl GpuSplitter {
         Ok(binding)
     }
 
-    /// Plans `concat` (inputs permuted and reshaped, then joined) for
-    /// tensors of `element_type` on this device.
-    ///
-    /// # Errors
-    ///
-    /// [`PlanError::NotOnGpu`] for strings; [`PlanError::PermutedTooLarge`].
-    pub fn plan_permuted_concat(
-        &self,
-        concat: &PermutedConcat,
-        element_type: ElementType,
-    ) -> Result<PermutedConcatPlan> {
-        Ok(PermutedConcatPlan::new(concat, element_type, self.limits())?.lanes(self.lanes()))
-    }
-
-    /// Records `plan` into `encoder`: `inputs` (one region per input of
-    /// the concat, read only; they may share buffers) permuted, reshaped and
-    /// joined into `output` (at least
-    /// [`PermutedConcatPlan::output_region_bytes`]; the bytes past the
-    /// output up to its last word are written zero, nothing else), in one
-    /// compute pass: where inputs of sub-word runs share output words
-    /// ([`PermutedConcatPlan::zeroes_output`]) a dispatch zeroes the output
-    /// first; then a dispatch per group of at most
-    /// [`PermutedConcatPlan::inputs_per_dispatch`] inputs. Every buffer
-    /// needs `STORAGE`; offsets are multiples of 4.
-    ///
-    /// # Errors
-    ///
-    /// [`PlanError::Mismatch`] for a plan made for limits this device does
-    /// not allow; the [`crate::error::EncodeError`]s of the regions (count,
-    /// usage, offset, size, extent, an input bound over the output), before
-    /// anything is recorded; [`crate::error::DeviceError`] when wgpu
-    /// reports one.
-    pub fn encode_permuted_concat(
+    /// [`GpuSplitter::encode`] of a permuted concat: where inputs of
+    /// sub-word runs share output words a dispatch zeroes the output
+    /// first, then a dispatch per group of inputs, in one pass.
+    pub(super) fn encode_permuted_concat(
         &self,
         encoder: &mut wgpu::CommandEncoder,
         plan: &PermutedConcatPlan,
@@ -195,14 +160,8 @@ impl GpuSplitter {
         Ok(scope.close("recording the permuted concat", ())?)
     }
 
-    /// Prepares `plan` for recording inside the caller's own compute pass,
-    /// as [`GpuSplitter::prepare_permuted`] does for a split (the zeroing
-    /// dispatch, where there is one, comes first).
-    ///
-    /// # Errors
-    ///
-    /// As [`GpuSplitter::encode_permuted_concat`].
-    pub fn prepare_permuted_concat(
+    /// [`GpuSplitter::prepare`] of a permuted concat.
+    pub(super) fn prepare_permuted_concat(
         &self,
         plan: &PermutedConcatPlan,
         inputs: &[BufferRegion<'_>],
@@ -214,6 +173,18 @@ impl GpuSplitter {
         Ok(scope.close("preparing the permuted concat", prepared)?)
     }
 
+    /// [`GpuSplitter::counts`] of a permuted concat.
+    pub(super) fn counts_permuted_concat(
+        &self,
+        plan: &PermutedConcatPlan,
+        inputs: &[BufferRegion<'_>],
+        output: BufferRegion<'_>,
+    ) -> Result<EncodeCounts> {
+        self.check_limits(plan.limits())?;
+        let (plain_output, plain) = plain_regions(&output, inputs);
+        Ok(counts_of(&plan.bind(&plain, &plain_output)?))
+    }
+
     /// `plan`'s commands from these regions, checked.
     fn bind_permuted_concat(
         &self,
@@ -221,7 +192,7 @@ impl GpuSplitter {
         inputs: &[BufferRegion<'_>],
         output: &BufferRegion<'_>,
     ) -> Result<PermutedBinding> {
-        self.check_plan_limits(plan.limits())?;
+        self.check_limits(plan.limits())?;
         let (plain_output, plain) = plain_regions(output, inputs);
         let binding = plan.bind(&plain, &plain_output)?;
         let mut used = vec![(BufferRole::ConcatOutput, output.buffer)];
@@ -234,25 +205,14 @@ impl GpuSplitter {
         Ok(binding)
     }
 
-    /// How the splitter's model lays invocations over units: blocked on a
-    /// software adapter, striped on GPUs.
-    fn lanes(&self) -> LaneOrder {
-        match self.strategy() {
+    /// How the model of `options`' strategy (or the splitter's) lays
+    /// invocations over units: blocked on a software adapter, striped on
+    /// GPUs.
+    fn lanes(&self, options: &PlanOptions) -> LaneOrder {
+        match options.strategy.unwrap_or(*self.strategy()) {
             Strategy::Auto(model) => model.lanes,
-            _ => CostModel::for_class(DeviceClass::of_adapter(&self.device().adapter_info())).lanes,
+            _ => self.model().lanes,
         }
-    }
-
-    /// A plan made for limits this device does not allow is refused.
-    fn check_plan_limits(&self, limits: &PlanLimits) -> Result<()> {
-        if limits.fits_within(self.limits()) {
-            return Ok(());
-        }
-        Err(PlanError::Mismatch(PlanMismatch::Limits {
-            planned: Box::new(*limits),
-            device: Box::new(*self.limits()),
-        })
-        .into())
     }
 
     /// Binds `binding`'s dispatches: their parameters (binding 0) in one
@@ -334,6 +294,41 @@ impl GpuSplitter {
             "compiling the permuted-move kernel",
             || resources.pipelines.permute(self.device(), module, kept),
         )?)
+    }
+}
+
+/// What an encode of `binding` records.
+fn counts_of(binding: &PermutedBinding) -> EncodeCounts {
+    let params = binding.dispatches.iter().fold(0usize, |end, d| {
+        end.next_multiple_of(PARAMS_ALIGNMENT) + 4 * d.params.len()
+    });
+    EncodeCounts {
+        copies: binding.copies.len() as u64,
+        dispatches: binding.dispatches.len(),
+        table_bytes: params as u64,
+    }
+}
+
+/// The options a permuted move takes: a strategy (its lanes) and the
+/// compute pass; no arena, kernel, form or staging.
+fn check_permuted_options(options: &PlanOptions) -> std::result::Result<(), PlanError> {
+    let refused = if options.placement.is_shared() {
+        Some("placement")
+    } else if options.kernel.is_some() {
+        Some("kernel")
+    } else if options.form.is_some() {
+        Some("form")
+    } else if options.staging == Some(true) {
+        Some("staging")
+    } else {
+        None
+    };
+    match refused {
+        Some(option) => Err(PlanError::NotForThisMove {
+            option,
+            what: "a permuted move",
+        }),
+        None => Ok(()),
     }
 }
 

@@ -27,7 +27,8 @@
 /// # let splitter = ctx.splitter()?;
 /// # let split = OnnxSplit::new(18, 3).axis(1).num_outputs(3).resolve(&[8, 9])?;
 /// // Dispatches only, so it can go inside a compute pass.
-/// let plan = splitter.plan_for_pass(&split, ElementType::Float)?;
+/// let in_pass = wgpu_split::plan::PlanOptions::default().in_compute_pass();
+/// let plan = splitter.plan_with(&split, ElementType::Float, &in_pass)?;
 /// # let input = RoundTrip::new(&splitter).create_input(&[0; 8 * 9 * 4])?;
 /// # let outputs = RoundTrip::new(&splitter).create_destinations(&plan)?;
 /// let regions: Vec<BufferRegion> = outputs.iter().map(BufferRegion::whole).collect();

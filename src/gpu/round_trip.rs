@@ -13,6 +13,7 @@ use std::ops::Range;
 
 use super::GpuSplitter;
 use super::blocking::{Wait, block_on};
+use super::moves::{HostOutput, HostRun, Move, MovePlan, MoveRun, Token};
 use super::readback::InFlight;
 use super::region::BufferRegion;
 use super::scope::{buffer_with_contents, scoped};
@@ -103,37 +104,7 @@ impl<'s> RoundTrip<'s> {
         self.split_resolved_with(&split, input, wait).await
     }
 
-    /// Blocking split of a resolved split (see [`RoundTrip::split`]).
-    ///
-    /// # Errors
-    ///
-    /// As [`RoundTrip::split`], and [`crate::ResolveError::ShapeMismatch`].
-    pub fn split_resolved(
-        &self,
-        split: &ResolvedSplit,
-        input: &HostTensor,
-    ) -> Result<Vec<HostTensor>> {
-        let step = self.split_resolved_with(split, input, Wait::Poll);
-        block_on(
-            "RoundTrip::split_resolved",
-            "RoundTrip::split_resolved_async",
-            step,
-        )
-    }
-
-    /// Async split of a resolved split (see [`RoundTrip::split_async`]).
-    ///
-    /// # Errors
-    ///
-    /// As [`RoundTrip::split_resolved`].
-    pub async fn split_resolved_async(
-        &self,
-        split: &ResolvedSplit,
-        input: &HostTensor,
-    ) -> Result<Vec<HostTensor>> {
-        self.split_resolved_with(split, input, Wait::Await).await
-    }
-
+    /// A resolved split on `input`, planned and run.
     async fn split_resolved_with(
         self,
         split: &ResolvedSplit,
@@ -155,16 +126,82 @@ impl<'s> RoundTrip<'s> {
         Ok(self.splitter.plan(split, input.element_type())?)
     }
 
-    /// Executes a ready plan on `input` and reads the outputs back, blocking
-    /// (this polls the device, at most [`crate::gpu::RoundTrip::READBACK_TIMEOUT`]).
+    /// Plans `what` (a resolved split or concat, a permuted split or
+    /// concat) for `input`'s element type and runs it on the GPU, blocking
+    /// until the output is back on the host (this polls the device).
+    /// `input` is a split's one tensor, or a concat's tensors in order.
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// use wgpu_split::gpu::{GpuContext, RoundTrip};
+    /// use wgpu_split::{HostTensor, PermutedSplit};
+    ///
+    /// let ctx = GpuContext::new_default()?;
+    /// let splitter = ctx.splitter()?;
+    /// let x = HostTensor::from_slice(&[2, 6], &[0u8, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11])?;
+    /// let qk = PermutedSplit::split_heads(&[2, 6], &[4, 2], 2)?;
+    /// let out = RoundTrip::new(&splitter).run(&qk, &x)?;
+    /// assert_eq!(out[0].to_vec::<u8>()?, vec![0, 1, 6, 7, 2, 3, 8, 9]);
+    /// # Ok::<(), wgpu_split::Error>(())
+    /// ```
     ///
     /// # Errors
     ///
-    /// [`PlanMismatch::Input`] when `input`'s type or shape is not the
+    /// The move's shape errors for tensors it was not resolved for
+    /// ([`crate::ResolveError::ShapeMismatch`], [`crate::ConcatError`]),
+    /// planning errors ([`PlanError::NotOnGpu`] for strings), and the errors
+    /// of [`RoundTrip::split`].
+    pub fn run<'a, M: Move>(
+        self,
+        what: &'a M,
+        input: HostInput<'a, M>,
+    ) -> Result<<M::Plan as MovePlan>::HostOutput>
+    where
+        's: 'a,
+    {
+        let step = self.run_with(what.with_host(Token(()), input), Wait::Poll);
+        let output = block_on("RoundTrip::run", "RoundTrip::run_async", step)?;
+        M::Plan::host_output(Token(()), output)
+    }
+
+    /// Async form of [`RoundTrip::run`]; never blocks (see
+    /// [`RoundTrip::split_async`] for who drives it).
+    ///
+    /// # Errors
+    ///
+    /// As [`RoundTrip::run`] (without the timeout).
+    pub async fn run_async<'a, M: Move>(
+        self,
+        what: &'a M,
+        input: HostInput<'a, M>,
+    ) -> Result<<M::Plan as MovePlan>::HostOutput>
+    where
+        's: 'a,
+    {
+        let step = self.run_with(what.with_host(Token(()), input), Wait::Await);
+        M::Plan::host_output(Token(()), step.await?)
+    }
+
+    /// Executes a ready plan (of any move) on `input` (a split's tensor,
+    /// or a concat's tensors) and reads the output back, blocking (this
+    /// polls the device, at most [`crate::gpu::RoundTrip::READBACK_TIMEOUT`]).
+    ///
+    /// # Errors
+    ///
+    /// [`PlanMismatch::Input`] when an input's type or shape is not the
     /// plan's, and the errors of [`RoundTrip::split`].
-    pub fn run_plan(self, plan: &SplitPlan, input: &HostTensor) -> Result<Vec<HostTensor>> {
-        let step = self.run_plan_with(plan, input, Wait::Poll);
-        block_on("RoundTrip::run_plan", "RoundTrip::run_plan_async", step)
+    pub fn run_plan<'a, P: MovePlan>(
+        self,
+        plan: &'a P,
+        input: P::HostInput<'a>,
+    ) -> Result<P::HostOutput>
+    where
+        's: 'a,
+    {
+        let step = self.run_plan_of(plan.with_host(Token(()), input), Wait::Poll);
+        let output = block_on("RoundTrip::run_plan", "RoundTrip::run_plan_async", step)?;
+        P::host_output(Token(()), output)
     }
 
     /// Async form of [`RoundTrip::run_plan`]; never blocks (see
@@ -173,14 +210,55 @@ impl<'s> RoundTrip<'s> {
     /// # Errors
     ///
     /// As [`RoundTrip::run_plan`].
-    pub async fn run_plan_async(
-        &self,
-        plan: &SplitPlan,
-        input: &HostTensor,
-    ) -> Result<Vec<HostTensor>> {
-        self.run_plan_with(plan, input, Wait::Await).await
+    pub async fn run_plan_async<'a, P: MovePlan>(
+        self,
+        plan: &'a P,
+        input: P::HostInput<'a>,
+    ) -> Result<P::HostOutput>
+    where
+        's: 'a,
+    {
+        let step = self.run_plan_of(plan.with_host(Token(()), input), Wait::Await);
+        P::host_output(Token(()), step.await?)
     }
 
+    /// A move planned and run on its host tensors, read back.
+    async fn run_with(self, run: MoveRun<'_>, wait: Wait) -> Result<HostOutput> {
+        Ok(match run {
+            MoveRun::Split(split, input) => {
+                HostOutput::Many(self.split_resolved_with(split, input, wait).await?)
+            }
+            MoveRun::Concat(concat, inputs) => {
+                HostOutput::One(self.concat_resolved_with(concat, inputs, wait).await?)
+            }
+            MoveRun::PermutedSplit(split, input) => {
+                HostOutput::Many(self.permuted_split_with(split, input, wait).await?)
+            }
+            MoveRun::PermutedConcat(concat, inputs) => {
+                HostOutput::One(self.permuted_concat_with(concat, inputs, wait).await?)
+            }
+        })
+    }
+
+    /// A plan run on its host tensors, read back.
+    async fn run_plan_of(self, run: HostRun<'_>, wait: Wait) -> Result<HostOutput> {
+        Ok(match run {
+            HostRun::Split(plan, input) => {
+                HostOutput::Many(self.run_plan_with(plan, input, wait).await?)
+            }
+            HostRun::Concat(plan, inputs) => {
+                HostOutput::One(self.run_concat_plan_with(plan, inputs, wait).await?)
+            }
+            HostRun::PermutedSplit(plan, input) => {
+                HostOutput::Many(self.permuted_plan_with(plan, input, wait).await?)
+            }
+            HostRun::PermutedConcat(plan, inputs) => {
+                HostOutput::One(self.permuted_concat_plan_with(plan, inputs, wait).await?)
+            }
+        })
+    }
+
+    /// A split plan run on `input`, read back.
     async fn run_plan_with(
         self,
         plan: &SplitPlan,
@@ -295,6 +373,10 @@ impl<'s> RoundTrip<'s> {
         })?)
     }
 }
+
+/// What [`RoundTrip::run`] of a move takes: a split's tensor, or a
+/// concat's tensors.
+pub type HostInput<'a, M> = <<M as Move>::Plan as MovePlan>::HostInput<'a>;
 
 /// The usages of the buffers a round trip creates.
 pub(super) fn usages() -> wgpu::BufferUsages {

@@ -4,6 +4,7 @@
 use super::cache::CachePolicy;
 use super::checks::probe_buffers;
 use super::dispatch::prepare_dispatches;
+use super::moves::{AnyPlan, Bound, Move, MovePlan, MoveRef, Token};
 use super::prepared::{EncodeCounts, PreparedSplit};
 use super::region::{BufferRegion, plain_regions};
 use super::resources::Resources;
@@ -14,8 +15,8 @@ use crate::error::Result;
 use crate::plan::binding::BoundPlan;
 use crate::plan::geometry::Direction;
 use crate::plan::{
-    CostModel, EncodeError, Kernel, Placement, PlanError, PlanLimits, PlanMismatch, PlanOptions,
-    ShaderKey, SplitPlan, Strategy,
+    ConcatPlan, CostModel, EncodeError, Kernel, Placement, PlanError, PlanLimits, PlanMismatch,
+    PlanOptions, ShaderKey, SplitPlan, Strategy,
 };
 use crate::semantics::ResolvedSplit;
 
@@ -185,37 +186,162 @@ impl GpuSplitter {
         }
     }
 
-    /// Plans `split` of an `element_type` tensor for this device, each
-    /// output into a destination region of its own, with the splitter's
-    /// strategy.
+    /// Plans `what` (a [`ResolvedSplit`], a [`crate::ResolvedConcat`], a
+    /// [`crate::PermutedSplit`] or a [`crate::PermutedConcat`]) for
+    /// `element_type` tensors on this device with the splitter's strategy:
+    /// the same as [`GpuSplitter::plan_with`] and default options.
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// use wgpu_split::gpu::GpuContext;
+    /// use wgpu_split::{ElementType, OnnxConcat, OnnxSplit, PermutedSplit};
+    ///
+    /// let ctx = GpuContext::new_default()?;
+    /// let splitter = ctx.splitter()?;
+    /// let split = OnnxSplit::new(18, 3).axis(-1).num_outputs(3).resolve(&[4, 64, 96])?;
+    /// let concat = OnnxConcat::new(13).axis(-1).resolve(&[[8, 64, 64]; 8])?;
+    /// // GPT-2's fused QKV into Q, K and V as [B, H, S, D].
+    /// let qkv = PermutedSplit::split_heads(&[8, 1024, 2304], &[768; 3], 64)?;
+    /// let split_plan = splitter.plan(&split, ElementType::Float16)?;
+    /// let concat_plan = splitter.plan(&concat, ElementType::Float16)?;
+    /// let heads_plan = splitter.plan(&qkv, ElementType::Float16)?;
+    /// # Ok::<(), wgpu_split::Error>(())
+    /// ```
     ///
     /// # Errors
     ///
-    /// The [`PlanError`]s of [`SplitPlan::new`].
-    pub fn plan(
+    /// The move's [`PlanError`]s: those of [`SplitPlan::new`],
+    /// [`crate::plan::ConcatPlan::new`], [`crate::plan::PermutedPlan::new`]
+    /// or [`crate::plan::PermutedConcatPlan::new`].
+    pub fn plan<M: Move>(
         &self,
-        split: &ResolvedSplit,
+        what: &M,
         element_type: ElementType,
-    ) -> std::result::Result<SplitPlan, PlanError> {
-        self.plan_with(split, element_type, &PlanOptions::default())
+    ) -> std::result::Result<M::Plan, PlanError> {
+        self.plan_with(what, element_type, &PlanOptions::default())
     }
 
-    /// Plans `split` for recording inside the caller's compute pass
-    /// ([`GpuSplitter::prepare`]): dispatches only, never a copy command,
-    /// the kernel chosen by the splitter's cost model as [`GpuSplitter::plan`]
-    /// chooses it. The same as [`GpuSplitter::plan_with`] and
-    /// [`PlanOptions::in_compute_pass`].
+    /// Plans `what` with options for this device: recording inside the
+    /// caller's compute pass ([`PlanOptions::in_compute_pass`]: dispatches
+    /// only, for [`GpuSplitter::prepare`]), another placement (an arena,
+    /// [`Placement`]), strategy or kernel. (To plan for other limits, such
+    /// as WebGPU's defaults, call the plan's own `new`: a plan records on
+    /// any device whose limits allow it.)
+    ///
+    /// # Errors
+    ///
+    /// As [`GpuSplitter::plan`], and [`PlanError::NotForThisMove`] for an
+    /// option the move does not take (a permuted move into an arena, or
+    /// with one kernel named).
+    pub fn plan_with<M: Move>(
+        &self,
+        what: &M,
+        element_type: ElementType,
+        options: &PlanOptions,
+    ) -> std::result::Result<M::Plan, PlanError> {
+        let plan = match what.as_move(Token(())) {
+            MoveRef::Split(split) => {
+                AnyPlan::Split(self.plan_split(split, element_type, options)?)
+            }
+            MoveRef::Concat(concat) => AnyPlan::Concat(ConcatPlan::with_model(
+                concat,
+                element_type,
+                &self.limits,
+                &self.options(options),
+                self.model(),
+            )?),
+            MoveRef::PermutedSplit(split) => {
+                AnyPlan::PermutedSplit(self.plan_permuted(split, element_type, options)?)
+            }
+            MoveRef::PermutedConcat(concat) => {
+                AnyPlan::PermutedConcat(self.plan_permuted_concat(concat, element_type, options)?)
+            }
+        };
+        M::plan_of(Token(()), plan)
+    }
+
+    /// Records `plan` into `encoder`: its copy commands, then its dispatches
+    /// in one compute pass of its own ([`GpuSplitter::counts`] says how many
+    /// first). A split reads `input` (one region) and writes `output` (one
+    /// region per output, in order; or the one arena of an arena plan); a
+    /// concat reads `input` (one region per input; they may share bytes)
+    /// and writes `output` (one region). An empty piece's region is
+    /// ignored and may be empty. Nothing outside the written regions is
+    /// written, nothing is submitted. The README's contract holds for every
+    /// move alike.
     ///
     /// # Examples
     ///
     /// ```no_run
     /// use wgpu_split::gpu::{BufferRegion, GpuContext, RoundTrip};
+    /// use wgpu_split::{ElementType, OnnxConcat};
+    ///
+    /// let ctx = GpuContext::new_default()?;
+    /// let splitter = ctx.splitter()?;
+    /// let concat = OnnxConcat::new(13).axis(-1).resolve(&[[8, 64, 64]; 8])?;
+    /// let plan = splitter.plan(&concat, ElementType::Float16)?;
+    /// # let round_trip = RoundTrip::new(&splitter);
+    /// # let inputs: Vec<wgpu::Buffer> = (0..8)
+    /// #     .map(|_| round_trip.create_input(&[0; 8 * 64 * 64 * 2]))
+    /// #     .collect::<Result<_, _>>()?;
+    /// # let output = round_trip.create_input(&[0; 8 * 64 * 512 * 2])?;
+    /// let regions: Vec<BufferRegion> = inputs.iter().map(BufferRegion::whole).collect();
+    /// let mut encoder = ctx.device.create_command_encoder(&Default::default());
+    /// splitter.encode(&mut encoder, &plan, &regions, BufferRegion::whole(&output))?;
+    /// ctx.queue.submit([encoder.finish()]);
+    /// # Ok::<(), wgpu_split::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// Caught before anything is recorded or wgpu sees them:
+    /// [`PlanError::Mismatch`] for a plan made for limits this device does
+    /// not allow; every [`EncodeError`] (region count, usages, offsets,
+    /// sizes, extents, overlaps, a read region sharing bytes with a written
+    /// one); [`crate::error::DeviceError`] for a buffer that is mapped,
+    /// destroyed or of another device, and a lost device.
+    pub fn encode<'a, P: MovePlan>(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        plan: &'a P,
+        input: P::Input<'a>,
+        output: P::Output<'a>,
+    ) -> Result<()> {
+        match plan.bound(Token(()), input, output) {
+            Bound::Split(plan, input, outputs) => self.encode_split(encoder, plan, input, outputs),
+            Bound::Concat(plan, inputs, output) => {
+                let pieces = plan.destinations(inputs)?;
+                self.encode_split(encoder, plan.mirror(), output, &pieces)
+            }
+            Bound::PermutedSplit(plan, input, outputs) => {
+                self.encode_permuted(encoder, plan, input, outputs)
+            }
+            Bound::PermutedConcat(plan, inputs, output) => {
+                self.encode_permuted_concat(encoder, plan, inputs, output)
+            }
+        }
+    }
+
+    /// Prepares `plan` (planned with [`PlanOptions::in_compute_pass`]) for
+    /// recording inside the caller's own compute pass
+    /// ([`PreparedSplit::record`], between two of its kernels): pipelines,
+    /// parameters and bind groups made, checked as [`GpuSplitter::encode`]
+    /// checks. The result is bound to these buffers, not to the tensors in
+    /// them: prepare per step where a pool recycles buffers.
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// use wgpu_split::gpu::{BufferRegion, GpuContext, RoundTrip};
+    /// use wgpu_split::plan::PlanOptions;
     /// use wgpu_split::{ElementType, OnnxSplit};
     ///
     /// let ctx = GpuContext::new_default()?;
     /// let splitter = ctx.splitter()?;
     /// let split = OnnxSplit::new(18, 3).axis(-1).num_outputs(3).resolve(&[4, 64, 96])?;
-    /// let plan = splitter.plan_for_pass(&split, ElementType::Float16)?;
+    /// let in_pass = PlanOptions::default().in_compute_pass();
+    /// let plan = splitter.plan_with(&split, ElementType::Float16, &in_pass)?;
     /// assert_eq!(plan.copy_count(), 0);
     /// # let input = RoundTrip::new(&splitter).create_input(&[0; 4 * 64 * 96 * 2])?;
     /// # let outputs = RoundTrip::new(&splitter).create_destinations(&plan)?;
@@ -235,38 +361,100 @@ impl GpuSplitter {
     ///
     /// # Errors
     ///
-    /// The [`PlanError`]s of [`SplitPlan::new`].
-    pub fn plan_for_pass(
+    /// [`EncodeError::CopiesInComputePass`] for a plan with copy commands,
+    /// and the errors of [`GpuSplitter::encode`].
+    pub fn prepare<'a, P: MovePlan>(
         &self,
-        split: &ResolvedSplit,
-        element_type: ElementType,
-    ) -> std::result::Result<SplitPlan, PlanError> {
-        self.plan_with(
-            split,
-            element_type,
-            &PlanOptions::default().in_compute_pass(),
-        )
+        plan: &'a P,
+        input: P::Input<'a>,
+        output: P::Output<'a>,
+    ) -> Result<PreparedSplit> {
+        match plan.bound(Token(()), input, output) {
+            Bound::Split(plan, input, outputs) => self.prepare_split(plan, input, outputs),
+            Bound::Concat(plan, inputs, output) => {
+                self.prepare_split(plan.mirror(), output, &plan.destinations(inputs)?)
+            }
+            Bound::PermutedSplit(plan, input, outputs) => {
+                self.prepare_permuted(plan, input, outputs)
+            }
+            Bound::PermutedConcat(plan, inputs, output) => {
+                self.prepare_permuted_concat(plan, inputs, output)
+            }
+        }
     }
 
-    /// Plans with options for this device: another placement
-    /// (an arena, [`Placement`]), strategy or kernel. (To plan for other
-    /// limits, such as WebGPU's defaults, call [`SplitPlan::new`]: a plan
-    /// records on any device whose limits allow it.)
+    /// What [`GpuSplitter::encode`] would record into these regions (copies,
+    /// dispatches, parameter bytes), checked as it checks them and known
+    /// before anything is recorded or created: the plan's own counts unless
+    /// regions packed closer than the binding alignment take another
+    /// grouping ([`EncodeCounts`]). The buffers' state (mapped, destroyed)
+    /// is not probed.
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// # use wgpu_split::gpu::{BufferRegion, GpuContext, RoundTrip};
+    /// # use wgpu_split::{ElementType, OnnxSplit};
+    /// # let ctx = GpuContext::new_default()?;
+    /// # let splitter = ctx.splitter()?;
+    /// # let split = OnnxSplit::new(18, 3).axis(1).num_outputs(3).resolve(&[8, 9])?;
+    /// let plan = splitter.plan(&split, ElementType::Float)?;
+    /// # let input = RoundTrip::new(&splitter).create_input(&[0; 8 * 9 * 4])?;
+    /// # let outputs = RoundTrip::new(&splitter).create_destinations(&plan)?;
+    /// let regions: Vec<BufferRegion> = outputs.iter().map(BufferRegion::whole).collect();
+    /// let counts = splitter.counts(&plan, BufferRegion::whole(&input), &regions)?;
+    /// // Each output in a buffer of its own: the plan's counts.
+    /// assert_eq!(counts.dispatches, plan.dispatch_count());
+    /// # Ok::<(), wgpu_split::Error>(())
+    /// ```
     ///
     /// # Errors
     ///
-    /// The [`PlanError`]s of [`SplitPlan::new`].
-    pub fn plan_with(
+    /// The errors of [`GpuSplitter::encode`] but those of the buffers'
+    /// state.
+    pub fn counts<'a, P: MovePlan>(
+        &self,
+        plan: &'a P,
+        input: P::Input<'a>,
+        output: P::Output<'a>,
+    ) -> Result<EncodeCounts> {
+        match plan.bound(Token(()), input, output) {
+            Bound::Split(plan, input, outputs) => self.counts_split(plan, input, outputs),
+            Bound::Concat(plan, inputs, output) => {
+                self.counts_split(plan.mirror(), output, &plan.destinations(inputs)?)
+            }
+            Bound::PermutedSplit(plan, input, outputs) => {
+                self.counts_permuted(plan, input, outputs)
+            }
+            Bound::PermutedConcat(plan, inputs, output) => {
+                self.counts_permuted_concat(plan, inputs, output)
+            }
+        }
+    }
+
+    /// [`GpuSplitter::plan_with`] of a resolved split: the splitter's
+    /// strategy unless `options` names one, ranked by its model.
+    pub(super) fn plan_split(
         &self,
         split: &ResolvedSplit,
         element_type: ElementType,
         options: &PlanOptions,
     ) -> std::result::Result<SplitPlan, PlanError> {
-        let options = PlanOptions {
+        SplitPlan::with_model(
+            split,
+            element_type,
+            &self.limits,
+            &self.options(options),
+            self.model(),
+        )
+    }
+
+    /// `options` with the splitter's strategy where they name none.
+    pub(super) fn options(&self, options: &PlanOptions) -> PlanOptions {
+        PlanOptions {
             strategy: Some(options.strategy.unwrap_or(self.strategy)),
             ..*options
-        };
-        SplitPlan::with_model(split, element_type, &self.limits, &options, self.model())
+        }
     }
 
     /// The cost model of the splitter's strategy, or the one of its
@@ -279,22 +467,8 @@ impl GpuSplitter {
         }
     }
 
-    /// Records the split into `encoder`: [`SplitPlan::copy_count`] copy
-    /// commands, then [`SplitPlan::dispatch_count`] dispatches in one compute
-    /// pass (another count where packed destinations would alias:
-    /// [`GpuSplitter::counts`] says it first). `destinations` holds one region per output, in order (an empty
-    /// output's region is ignored and may be empty), or for an arena plan
-    /// the one arena region. Nothing outside the regions is written; nothing
-    /// is submitted.
-    ///
-    /// # Errors
-    ///
-    /// Caught before wgpu sees them: [`PlanError::Mismatch`] for a plan made
-    /// for limits this device does not allow; every [`EncodeError`] (region
-    /// count, usages, offsets, sizes, extents, overlaps, the input's buffer
-    /// shared with a destination); [`crate::error::DeviceError`] for a buffer
-    /// that is mapped, destroyed or of another device, and a lost device.
-    pub fn encode(
+    /// [`GpuSplitter::encode`] of a split plan.
+    pub(super) fn encode_split(
         &self,
         encoder: &mut wgpu::CommandEncoder,
         plan: &SplitPlan,
@@ -332,18 +506,8 @@ impl GpuSplitter {
         Ok(scope.close("recording the split", ())?)
     }
 
-    /// Prepares a plan that needs only dispatches for recording inside the
-    /// caller's own compute pass ([`PreparedSplit::record`]): pipeline, bind
-    /// groups and workgroup counts, checked like [`GpuSplitter::encode`].
-    /// The result is bound to these buffers, not to the tensors in them:
-    /// prepare per step where a pool recycles buffers ([`PreparedSplit`]).
-    ///
-    /// # Errors
-    ///
-    /// [`EncodeError::CopiesInComputePass`] for a plan with copy commands
-    /// (plan with [`GpuSplitter::plan_for_pass`]), and the errors of
-    /// [`GpuSplitter::encode`].
-    pub fn prepare(
+    /// [`GpuSplitter::prepare`] of a split plan.
+    pub(super) fn prepare_split(
         &self,
         plan: &SplitPlan,
         input: BufferRegion<'_>,
@@ -369,36 +533,8 @@ impl GpuSplitter {
         Ok(self.checked(plan, &input, destinations)?.1)
     }
 
-    /// What [`GpuSplitter::encode`] would record into these regions (copies,
-    /// dispatches, table bytes), checked as it checks them and known before
-    /// anything is recorded or created: the plan's own counts unless
-    /// destinations packed closer than the binding alignment take another
-    /// grouping ([`EncodeCounts`]). The buffers' state (mapped, destroyed)
-    /// is not probed.
-    ///
-    /// # Examples
-    ///
-    /// ```no_run
-    /// # use wgpu_split::gpu::{BufferRegion, GpuContext, RoundTrip};
-    /// # use wgpu_split::{ElementType, OnnxSplit};
-    /// # let ctx = GpuContext::new_default()?;
-    /// # let splitter = ctx.splitter()?;
-    /// # let split = OnnxSplit::new(18, 3).axis(1).num_outputs(3).resolve(&[8, 9])?;
-    /// let plan = splitter.plan(&split, ElementType::Float)?;
-    /// # let input = RoundTrip::new(&splitter).create_input(&[0; 8 * 9 * 4])?;
-    /// # let outputs = RoundTrip::new(&splitter).create_destinations(&plan)?;
-    /// let regions: Vec<BufferRegion> = outputs.iter().map(BufferRegion::whole).collect();
-    /// let counts = splitter.counts(&plan, BufferRegion::whole(&input), &regions)?;
-    /// // Each output in a buffer of its own: the plan's counts.
-    /// assert_eq!(counts.dispatches, plan.dispatch_count());
-    /// # Ok::<(), wgpu_split::Error>(())
-    /// ```
-    ///
-    /// # Errors
-    ///
-    /// The errors of [`GpuSplitter::encode`] but those of the buffers'
-    /// state.
-    pub fn counts(
+    /// [`GpuSplitter::counts`] of a split plan.
+    pub(super) fn counts_split(
         &self,
         plan: &SplitPlan,
         input: BufferRegion<'_>,
@@ -407,7 +543,7 @@ impl GpuSplitter {
         if plan.is_staged() {
             // The scratch is the splitter's: only the caller's regions are
             // checked, and both plans bound to a region of its size.
-            self.check_limits(plan)?;
+            self.check_limits(plan.limits())?;
             let (plain_input, plain_destinations) = plain_regions(&input, destinations);
             plan.check_regions(&plain_input, &plain_destinations)?;
             let scratch = plan.scratch_region(plain_destinations.len() + 1);
@@ -445,19 +581,19 @@ impl GpuSplitter {
         input: &BufferRegion<'_>,
         destinations: &[BufferRegion<'_>],
     ) -> Result<std::sync::Arc<wgpu::Buffer>> {
-        self.check_limits(plan)?;
+        self.check_limits(plan.limits())?;
         let (plain_input, plain_destinations) = plain_regions(input, destinations);
         plan.check_regions(&plain_input, &plain_destinations)?;
         Ok(self.resources.scratch(plan.scratch_bytes())?)
     }
 
-    /// A plan made for limits this device does not allow is refused.
-    fn check_limits(&self, plan: &SplitPlan) -> Result<()> {
-        if plan.limits().fits_within(&self.limits) {
+    /// A plan made for `limits` this device does not allow is refused.
+    pub(super) fn check_limits(&self, limits: &PlanLimits) -> Result<()> {
+        if limits.fits_within(&self.limits) {
             return Ok(());
         }
         Err(PlanError::Mismatch(PlanMismatch::Limits {
-            planned: Box::new(*plan.limits()),
+            planned: Box::new(*limits),
             device: Box::new(self.limits),
         })
         .into())
@@ -471,7 +607,7 @@ impl GpuSplitter {
         input: &BufferRegion<'_>,
         destinations: &[BufferRegion<'_>],
     ) -> Result<BoundPlan<'p>> {
-        self.check_limits(plan)?;
+        self.check_limits(plan.limits())?;
         let (plain_input, plain_destinations) = plain_regions(input, destinations);
         Ok(plan.bind(&plain_input, &plain_destinations)?)
     }

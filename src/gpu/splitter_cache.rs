@@ -6,11 +6,14 @@ use std::borrow::Cow;
 
 use super::cache::{CacheUsage, lock};
 use super::dispatch::upload_table;
+use super::moves::{MovePlan, PlanRef, Token};
 use super::resources::Resources;
 use super::scope::{scoped, submit};
 use crate::error::Result;
 use crate::kernels::wgsl::Bindings;
-use crate::plan::{ShaderKey, SplitPlan};
+use crate::plan::binding::regions::PlainRegion;
+use crate::plan::permuted_binding::PermutedBinding;
+use crate::plan::{PermutedConcatPlan, PermutedPlan, ShaderKey, SplitPlan, Usages};
 
 /// The cache of a [`crate::gpu::GpuSplitter`]
 /// ([`crate::gpu::GpuSplitter::cache`]), bounded by its
@@ -61,21 +64,68 @@ impl SplitterCache<'_> {
         *lock(&self.resources.scratch) = None;
     }
 
-    /// Gets `plan` ready ahead of time: compiles its pipelines (kept within
-    /// the policy's bound), uploads its table (kept within the budget) and
-    /// submits one dispatch of each pipeline that does no work, so that the
-    /// driver's compile at first execution (about 48 ms for a generated
-    /// kernel on lavapipe) happens now rather than at the first encode.
-    /// Does not wait; a plan without dispatches needs nothing.
+    /// Gets `plan` (of any move) ready ahead of time: compiles its
+    /// pipelines (kept within the policy's bound); for a split or concat
+    /// also uploads its table (kept within the budget) and submits one
+    /// dispatch of each pipeline that does no work, so that the driver's
+    /// compile at first execution (about 48 ms for a generated kernel on
+    /// lavapipe) happens now rather than at the first encode. Does not
+    /// wait; a plan without dispatches needs nothing.
     ///
     /// # Errors
     ///
     /// [`crate::error::DeviceError::Gpu`] when the device is lost or rejects
     /// the kernel.
-    pub fn warm_up(&self, plan: &SplitPlan) -> Result<()> {
+    pub fn warm_up<P: MovePlan>(&self, plan: &P) -> Result<()> {
+        match plan.as_plan(Token(())) {
+            PlanRef::Split(plan) => self.warm_up_split(plan),
+            PlanRef::Concat(plan) => self.warm_up_split(plan.mirror()),
+            PlanRef::PermutedSplit(plan) => self.warm_up_permuted(plan),
+            PlanRef::PermutedConcat(plan) => self.warm_up_permuted_concat(plan),
+        }
+    }
+
+    /// [`SplitterCache::warm_up`] of a permuted split: its pipelines
+    /// compiled (its parameters depend on the regions, so they wait for
+    /// the encode).
+    fn warm_up_permuted(&self, plan: &PermutedPlan) -> Result<()> {
+        let (input, outputs) = own_regions(
+            plan.input_bytes(),
+            (0..plan.outputs().len()).map(|i| plan.output_region_bytes(i)),
+        );
+        let binding = plan.bind(&input, &outputs)?;
+        self.compile_permuted(&binding)
+    }
+
+    /// [`SplitterCache::warm_up`] of a permuted concat.
+    fn warm_up_permuted_concat(&self, plan: &PermutedConcatPlan) -> Result<()> {
+        let count = plan.concat().concat().input_count();
+        let (output, inputs) = own_regions(
+            plan.output_region_bytes(),
+            (0..count).map(|i| plan.input_bytes(i)),
+        );
+        let binding = plan.bind(&inputs, &output)?;
+        self.compile_permuted(&binding)
+    }
+
+    /// Compiles the pipelines of `binding`'s dispatches, kept among the
+    /// generated pipelines.
+    fn compile_permuted(&self, binding: &PermutedBinding) -> Result<()> {
+        let (resources, device) = (self.resources, &self.resources.device);
+        let kept = resources.policy.generated_pipelines;
+        for d in &binding.dispatches {
+            scoped(device, "compiling the permuted-move kernel", || {
+                resources.pipelines.permute(device, &d.module, kept)
+            })?;
+        }
+        Ok(())
+    }
+
+    /// [`SplitterCache::warm_up`] of a split plan (a concat's mirror).
+    fn warm_up_split(&self, plan: &SplitPlan) -> Result<()> {
         if let Some((stage, unstage)) = plan.staged_plans() {
-            self.warm_up(stage)?;
-            return self.warm_up(unstage);
+            self.warm_up_split(stage)?;
+            return self.warm_up_split(unstage);
         }
         let keys = plan.shaders();
         if keys.is_empty() {
@@ -161,4 +211,28 @@ impl SplitterCache<'_> {
             encoder.finish()
         })?)
     }
+}
+
+/// Regions of their own for a permuted move's warm-up: `single` bytes in
+/// buffer 0, each of `each` in a buffer of its own, every usage.
+fn own_regions(single: u64, each: impl Iterator<Item = u64>) -> (PlainRegion, Vec<PlainRegion>) {
+    let region = |buffer: usize, bytes: u64| {
+        let size = bytes.next_multiple_of(4).max(4);
+        PlainRegion {
+            buffer,
+            buffer_size: size,
+            usages: Usages {
+                storage: true,
+                copy_src: true,
+                copy_dst: true,
+            },
+            offset: 0,
+            size,
+        }
+    };
+    let each = each
+        .enumerate()
+        .map(|(i, bytes)| region(i + 1, bytes))
+        .collect();
+    (region(0, single), each)
 }

@@ -8,6 +8,7 @@ use std::ops::Range;
 
 use super::dispatch::{bind_group, table_buffer};
 use super::error::DeviceError;
+use super::moves::{MovePlan, PlanRef, Token};
 use super::region::{BufferRegion, plain_regions};
 use super::scope::{buffer_with_contents, poll, read_mapped, scoped, submit};
 use super::splitter::GpuSplitter;
@@ -15,6 +16,7 @@ use crate::error::Result;
 use crate::kernels::table::TableHeader;
 use crate::kernels::table::WORKGROUP_SIZE;
 use crate::kernels::wgsl::Bindings;
+use crate::plan::EncodeError;
 use crate::plan::binding::BoundDispatch;
 use crate::plan::binding::SlotBinding;
 use crate::plan::coalescing::{Access, SCRATCH_BUFFER, TracedBinding, TracedDispatch};
@@ -43,17 +45,49 @@ pub struct TracedRun {
     pub tensor: Vec<u8>,
 }
 
-/// Runs `plan` on `input` (its packed bytes) into destination buffers of
-/// their own, every dispatch in its module's trace variant, and returns the
+/// Runs `plan` (of any move) on `inputs` (the packed bytes of a split's
+/// one input, or of each concat input in order) into buffers of their
+/// own, every dispatch in its module's trace variant, and returns the
 /// accesses of the traced invocations: all of a dispatch's when it has at
 /// most `most` invocations, else three windows of about `most / 3` each
-/// (its start, middle and end), every window whole warps of 64.
+/// (its start, middle and end), every window whole warps of 64. A split's
+/// outputs (a concat's inputs) are [`TracedRun::destinations`], the
+/// other side [`TracedRun::tensor`]; a permuted move's copy commands run
+/// untraced.
 ///
 /// # Errors
 ///
-/// The plan's [`crate::error::EncodeError`]s (none for regions of its own
-/// sizes) and [`DeviceError::Gpu`] when the device fails.
-pub fn trace(
+/// [`crate::error::EncodeError::RegionCount`] for a split given other than
+/// one input; the plan's [`crate::error::EncodeError`]s (none for regions
+/// of its own sizes) and [`DeviceError::Gpu`] when the device fails.
+pub fn trace<P: MovePlan>(
+    splitter: &GpuSplitter,
+    plan: &P,
+    inputs: &[&[u8]],
+    most: u64,
+) -> Result<TracedRun> {
+    match plan.as_plan(Token(())) {
+        PlanRef::Split(plan) => trace_split(splitter, plan, one_input(inputs)?, most),
+        PlanRef::Concat(plan) => trace_concat(splitter, plan, inputs, most),
+        PlanRef::PermutedSplit(plan) => trace_permuted(splitter, plan, one_input(inputs)?, most),
+        PlanRef::PermutedConcat(plan) => trace_permuted_concat(splitter, plan, inputs, most),
+    }
+}
+
+/// The one input of a split's trace.
+pub(crate) fn one_input<'a>(inputs: &[&'a [u8]]) -> Result<&'a [u8]> {
+    match inputs {
+        [input] => Ok(input),
+        _ => Err(EncodeError::RegionCount {
+            expected: 1,
+            actual: inputs.len(),
+        }
+        .into()),
+    }
+}
+
+/// [`trace`] of a split.
+fn trace_split(
     splitter: &GpuSplitter,
     plan: &SplitPlan,
     input: &[u8],
@@ -62,15 +96,8 @@ pub fn trace(
     traced_run(splitter, plan, input, &[], most)
 }
 
-/// [`trace`] of a concat: its mirror split run backwards, the pieces
-/// (`inputs`, each concat input's packed bytes, in order) in destination
-/// buffers of their own, the output in the tensor's buffer
-/// ([`TracedRun::tensor`]).
-///
-/// # Errors
-///
-/// As [`trace`].
-pub fn trace_concat(
+/// [`trace`] of a concat.
+fn trace_concat(
     splitter: &GpuSplitter,
     plan: &ConcatPlan,
     inputs: &[&[u8]],
@@ -80,15 +107,8 @@ pub fn trace_concat(
     traced_run(splitter, plan.mirror(), &[], &pieces, most)
 }
 
-/// [`trace`] of a permuted split: its copy commands (kept pieces) run as
-/// commands, untraced; its dispatches (gathers and tiles) each in its
-/// module's trace variant, traced as [`trace`] traces. Buffer 0 is the
-/// input, buffer `i + 1` output `i`, each of its own.
-///
-/// # Errors
-///
-/// As [`trace`].
-pub fn trace_permuted(
+/// [`trace`] of a permuted split.
+fn trace_permuted(
     splitter: &GpuSplitter,
     plan: &PermutedPlan,
     input: &[u8],
@@ -117,7 +137,7 @@ pub fn trace_permuted(
     let regions: Vec<BufferRegion<'_>> = each.iter().map(BufferRegion::whole).collect();
     let input_region = BufferRegion::new(&single, 0, single_bytes);
     let (plain_input, plain) = plain_regions(&input_region, &regions);
-    let binding = plan.bind(&plain_input, &plain, true)?;
+    let binding = plan.bind(&plain_input, &plain)?;
     let mut encoder = device.create_command_encoder(&Default::default());
     for &(i, from, bytes) in &binding.copies {
         encoder.copy_buffer_to_buffer(&single, from, &each[i], 0, bytes);
@@ -131,15 +151,8 @@ pub fn trace_permuted(
     traced_permuted_run(splitter, &binding, &single, &each, most)
 }
 
-/// [`trace`] of a permuted concat: `inputs` (each concat input's packed
-/// bytes) in buffers `1..`, the output in buffer 0
-/// ([`TracedRun::tensor`]), the zeroing dispatch (where there is one)
-/// traced first.
-///
-/// # Errors
-///
-/// As [`trace`].
-pub fn trace_permuted_concat(
+/// [`trace`] of a permuted concat.
+fn trace_permuted_concat(
     splitter: &GpuSplitter,
     plan: &PermutedConcatPlan,
     inputs: &[&[u8]],

@@ -74,7 +74,7 @@ impl ConcatChain {
             Some((node, shape)) => reshaped(shape, self.allowzero, &transposed, node)?,
             None => transposed,
         };
-        Ok(InputMove::new(perm, shape))
+        Ok(InputMove::new(shape, perm))
     }
 }
 

@@ -86,6 +86,15 @@ pub enum PlanError {
         /// The most one binding (and one dispatch) holds on the device.
         max: u64,
     },
+    /// An option of [`crate::plan::PlanOptions`] that the move planned
+    /// does not take (a permuted move into an arena, or with one kernel).
+    #[error("{what} takes no {option} option")]
+    NotForThisMove {
+        /// The option: `"placement"`, `"kernel"`, `"form"` or `"staging"`.
+        option: &'static str,
+        /// The move.
+        what: &'static str,
+    },
     /// A plan used with something it was not made for.
     #[error("the plan does not fit this call: {0}")]
     Mismatch(PlanMismatch),
@@ -210,7 +219,7 @@ pub enum EncodeError {
     },
     /// A plan with copy commands cannot be recorded inside a compute pass.
     #[error(
-        "this plan records {copies} copy commands, which cannot go inside a compute pass; plan with GpuSplitter::plan_for_pass (dispatches only) to record into a pass"
+        "this plan records {copies} copy commands, which cannot go inside a compute pass; plan with PlanOptions::in_compute_pass (dispatches only) to record into a pass"
     )]
     CopiesInComputePass {
         /// The plan's copy commands.

@@ -2,7 +2,7 @@
 //! copy commands (kept pieces), then the dispatches, each its module, its
 //! parameters, its bindings (a region's buffer from an offset aligned down,
 //! and how many bytes) and its workgroups. The GPU path records exactly
-//! this ([`crate::gpu::GpuSplitter::encode_permuted`]); the Dawn replay and
+//! this ([`crate::gpu::GpuSplitter::encode`]); the Dawn replay and
 //! the browser suite run the same as a [`Recording`].
 
 use std::ops::Range;
@@ -93,7 +93,7 @@ fn tile_dispatch(
 impl PermutedPlan {
     /// The commands of an encode of this plan from `input` into
     /// `destinations`, checked: kept pieces as copy commands where
-    /// `copies` allows them and the buffers take them, then a dispatch per
+    /// the plan has them and the buffers take them, then a dispatch per
     /// group of destinations whose bindings do not alias (outputs through
     /// tiles in dispatches of their own).
     ///
@@ -104,7 +104,6 @@ impl PermutedPlan {
         &self,
         input: &PlainRegion,
         destinations: &[PlainRegion],
-        copies: bool,
     ) -> Result<PermutedBinding, EncodeError> {
         self.check_regions(input, destinations)?;
         let at = SplitAt {
@@ -114,7 +113,7 @@ impl PermutedPlan {
             src: self.binding(input, self.input_bytes().next_multiple_of(4)),
             bits: self.element_type().bit_width().unwrap_or(32),
         };
-        let copied = |i: usize| copies && at.copyable(i);
+        let copied = |i: usize| self.copies_output(i) && at.copyable(i);
         let mut binding = PermutedBinding {
             copies: (0..self.outputs().len())
                 .filter(|&i| self.outputs()[i].words > 0 && copied(i))
@@ -151,7 +150,7 @@ impl PermutedPlan {
             input: &PlainRegion,
             destinations: &[PlainRegion],
         ) -> Result<Recording, EncodeError> {
-            let binding = self.bind(input, destinations, true)?;
+            let binding = self.bind(input, destinations)?;
             let mut recording = Recording::of_regions(std::iter::once(input).chain(destinations));
             for &(i, src_offset, size) in &binding.copies {
                 recording.commands.push(RecordedCommand::Copy {

@@ -55,7 +55,7 @@ pub(crate) struct PermutedOutput {
 }
 
 /// A permuted split planned for a device: what
-/// [`crate::gpu::GpuSplitter::encode_permuted`] records.
+/// [`crate::gpu::GpuSplitter::encode`] records.
 ///
 /// # Examples
 ///
@@ -74,6 +74,7 @@ pub struct PermutedPlan {
     element_type: ElementType,
     limits: PlanLimits,
     lanes: LaneOrder,
+    compute_pass: bool,
     input_bytes: u64,
     outputs: Vec<PermutedOutput>,
 }
@@ -110,9 +111,26 @@ impl PermutedPlan {
             element_type,
             limits: *limits,
             lanes: LaneOrder::Striped,
+            compute_pass: false,
             input_bytes,
             outputs,
         })
+    }
+
+    /// The same plan for recording inside the caller's compute pass
+    /// ([`crate::plan::PlanOptions::in_compute_pass`]): every output through
+    /// the kernels, a kept piece too, no copy command.
+    pub fn in_compute_pass(self) -> Self {
+        PermutedPlan {
+            compute_pass: true,
+            ..self
+        }
+    }
+
+    /// True when the plan records no copy command (planned for the
+    /// caller's compute pass).
+    pub fn is_for_compute_pass(&self) -> bool {
+        self.compute_pass
     }
 
     /// The same plan with its invocations laid over words as `lanes` says:
@@ -145,12 +163,12 @@ impl PermutedPlan {
     /// True when output `i` is one run of the input of whole 32-bit words
     /// at a whole word (a piece the move keeps as it is, such as YOLOv8's
     /// class scores beside its distribution head):
-    /// [`crate::gpu::GpuSplitter::encode_permuted`] moves it with one copy
+    /// [`crate::gpu::GpuSplitter::encode`] moves it with one copy
     /// command where the input's buffer has `COPY_SRC` and the output's
     /// (another buffer) `COPY_DST`; the kernel moves it otherwise, and
     /// always inside a caller's compute pass.
     pub fn copies_output(&self, i: usize) -> bool {
-        self.outputs[i].run.is_some()
+        !self.compute_pass && self.outputs[i].run.is_some()
     }
 
     /// Output slots one tile dispatch binds.
@@ -483,7 +501,7 @@ pub(crate) type UnitView = (Vec<u32>, Vec<u32>, u32);
 pub(crate) type UnitViews = (UnitView, UnitView);
 
 /// A permuted concat planned for a device: what
-/// [`crate::gpu::GpuSplitter::encode_permuted_concat`] records. Each
+/// [`crate::gpu::GpuSplitter::encode`] records. Each
 /// input's piece of the output is walked in its own order, gathered from
 /// the input ([`PermutedConcat::gather`]) and written through the output's
 /// layout of the piece ([`PermutedConcat::piece`]): whole words stored

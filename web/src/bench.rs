@@ -432,7 +432,7 @@ impl Bench {
                 .collect::<Result<Vec<_>, _>>()?;
             let refs: Vec<&HostTensor> = inputs.iter().collect();
             let want = HostTensor::concat(&refs, &concat).map_err(js)?;
-            let plan = splitter.plan_concat(&concat, t).map_err(js)?;
+            let plan = splitter.plan(&concat, t).map_err(js)?;
             let needs = plan.requirements();
             let buffers: Vec<wgpu::Buffer> = inputs
                 .iter()
@@ -452,7 +452,7 @@ impl Bench {
             let regions: Vec<BufferRegion> = buffers.iter().map(BufferRegion::whole).collect();
             let mut encoder = device.create_command_encoder(&Default::default());
             splitter
-                .encode_concat(&mut encoder, &plan, &regions, BufferRegion::whole(&output))
+                .encode(&mut encoder, &plan, &regions, BufferRegion::whole(&output))
                 .map_err(js)?;
             queue.submit([encoder.finish()]);
             let got = read(device, queue, &output).await.map_err(js)?;
@@ -556,12 +556,12 @@ impl Prepared {
                 plan,
                 inputs,
                 output,
-            } => splitter.encode_concat(encoder, plan, &whole(inputs), BufferRegion::whole(output)),
+            } => splitter.encode(encoder, plan, &whole(inputs), BufferRegion::whole(output)),
             Move::Permuted {
                 plan,
                 input,
                 outputs,
-            } => splitter.encode_permuted(
+            } => splitter.encode(
                 encoder,
                 plan,
                 BufferRegion::new(input, 0, plan.input_bytes()),
@@ -577,12 +577,7 @@ impl Prepared {
                     .enumerate()
                     .map(|(i, b)| BufferRegion::new(b, 0, plan.input_bytes(i)))
                     .collect();
-                splitter.encode_permuted_concat(
-                    encoder,
-                    plan,
-                    &regions,
-                    BufferRegion::whole(output),
-                )
+                splitter.encode(encoder, plan, &regions, BufferRegion::whole(output))
             }
         }
         .map_err(js)
@@ -637,7 +632,7 @@ fn prepare_split(
         let fits = match &concat {
             Some(c) => {
                 let c = c.as_ref().map_err(js)?;
-                splitter.plan_concat(c, t).map(|_| ()).map_err(js)
+                splitter.plan(c, t).map(|_| ()).map_err(js)
             }
             None => splitter.plan(&split, t).map(|_| ()).map_err(js),
         };
@@ -681,7 +676,7 @@ fn prepare_split(
             }
             Some(concat) => {
                 let concat = concat.map_err(js)?;
-                let plan = splitter.plan_concat(&concat, t).map_err(js)?;
+                let plan = splitter.plan(&concat, t).map_err(js)?;
                 let needs = plan.requirements();
                 let refs: Vec<&HostTensor> = pieces.iter().collect();
                 let output = HostTensor::concat(&refs, &concat).map_err(js)?;
@@ -727,7 +722,7 @@ fn prepare_permuted(
     let shape = case.split.split().input_shape().to_vec();
     if case.concat {
         let concat: PermutedConcat = undoing(&case.split).map_err(js)?;
-        let plan = splitter.plan_permuted_concat(&concat, t).map_err(js)?;
+        let plan = splitter.plan(&concat, t).map_err(js)?;
         let inputs = pieces
             .iter()
             .map(|p| upload(gpu, p))
@@ -752,7 +747,7 @@ fn prepare_permuted(
             info,
         ))
     } else {
-        let plan = splitter.plan_permuted(&case.split, t).map_err(js)?;
+        let plan = splitter.plan(&case.split, t).map_err(js)?;
         let outputs = (0..pieces.len())
             .map(|i| zeroed(gpu, plan.output_region_bytes(i)))
             .collect();

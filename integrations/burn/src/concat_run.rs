@@ -55,7 +55,7 @@ impl BurnSplitter {
             .first()
             .ok_or(ConcatError::NoInputs { op: concat.op() })?;
         let (client, device) = (first.client.clone(), first.device.clone());
-        let plan = self.splitter().plan_concat(concat, element)?;
+        let plan = self.splitter().plan(concat, element)?;
         let needs = plan.requirements();
         // burn's queued work on the inputs' streams is submitted first.
         let guards = inputs
@@ -93,17 +93,13 @@ impl BurnSplitter {
                 let scratch = self.staging().buffer(wgpu_device, words);
                 let region = BufferRegion::new(&scratch, 0, needs.output_region_bytes);
                 self.splitter()
-                    .encode_concat(&mut encoder, &plan, &regions, region)?;
+                    .encode(&mut encoder, &plan, &regions, region)?;
                 let at = output.guard.offset;
                 encoder.copy_buffer_to_buffer(&scratch, 0, out_buffer, at, words);
             }
             None => {
-                self.splitter().encode_concat(
-                    &mut encoder,
-                    &plan,
-                    &regions,
-                    output.region(&needs),
-                )?;
+                self.splitter()
+                    .encode(&mut encoder, &plan, &regions, output.region(&needs))?;
             }
         }
         drop(regions);
@@ -130,9 +126,7 @@ impl BurnSplitter {
         let options = PlanOptions::default()
             .strategy(self.dispatching_strategy())
             .in_compute_pass();
-        let dispatched = self
-            .splitter()
-            .plan_concat_with(concat, element, &options)?;
+        let dispatched = self.splitter().plan_with(concat, element, &options)?;
         // The staged output is copied back in whole words; its allocation
         // is rounded up to hold them.
         let words = copying

@@ -147,7 +147,7 @@ impl BurnSplitter {
         dtype: DType,
     ) -> Result<Vec<CubeTensor>> {
         let client = input.client.clone();
-        let plan = self.splitter().plan_permuted(split, element)?;
+        let plan = self.splitter().plan(split, element)?;
         let input_guard = resource(&client, &input.handle)?;
         let handles: Vec<_> = (0..split.output_count())
             .map(|i| client.empty(plan.output_region_bytes(i).max(4) as usize))
@@ -169,7 +169,7 @@ impl BurnSplitter {
             .device()
             .create_command_encoder(&Default::default());
         self.splitter()
-            .encode_permuted(&mut encoder, &plan, input_region, &regions)?;
+            .encode(&mut encoder, &plan, input_region, &regions)?;
         let queue = self.splitter().queue();
         queue.submit([encoder.finish()]);
         let held = (input_guard, guards);
@@ -207,7 +207,7 @@ impl BurnSplitter {
             .into());
         };
         let (client, device) = (first.client.clone(), first.device.clone());
-        let plan = self.splitter().plan_permuted_concat(concat, element)?;
+        let plan = self.splitter().plan(concat, element)?;
         let guards = inputs
             .iter()
             .map(|t| resource(&client, &t.handle))
@@ -225,8 +225,7 @@ impl BurnSplitter {
             .splitter()
             .device()
             .create_command_encoder(&Default::default());
-        self.splitter()
-            .encode_permuted_concat(&mut encoder, &plan, &regions, out)?;
+        self.splitter().encode(&mut encoder, &plan, &regions, out)?;
         let queue = self.splitter().queue();
         queue.submit([encoder.finish()]);
         let held = (guards, output);

@@ -139,8 +139,8 @@ fn general_permuted_moves_match_the_host_path_and_round_trip() {
         let back = PermutedConcat::new(
             &permuted.output_shapes(),
             vec![
-                InputMove::new(vec![0, 2, 1], vec![2, 16, 40]),
-                InputMove::new(vec![0, 2, 1], vec![2, 32, 40]),
+                InputMove::new(vec![2, 16, 40], vec![0, 2, 1]),
+                InputMove::new(vec![2, 32, 40], vec![0, 2, 1]),
             ],
             1,
         )

@@ -19,8 +19,17 @@ pub struct InputMove {
 }
 
 impl InputMove {
-    /// Permute by `perm`, then reshape to `shape`.
-    pub fn new(perm: Vec<usize>, shape: Vec<usize>) -> Self {
+    /// Permute by `perm`, then reshape to `shape` (the piece's shape
+    /// first, as in [`crate::PieceMove::new`]).
+    ///
+    /// ```
+    /// use wgpu_split::InputMove;
+    ///
+    /// // A head [B, H, S, D] back to [B, S, H * D].
+    /// let merge = InputMove::new(vec![2, 5, 12], vec![0, 2, 1, 3]);
+    /// assert_eq!(merge.perm(), &[0, 2, 1, 3]);
+    /// ```
+    pub fn new(shape: Vec<usize>, perm: Vec<usize>) -> Self {
         InputMove { perm, shape }
     }
 
@@ -137,7 +146,7 @@ impl PermutedConcat {
             merged.extend([seq, heads * head_dim]);
             // The split_heads move of the merged piece, read backwards.
             let piece = heads_move(&merged, heads, head_dim);
-            moves.push(InputMove::new(inverse(piece.perm()), merged));
+            moves.push(InputMove::new(merged, inverse(piece.perm())));
         }
         let axis = input_shapes
             .first()

@@ -184,7 +184,7 @@ fn numpy_cases(files: &Files) -> Result<Vec<NumpyCase>, String> {
 async fn numpy_case(gpu: &Gpu, case: &NumpyCase) -> Result<(), String> {
     let (device, queue, splitter) = (&gpu.device, &gpu.queue, &gpu.splitter);
     let t = case.input.element_type();
-    let plan = splitter.plan_permuted(&case.split, t).map_err(why)?;
+    let plan = splitter.plan(&case.split, t).map_err(why)?;
     let source = buffer_with(
         device,
         case.input.as_bytes().map_err(why)?,
@@ -206,7 +206,7 @@ async fn numpy_case(gpu: &Gpu, case: &NumpyCase) -> Result<(), String> {
         .collect();
     let mut encoder = device.create_command_encoder(&Default::default());
     splitter
-        .encode_permuted(
+        .encode(
             &mut encoder,
             &plan,
             BufferRegion::new(&source, 0, plan.input_bytes()),
@@ -222,7 +222,7 @@ async fn numpy_case(gpu: &Gpu, case: &NumpyCase) -> Result<(), String> {
         );
     }
     let concat = undoing(&case.split)?;
-    let plan = splitter.plan_permuted_concat(&concat, t).map_err(why)?;
+    let plan = splitter.plan(&concat, t).map_err(why)?;
     let back = buffer_with(
         device,
         &vec![0; plan.output_region_bytes() as usize],
@@ -235,7 +235,7 @@ async fn numpy_case(gpu: &Gpu, case: &NumpyCase) -> Result<(), String> {
         .collect();
     let mut encoder = device.create_command_encoder(&Default::default());
     splitter
-        .encode_permuted_concat(
+        .encode(
             &mut encoder,
             &plan,
             &inputs,

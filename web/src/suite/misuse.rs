@@ -81,7 +81,7 @@ fn blocking_forms(gpu: &Gpu) -> Result<(), String> {
     let concat = ResolvedConcat::new(&[[2, 4], [2, 4]], 0).map_err(why)?;
     let concat_plan = gpu
         .splitter
-        .plan_concat(&concat, ElementType::Float)
+        .plan(&concat, ElementType::Float)
         .map_err(why)?;
     let refs = [&input, &input];
     let calls: Vec<(&str, &str, Option<Error>)> = vec![
@@ -96,9 +96,9 @@ fn blocking_forms(gpu: &Gpu) -> Result<(), String> {
             round_trip.split(&op, &input).err(),
         ),
         (
-            "RoundTrip::split_resolved",
-            "RoundTrip::split_resolved_async",
-            round_trip.split_resolved(&split, &input).err(),
+            "RoundTrip::run",
+            "RoundTrip::run_async",
+            round_trip.run(&split, &input).err(),
         ),
         (
             "RoundTrip::run_plan",
@@ -111,14 +111,14 @@ fn blocking_forms(gpu: &Gpu) -> Result<(), String> {
             round_trip.concat(&concat_op, &refs).err(),
         ),
         (
-            "RoundTrip::concat_resolved",
-            "RoundTrip::concat_resolved_async",
-            round_trip.concat_resolved(&concat, &refs).err(),
+            "RoundTrip::run",
+            "RoundTrip::run_async",
+            round_trip.run(&concat, &refs).err(),
         ),
         (
-            "RoundTrip::run_concat_plan",
-            "RoundTrip::run_concat_plan_async",
-            round_trip.run_concat_plan(&concat_plan, &refs).err(),
+            "RoundTrip::run_plan",
+            "RoundTrip::run_plan_async",
+            round_trip.run_plan(&concat_plan, &refs).err(),
         ),
         (
             "Calibration::measure",
@@ -224,9 +224,7 @@ async fn split_regions(gpu: &Gpu) -> Result<(), String> {
 async fn concat_regions(gpu: &Gpu) -> Result<(), String> {
     let (device, splitter) = (&gpu.device, &gpu.splitter);
     let concat = ResolvedConcat::new(&[[2, 5], [2, 3]], 1).map_err(why)?;
-    let plan = splitter
-        .plan_concat(&concat, ElementType::Int8)
-        .map_err(why)?;
+    let plan = splitter.plan(&concat, ElementType::Int8).map_err(why)?;
     let needs = plan.requirements();
     let storage = wgpu::BufferUsages::STORAGE;
     let inputs = buffer_with(device, &[7; 64], storage);
@@ -239,13 +237,13 @@ async fn concat_regions(gpu: &Gpu) -> Result<(), String> {
     let mut encoder = device.create_command_encoder(&Default::default());
     refused(
         "one input",
-        splitter.encode_concat(&mut encoder, &plan, &regions[..1], out),
+        splitter.encode(&mut encoder, &plan, &regions[..1], out),
         |e| matches!(e, EncodeError::RegionCount { .. }),
     )?;
     let small = BufferRegion::new(&output, 0, needs.output_region_bytes - 4);
     refused(
         "small output",
-        splitter.encode_concat(&mut encoder, &plan, &regions, small),
+        splitter.encode(&mut encoder, &plan, &regions, small),
         |e| matches!(e, EncodeError::BufferTooSmall { .. }),
     )?;
     ensure!(
@@ -258,9 +256,7 @@ async fn concat_regions(gpu: &Gpu) -> Result<(), String> {
 async fn permuted_regions(gpu: &Gpu) -> Result<(), String> {
     let (device, splitter) = (&gpu.device, &gpu.splitter);
     let heads = PermutedSplit::split_heads(&[1, 4, 2 * 2 * 4], &[8, 8], 4).map_err(why)?;
-    let plan = splitter
-        .plan_permuted(&heads, ElementType::Float)
-        .map_err(why)?;
+    let plan = splitter.plan(&heads, ElementType::Float).map_err(why)?;
     let storage = wgpu::BufferUsages::STORAGE;
     let input = buffer_with(device, &[3; 128], storage);
     let page = buffer_with(device, &[0; 512], storage);
@@ -272,20 +268,18 @@ async fn permuted_regions(gpu: &Gpu) -> Result<(), String> {
     ];
     refused(
         "permuted split, small",
-        splitter.encode_permuted(&mut encoder, &plan, BufferRegion::whole(&input), &small),
+        splitter.encode(&mut encoder, &plan, BufferRegion::whole(&input), &small),
         |e| matches!(e, EncodeError::BufferTooSmall { .. }),
     )?;
     let merge = PermutedConcat::merge_heads(&[[1, 2, 4, 4], [1, 2, 4, 4]]).map_err(why)?;
-    let plan = splitter
-        .plan_permuted_concat(&merge, ElementType::Float)
-        .map_err(why)?;
+    let plan = splitter.plan(&merge, ElementType::Float).map_err(why)?;
     let inputs = [
         BufferRegion::new(&input, 0, 64),
         BufferRegion::new(&input, 64, 64),
     ];
     refused(
         "permuted concat, one input",
-        splitter.encode_permuted_concat(
+        splitter.encode(
             &mut encoder,
             &plan,
             &inputs[..1],
@@ -326,14 +320,12 @@ async fn mapped(gpu: &Gpu) -> Result<(), String> {
         other => return Err(format!("split: {other:?}")),
     }
     let concat = ResolvedConcat::inverse_of(&split).ok_or("no concat")?;
-    let plan = splitter
-        .plan_concat(&concat, ElementType::Float)
-        .map_err(why)?;
+    let plan = splitter.plan(&concat, ElementType::Float).map_err(why)?;
     let inputs = [
         BufferRegion::new(&input, 0, 64),
         BufferRegion::new(&input, 64, 64),
     ];
-    match splitter.encode_concat(
+    match splitter.encode(
         &mut encoder,
         &plan,
         &inputs,
@@ -343,14 +335,12 @@ async fn mapped(gpu: &Gpu) -> Result<(), String> {
         other => return Err(format!("concat: {other:?}")),
     }
     let heads = PermutedSplit::split_heads(&[1, 2, 2 * 2 * 4], &[8, 8], 4).map_err(why)?;
-    let plan = splitter
-        .plan_permuted(&heads, ElementType::Float)
-        .map_err(why)?;
+    let plan = splitter.plan(&heads, ElementType::Float).map_err(why)?;
     let regions = [
         BufferRegion::new(&mapped, 0, 64),
         BufferRegion::new(&mapped, 128, 64),
     ];
-    match splitter.encode_permuted(&mut encoder, &plan, BufferRegion::whole(&input), &regions) {
+    match splitter.encode(&mut encoder, &plan, BufferRegion::whole(&input), &regions) {
         Err(Error::Device(DeviceError::BufferMapped { .. })) => {}
         other => return Err(format!("permuted split: {other:?}")),
     }
@@ -468,7 +458,7 @@ async fn calibration(gpu: &Gpu) -> Result<(), String> {
     let input = Rng::new(3).tensor(ElementType::Float16, &[64, 100]);
     let split = ResolvedSplit::new(&[64, 100], 1, vec![30, 70], true).map_err(why)?;
     let got = RoundTrip::new(&splitter)
-        .split_resolved_async(&split, &input)
+        .run_async(&split, &input)
         .await
         .map_err(why)?;
     ensure!(

@@ -131,7 +131,7 @@ pub fn undoing(split: &PermutedSplit) -> Result<PermutedConcat, String> {
             for (j, &p) in m.perm().iter().enumerate() {
                 inverse[p] = j;
             }
-            InputMove::new(inverse, split.split().output_shape(i))
+            InputMove::new(split.split().output_shape(i), inverse)
         })
         .collect();
     PermutedConcat::new(&split.output_shapes(), moves, split.split().axis()).map_err(why)
@@ -237,7 +237,7 @@ async fn concat_in_page<S: AsRef<[usize]>>(
     let inputs: Vec<HostTensor> = shapes.iter().map(|s| rng.tensor(t, s.as_ref())).collect();
     let refs: Vec<&HostTensor> = inputs.iter().collect();
     let want = HostTensor::concat(&refs, &concat).map_err(why)?;
-    let plan = splitter.plan_concat(&concat, t).map_err(why)?;
+    let plan = splitter.plan(&concat, t).map_err(why)?;
     let needs = plan.requirements();
     let align = needs.offset_alignment_bytes;
     let sizes: Vec<u64> = needs.inputs.iter().map(|n| n.bytes).collect();
@@ -253,7 +253,7 @@ async fn concat_in_page<S: AsRef<[usize]>>(
     let output = BufferRegion::new(&out_buffer, out_page.offsets[0], needs.output_region_bytes);
     let mut encoder = device.create_command_encoder(&Default::default());
     splitter
-        .encode_concat(&mut encoder, &plan, &regions, output)
+        .encode(&mut encoder, &plan, &regions, output)
         .map_err(why)?;
     queue.submit([encoder.finish()]);
     let expected = [want.as_bytes().map_err(why)?];
@@ -276,7 +276,7 @@ async fn permuted_split_in_page(
     let (device, queue, splitter) = (&gpu.device, &gpu.queue, &gpu.splitter);
     let input = rng.tensor(t, split.split().input_shape());
     let want = input.split_permuted(split).map_err(why)?;
-    let plan = splitter.plan_permuted(split, t).map_err(why)?;
+    let plan = splitter.plan(split, t).map_err(why)?;
     let source = input.as_bytes().map_err(why)?;
     let in_page = Page::pack(&[plan.input_bytes().next_multiple_of(4)], 4, rng);
     let in_bytes = in_page.fill(&[source]);
@@ -292,7 +292,7 @@ async fn permuted_split_in_page(
     let input_region = BufferRegion::new(&in_buffer, in_page.offsets[0], plan.input_bytes());
     let mut encoder = device.create_command_encoder(&Default::default());
     splitter
-        .encode_permuted(&mut encoder, &plan, input_region, &regions)
+        .encode(&mut encoder, &plan, input_region, &regions)
         .map_err(why)?;
     queue.submit([encoder.finish()]);
     let expected: Vec<&[u8]> = want.iter().map(|o| o.as_bytes().unwrap_or(&[])).collect();
@@ -320,7 +320,7 @@ async fn permuted_concat_in_page(
         .collect();
     let refs: Vec<&HostTensor> = inputs.iter().collect();
     let want = HostTensor::concat_permuted(&refs, concat).map_err(why)?;
-    let plan = splitter.plan_permuted_concat(concat, t).map_err(why)?;
+    let plan = splitter.plan(concat, t).map_err(why)?;
     let sizes: Vec<u64> = (0..inputs.len())
         .map(|i| plan.input_bytes(i).next_multiple_of(4))
         .collect();
@@ -336,7 +336,7 @@ async fn permuted_concat_in_page(
     let output = BufferRegion::new(&out_buffer, out_page.offsets[0], plan.output_region_bytes());
     let mut encoder = device.create_command_encoder(&Default::default());
     splitter
-        .encode_permuted_concat(&mut encoder, &plan, &regions, output)
+        .encode(&mut encoder, &plan, &regions, output)
         .map_err(why)?;
     queue.submit([encoder.finish()]);
     let expected = [want.as_bytes().map_err(why)?];

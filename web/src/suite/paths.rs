@@ -62,11 +62,8 @@ async fn async_forms(gpu: &Gpu) -> Result<(), String> {
     let input = rng.tensor(t, &[5, 12]);
     let split = ResolvedSplit::new(&[5, 12], 1, vec![5, 7], true).map_err(why)?;
     let want = input.split(&split).map_err(why)?;
-    let got = round_trip
-        .split_resolved_async(&split, &input)
-        .await
-        .map_err(why)?;
-    ensure!(got == want, "split_resolved_async differs");
+    let got = round_trip.run_async(&split, &input).await.map_err(why)?;
+    ensure!(got == want, "run_async of a split differs");
     let plan = gpu.splitter.plan(&split, t).map_err(why)?;
     let got = round_trip
         .run_plan_async(&plan, &input)
@@ -75,20 +72,26 @@ async fn async_forms(gpu: &Gpu) -> Result<(), String> {
     ensure!(got == want, "run_plan_async differs");
     let refs: Vec<&HostTensor> = want.iter().collect();
     let concat = ResolvedConcat::new(&split.output_shapes(), 1).map_err(why)?;
-    let got = round_trip
-        .concat_resolved_async(&concat, &refs)
-        .await
-        .map_err(why)?;
-    ensure!(got == input, "concat_resolved_async differs");
-    let plan = gpu.splitter.plan_concat(&concat, t).map_err(why)?;
-    let got = round_trip
-        .run_concat_plan_async(&plan, &refs)
-        .await
-        .map_err(why)?;
-    ensure!(got == input, "run_concat_plan_async differs");
+    let got = round_trip.run_async(&concat, &refs).await.map_err(why)?;
+    ensure!(got == input, "run_async of a concat differs");
+    let plan = gpu.splitter.plan(&concat, t).map_err(why)?;
+    let got = round_trip.run_plan_async(&plan, &refs).await.map_err(why)?;
+    ensure!(got == input, "run_plan_async of a concat differs");
     let op: ConcatOperator = OnnxConcat::new(13).axis(1).into();
     let got = round_trip.concat_async(&op, &refs).await.map_err(why)?;
     ensure!(got == input, "concat_async differs");
+    // The permuted moves' round trips: heads out of a fused row and back.
+    let x = rng.tensor(t, &[3, 5, 24]);
+    let heads = PermutedSplit::split_heads(&[3, 5, 24], &[8, 16], 4).map_err(why)?;
+    let want = x.split_permuted(&heads).map_err(why)?;
+    let got = round_trip.run_async(&heads, &x).await.map_err(why)?;
+    ensure!(got == want, "run_async of a permuted split differs");
+    let refs: Vec<&HostTensor> = want.iter().collect();
+    let shapes: Vec<&[usize]> = want.iter().map(|h| h.shape()).collect();
+    let merge = PermutedConcat::merge_heads(&shapes).map_err(why)?;
+    let plan = gpu.splitter.plan(&merge, t).map_err(why)?;
+    let got = round_trip.run_plan_async(&plan, &refs).await.map_err(why)?;
+    ensure!(got == x, "run_plan_async of a permuted concat differs");
     Ok(())
 }
 
@@ -110,7 +113,13 @@ async fn split_in_pass(gpu: &Gpu) -> Result<(), String> {
     let t = ElementType::Float16;
     let input = Rng::new(13).tensor(t, &[9, 30]);
     let split = ResolvedSplit::new(&[9, 30], 1, vec![10; 3], true).map_err(why)?;
-    let plan = splitter.plan_for_pass(&split, t).map_err(why)?;
+    let plan = splitter
+        .plan_with(
+            &split,
+            t,
+            &wgpu_split::plan::PlanOptions::default().in_compute_pass(),
+        )
+        .map_err(why)?;
     ensure!(plan.copy_count() == 0, "a plan for a pass with copies");
     let source = buffer_with(
         device,
@@ -157,7 +166,13 @@ async fn concat_in_pass(gpu: &Gpu) -> Result<(), String> {
     let inputs: Vec<HostTensor> = [3, 5, 1].iter().map(|&w| rng.tensor(t, &[4, w])).collect();
     let refs: Vec<&HostTensor> = inputs.iter().collect();
     let concat = ResolvedConcat::new(&[[4, 3], [4, 5], [4, 1]], 1).map_err(why)?;
-    let plan = splitter.plan_concat_for_pass(&concat, t).map_err(why)?;
+    let plan = splitter
+        .plan_with(
+            &concat,
+            t,
+            &wgpu_split::plan::PlanOptions::default().in_compute_pass(),
+        )
+        .map_err(why)?;
     let buffers: Vec<wgpu::Buffer> = inputs
         .iter()
         .map(|i| {
@@ -175,7 +190,7 @@ async fn concat_in_pass(gpu: &Gpu) -> Result<(), String> {
     );
     let regions: Vec<BufferRegion> = buffers.iter().map(BufferRegion::whole).collect();
     let prepared = splitter
-        .prepare_concat(&plan, &regions, BufferRegion::whole(&output))
+        .prepare(&plan, &regions, BufferRegion::whole(&output))
         .map_err(why)?;
     record_in_pass(gpu, &prepared);
     let got = read(device, queue, &output).await?;
@@ -194,7 +209,7 @@ async fn permuted_in_pass(gpu: &Gpu) -> Result<(), String> {
     let split = PermutedSplit::split_heads(&[2, 5, 3 * 2 * 4], &[8; 3], 4).map_err(why)?;
     let input = Rng::new(15).tensor(t, split.split().input_shape());
     let heads = input.split_permuted(&split).map_err(why)?;
-    let plan = splitter.plan_permuted(&split, t).map_err(why)?;
+    let plan = splitter.plan(&split, t).map_err(why)?;
     let source = buffer_with(
         device,
         input.as_bytes().map_err(why)?,
@@ -211,7 +226,7 @@ async fn permuted_in_pass(gpu: &Gpu) -> Result<(), String> {
         .collect();
     let regions: Vec<BufferRegion> = outputs.iter().map(BufferRegion::whole).collect();
     let prepared = splitter
-        .prepare_permuted(&plan, BufferRegion::whole(&source), &regions)
+        .prepare(&plan, BufferRegion::whole(&source), &regions)
         .map_err(why)?;
     record_in_pass(gpu, &prepared);
     for (o, want) in outputs.iter().zip(&heads) {
@@ -224,14 +239,14 @@ async fn permuted_in_pass(gpu: &Gpu) -> Result<(), String> {
     }
     let shapes: Vec<Vec<usize>> = heads.iter().map(|h| h.shape().to_vec()).collect();
     let merge = PermutedConcat::merge_heads(&shapes).map_err(why)?;
-    let plan = splitter.plan_permuted_concat(&merge, t).map_err(why)?;
+    let plan = splitter.plan(&merge, t).map_err(why)?;
     let merged = buffer_with(
         device,
         &vec![0; plan.output_region_bytes() as usize],
         wgpu::BufferUsages::STORAGE,
     );
     let prepared = splitter
-        .prepare_permuted_concat(&plan, &regions, BufferRegion::whole(&merged))
+        .prepare(&plan, &regions, BufferRegion::whole(&merged))
         .map_err(why)?;
     record_in_pass(gpu, &prepared);
     let refs: Vec<&HostTensor> = heads.iter().collect();
