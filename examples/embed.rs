@@ -1,10 +1,12 @@
-//! Embedding the split in a runtime's own command stream.
+//! Embedding the moves in a runtime's own command stream.
 //!
 //! A producer kernel writes a tensor into a buffer, the split is recorded into
 //! the same encoder with each output into a buffer of its own, and a consumer
-//! kernel binds one output as it is. One submission, one readback at the end,
-//! checked against the host path. The device comes from the caller's own
-//! instance and adapter.
+//! kernel binds one output as it is; then, with the same verbs, the outputs
+//! are concatenated back into a buffer of their own and the tensor is split
+//! into attention heads (a permuted split). One submission, readbacks at the
+//! end, every byte checked against the host path. The device comes from the
+//! caller's own instance and adapter.
 //!
 //! ```text
 //! cargo run --release --example embed
@@ -13,7 +15,7 @@
 use std::process::ExitCode;
 
 use wgpu_split::gpu::{BufferRegion, GpuSplitter, RoundTrip};
-use wgpu_split::{ElementType, HostTensor, OnnxSplit};
+use wgpu_split::{ElementType, HostTensor, OnnxSplit, PermutedSplit, ResolvedConcat};
 
 const ROWS: u32 = 300;
 const COLS: u32 = 40;
@@ -94,12 +96,6 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         usage: storage | wgpu::BufferUsages::COPY_SRC,
         mapped_at_creation: false,
     });
-    let readback = device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("readback"),
-        size: consumed.len_bytes,
-        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-        mapped_at_creation: false,
-    });
 
     let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
         label: Some("runtime kernels"),
@@ -156,16 +152,29 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         pass.set_bind_group(0, &consume_bind, &[]);
         pass.dispatch_workgroups((consumed_words as u32).div_ceil(64), 1, 1);
     }
-    encoder.copy_buffer_to_buffer(&result, 0, &readback, 0, consumed.len_bytes);
-    let submission = queue.submit([encoder.finish()]);
-
-    let slice = readback.slice(..);
-    slice.map_async(wgpu::MapMode::Read, |r| r.expect("map the readback buffer"));
-    device.poll(wgpu::PollType::Wait {
-        submission_index: Some(submission),
-        timeout: Some(wgpu_split::gpu::RoundTrip::READBACK_TIMEOUT),
-    })?;
-    let gpu_result: Vec<u32> = bytemuck::pod_collect_to_vec(&slice.get_mapped_range()?);
+    // The mirror move with the same verbs: the three outputs concatenated
+    // back into a buffer of their own.
+    let concat = ResolvedConcat::inverse_of(&split).ok_or("a split with outputs")?;
+    let concat_plan = splitter.plan(&concat, ElementType::Uint32)?;
+    let back = buffer(device, concat_plan.requirements().output_region_bytes);
+    splitter.encode(
+        &mut encoder,
+        &concat_plan,
+        &regions,
+        BufferRegion::whole(&back),
+    )?;
+    // A permuted split: the tensor as [1, ROWS, COLS] split into two halves
+    // of columns, each into heads of 10: [1, 2, ROWS, 10] each.
+    let heads = PermutedSplit::split_heads(&[1, ROWS as usize, COLS as usize], &[20, 20], 10)?;
+    let heads_plan = splitter.plan(&heads, ElementType::Uint32)?;
+    let head_buffers: Vec<wgpu::Buffer> = (0..2)
+        .map(|i| buffer(device, heads_plan.output_region_bytes(i)))
+        .collect();
+    let head_regions: Vec<BufferRegion> = head_buffers.iter().map(BufferRegion::whole).collect();
+    let source = BufferRegion::whole(&tensor);
+    let heads_counts = splitter.counts(&heads_plan, source, &head_regions)?;
+    splitter.encode(&mut encoder, &heads_plan, source, &head_regions)?;
+    queue.submit([encoder.finish()]);
 
     // The same pipeline on the host.
     let input = HostTensor::from_slice(&[ROWS as usize, COLS as usize], &producer_values())?;
@@ -175,6 +184,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         .iter()
         .map(|x| x.wrapping_mul(3).wrapping_add(1))
         .collect();
+    let gpu_result: Vec<u32> = bytemuck::pod_collect_to_vec(&read(device, &queue, &result)?);
     if gpu_result != expected {
         return Err(format!(
             "consumer result differs from the host path ({} vs {} words)",
@@ -183,12 +193,62 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         )
         .into());
     }
+    if read(device, &queue, &back)?[..input.as_bytes()?.len()] != *input.as_bytes()? {
+        return Err("the concat back differs from the produced tensor".into());
+    }
+    let input_3d = HostTensor::from_slice(&[1, ROWS as usize, COLS as usize], &producer_values())?;
+    for (i, want) in input_3d.split_permuted(&heads)?.iter().enumerate() {
+        let want = want.as_bytes()?;
+        if read(device, &queue, &head_buffers[i])?[..want.len()] != *want {
+            return Err(format!("heads output {i} differs from the host path").into());
+        }
+    }
     println!(
-        "embed: OK: produce -> split ({} dispatch, {} copies) -> consume output 1 {:?} in its own buffer, {} words checked against the host path",
+        "embed: OK: produce -> split ({} dispatch, {} copies) -> consume output 1 {:?} in its own buffer, {} words checked; \
+         concat back ({} dispatches) and heads {:?} ({} dispatches) exact",
         plan.dispatch_count(),
         plan.copy_count(),
         consumed.shape,
-        expected.len()
+        expected.len(),
+        concat_plan.requirements().dispatches,
+        heads.output_shape(0),
+        heads_counts.dispatches,
     );
     Ok(())
+}
+
+/// A storage buffer of `size` bytes (at least 4) that copies read.
+fn buffer(device: &wgpu::Device, size: u64) -> wgpu::Buffer {
+    device.create_buffer(&wgpu::BufferDescriptor {
+        label: None,
+        size: size.max(4).next_multiple_of(4),
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        mapped_at_creation: false,
+    })
+}
+
+/// `buffer`'s bytes, copied to a mappable buffer and read (this blocks: a
+/// native example; on the web a runtime awaits `map_async`).
+fn read(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    buffer: &wgpu::Buffer,
+) -> Result<Vec<u8>, Box<dyn std::error::Error>> {
+    let readback = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("readback"),
+        size: buffer.size(),
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let mut encoder = device.create_command_encoder(&Default::default());
+    encoder.copy_buffer_to_buffer(buffer, 0, &readback, 0, buffer.size());
+    let submission = queue.submit([encoder.finish()]);
+    let slice = readback.slice(..);
+    slice.map_async(wgpu::MapMode::Read, |r| r.expect("map the readback buffer"));
+    device.poll(wgpu::PollType::Wait {
+        submission_index: Some(submission),
+        timeout: Some(wgpu_split::gpu::RoundTrip::READBACK_TIMEOUT),
+    })?;
+    let bytes = slice.get_mapped_range()?.to_vec();
+    Ok(bytes)
 }

@@ -1,5 +1,5 @@
 // The concat kernel for pieces at any bit offset, generated per layout
-// (plan::kernels::concat_words): a concat writes the tensor (the source
+// (src/kernels/concat_words.rs): a concat writes the tensor (the source
 // binding) from its pieces (the destination slots). Invocation g owns
 // tensor word g of the pass's window (consecutive lanes on consecutive
 // words of the tensor, and of each piece; the binding starts whole words

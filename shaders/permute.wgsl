@@ -6,21 +6,17 @@
 // element's bits taken from the source word holding them (`MODE_ELEMENTS`:
 // elements of 2, 4, 8 or 16 bits, which never straddle a word).
 //
-// params (a uniform block, read as words by `p`): the dispatch's header
-// [destinations, words per invocation, 0, 0], then per destination RECORD
-// words: first (invocation),
-// words, elements, mode, bits, rank, offset, src_shift, dst_shift, 0, 0,
-// 0, dims[8], strides[8].
+// params (a uniform block, read as words by `p`): a header, then one
+// record per destination, laid out as Rust's PermuteHeader and
+// PermuteRecord (src/kernels/permute_records.rs); the constants naming
+// their words (HEADER, RECORD, H_*, R_*) are generated from those structs.
 //
 // The `note` holes and `trace`/`trace_start` are empty except in the
 // module's access-trace variant (kernels::wgsl::TraceHooks), which records
 // every load and store of an invocation.
 
 //#fragment module
-const RECORD: u32 = 28u;
-const HEADER: u32 = 4u;
-const MODE_WORDS: u32 = 0u;
-
+{{consts}}
 @group(0) @binding(0) var<uniform> params: array<vec4<u32>, {{vec4s}}>;
 @group(0) @binding(1) var<storage, {{src_access}}> src: array<{{unit}}>;
 {{bindings}}{{trace}}
@@ -31,12 +27,12 @@ fn p(i: u32) -> u32 {
 // The source unit (a word, or an element) of unit `unit` of the view at
 // record `r`.
 fn source_unit(r: u32, unit: u32) -> u32 {
-    let rank = p(r + 5u);
+    let rank = p(r + R_RANK);
     var rest = unit;
-    var at = p(r + 6u);
+    var at = p(r + R_OFFSET);
     for (var j = rank; j > 0u; j -= 1u) {
-        let d = p(r + 12u + j - 1u);
-        let s = p(r + 20u + j - 1u);
+        let d = p(r + R_DIMS + j - 1u);
+        let s = p(r + R_STRIDES + j - 1u);
         at += (rest % d) * s;
         rest /= d;
     }
@@ -47,37 +43,37 @@ fn source_unit(r: u32, unit: u32) -> u32 {
 // length: a cursor walks it by adding the stride, and unravels the index
 // again only where a run ends.
 fn last_stride(r: u32) -> u32 {
-    let rank = p(r + 5u);
-    return select(0u, p(r + 20u + rank - 1u), rank > 0u);
+    let rank = p(r + R_RANK);
+    return select(0u, p(r + R_STRIDES + rank - 1u), rank > 0u);
 }
 
 fn last_dim(r: u32) -> u32 {
-    let rank = p(r + 5u);
-    return select(1u, p(r + 12u + rank - 1u), rank > 0u);
+    let rank = p(r + R_RANK);
+    return select(1u, p(r + R_DIMS + rank - 1u), rank > 0u);
 }
 
 // The next dimension out (its length and stride; 1 and 0 when there is
 // none): at a run's end the cursor steps it without unravelling, and
 // unravels only when it wraps too (lavapipe's lanes divide slowly).
 fn next_dim(r: u32) -> u32 {
-    let rank = p(r + 5u);
-    return select(1u, p(r + 12u + rank - 2u), rank > 1u);
+    let rank = p(r + R_RANK);
+    return select(1u, p(r + R_DIMS + rank - 2u), rank > 1u);
 }
 
 fn next_stride(r: u32) -> u32 {
-    let rank = p(r + 5u);
-    return select(0u, p(r + 20u + rank - 2u), rank > 1u);
+    let rank = p(r + R_RANK);
+    return select(0u, p(r + R_STRIDES + rank - 2u), rank > 1u);
 }
 
 // The dispatch's header: its destinations, and the words each invocation
 // writes (1 on GPUs: consecutive lanes on consecutive words; a run's worth
 // on a software adapter, whose lanes walk long stretches). A record's
 // `first` counts invocations.
-@compute @workgroup_size(256)
+@compute @workgroup_size(WORKGROUP_SIZE)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let index = gid.x + gid.y * groups.x * 256u;
-{{trace_start}}    let count = p(0u);
-    let per = p(1u);
+    let index = gid.x + gid.y * groups.x * WORKGROUP_SIZE;
+{{trace_start}}    let count = p(H_RECORDS);
+    let per = p(H_UNITS_PER_INVOCATION);
     var slot = 0u;
     var r = HEADER;
     loop {
@@ -85,21 +81,21 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
             return;
         }
         r = HEADER + slot * RECORD;
-        let first = p(r);
-        let words = p(r + 1u);
+        let first = p(r + R_FIRST);
+        let words = p(r + R_WORDS);
         if (index >= first && index < first + (words + per - 1u) / per) {
             break;
         }
         slot += 1u;
     }
-    let words = p(r + 1u);
-    var w = (index - p(r)) * per;
+    let words = p(r + R_WORDS);
+    var w = (index - p(r + R_FIRST)) * per;
     let end = min(w + per, words);
-    let src_shift = p(r + 7u);
-    let dst_shift = p(r + 8u);
+    let src_shift = p(r + R_SRC_SHIFT);
+    let dst_shift = p(r + R_DST_SHIFT);
     let d_last = last_dim(r);
     let s_last = last_stride(r);
-    if (p(r + 3u) == MODE_WORDS) {
+    if (p(r + R_MODE) == MODE_WORDS) {
         // A loop per slot, each binding named in it: no switch per word.
         switch slot {
 {{word_calls}}
@@ -113,11 +109,11 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
 {{element_fns}}
 
 //#fragment elements
-    let bits = p(r + 4u);
+    let bits = p(r + R_BITS);
     let per_word = 32u / bits;
     let mask = (1u << bits) - 1u;
     var e = w * per_word;
-    let e_end = min(end * per_word, p(r + 2u));
+    let e_end = min(end * per_word, p(r + R_ELEMENTS));
     var at = source_unit(r, e);
     var pos = e % d_last;
     let d_next = next_dim(r);
@@ -219,13 +215,10 @@ fn words_{{slot}}(r: u32, first: u32, end: u32, src_shift: u32, dst_shift: u32) 
 // point zeroed first (pieces share those words, so a dispatch that moves
 // elements binds the tensor as atomics).
 //
-// A record: first (invocation), words, elements, mode, bits, read rank,
-// read offset, piece shift, tensor shift, write rank, write offset, 0,
-// read dims[8], read strides[8], write dims[8], write strides[8].
-const RECORD: u32 = 44u;
-const HEADER: u32 = 4u;
-const MODE_WORDS: u32 = 0u;
-
+// A record: Rust's ConcatRecord (src/kernels/permute_records.rs), its
+// views' strides RANK words after their dimensions; the header's
+// clear_words and clear_shift serve the `clear` entry point.
+{{consts}}
 @group(0) @binding(0) var<uniform> params: array<vec4<u32>, {{vec4s}}>;
 @group(0) @binding(1) var<storage, read_write> dst: {{dst_type}};
 {{bindings}}
@@ -241,7 +234,7 @@ fn unravel(r: u32, at: u32, rank: u32, offset: u32, unit: u32) -> u32 {
     var unit_at = offset;
     for (var j = rank; j > 0u; j -= 1u) {
         let d = p(r + at + j - 1u);
-        let s = p(r + at + 8u + j - 1u);
+        let s = p(r + at + RANK + j - 1u);
         unit_at += (rest % d) * s;
         rest /= d;
     }
@@ -265,9 +258,9 @@ struct Cursor {
 
 fn cursor(r: u32, at: u32, rank: u32, offset: u32, unit: u32) -> Cursor {
     let dim = select(1u, p(r + at + rank - 1u), rank > 0u);
-    let stride = select(0u, p(r + at + 8u + rank - 1u), rank > 0u);
+    let stride = select(0u, p(r + at + RANK + rank - 1u), rank > 0u);
     let dim_next = select(1u, p(r + at + rank - 2u), rank > 1u);
-    let stride_next = select(0u, p(r + at + 8u + rank - 2u), rank > 1u);
+    let stride_next = select(0u, p(r + at + RANK + rank - 2u), rank > 1u);
     return Cursor(
         unravel(r, at, rank, offset, unit),
         unit % dim,
@@ -301,31 +294,31 @@ fn advance(c: Cursor, r: u32, at: u32, rank: u32, offset: u32, next: u32) -> Cur
 // The invocation's index, and the record of the piece it serves (`count`
 // when none: the invocation is past the pieces).
 fn find(index: u32) -> vec2<u32> {
-    let count = p(0u);
-    let per = p(1u);
+    let count = p(H_RECORDS);
+    let per = p(H_UNITS_PER_INVOCATION);
     for (var slot = 0u; slot < count; slot += 1u) {
         let r = HEADER + slot * RECORD;
-        let first = p(r);
-        if (index >= first && index < first + (p(r + 1u) + per - 1u) / per) {
+        let first = p(r + R_FIRST);
+        if (index >= first && index < first + (p(r + R_WORDS) + per - 1u) / per) {
             return vec2<u32>(slot, r);
         }
     }
     return vec2<u32>(count, 0u);
 }
 
-@compute @workgroup_size(256)
+@compute @workgroup_size(WORKGROUP_SIZE)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let index = gid.x + gid.y * groups.x * 256u;
+    let index = gid.x + gid.y * groups.x * WORKGROUP_SIZE;
 {{trace_start}}    let found = find(index);
-    if (found.x >= p(0u)) {
+    if (found.x >= p(H_RECORDS)) {
         return;
     }
     let slot = found.x;
     let r = found.y;
-    let per = p(1u);
-    let w = (index - p(r)) * per;
-    let end = min(w + per, p(r + 1u));
-    if (p(r + 3u) == MODE_WORDS) {
+    let per = p(H_UNITS_PER_INVOCATION);
+    let w = (index - p(r + R_FIRST)) * per;
+    let end = min(w + per, p(r + R_WORDS));
+    if (p(r + R_MODE) == MODE_WORDS) {
         // A loop per slot, each binding named in it: no switch per word.
         switch slot {
 {{word_calls}}
@@ -339,15 +332,15 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
 {{element_fns}}
 
 //#fragment concat_elements
-    let piece_shift = p(r + 7u);
-    let dst_shift = p(r + 8u);
-    let bits = p(r + 4u);
+    let piece_shift = p(r + R_PIECE_SHIFT);
+    let dst_shift = p(r + R_DST_SHIFT);
+    let bits = p(r + R_BITS);
     let per_word = 32u / bits;
     let mask = (1u << bits) - 1u;
     var e = w * per_word;
-    let e_end = min(end * per_word, p(r + 2u));
-    var read = cursor(r, 12u, p(r + 5u), p(r + 6u), e);
-    var write = cursor(r, 28u, p(r + 9u), p(r + 10u), e);
+    let e_end = min(end * per_word, p(r + R_ELEMENTS));
+    var read = cursor(r, R_READ_DIMS, p(r + R_READ_RANK), p(r + R_READ_OFFSET), e);
+    var write = cursor(r, R_WRITE_DIMS, p(r + R_WRITE_RANK), p(r + R_WRITE_OFFSET), e);
     loop {
         if (e >= e_end) {
             break;
@@ -357,8 +350,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         let to = write.at * bits;
         or_in(to / 32u + dst_shift, v << (to % 32u));
         e += 1u;
-        read = advance(read, r, 12u, p(r + 5u), p(r + 6u), e);
-        write = advance(write, r, 28u, p(r + 9u), p(r + 10u), e);
+        read = advance(read, r, R_READ_DIMS, p(r + R_READ_RANK), p(r + R_READ_OFFSET), e);
+        write = advance(write, r, R_WRITE_DIMS, p(r + R_WRITE_RANK), p(r + R_WRITE_OFFSET), e);
     }
 
 //#fragment concat_element_fns
@@ -372,11 +365,11 @@ fn piece_word(slot: u32, i: u32) -> u32 {
 
 // Zeroes the tensor's words before pieces of elements are ORed in: the
 // header's third word counts them, its fourth is the tensor's shift.
-@compute @workgroup_size(256)
+@compute @workgroup_size(WORKGROUP_SIZE)
 fn clear(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let index = gid.x + gid.y * groups.x * 256u;
-{{trace_start}}    if (index < p(2u)) {
-        put(index + p(3u), 0u);
+    let index = gid.x + gid.y * groups.x * WORKGROUP_SIZE;
+{{trace_start}}    if (index < p(H_CLEAR_WORDS)) {
+        put(index + p(H_CLEAR_SHIFT), 0u);
     }
 }
 
@@ -386,23 +379,23 @@ fn clear(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups)
 // Words [first, end) of the piece in slot {{slot}}, in its order, each
 // read through the record's read view and stored through its write view.
 fn words_{{slot}}(r: u32, first: u32, end: u32) {
-    let piece_shift = p(r + 7u);
-    let dst_shift = p(r + 8u);
-    let read_rank = p(r + 5u);
-    let read_offset = p(r + 6u);
-    let write_rank = p(r + 9u);
-    let write_offset = p(r + 10u);
+    let piece_shift = p(r + R_PIECE_SHIFT);
+    let dst_shift = p(r + R_DST_SHIFT);
+    let read_rank = p(r + R_READ_RANK);
+    let read_offset = p(r + R_READ_OFFSET);
+    let write_rank = p(r + R_WRITE_RANK);
+    let write_offset = p(r + R_WRITE_OFFSET);
     var w = first;
-    var read = cursor(r, 12u, read_rank, read_offset, w);
-    var write = cursor(r, 28u, write_rank, write_offset, w);
+    var read = cursor(r, R_READ_DIMS, read_rank, read_offset, w);
+    var write = cursor(r, R_WRITE_DIMS, write_rank, write_offset, w);
     loop {
         if (w >= end) {
             break;
         }
         {{note}}put(write.at + dst_shift, piece{{slot}}[read.at + piece_shift]);
         w += 1u;
-        read = advance(read, r, 12u, read_rank, read_offset, w);
-        write = advance(write, r, 28u, write_rank, write_offset, w);
+        read = advance(read, r, R_READ_DIMS, read_rank, read_offset, w);
+        write = advance(write, r, R_WRITE_DIMS, write_rank, write_offset, w);
     }
 }
 

@@ -8,28 +8,27 @@
 // (consecutive lanes on consecutive destination units), through workgroup
 // memory. Every other dimension of the view picks the tile's batch.
 //
-// params (a uniform block, read as words by `p`): the dispatch's header
-// [slots, 0, 0, 0], then per slot RECORD words: first (workgroup),
-// workgroups, tiles along the read axis, tiles along the write axis, the
-// read axis (a dimension of the view), the write axis, rank, read offset,
-// write offset, read shift, write shift, element bits, dims[8], read
-// strides[8], write strides[8]. Offsets and strides count elements; the
-// shifts (between a binding's start and its region's) count units: whole
-// elements, or words for packed ones.
+// params (a uniform block, read as words by `p`): a header, then one
+// record per slot, laid out as Rust's PermuteHeader and TileRecord
+// (src/kernels/permute_records.rs; the constants naming their words are
+// generated from them): the slot's first workgroup and workgroups, its
+// tiles along the read and write axes, the two axes (dimensions of the
+// view), the view's rank, read and write offsets and shifts, the element
+// bits, its dims and the strides it reads and writes through. Offsets and
+// strides count elements; the shifts (between a binding's start and its
+// region's) count units: whole elements, or words for packed ones.
 //
 // The `note` holes and `trace`/`trace_start` are empty except in the
 // module's access-trace variant (kernels::wgsl::TraceHooks).
 
 //#fragment module
-const RECORD: u32 = 36u;
-const HEADER: u32 = 4u;
-const TILE: u32 = 32u;
-// Rows of the tile one pass of the 256 invocations covers.
-const ROWS: u32 = 8u;
+{{consts}}const TILE: u32 = {{tile}}u;
+// Rows of the tile one pass of the workgroup's invocations covers.
+const ROWS: u32 = WORKGROUP_SIZE / TILE;
 
 @group(0) @binding(0) var<uniform> params: array<vec4<u32>, {{vec4s}}>;
 {{bindings}}{{trace}}
-var<workgroup> tile: array<{{unit}}, 1024>;
+var<workgroup> tile: array<{{unit}}, {{tile_cells}}>;
 
 fn p(i: u32) -> u32 {
     return params[i / 4u][i % 4u];
@@ -41,10 +40,10 @@ fn cell(row: u32, column: u32) -> u32 {
     return row * TILE + ((column + row) % TILE);
 }
 
-@compute @workgroup_size(256)
+@compute @workgroup_size(WORKGROUP_SIZE)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let group = wid.x + wid.y * groups.x;
-{{trace_start}}    let count = p(0u);
+{{trace_start}}    let count = p(H_RECORDS);
     var slot = 0u;
     var r = HEADER;
     loop {
@@ -52,43 +51,43 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) groups: 
             return;
         }
         r = HEADER + slot * RECORD;
-        if (group >= p(r) && group < p(r) + p(r + 1u)) {
+        if (group >= p(r + R_FIRST) && group < p(r + R_FIRST) + p(r + R_WORKGROUPS)) {
             break;
         }
         slot += 1u;
     }
-    let tiles_read = p(r + 2u);
-    let tiles_write = p(r + 3u);
-    let read_axis = p(r + 4u);
-    let write_axis = p(r + 5u);
-    let rank = p(r + 6u);
-    let t = group - p(r);
+    let tiles_read = p(r + R_TILES_READ);
+    let tiles_write = p(r + R_TILES_WRITE);
+    let read_axis = p(r + R_READ_AXIS);
+    let write_axis = p(r + R_WRITE_AXIS);
+    let rank = p(r + R_RANK);
+    let t = group - p(r + R_FIRST);
     let write0 = (t % tiles_write) * TILE;
     let read0 = ((t / tiles_write) % tiles_read) * TILE;
     // The tile's batch: every dimension but the two axes, innermost last.
     var rest = t / (tiles_write * tiles_read);
-    var read_at = p(r + 7u);
-    var write_at = p(r + 8u);
-    let read_shift = p(r + 9u);
-    let write_shift = p(r + 10u);
+    var read_at = p(r + R_READ_AT);
+    var write_at = p(r + R_WRITE_AT);
+    let read_shift = p(r + R_READ_SHIFT);
+    let write_shift = p(r + R_WRITE_SHIFT);
     for (var j = rank; j > 0u; j -= 1u) {
         let k = j - 1u;
         if (k != read_axis && k != write_axis) {
-            let d = p(r + 12u + k);
+            let d = p(r + R_DIMS + k);
             let i = rest % d;
             rest /= d;
-            read_at += i * p(r + 20u + k);
-            write_at += i * p(r + 28u + k);
+            read_at += i * p(r + R_READ_STRIDES + k);
+            write_at += i * p(r + R_WRITE_STRIDES + k);
         }
     }
-    let read_dim = p(r + 12u + read_axis);
-    let write_dim = p(r + 12u + write_axis);
+    let read_dim = p(r + R_DIMS + read_axis);
+    let write_dim = p(r + R_DIMS + write_axis);
     let x = lid % TILE;
     let y = lid / TILE;
-    let read_step = p(r + 20u + read_axis);
-    let across_read = p(r + 20u + write_axis);
-    let write_step = p(r + 28u + write_axis);
-    let across_write = p(r + 28u + read_axis);
+    let read_step = p(r + R_READ_STRIDES + read_axis);
+    let across_read = p(r + R_READ_STRIDES + write_axis);
+    let write_step = p(r + R_WRITE_STRIDES + write_axis);
+    let across_write = p(r + R_WRITE_STRIDES + read_axis);
 {{phases}}
 }
 
@@ -136,7 +135,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) groups: 
     let lanes = TILE / per_word;
     let xs = lid % lanes;
     let ys = lid / lanes;
-    let rows = 256u / lanes;
+    let rows = WORKGROUP_SIZE / lanes;
     for (var k = 0u; k < TILE; k += rows) {
         let i = read0 + ys + k;
         let w = write0 + xs * per_word;

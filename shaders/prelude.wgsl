@@ -1,10 +1,10 @@
-// The prelude of every kernel's module, filled by wgpu_split::plan::wgsl
+// The prelude of every kernel's module, filled by src/kernels/wgsl.rs
 // from the Rust values: the shared constants, the parameter table (its
-// members generated from plan::table::TableHeader / TableEntry), the source
+// members generated from TableHeader / TableEntry, src/kernels/table.rs), the source
 // binding (the tensor: read-only for a split, or read_write where a
 // destination shares the input's buffer; written by a concat) and one
 // destination binding per slot (the pieces: written by a split, read by a
-// concat), numbered by plan::wgsl::Bindings, and the module's one entry
+// concat), numbered by kernels::wgsl::Bindings, and the module's one entry
 // point `split`.
 //
 // Every kernel moves raw bits: values never pass through float registers,
@@ -43,7 +43,7 @@ fn source_shift_bits() -> u32 {
 {{bound_entries}}{{trace}}
 // Every load and store of the module's kernel goes through these accessors,
 // each call site numbered (`site`), so that the module's trace variant can
-// record what every invocation touches (plan::coalescing); elsewhere they
+// record what every invocation touches (src/plan/coalescing.rs); elsewhere they
 // are plain accesses that the compilers inline.
 fn ld_src(site: u32, i: u32) -> {{unit}} {
 {{record_src}}    return {{source}}[i];

@@ -1,5 +1,5 @@
 // The row-block kernel for short runs, generated per layout
-// (plan::kernels::row_blocks): each invocation owns a block of whole input
+// (src/kernels/row_blocks.rs): each invocation owns a block of whole input
 // rows, loads it with vec4 loads into registers and writes every output's
 // share of it as whole vec4s, each word assembled from constant shifts and
 // masks. No division, no table walk per element.

@@ -1,5 +1,5 @@
 // The row-copy kernel for runs of whole units (vec4s for row_copies, words
-// for row_words), generated per layout (plan::kernels::row_copies): straight-
+// for row_words), generated per layout (src/kernels/row_copies.rs): straight-
 // line code, the run lengths, the row stride, the lanes per row and where
 // each run starts in a row constants, one load and one store per unit.
 // Every entry is read once, before the first copy, from a uniform table

@@ -1,5 +1,5 @@
 // The row-stream kernel for long runs at any bit offset, generated per
-// layout (plan::kernels::row_streams): invocation g owns, in every output,
+// layout (src/kernels/row_streams.rs): invocation g owns, in every output,
 // stretch `part = g % per_row` of the whole vec4s that lie inside input row
 // `row = g / per_row`, and streams it with one funnel shift (one vec4 load
 // and one store per 16 bytes; vec4_bits.wgsl). Output bit q lies in row

@@ -172,14 +172,7 @@ fn every_move_takes_the_same_five_verbs_and_round_trips() {
 
         // A permuted split (heads, a transposed piece and a kept one) and
         // the heads' merge.
-        let heads = PermutedSplit::new(
-            ResolvedSplit::new(&[6, 5, 12], 2, vec![8, 4], true).unwrap(),
-            vec![
-                PieceMove::new(vec![6, 5, 2, 4], vec![0, 2, 1, 3]),
-                PieceMove::keep(&[6, 5, 4]),
-            ],
-        )
-        .unwrap();
+        let heads = common::heads_and_a_kept_piece();
         let want = input.split_permuted(&heads).unwrap();
         let (plan, for_pass) = plans(gpu, &heads, t);
         assert!(!for_pass.copies_output(1), "no copy command in a pass");

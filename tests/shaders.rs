@@ -5,7 +5,13 @@
 //! and size must equal the Rust struct's, the bindings must be the binding
 //! table's, the constants and workgroup sizes Rust's.
 
+#[allow(dead_code)]
+#[path = "../examples/webgpu_recordings/permuted_layouts.rs"]
+mod permuted_layouts;
+
 use std::mem::{offset_of, size_of};
+
+use permuted_layouts::{concat_undoing as undoing, region};
 
 use naga::valid::{Capabilities, ValidationFlags, Validator};
 use wgpu_split::plan::ConcatPlan;
@@ -13,12 +19,17 @@ use wgpu_split::plan::internals::{
     BindingKind, FLAG_ALIGNED, FLAG_PAD, FLAG_SKIP, MAX_UNIFORM_ENTRIES, TableEntry, TableHeader,
     UNITS_PER_INVOCATION, WORKGROUP_SIZE,
 };
-use wgpu_split::plan::internals::{Bindings, GeneratedLayout};
+use wgpu_split::plan::internals::{
+    Bindings, ConcatRecord, GeneratedLayout, PermuteHeader, PermuteRecord, PlainRegion,
+    RECORD_RANK, TILE, TileRecord,
+};
 use wgpu_split::plan::{
     CostModel, Form, Kernel, LaneOrder, Placement, PlanLimits, PlanOptions, ShaderKey, SplitPlan,
     Strategy,
 };
+use wgpu_split::plan::{PermutedConcatPlan, PermutedPlan};
 use wgpu_split::{ElementType, ResolvedConcat, ResolvedSplit};
+use wgpu_split::{PermutedSplit, PieceMove};
 
 /// The table-driven kernels' modules: the arena (1 slot), and separate
 /// destinations with 1, 2, WebGPU's default (7), lavapipe's (31) and the
@@ -585,6 +596,201 @@ fn every_kernels_sample_modules_validate_in_both_lane_orders() {
                         }
                     }
                 }
+            }
+        }
+    }
+}
+
+/// A region of buffer `buffer` (of its own, every usage) for a recording.
+fn plain(buffer: usize, size: u64) -> PlainRegion {
+    region(buffer, size.next_multiple_of(4), 0, size)
+}
+
+/// The permuted moves' modules as their recordings compile them: gathers
+/// of a split (words and elements) and of a concat (with its `clear`),
+/// and tiles of both.
+fn permuted_modules() -> Vec<(String, String)> {
+    let limits = PlanLimits::WEBGPU_DEFAULT;
+    let mut out = Vec::new();
+    for (t, lanes) in [
+        (ElementType::Float, LaneOrder::Blocked),
+        (ElementType::Int4, LaneOrder::Blocked),
+        (ElementType::Float, LaneOrder::Striped),
+    ] {
+        // Attention's heads, and a transpose of the fastest axis (tiles
+        // where lanes are striped).
+        let heads = PermutedSplit::split_heads(&[2, 64, 3 * 4 * 16], &[64; 3], 16).unwrap();
+        let transpose = PermutedSplit::new(
+            ResolvedSplit::new(&[64, 96], 1, vec![64, 32], true).unwrap(),
+            vec![
+                PieceMove::new(vec![64, 64], vec![1, 0]),
+                PieceMove::new(vec![64, 32], vec![1, 0]),
+            ],
+        )
+        .unwrap();
+        for split in [heads, transpose] {
+            let plan = PermutedPlan::new(&split, t, &limits).unwrap().lanes(lanes);
+            let outputs: Vec<PlainRegion> = (0..split.output_count())
+                .map(|i| plain(i + 1, plan.output_region_bytes(i)))
+                .collect();
+            let recording = plan
+                .recording(&plain(0, plan.input_bytes()), &outputs)
+                .unwrap();
+            let concat = undoing(&split);
+            let concat_plan = PermutedConcatPlan::new(&concat, t, &limits)
+                .unwrap()
+                .lanes(lanes);
+            let inputs: Vec<PlainRegion> = (0..split.output_count())
+                .map(|i| plain(i + 1, concat_plan.input_bytes(i)))
+                .collect();
+            let back = concat_plan
+                .recording(&inputs, &plain(0, concat_plan.output_region_bytes()))
+                .unwrap();
+            for m in recording.modules.iter().chain(&back.modules) {
+                out.push((m.wgsl.clone(), m.entry_point.to_string()));
+            }
+        }
+    }
+    out
+}
+
+/// The value of the WGSL constant `name` of `module`.
+fn wgsl_const(module: &naga::Module, name: &str) -> Option<u32> {
+    module.constants.iter().find_map(|(_, c)| {
+        if c.name.as_deref() != Some(name) {
+            return None;
+        }
+        match module.global_expressions[c.init] {
+            naga::Expression::Literal(naga::Literal::U32(v)) => Some(v),
+            _ => panic!("{name} is no u32 literal"),
+        }
+    })
+}
+
+/// The permuted moves' parameters are Rust's `#[repr(C)]` records: every
+/// word a module reads is named by a constant, and each constant,
+/// reflected from the compiled module, is the Rust field's word (the
+/// header's, and the gather's, the concat's or the tile's record); the
+/// sizes are the structs'; every entry point runs `WORKGROUP_SIZE`
+/// invocations.
+#[test]
+fn permuted_records_match_rust_member_for_member() {
+    let w = |bytes: usize| (bytes / 4) as u32;
+    let header = [
+        ("H_RECORDS", w(offset_of!(PermuteHeader, records))),
+        (
+            "H_UNITS_PER_INVOCATION",
+            w(offset_of!(PermuteHeader, units_per_invocation)),
+        ),
+        ("H_CLEAR_WORDS", w(offset_of!(PermuteHeader, clear_words))),
+        ("H_CLEAR_SHIFT", w(offset_of!(PermuteHeader, clear_shift))),
+        ("HEADER", w(size_of::<PermuteHeader>())),
+        ("RANK", RECORD_RANK as u32),
+        ("WORKGROUP_SIZE", WORKGROUP_SIZE),
+    ];
+    let gather = [
+        ("RECORD", w(size_of::<PermuteRecord>())),
+        ("R_FIRST", w(offset_of!(PermuteRecord, first))),
+        ("R_WORDS", w(offset_of!(PermuteRecord, words))),
+        ("R_ELEMENTS", w(offset_of!(PermuteRecord, elements))),
+        ("R_MODE", w(offset_of!(PermuteRecord, mode))),
+        ("R_BITS", w(offset_of!(PermuteRecord, bits))),
+        ("R_RANK", w(offset_of!(PermuteRecord, rank))),
+        ("R_OFFSET", w(offset_of!(PermuteRecord, offset))),
+        ("R_SRC_SHIFT", w(offset_of!(PermuteRecord, src_shift))),
+        ("R_DST_SHIFT", w(offset_of!(PermuteRecord, dst_shift))),
+        ("R_DIMS", w(offset_of!(PermuteRecord, dims))),
+        ("R_STRIDES", w(offset_of!(PermuteRecord, strides))),
+    ];
+    let concat = [
+        ("RECORD", w(size_of::<ConcatRecord>())),
+        ("R_FIRST", w(offset_of!(ConcatRecord, first))),
+        ("R_WORDS", w(offset_of!(ConcatRecord, words))),
+        ("R_ELEMENTS", w(offset_of!(ConcatRecord, elements))),
+        ("R_MODE", w(offset_of!(ConcatRecord, mode))),
+        ("R_BITS", w(offset_of!(ConcatRecord, bits))),
+        ("R_READ_RANK", w(offset_of!(ConcatRecord, read_rank))),
+        ("R_READ_OFFSET", w(offset_of!(ConcatRecord, read_offset))),
+        ("R_PIECE_SHIFT", w(offset_of!(ConcatRecord, piece_shift))),
+        ("R_DST_SHIFT", w(offset_of!(ConcatRecord, dst_shift))),
+        ("R_WRITE_RANK", w(offset_of!(ConcatRecord, write_rank))),
+        ("R_WRITE_OFFSET", w(offset_of!(ConcatRecord, write_offset))),
+        ("R_READ_DIMS", w(offset_of!(ConcatRecord, read_dims))),
+        ("R_WRITE_DIMS", w(offset_of!(ConcatRecord, write_dims))),
+    ];
+    // The concat reads each view's strides RANK words after its dims.
+    assert_eq!(
+        offset_of!(ConcatRecord, read_strides) - offset_of!(ConcatRecord, read_dims),
+        4 * RECORD_RANK
+    );
+    assert_eq!(
+        offset_of!(ConcatRecord, write_strides) - offset_of!(ConcatRecord, write_dims),
+        4 * RECORD_RANK
+    );
+    let tile = [
+        ("RECORD", w(size_of::<TileRecord>())),
+        ("R_FIRST", w(offset_of!(TileRecord, first))),
+        ("R_WORKGROUPS", w(offset_of!(TileRecord, workgroups))),
+        ("R_TILES_READ", w(offset_of!(TileRecord, tiles_read))),
+        ("R_TILES_WRITE", w(offset_of!(TileRecord, tiles_write))),
+        ("R_READ_AXIS", w(offset_of!(TileRecord, read_axis))),
+        ("R_WRITE_AXIS", w(offset_of!(TileRecord, write_axis))),
+        ("R_RANK", w(offset_of!(TileRecord, rank))),
+        ("R_READ_AT", w(offset_of!(TileRecord, read_at))),
+        ("R_WRITE_AT", w(offset_of!(TileRecord, write_at))),
+        ("R_READ_SHIFT", w(offset_of!(TileRecord, read_shift))),
+        ("R_WRITE_SHIFT", w(offset_of!(TileRecord, write_shift))),
+        ("R_DIMS", w(offset_of!(TileRecord, dims))),
+        ("R_READ_STRIDES", w(offset_of!(TileRecord, read_strides))),
+        ("R_WRITE_STRIDES", w(offset_of!(TileRecord, write_strides))),
+        ("TILE", TILE),
+    ];
+    let mut seen = [0; 3];
+    for (wgsl, entry_point) in permuted_modules() {
+        let module = validated(&wgsl);
+        let record = wgsl_const(&module, "RECORD").expect("a RECORD constant");
+        let (kind, fields): (usize, &[(&str, u32)]) = match record as usize * 4 {
+            n if n == size_of::<PermuteRecord>() => (0, &gather),
+            n if n == size_of::<ConcatRecord>() => (1, &concat),
+            n if n == size_of::<TileRecord>() => (2, &tile),
+            n => panic!("a record of {n} bytes"),
+        };
+        seen[kind] += 1;
+        for &(name, want) in header.iter().chain(fields) {
+            assert_eq!(
+                wgsl_const(&module, name),
+                Some(want),
+                "{name} of {entry_point}"
+            );
+        }
+        let entry = module
+            .entry_points
+            .iter()
+            .find(|e| e.name == entry_point)
+            .unwrap();
+        assert_eq!(entry.workgroup_size, [WORKGROUP_SIZE, 1, 1]);
+    }
+    assert!(
+        seen.iter().all(|&n| n > 0),
+        "every record kind compiled: {seen:?}"
+    );
+    // The templates read no record word by number.
+    for file in ["permute.wgsl", "permute_tile.wgsl"] {
+        let text = std::fs::read_to_string(format!("shaders/{file}")).unwrap();
+        for line in text.lines() {
+            // The arguments of each call of `p` (not of `group(`, ...).
+            let calls = line.match_indices("p(").filter(|&(at, _)| {
+                at == 0
+                    || !line.as_bytes()[at - 1].is_ascii_alphanumeric()
+                        && line.as_bytes()[at - 1] != b'_'
+            });
+            for (at, _) in calls {
+                let arg = line[at + 2..].split(')').next().unwrap();
+                assert!(
+                    !arg.split(" + ")
+                        .any(|t| t.trim_end_matches('u').parse::<u32>().is_ok()),
+                    "{file}: a word read by number: {line}"
+                );
             }
         }
     }

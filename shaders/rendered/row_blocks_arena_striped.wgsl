@@ -62,7 +62,7 @@ fn bound_0(e: Entry) -> Entry {
 
 // Every load and store of the module's kernel goes through these accessors,
 // each call site numbered (`site`), so that the module's trace variant can
-// record what every invocation touches (plan::coalescing); elsewhere they
+// record what every invocation touches (src/plan/coalescing.rs); elsewhere they
 // are plain accesses that the compilers inline.
 fn ld_src(site: u32, i: u32) -> vec4<u32> {
     return src_vec4[i];

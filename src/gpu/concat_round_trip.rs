@@ -4,13 +4,12 @@
 //! back.
 
 use super::blocking::{Wait, block_on};
-use super::readback::InFlight;
 use super::region::BufferRegion;
-use super::round_trip::{RoundTrip, usages};
-use super::scope::buffer_with_contents;
+use super::round_trip::{RoundTrip, check_input_count, page_of};
 use crate::error::Result;
-use crate::plan::geometry::align_up;
-use crate::plan::{ConcatPlan, PlanError, PlanMismatch};
+use std::ops::Range;
+
+use crate::plan::{ConcatPlan, ConcatRequirements, PlanError, PlanMismatch};
 use crate::semantics::{ConcatOperator, ResolvedConcat};
 use crate::tensor::HostTensor;
 
@@ -91,7 +90,8 @@ impl RoundTrip<'_> {
         self.run_concat_plan_with(&plan, inputs, wait).await
     }
 
-    /// A concat plan run on `inputs`, read back.
+    /// A concat plan run on `inputs`, read back: the inputs checked against
+    /// the plan, laid in one page, concatenated into a buffer of their own.
     pub(super) async fn run_concat_plan_with(
         self,
         plan: &ConcatPlan,
@@ -99,79 +99,70 @@ impl RoundTrip<'_> {
         wait: Wait,
     ) -> Result<HostTensor> {
         let t = plan.element_type();
-        let shapes = plan.input_shapes();
-        if inputs.len() != shapes.len() {
-            return Err(crate::plan::EncodeError::RegionCount {
-                expected: shapes.len(),
-                actual: inputs.len(),
-            }
-            .into());
-        }
-        let taking = plan.arena_offsets();
-        for (k, input) in inputs.iter().enumerate() {
-            let differs = input.shape() != shapes[k].as_slice();
-            if differs || (taking[k].is_some() && input.element_type() != t) {
-                return Err(PlanError::Mismatch(PlanMismatch::Input {
-                    planned_type: t,
-                    planned_shape: shapes[k].clone(),
-                    given_type: input.element_type(),
-                    given_shape: input.shape().to_vec(),
-                })
-                .into());
-            }
-        }
+        check_inputs(plan, inputs)?;
         let needs = plan.requirements();
         if needs.output_bytes == 0 || (needs.dispatches == 0 && needs.copies == 0) {
             let bytes = vec![0; needs.output_bytes as usize];
             return Ok(HostTensor::from_raw(t, plan.output_shape(), bytes)?);
         }
-        // The inputs in one page: at the arena's offsets, or each at the
-        // next 16-byte step.
-        let mut page = Vec::new();
-        let mut ranges = Vec::with_capacity(inputs.len());
-        for (k, input) in inputs.iter().enumerate() {
-            let bytes = input.as_bytes()?;
-            let start = match plan.placement().is_shared() {
-                true => taking[k].unwrap_or(0),
-                false => align_up(page.len() as u64, 16),
-            };
-            let end = start + needs.inputs.get(k).map_or(0, |n| n.bytes);
-            let end = end.max(start + bytes.len() as u64);
-            if (page.len() as u64) < end {
-                page.resize(end as usize, 0);
-            }
-            page[start as usize..start as usize + bytes.len()].copy_from_slice(bytes);
-            ranges.push(start..end);
-        }
-        if plan.placement().is_shared() {
-            page.resize(page.len().max(needs.inputs[0].bytes as usize), 0);
-            ranges = std::iter::once(0..needs.inputs[0].bytes).collect();
-        }
-        let device = self.splitter().device();
-        let size = align_up(page.len() as u64, 4).max(4);
-        let page = buffer_with_contents(device, "wgpu-split input page", &page, size, usages())?;
-        let output = self.create_buffer("wgpu-split concat output", needs.output_region_bytes)?;
-        let regions: Vec<BufferRegion> = ranges
+        let pieces = inputs
+            .iter()
+            .map(|input| input.as_bytes())
+            .collect::<std::result::Result<Vec<_>, _>>()?;
+        let (starts, len, regions) = input_page(plan, &needs);
+        let page = self.upload_page(&pieces, &starts, len)?;
+        let regions: Vec<BufferRegion> = regions
             .iter()
             .map(|r| BufferRegion::new(&page, r.start, r.end - r.start))
             .collect();
-        let in_flight = InFlight::submit(
-            device,
-            self.splitter().queue(),
-            &output,
-            "running the concat",
-            |encoder| {
-                self.splitter().encode(
-                    encoder,
-                    plan,
-                    &regions,
-                    BufferRegion::new(&output, 0, needs.output_region_bytes),
-                )
-            },
-        )
-        .await?;
-        let mut bytes = in_flight.read("concat", wait).await?;
-        bytes.truncate(needs.output_bytes as usize);
+        let splitter = self.splitter();
+        let packed = needs.output_bytes as usize;
+        let output_bytes = needs.output_region_bytes;
+        let bytes = self
+            .read_output("concat", output_bytes, packed, wait, |encoder, output| {
+                splitter.encode(encoder, plan, &regions, output)
+            })
+            .await?;
         Ok(HostTensor::from_raw(t, plan.output_shape(), bytes)?)
     }
+}
+
+/// `inputs` are as many as `plan`'s, each of its shape (and, where the
+/// arena takes it in place, of its type).
+fn check_inputs(plan: &ConcatPlan, inputs: &[&HostTensor]) -> Result<()> {
+    let t = plan.element_type();
+    let shapes = plan.input_shapes();
+    check_input_count(shapes.len(), inputs.len())?;
+    let taking = plan.arena_offsets();
+    for (k, input) in inputs.iter().enumerate() {
+        let differs = input.shape() != shapes[k].as_slice();
+        if differs || (taking[k].is_some() && input.element_type() != t) {
+            return Err(PlanError::Mismatch(PlanMismatch::Input {
+                planned_type: t,
+                planned_shape: shapes[k].clone(),
+                given_type: input.element_type(),
+                given_shape: input.shape().to_vec(),
+            })
+            .into());
+        }
+    }
+    Ok(())
+}
+
+/// Where each input starts in one page (at the arena's offsets, or each at
+/// the next 16-byte step), the page's bytes, and the regions the encode is
+/// given: each input's as long as the plan reads, or the whole arena.
+fn input_page(plan: &ConcatPlan, needs: &ConcatRequirements) -> (Vec<u64>, u64, Vec<Range<u64>>) {
+    let sizes = needs.inputs.iter().map(|n| n.bytes);
+    if plan.placement().is_shared() {
+        let starts = plan
+            .arena_offsets()
+            .iter()
+            .map(|o| o.unwrap_or(0))
+            .collect();
+        let arena = needs.inputs[0].bytes;
+        return (starts, arena, std::iter::once(0..arena).collect());
+    }
+    let (ranges, len) = page_of(sizes);
+    (ranges.iter().map(|r| r.start).collect(), len, ranges)
 }

@@ -3,7 +3,7 @@
 //! concat, a permuted split or concat), [`MovePlan`] a plan of one and the
 //! regions it reads and writes. Both are sealed: the crate's four moves
 //! are the ones there are. Each verb takes the move's one view
-//! ([`sealed::Bound`], [`sealed::MoveRef`]) and matches on it once.
+//! ([`sealed::Placed`], [`sealed::MoveRef`]) and matches on it once.
 
 use super::region::BufferRegion;
 use crate::error::Result;
@@ -11,7 +11,7 @@ use crate::plan::{ConcatPlan, PermutedConcatPlan, PermutedPlan, PlanError, Split
 use crate::semantics::{PermutedConcat, PermutedSplit, ResolvedConcat, ResolvedSplit};
 use crate::tensor::HostTensor;
 
-pub(crate) use sealed::{AnyPlan, Bound, HostRun, MoveRef, MoveRun, PlanRef, Token};
+pub(crate) use sealed::{AnyPlan, HostRun, MoveRef, MoveRun, Placed, PlanRef, Token};
 
 /// The crate's side of the traits: what a verb sees of a move.
 pub(crate) mod sealed {
@@ -69,7 +69,7 @@ pub(crate) mod sealed {
 
     /// A plan with the regions an encode reads and writes.
     #[derive(Debug, Clone, Copy)]
-    pub enum Bound<'a> {
+    pub enum Placed<'a> {
         /// A split's plan, its input and its outputs' regions.
         Split(&'a SplitPlan, BufferRegion<'a>, &'a [BufferRegion<'a>]),
         /// A concat's plan, its inputs' regions and its output's.
@@ -166,12 +166,12 @@ pub trait MovePlan: sealed::Sealed {
 
     /// The plan with an encode's regions (for the verbs).
     #[doc(hidden)]
-    fn bound<'a>(
+    fn placed<'a>(
         &'a self,
         token: Token,
         input: Self::Input<'a>,
         output: Self::Output<'a>,
-    ) -> Bound<'a>;
+    ) -> Placed<'a>;
 
     /// The plan with a round trip's host tensors (for the verbs).
     #[doc(hidden)]
@@ -236,8 +236,8 @@ macro_rules! moves {
                 PlanRef::$variant(self)
             }
 
-            fn bound<'a>(&'a self, _: Token, input: $input, output: $output) -> Bound<'a> {
-                Bound::$variant(self, input, output)
+            fn placed<'a>(&'a self, _: Token, input: $input, output: $output) -> Placed<'a> {
+                Placed::$variant(self, input, output)
             }
 
             fn with_host<'a>(&'a self, _: Token, input: $host_input) -> HostRun<'a> {

@@ -20,7 +20,7 @@ use crate::element::ElementType;
 use crate::error::Result;
 use crate::kernels::permute_module::PermuteModule;
 use crate::kernels::table::fingerprint;
-use crate::plan::permuted_binding::{Bound, PermutedBinding, dispatch_grid};
+use crate::plan::permuted_binding::{PermutedBinding, Side, dispatch_grid};
 use crate::plan::{
     BufferRole, EncodeError, LaneOrder, PermutedConcatPlan, PermutedPlan, PlanError, PlanOptions,
     Strategy,
@@ -68,14 +68,23 @@ impl GpuSplitter {
         destinations: &[BufferRegion<'_>],
     ) -> Result<()> {
         let binding = self.bind_permuted_split(plan, &input, destinations)?;
+        // The bind groups made and checked (a foreign buffer's among them)
+        // before anything goes into the caller's encoder.
+        let prepared = match binding.dispatches.is_empty() {
+            true => None,
+            false => Some(scoped(
+                self.device(),
+                "binding the permuted split",
+                || self.prepare_dispatches(&binding, input.buffer, destinations),
+            )??),
+        };
         let scope = ErrorScope::open(self.device());
         for &(i, from, bytes) in &binding.copies {
             let to = &destinations[i];
             encoder.copy_buffer_to_buffer(input.buffer, from, to.buffer, to.offset, bytes);
         }
-        if !binding.dispatches.is_empty() {
-            let prepared = self.prepare_dispatches(&binding, input.buffer, destinations)?;
-            self.record_own_pass(encoder, &prepared);
+        if let Some(prepared) = &prepared {
+            self.record_own_pass(encoder, prepared);
         }
         Ok(scope.close("recording the permuted split", ())?)
     }
@@ -154,8 +163,10 @@ impl GpuSplitter {
         output: BufferRegion<'_>,
     ) -> Result<()> {
         let binding = self.bind_permuted_concat(plan, inputs, &output)?;
+        let prepared = scoped(self.device(), "binding the permuted concat", || {
+            self.prepare_dispatches(&binding, output.buffer, inputs)
+        })??;
         let scope = ErrorScope::open(self.device());
-        let prepared = self.prepare_dispatches(&binding, output.buffer, inputs)?;
         self.record_own_pass(encoder, &prepared);
         Ok(scope.close("recording the permuted concat", ())?)
     }
@@ -230,13 +241,13 @@ impl GpuSplitter {
         each: &[BufferRegion<'_>],
     ) -> Result<PreparedSplit> {
         let device = self.device();
-        let mut params = Vec::new();
-        let mut starts = Vec::with_capacity(binding.dispatches.len());
-        for d in &binding.dispatches {
-            let start = params.len().next_multiple_of(PARAMS_ALIGNMENT);
-            params.resize(start, 0);
-            params.extend(d.params.iter().flat_map(|w| w.to_le_bytes()));
-            starts.push(start as u64);
+        let (starts, bytes) = params_layout(binding);
+        let mut params = vec![0u8; bytes as usize];
+        for (d, &start) in binding.dispatches.iter().zip(&starts) {
+            let words = params[start as usize..].chunks_exact_mut(4);
+            for (word, value) in words.zip(&d.params) {
+                word.copy_from_slice(&value.to_le_bytes());
+            }
         }
         let params_buffer = upload_table(self.resources(), fingerprint(&params), &params, || {
             Cow::Borrowed(&params)
@@ -252,8 +263,8 @@ impl GpuSplitter {
             )];
             entries.extend(d.bindings.iter().map(|(number, b, range)| {
                 let buffer = match *b {
-                    Bound::Single => single,
-                    Bound::Each(i) => each[i].buffer,
+                    Side::Single => single,
+                    Side::Each(i) => each[i].buffer,
                 };
                 entry(*number, buffer, range.clone())
             }));
@@ -299,14 +310,29 @@ impl GpuSplitter {
 
 /// What an encode of `binding` records.
 fn counts_of(binding: &PermutedBinding) -> EncodeCounts {
-    let params = binding.dispatches.iter().fold(0usize, |end, d| {
-        end.next_multiple_of(PARAMS_ALIGNMENT) + 4 * d.params.len()
-    });
     EncodeCounts {
         copies: binding.copies.len() as u64,
         dispatches: binding.dispatches.len(),
-        table_bytes: params as u64,
+        table_bytes: params_layout(binding).1,
     }
+}
+
+/// Where each dispatch's parameters start in their one buffer (the next
+/// multiple of [`PARAMS_ALIGNMENT`] after the previous dispatch's), and
+/// the buffer's bytes: what `prepare_dispatches` uploads and `counts`
+/// announces.
+fn params_layout(binding: &PermutedBinding) -> (Vec<u64>, u64) {
+    let mut end = 0u64;
+    let starts = binding
+        .dispatches
+        .iter()
+        .map(|d| {
+            let start = end.next_multiple_of(PARAMS_ALIGNMENT);
+            end = start + 4 * d.params.len() as u64;
+            start
+        })
+        .collect();
+    (starts, end)
 }
 
 /// The options a permuted move takes: a strategy (its lanes) and the
@@ -335,7 +361,7 @@ fn check_permuted_options(options: &PlanOptions) -> std::result::Result<(), Plan
 /// Where each dispatch's parameters start in their buffer: a multiple of
 /// WebGPU's largest `minUniformBufferOffsetAlignment` (as the recordings
 /// lay them).
-const PARAMS_ALIGNMENT: usize = 256;
+const PARAMS_ALIGNMENT: u64 = 256;
 
 /// Binding `binding` of a bind group: `range` of `buffer`.
 fn entry(binding: u32, buffer: &wgpu::Buffer, range: Range<u64>) -> wgpu::BindGroupEntry<'_> {

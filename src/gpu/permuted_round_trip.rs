@@ -6,11 +6,9 @@
 use super::blocking::Wait;
 use super::readback::InFlight;
 use super::region::BufferRegion;
-use super::round_trip::{RoundTrip, usages};
-use super::scope::buffer_with_contents;
+use super::round_trip::{RoundTrip, check_input_count, page_of};
 use crate::element::ElementType;
 use crate::error::Result;
-use crate::plan::geometry::align_up;
 use crate::plan::{PermutedConcatPlan, PermutedPlan, PlanError, PlanMismatch};
 use crate::semantics::{PermutedConcat, PermutedSplit};
 use crate::tensor::HostTensor;
@@ -39,21 +37,14 @@ impl RoundTrip<'_> {
         let split = plan.split();
         check_input(t, split.split().input_shape(), input)?;
         let count = split.output_count();
-        let mut end = 0;
-        let ranges: Vec<(u64, u64)> = (0..count)
-            .map(|i| {
-                let start = align_up(end, 16);
-                end = start + plan.output_region_bytes(i);
-                (start, plan.output_region_bytes(i))
-            })
-            .collect();
+        let (ranges, end) = page_of((0..count).map(|i| plan.output_region_bytes(i)));
         let mut bytes = Vec::new();
         if end > 0 {
             let input_buffer = self.create_input(input.as_bytes()?)?;
             let page = self.create_buffer("wgpu-split output page", end)?;
             let regions: Vec<BufferRegion<'_>> = ranges
                 .iter()
-                .map(|&(start, size)| BufferRegion::new(&page, start, size))
+                .map(|r| BufferRegion::new(&page, r.start, r.end - r.start))
                 .collect();
             let splitter = self.splitter();
             let in_flight = InFlight::submit(
@@ -71,7 +62,7 @@ impl RoundTrip<'_> {
         (0..count)
             .map(|i| {
                 let shape = split.output_shape(i);
-                let start = ranges[i].0 as usize;
+                let start = ranges[i].start as usize;
                 let piece = bytes
                     .get(start..start + packed_bytes(t, &shape))
                     .unwrap_or(&[]);
@@ -104,51 +95,35 @@ impl RoundTrip<'_> {
     ) -> Result<HostTensor> {
         let t = plan.element_type();
         let shapes = plan.concat().input_shapes();
-        if inputs.len() != shapes.len() {
-            return Err(crate::plan::EncodeError::RegionCount {
-                expected: shapes.len(),
-                actual: inputs.len(),
-            }
-            .into());
-        }
-        let mut page = Vec::new();
-        let mut ranges = Vec::with_capacity(inputs.len());
+        check_input_count(shapes.len(), inputs.len())?;
+        let mut pieces = Vec::with_capacity(inputs.len());
         for (k, input) in inputs.iter().enumerate() {
             check_input(t, &shapes[k], input)?;
-            let start = align_up(page.len() as u64, 16) as usize;
-            let size = plan.input_bytes(k).next_multiple_of(4) as usize;
-            page.resize(start + size, 0);
-            let bytes = input.as_bytes()?;
-            page[start..start + bytes.len()].copy_from_slice(bytes);
-            ranges.push((start as u64, plan.input_bytes(k)));
+            pieces.push(input.as_bytes()?);
         }
         let shape = plan.concat().output_shape();
         let output_bytes = plan.output_region_bytes();
         if output_bytes == 0 {
             return Ok(HostTensor::from_raw(t, shape, Vec::new())?);
         }
-        let splitter = self.splitter();
-        let device = splitter.device();
-        let size = align_up(page.len() as u64, 4).max(4);
-        let page = buffer_with_contents(device, "wgpu-split input page", &page, size, usages())?;
-        let output = self.create_buffer("wgpu-split concat output", output_bytes)?;
+        let (ranges, len) = page_of((0..inputs.len()).map(|k| plan.input_bytes(k)));
+        let starts: Vec<u64> = ranges.iter().map(|r| r.start).collect();
+        let page = self.upload_page(&pieces, &starts, len)?;
         let regions: Vec<BufferRegion<'_>> = ranges
             .iter()
-            .map(|&(start, size)| BufferRegion::new(&page, start, size))
+            .map(|r| BufferRegion::new(&page, r.start, r.end - r.start))
             .collect();
-        let in_flight = InFlight::submit(
-            device,
-            splitter.queue(),
-            &output,
-            "running the permuted concat",
-            |encoder| {
-                let output = BufferRegion::new(&output, 0, output_bytes);
-                splitter.encode(encoder, plan, &regions, output)
-            },
-        )
-        .await?;
-        let mut bytes = in_flight.read("permuted concat", wait).await?;
-        bytes.truncate(packed_bytes(t, shape));
+        let splitter = self.splitter();
+        let packed = packed_bytes(t, shape);
+        let bytes = self
+            .read_output(
+                "permuted concat",
+                output_bytes,
+                packed,
+                wait,
+                |encoder, output| splitter.encode(encoder, plan, &regions, output),
+            )
+            .await?;
         Ok(HostTensor::from_raw(t, shape, bytes)?)
     }
 }

@@ -361,6 +361,57 @@ impl<'s> RoundTrip<'s> {
         )?)
     }
 
+    /// One buffer of at least `len` bytes holding `pieces`, piece `k` at
+    /// `starts[k]` (a concat's inputs in one page, as a runtime's pool
+    /// holds them), zeros elsewhere.
+    pub(super) fn upload_page(
+        self,
+        pieces: &[&[u8]],
+        starts: &[u64],
+        len: u64,
+    ) -> Result<wgpu::Buffer> {
+        let ends = pieces.iter().zip(starts).map(|(p, &s)| s + p.len() as u64);
+        let mut page = vec![0u8; ends.fold(len, u64::max) as usize];
+        for (piece, &start) in pieces.iter().zip(starts) {
+            let start = start as usize;
+            page[start..start + piece.len()].copy_from_slice(piece);
+        }
+        let device = self.splitter.device();
+        let size = align_up(page.len() as u64, 4).max(4);
+        Ok(buffer_with_contents(
+            device,
+            "wgpu-split input page",
+            &page,
+            size,
+            usages(),
+        )?)
+    }
+
+    /// Runs `encode` into an output buffer of `output_bytes` and reads back
+    /// its first `packed` bytes (a concat's output).
+    pub(super) async fn read_output(
+        self,
+        what: &str,
+        output_bytes: u64,
+        packed: usize,
+        wait: Wait,
+        encode: impl FnOnce(&mut wgpu::CommandEncoder, BufferRegion<'_>) -> Result<()>,
+    ) -> Result<Vec<u8>> {
+        let output = self.create_buffer("wgpu-split concat output", output_bytes)?;
+        let splitter = self.splitter;
+        let in_flight = InFlight::submit(
+            splitter.device(),
+            splitter.queue(),
+            &output,
+            &format!("running the {what}"),
+            |encoder| encode(encoder, BufferRegion::new(&output, 0, output_bytes)),
+        )
+        .await?;
+        let mut bytes = in_flight.read(what, wait).await?;
+        bytes.truncate(packed);
+        Ok(bytes)
+    }
+
     pub(super) fn create_buffer(self, label: &str, size: u64) -> Result<wgpu::Buffer> {
         let device = self.splitter.device();
         Ok(scoped(device, label, || {
@@ -419,16 +470,31 @@ fn empty_outputs(plan: &SplitPlan, input: &HostTensor) -> Result<Vec<HostTensor>
         .collect()
 }
 
-/// Where each destination of `plan` goes in one page buffer (each at a
-/// 16-byte boundary, as a runtime's pool would pack them), and the page size.
+/// Where each destination of `plan` goes in one page buffer, and the page
+/// size.
 fn page_layout(plan: &SplitPlan) -> (Vec<Range<u64>>, u64) {
+    page_of((0..plan.destination_count()).map(|i| plan.destination_bytes(i)))
+}
+
+/// Regions of `sizes` bytes in one page, each at the next 16-byte step (as
+/// a runtime's pool packs them), and the page's bytes (a multiple of 4).
+pub(super) fn page_of(sizes: impl IntoIterator<Item = u64>) -> (Vec<Range<u64>>, u64) {
     let mut end: u64 = 0;
-    let ranges = (0..plan.destination_count())
-        .map(|i| {
+    let ranges = sizes
+        .into_iter()
+        .map(|size| {
             let start = align_up(end, 16);
-            end = start + plan.destination_bytes(i);
+            end = start + size;
             start..end
         })
         .collect();
     (ranges, align_up(end, 4))
+}
+
+/// A move's inputs are as many as its plan's.
+pub(super) fn check_input_count(expected: usize, actual: usize) -> Result<()> {
+    if expected == actual {
+        return Ok(());
+    }
+    Err(crate::plan::EncodeError::RegionCount { expected, actual }.into())
 }

@@ -4,7 +4,7 @@
 use super::cache::CachePolicy;
 use super::checks::probe_buffers;
 use super::dispatch::prepare_dispatches;
-use super::moves::{AnyPlan, Bound, Move, MovePlan, MoveRef, Token};
+use super::moves::{AnyPlan, Move, MovePlan, MoveRef, Placed, Token};
 use super::prepared::{EncodeCounts, PreparedSplit};
 use super::region::{BufferRegion, plain_regions};
 use super::resources::Resources;
@@ -388,16 +388,16 @@ impl GpuSplitter {
         input: P::Input<'a>,
         output: P::Output<'a>,
     ) -> Result<()> {
-        match plan.bound(Token(()), input, output) {
-            Bound::Split(plan, input, outputs) => self.encode_split(encoder, plan, input, outputs),
-            Bound::Concat(plan, inputs, output) => {
+        match plan.placed(Token(()), input, output) {
+            Placed::Split(plan, input, outputs) => self.encode_split(encoder, plan, input, outputs),
+            Placed::Concat(plan, inputs, output) => {
                 let pieces = plan.destinations(inputs)?;
                 self.encode_split(encoder, plan.mirror(), output, &pieces)
             }
-            Bound::PermutedSplit(plan, input, outputs) => {
+            Placed::PermutedSplit(plan, input, outputs) => {
                 self.encode_permuted(encoder, plan, input, outputs)
             }
-            Bound::PermutedConcat(plan, inputs, output) => {
+            Placed::PermutedConcat(plan, inputs, output) => {
                 self.encode_permuted_concat(encoder, plan, inputs, output)
             }
         }
@@ -449,15 +449,15 @@ impl GpuSplitter {
         input: P::Input<'a>,
         output: P::Output<'a>,
     ) -> Result<PreparedSplit> {
-        match plan.bound(Token(()), input, output) {
-            Bound::Split(plan, input, outputs) => self.prepare_split(plan, input, outputs),
-            Bound::Concat(plan, inputs, output) => {
+        match plan.placed(Token(()), input, output) {
+            Placed::Split(plan, input, outputs) => self.prepare_split(plan, input, outputs),
+            Placed::Concat(plan, inputs, output) => {
                 self.prepare_split(plan.mirror(), output, &plan.destinations(inputs)?)
             }
-            Bound::PermutedSplit(plan, input, outputs) => {
+            Placed::PermutedSplit(plan, input, outputs) => {
                 self.prepare_permuted(plan, input, outputs)
             }
-            Bound::PermutedConcat(plan, inputs, output) => {
+            Placed::PermutedConcat(plan, inputs, output) => {
                 self.prepare_permuted_concat(plan, inputs, output)
             }
         }
@@ -498,15 +498,15 @@ impl GpuSplitter {
         input: P::Input<'a>,
         output: P::Output<'a>,
     ) -> Result<EncodeCounts> {
-        match plan.bound(Token(()), input, output) {
-            Bound::Split(plan, input, outputs) => self.counts_split(plan, input, outputs),
-            Bound::Concat(plan, inputs, output) => {
+        match plan.placed(Token(()), input, output) {
+            Placed::Split(plan, input, outputs) => self.counts_split(plan, input, outputs),
+            Placed::Concat(plan, inputs, output) => {
                 self.counts_split(plan.mirror(), output, &plan.destinations(inputs)?)
             }
-            Bound::PermutedSplit(plan, input, outputs) => {
+            Placed::PermutedSplit(plan, input, outputs) => {
                 self.counts_permuted(plan, input, outputs)
             }
-            Bound::PermutedConcat(plan, inputs, output) => {
+            Placed::PermutedConcat(plan, inputs, output) => {
                 self.counts_permuted_concat(plan, inputs, output)
             }
         }

@@ -21,7 +21,7 @@ use crate::plan::binding::BoundDispatch;
 use crate::plan::binding::SlotBinding;
 use crate::plan::coalescing::{Access, SCRATCH_BUFFER, TracedBinding, TracedDispatch};
 use crate::plan::geometry::Direction;
-use crate::plan::permuted_binding::{Bound, PermutedBinding, PermutedDispatch, dispatch_grid};
+use crate::plan::permuted_binding::{PermutedBinding, PermutedDispatch, Side, dispatch_grid};
 use crate::plan::{ConcatPlan, PermutedConcatPlan, PermutedPlan, SplitPlan};
 
 /// Records kept per invocation at first; a dispatch whose invocations made
@@ -226,10 +226,10 @@ struct PermutedTrace<'a> {
 
 impl PermutedTrace<'_> {
     /// The buffer a binding takes, and its number in the trace.
-    fn buffer_of(&self, b: Bound) -> (&wgpu::Buffer, usize) {
+    fn buffer_of(&self, b: Side) -> (&wgpu::Buffer, usize) {
         match b {
-            Bound::Single => (self.single, 0),
-            Bound::Each(i) => (&self.each[i], i + 1),
+            Side::Single => (self.single, 0),
+            Side::Each(i) => (&self.each[i], i + 1),
         }
     }
 

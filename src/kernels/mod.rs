@@ -11,11 +11,17 @@
 //! validation, the Dawn replay, the access trace, the rendered WGSL)
 //! iterates. Kernel choice, the cost model, the shader modules and
 //! calibration read the table; adding a kernel is a file here, its template
-//! under `shaders/`, and a line in the [`kernel_table!`] below.
+//! under `shaders/`, and a line in the [`kernel_table!`] below. The
+//! permuted moves' two kernels (the gather, [`permute`], and the tiles,
+//! [`permute_tile`]) are not rows of it: no cost model chooses between
+//! them (lanes do), and they take no split plan; their modules are named by
+//! `permute_module::PermuteModule`, their parameters are
+//! [`permute_records`]' structs.
 
 pub(crate) mod lanes;
 pub(crate) mod permute;
 pub(crate) mod permute_module;
+pub(crate) mod permute_records;
 pub(crate) mod permute_tile;
 pub(crate) mod shader;
 pub(crate) mod table;

@@ -4,26 +4,13 @@
 //! dispatch binds; everything else is in its parameters, one record per
 //! destination ([`record`]), so a module serves every shape.
 
+use crate::kernels::permute_records::{
+    ConcatRecord, PermuteHeader, PermuteRecord, RecordMode, Words, consts, padded,
+};
 use crate::kernels::template::Template;
 use crate::kernels::wgsl::TraceHooks;
 
 const WGSL: Template = Template::new("permute.wgsl", include_str!("../../shaders/permute.wgsl"));
-
-/// Words of one destination's record in the parameters.
-pub(crate) const RECORD_WORDS: usize = 28;
-/// Words of one piece's record in a concat's parameters: two views (the
-/// input read, the output written).
-pub(crate) const CONCAT_RECORD_WORDS: usize = 44;
-/// Words of the dispatch's header (its destination count, padded).
-pub(crate) const HEADER_WORDS: usize = 4;
-/// Dimensions a record carries (a move's strided dimensions, one more for
-/// elements wider than a word).
-pub(crate) const RECORD_RANK: usize = 8;
-/// Record mode: each destination word is one source word.
-pub(crate) const MODE_WORDS: u32 = 0;
-/// Record mode: each destination word is assembled from elements of
-/// `bits` (2, 4, 8 or 16), each from its own place.
-pub(crate) const MODE_ELEMENTS: u32 = 1;
 
 /// The access sites of the gather modules' trace variants: whole words (or
 /// vec4s) loaded and stored, elements loaded and their words stored.
@@ -44,7 +31,7 @@ pub(crate) fn access(writable: bool) -> &'static str {
 /// units of 32-bit words (whole words, or elements assembled into them) or
 /// of vec4s (`vec4`: whole vec4s only)
 /// (bindings 2 and up; 0 the parameters, a uniform block of
-/// [`HEADER_WORDS`] and a record per destination, 1 the source, bound
+/// [`PermuteHeader`] and a [`PermuteRecord`] per destination, 1 the source, bound
 /// writable when `writable_source`: a destination shares its buffer),
 /// with `trace`'s hooks (its trace variant: binding `destinations + 2`).
 pub(crate) fn module(
@@ -89,10 +76,11 @@ pub(crate) fn module(
             WGSL.fill("element_fns", &[("stores", &stores)]),
         )
     };
-    let vec4s = (HEADER_WORDS + destinations * RECORD_WORDS) / 4;
+    let vec4s = (PermuteHeader::WORDS + destinations * PermuteRecord::WORDS) / 4;
     WGSL.fill(
         "module",
         &[
+            ("consts", &consts::<PermuteRecord>()),
             ("vec4s", &vec4s),
             ("src_access", &access(writable_source)),
             ("unit", &unit),
@@ -180,10 +168,11 @@ pub(crate) fn concat_module(
             ),
         )
     };
-    let vec4s = (HEADER_WORDS + pieces * CONCAT_RECORD_WORDS) / 4;
+    let vec4s = (PermuteHeader::WORDS + pieces * ConcatRecord::WORDS) / 4;
     WGSL.fill(
         "concat_module",
         &[
+            ("consts", &consts::<ConcatRecord>()),
             ("vec4s", &vec4s),
             ("dst_type", &dst_type),
             ("bindings", &bindings),
@@ -202,33 +191,34 @@ pub(crate) fn concat_module(
 /// `strides` outermost first, at most [`RECORD_RANK`], in units: words, or
 /// elements), the view's first unit, and the word shifts between each
 /// binding's start and its region's.
+///
+/// [`RECORD_RANK`]: crate::kernels::permute_records::RECORD_RANK
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn record(
     first: u32,
     words: u32,
     elements: u32,
-    mode: u32,
+    mode: RecordMode,
     bits: u32,
     view: (&[u32], &[u32], u32),
     src_shift: u32,
     dst_shift: u32,
-) -> [u32; RECORD_WORDS] {
+) -> PermuteRecord {
     let (dims, strides, offset) = view;
-    let mut r = [0u32; RECORD_WORDS];
-    r[..9].copy_from_slice(&[
+    PermuteRecord {
         first,
         words,
         elements,
-        mode,
+        mode: mode as u32,
         bits,
-        dims.len() as u32,
+        rank: dims.len() as u32,
         offset,
         src_shift,
         dst_shift,
-    ]);
-    r[12..12 + dims.len()].copy_from_slice(dims);
-    r[20..20 + strides.len()].copy_from_slice(strides);
-    r
+        padding: [0; 3],
+        dims: padded(dims),
+        strides: padded(strides),
+    }
 }
 
 /// One piece's record in a concat: its first invocation, words and
@@ -240,37 +230,37 @@ pub(crate) fn concat_record(
     first: u32,
     words: u32,
     elements: u32,
-    mode: u32,
+    mode: RecordMode,
     bits: u32,
     read: (&[u32], &[u32], u32),
     write: (&[u32], &[u32], u32),
     piece_shift: u32,
     dst_shift: u32,
-) -> [u32; CONCAT_RECORD_WORDS] {
-    let mut r = [0u32; CONCAT_RECORD_WORDS];
-    r[..11].copy_from_slice(&[
+) -> ConcatRecord {
+    ConcatRecord {
         first,
         words,
         elements,
-        mode,
+        mode: mode as u32,
         bits,
-        read.0.len() as u32,
-        read.2,
+        read_rank: read.0.len() as u32,
+        read_offset: read.2,
         piece_shift,
         dst_shift,
-        write.0.len() as u32,
-        write.2,
-    ]);
-    r[12..12 + read.0.len()].copy_from_slice(read.0);
-    r[20..20 + read.1.len()].copy_from_slice(read.1);
-    r[28..28 + write.0.len()].copy_from_slice(write.0);
-    r[36..36 + write.1.len()].copy_from_slice(write.1);
-    r
+        write_rank: write.0.len() as u32,
+        write_offset: write.2,
+        padding: 0,
+        read_dims: padded(read.0),
+        read_strides: padded(read.1),
+        write_dims: padded(write.0),
+        write_strides: padded(write.1),
+    }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{ConcatUnits, HEADER_WORDS, RECORD_WORDS, concat_module, module, record};
+    use super::{ConcatUnits, RecordMode, concat_module, module, record};
+    use crate::kernels::permute_records::Words;
     use crate::kernels::wgsl::TraceHooks;
     use naga::valid::{Capabilities, ValidationFlags, Validator};
 
@@ -324,9 +314,18 @@ mod tests {
 
     #[test]
     fn a_record_holds_its_view_where_the_kernel_reads_it() {
-        let r = record(7, 3, 12, 1, 16, (&[2, 6][..], &[40, 1][..], 5), 2, 4);
+        let r = record(
+            7,
+            3,
+            12,
+            RecordMode::Elements,
+            16,
+            (&[2, 6][..], &[40, 1][..], 5),
+            2,
+            4,
+        );
+        let r = r.words();
         assert_eq!(&r[..9], &[7, 3, 12, 1, 16, 2, 5, 2, 4]);
         assert_eq!((&r[12..14], &r[20..22]), (&[2, 6][..], &[40, 1][..]));
-        assert_eq!((RECORD_WORDS % 4, HEADER_WORDS % 4), (0, 0));
     }
 }

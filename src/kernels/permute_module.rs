@@ -4,8 +4,9 @@
 //! block and bind group layout. The plan's binding names it; the GPU path
 //! compiles it; recordings write it out.
 
-use super::permute::{self, CONCAT_RECORD_WORDS, ConcatUnits, HEADER_WORDS, RECORD_WORDS};
-use super::permute_tile::{self, TILE_RECORD_WORDS, TileSide};
+use super::permute::{self, ConcatUnits};
+use super::permute_records::{ConcatRecord, PermuteHeader, PermuteRecord, TileRecord, Words};
+use super::permute_tile::{self, TileSide};
 use super::shader::{BindingKind, LayoutEntry};
 use super::wgsl::TraceHooks;
 
@@ -99,10 +100,14 @@ impl PermuteModule {
     /// Bytes of its parameters' uniform block.
     pub(crate) fn params_bytes(&self) -> u64 {
         let words = match *self {
-            PermuteModule::Split { slots, .. } => HEADER_WORDS + slots * RECORD_WORDS,
-            PermuteModule::Concat { slots, .. } => HEADER_WORDS + slots * CONCAT_RECORD_WORDS,
-            PermuteModule::Clear => HEADER_WORDS + CONCAT_RECORD_WORDS,
-            PermuteModule::Tile { slots, .. } => HEADER_WORDS + slots * TILE_RECORD_WORDS,
+            PermuteModule::Split { slots, .. } => {
+                PermuteHeader::WORDS + slots * PermuteRecord::WORDS
+            }
+            PermuteModule::Concat { slots, .. } => {
+                PermuteHeader::WORDS + slots * ConcatRecord::WORDS
+            }
+            PermuteModule::Clear => PermuteHeader::WORDS + ConcatRecord::WORDS,
+            PermuteModule::Tile { slots, .. } => PermuteHeader::WORDS + slots * TileRecord::WORDS,
         };
         words as u64 * 4
     }

@@ -13,6 +13,7 @@
 //! per slot ([`record`]).
 
 use crate::kernels::permute::access;
+use crate::kernels::permute_records::{PermuteHeader, TileRecord, Words, consts, padded};
 use crate::kernels::template::Template;
 use crate::kernels::wgsl::TraceHooks;
 
@@ -27,9 +28,6 @@ pub const TILE: u32 = 32;
 // The largest tile (of vec4 elements) fits WebGPU's default 16 KiB of
 // workgroup memory (`maxComputeWorkgroupStorageSize`).
 const _: () = assert!(TILE * TILE * 16 <= 16384);
-/// Words of one slot's record in the parameters: the view's dimensions
-/// with the strides it reads and writes through.
-pub(crate) const TILE_RECORD_WORDS: usize = 36;
 
 /// What a tile dispatch binds: which side has one buffer per slot.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -109,10 +107,13 @@ pub(crate) fn module(
             ],
         ),
     };
-    let vec4s = (super::permute::HEADER_WORDS + slots * TILE_RECORD_WORDS) / 4;
+    let vec4s = (PermuteHeader::WORDS + slots * TileRecord::WORDS) / 4;
     WGSL.fill(
         "module",
         &[
+            ("consts", &consts::<TileRecord>()),
+            ("tile", &TILE),
+            ("tile_cells", &(TILE * TILE)),
             ("vec4s", &vec4s),
             ("bindings", &bindings),
             ("unit", &unit),
@@ -177,33 +178,31 @@ pub(crate) fn record(
     read_shift: u32,
     write_shift: u32,
     bits: u32,
-) -> [u32; TILE_RECORD_WORDS] {
+) -> TileRecord {
     let (tiles_read, tiles_write) = walk.tiles();
-    let rank = walk.dims.len();
-    let mut r = [0u32; TILE_RECORD_WORDS];
-    r[..12].copy_from_slice(&[
+    TileRecord {
         first,
-        walk.workgroups() as u32,
+        workgroups: walk.workgroups() as u32,
         tiles_read,
         tiles_write,
-        walk.read_axis as u32,
-        walk.write_axis as u32,
-        rank as u32,
-        walk.read_offset,
-        walk.write_offset,
+        read_axis: walk.read_axis as u32,
+        write_axis: walk.write_axis as u32,
+        rank: walk.dims.len() as u32,
+        read_at: walk.read_offset,
+        write_at: walk.write_offset,
         read_shift,
         write_shift,
         bits,
-    ]);
-    r[12..12 + rank].copy_from_slice(&walk.dims);
-    r[20..20 + rank].copy_from_slice(&walk.read_strides);
-    r[28..28 + rank].copy_from_slice(&walk.write_strides);
-    r
+        dims: padded(&walk.dims),
+        read_strides: padded(&walk.read_strides),
+        write_strides: padded(&walk.write_strides),
+    }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{TILE_RECORD_WORDS, TileSide, TileWalk, module, record};
+    use super::{TileSide, TileWalk, module, record};
+    use crate::kernels::permute_records::Words;
     use crate::kernels::wgsl::TraceHooks;
     use naga::valid::{Capabilities, ValidationFlags, Validator};
 
@@ -261,10 +260,10 @@ mod tests {
         assert_eq!(walk.tiles(), (238, 1));
         assert_eq!(walk.workgroups(), 238);
         let r = record(5, &walk, 2, 3, 32);
+        let r = r.words();
         assert_eq!(&r[..12], &[5, 238, 238, 1, 0, 1, 2, 0, 0, 2, 3, 32]);
         assert_eq!(&r[12..14], &[7600, 32]);
         assert_eq!(&r[20..22], &[1, 7600]);
         assert_eq!(&r[28..30], &[32, 1]);
-        assert_eq!(TILE_RECORD_WORDS % 4, 0);
     }
 }

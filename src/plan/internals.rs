@@ -3,6 +3,9 @@
 //! variants (feature `analysis`). Not part of the supported API: it changes
 //! with the kernels.
 
+pub use crate::kernels::permute_records::{
+    ConcatRecord, PermuteHeader, PermuteRecord, RECORD_RANK, TileRecord, Words,
+};
 pub use crate::kernels::permute_tile::{TILE, TileWalk};
 pub use crate::kernels::shader::{BindingKind, LayoutEntry, MAX_UNIFORM_ENTRIES};
 pub use crate::kernels::table::fingerprint;

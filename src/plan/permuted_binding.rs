@@ -7,10 +7,9 @@
 
 use std::ops::Range;
 
-use crate::kernels::permute::{
-    CONCAT_RECORD_WORDS, ConcatUnits, HEADER_WORDS, MODE_ELEMENTS, concat_record, record,
-};
+use crate::kernels::permute::{ConcatUnits, concat_record, record};
 use crate::kernels::permute_module::PermuteModule;
+use crate::kernels::permute_records::{ConcatRecord, PermuteHeader, RecordMode, Words, header};
 use crate::kernels::permute_tile::{self, TileSide, TileWalk};
 use crate::kernels::table::WORKGROUP_SIZE;
 use crate::plan::binding::regions::PlainRegion;
@@ -25,7 +24,7 @@ use crate::plan::recording::{
 /// single side (a split's input, a concat's output), or region `i` on the
 /// other (a split's output, a concat's input).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Bound {
+pub(crate) enum Side {
     /// A split's input, a concat's output.
     Single,
     /// A split's output `i`, a concat's input `i`.
@@ -41,7 +40,7 @@ pub(crate) struct PermutedDispatch {
     pub params: Vec<u32>,
     /// Bindings 1 and up: the binding, the region whose buffer it binds,
     /// the bytes bound.
-    pub bindings: Vec<(u32, Bound, Range<u64>)>,
+    pub bindings: Vec<(u32, Side, Range<u64>)>,
     /// Workgroups (laid out over x and y by the encode).
     pub workgroups: u32,
 }
@@ -63,18 +62,13 @@ fn tile_dispatch(
     bits: u32,
     writable: u32,
     walks: &[(&TileWalk, u32, u32)],
-    bindings: Vec<(u32, Bound, Range<u64>)>,
+    bindings: Vec<(u32, Side, Range<u64>)>,
 ) -> PermutedDispatch {
-    let mut params = vec![walks.len() as u32, 0, 0, 0];
+    let mut params = header(walks.len(), 0).words().to_vec();
     let mut first = 0u32;
     for &(walk, read_shift, write_shift) in walks {
-        params.extend(permute_tile::record(
-            first,
-            walk,
-            read_shift,
-            write_shift,
-            bits,
-        ));
+        let record = permute_tile::record(first, walk, read_shift, write_shift, bits);
+        params.extend_from_slice(record.words());
         first += walk.workgroups() as u32;
     }
     PermutedDispatch {
@@ -161,9 +155,9 @@ impl PermutedPlan {
                     size,
                 });
             }
-            let buffer = |b: Bound| match b {
-                Bound::Single => input.buffer,
-                Bound::Each(i) => destinations[i].buffer,
+            let buffer = |b: Side| match b {
+                Side::Single => input.buffer,
+                Side::Each(i) => destinations[i].buffer,
             };
             record_dispatches(&mut recording, &binding, buffer, self.limits());
             Ok(recording)
@@ -227,9 +221,9 @@ impl PermutedConcatPlan {
         ) -> Result<Recording, EncodeError> {
             let binding = self.bind(inputs, output)?;
             let mut recording = Recording::of_regions(std::iter::once(output).chain(inputs));
-            let buffer = |b: Bound| match b {
-                Bound::Single => output.buffer,
-                Bound::Each(i) => inputs[i].buffer,
+            let buffer = |b: Side| match b {
+                Side::Single => output.buffer,
+                Side::Each(i) => inputs[i].buffer,
             };
             record_dispatches(&mut recording, &binding, buffer, self.limits());
             Ok(recording)
@@ -255,7 +249,7 @@ struct SplitAt<'a> {
 
 impl SplitAt<'_> {
     /// Destination `i`'s binding.
-    fn bound(&self, i: usize) -> Range<u64> {
+    fn placed(&self, i: usize) -> Range<u64> {
         self.plan
             .binding(&self.destinations[i], self.plan.output_region_bytes(i))
     }
@@ -267,7 +261,7 @@ impl SplitAt<'_> {
 
     /// Bytes from destination `i`'s binding start to its region.
     fn dst_shift(&self, i: usize) -> u64 {
-        self.destinations[i].offset - self.bound(i).start
+        self.destinations[i].offset - self.placed(i).start
     }
 
     /// Output `i` is one run of the input into another buffer that takes
@@ -308,14 +302,14 @@ impl SplitAt<'_> {
     /// The tile dispatch of the outputs `chunk`.
     fn tile_dispatch(&self, chunk: &[usize]) -> PermutedDispatch {
         let unit = tile_unit_bytes(self.bits);
-        let mut bindings = vec![(1, Bound::Single, self.src.clone())];
+        let mut bindings = vec![(1, Side::Single, self.src.clone())];
         let mut walks = Vec::with_capacity(chunk.len());
         for (slot, &i) in chunk.iter().enumerate() {
             if let Some(walk) = &self.plan.outputs()[i].tile {
                 let shifts = (self.src_shift() / unit, self.dst_shift(i) / unit);
                 walks.push((walk, shifts.0 as u32, shifts.1 as u32));
             }
-            bindings.push((slot as u32 + 2, Bound::Each(i), self.bound(i)));
+            bindings.push((slot as u32 + 2, Side::Each(i), self.placed(i)));
         }
         let writable = u32::from(self.writes_input_buffer(chunk));
         tile_dispatch(TileSide::Split, self.bits, writable, &walks, bindings)
@@ -332,27 +326,30 @@ impl SplitAt<'_> {
                 .all(|&i| outputs[i].vec4.is_some() && self.dst_shift(i).is_multiple_of(16));
         let unit_bytes: u64 = if vec4 { 16 } else { 4 };
         let per = (self.plan.words_per_invocation() * 4 / unit_bytes as u32).max(1);
-        let mut params = vec![group.len() as u32, per, 0, 0];
+        let mut params = header(group.len(), per).words().to_vec();
         let mut first = 0u32;
-        let mut bindings = vec![(1, Bound::Single, self.src.clone())];
+        let mut bindings = vec![(1, Side::Single, self.src.clone())];
         for (slot, &i) in group.iter().enumerate() {
             let o = &outputs[i];
             let (units, view) = match (&o.vec4, vec4) {
                 (Some(v), true) => (o.words / 4, (&v.0[..], &v.1[..], v.2)),
                 _ => (o.words, (&o.dims[..], &o.strides[..], o.offset)),
             };
-            params.extend(record(
-                first,
-                units,
-                o.elements,
-                o.mode,
-                self.bits,
-                view,
-                (self.src_shift() / unit_bytes) as u32,
-                (self.dst_shift(i) / unit_bytes) as u32,
-            ));
+            params.extend_from_slice(
+                record(
+                    first,
+                    units,
+                    o.elements,
+                    o.mode,
+                    self.bits,
+                    view,
+                    (self.src_shift() / unit_bytes) as u32,
+                    (self.dst_shift(i) / unit_bytes) as u32,
+                )
+                .words(),
+            );
             first += units.div_ceil(per);
-            bindings.push((slot as u32 + 2, Bound::Each(i), self.bound(i)));
+            bindings.push((slot as u32 + 2, Side::Each(i), self.placed(i)));
         }
         PermutedDispatch {
             module: PermuteModule::Split {
@@ -379,7 +376,7 @@ struct ConcatAt<'a> {
 
 impl ConcatAt<'_> {
     /// Input `i`'s binding.
-    fn bound(&self, i: usize) -> Range<u64> {
+    fn placed(&self, i: usize) -> Range<u64> {
         let bytes = self.plan.pieces()[i].bytes.next_multiple_of(4);
         self.plan.binding(&self.inputs[i], bytes)
     }
@@ -391,7 +388,7 @@ impl ConcatAt<'_> {
 
     /// Bytes from input `i`'s binding start to its region.
     fn in_shift(&self, i: usize) -> u64 {
-        self.inputs[i].offset - self.bound(i).start
+        self.inputs[i].offset - self.placed(i).start
     }
 
     fn in_output_buffer(&self, i: usize) -> bool {
@@ -408,7 +405,7 @@ impl ConcatAt<'_> {
             let fits = |d: &Vec<usize>| {
                 !self.in_output_buffer(i)
                     || d.iter().all(|&j| {
-                        !self.in_output_buffer(j) || !overlap(&self.bound(i), &self.bound(j))
+                        !self.in_output_buffer(j) || !overlap(&self.placed(i), &self.placed(j))
                     })
             };
             match dealt.iter_mut().find(|d| fits(d)) {
@@ -434,12 +431,17 @@ impl ConcatAt<'_> {
     fn clear_dispatch(&self) -> PermutedDispatch {
         let words = (self.plan.output_region_bytes() / 4) as u32;
         // The module's block holds a header and one record.
-        let mut params = vec![0, 1, words, (self.out_shift() / 4) as u32];
-        params.resize(HEADER_WORDS + CONCAT_RECORD_WORDS, 0);
+        let head = PermuteHeader {
+            clear_words: words,
+            clear_shift: (self.out_shift() / 4) as u32,
+            ..header(0, 1)
+        };
+        let mut params = head.words().to_vec();
+        params.resize(PermuteHeader::WORDS + ConcatRecord::WORDS, 0);
         PermutedDispatch {
             module: PermuteModule::Clear,
             params,
-            bindings: vec![(1, Bound::Single, self.out.clone())],
+            bindings: vec![(1, Side::Single, self.out.clone())],
             workgroups: words.div_ceil(WORKGROUP_SIZE),
         }
     }
@@ -457,13 +459,13 @@ impl ConcatAt<'_> {
     fn tile_dispatch(&self, chunk: &[usize]) -> PermutedDispatch {
         let unit = tile_unit_bytes(self.bits);
         let write_shift = (self.out_shift() / unit) as u32;
-        let mut bindings = vec![(1, Bound::Single, self.out.clone())];
+        let mut bindings = vec![(1, Side::Single, self.out.clone())];
         let mut walks = Vec::with_capacity(chunk.len());
         for (slot, &i) in chunk.iter().enumerate() {
             if let Some(walk) = &self.plan.pieces()[i].tile {
                 walks.push((walk, (self.in_shift(i) / unit) as u32, write_shift));
             }
-            bindings.push((slot as u32 + 2, Bound::Each(i), self.bound(i)));
+            bindings.push((slot as u32 + 2, Side::Each(i), self.placed(i)));
         }
         let writable = self.writable(chunk);
         tile_dispatch(TileSide::Concat, self.bits, writable, &walks, bindings)
@@ -475,7 +477,10 @@ impl ConcatAt<'_> {
     /// its region; else words.
     fn units(&self, group: &[usize]) -> ConcatUnits {
         let pieces = self.plan.pieces();
-        if group.iter().any(|&i| pieces[i].mode == MODE_ELEMENTS) {
+        if group
+            .iter()
+            .any(|&i| pieces[i].mode == RecordMode::Elements)
+        {
             return ConcatUnits::Atomic;
         }
         let vec4 = self.out_shift().is_multiple_of(16)
@@ -494,26 +499,29 @@ impl ConcatAt<'_> {
         let units = self.units(group);
         let unit_bytes: u64 = if units == ConcatUnits::Vec4 { 16 } else { 4 };
         let per = (self.plan.words_per_invocation() * 4 / unit_bytes as u32).max(1);
-        let mut params = vec![group.len() as u32, per, 0, 0];
-        let mut bindings = vec![(1, Bound::Single, self.out.clone())];
+        let mut params = header(group.len(), per).words().to_vec();
+        let mut bindings = vec![(1, Side::Single, self.out.clone())];
         let mut first = 0u32;
         for (slot, &i) in group.iter().enumerate() {
             let piece = &self.plan.pieces()[i];
             let vec4 = units == ConcatUnits::Vec4;
             let (count, read, write) = piece.walk(vec4, self.plan.lane_order());
-            params.extend(concat_record(
-                first,
-                count,
-                piece.elements,
-                piece.mode,
-                self.bits,
-                (&read.0, &read.1, read.2),
-                (&write.0, &write.1, write.2),
-                (self.in_shift(i) / unit_bytes) as u32,
-                (self.out_shift() / unit_bytes) as u32,
-            ));
+            params.extend_from_slice(
+                concat_record(
+                    first,
+                    count,
+                    piece.elements,
+                    piece.mode,
+                    self.bits,
+                    (&read.0, &read.1, read.2),
+                    (&write.0, &write.1, write.2),
+                    (self.in_shift(i) / unit_bytes) as u32,
+                    (self.out_shift() / unit_bytes) as u32,
+                )
+                .words(),
+            );
             first += count.div_ceil(per);
-            bindings.push((slot as u32 + 2, Bound::Each(i), self.bound(i)));
+            bindings.push((slot as u32 + 2, Side::Each(i), self.placed(i)));
         }
         PermutedDispatch {
             module: PermuteModule::Concat {
@@ -535,7 +543,7 @@ impl ConcatAt<'_> {
 fn record_dispatches(
     recording: &mut Recording,
     binding: &PermutedBinding,
-    buffer: impl Fn(Bound) -> usize,
+    buffer: impl Fn(Side) -> usize,
     limits: &PlanLimits,
 ) {
     let params_buffer = recording.buffers.len();

@@ -11,10 +11,10 @@ use std::ops::Range;
 
 use crate::element::ElementType;
 use crate::kernels::lanes::LaneOrder;
-use crate::kernels::permute::{
-    CONCAT_RECORD_WORDS, HEADER_WORDS, MODE_ELEMENTS, MODE_WORDS, RECORD_RANK, RECORD_WORDS,
+use crate::kernels::permute_records::{
+    ConcatRecord, PermuteHeader, PermuteRecord, RECORD_RANK, RecordMode, TileRecord, Words,
 };
-use crate::kernels::permute_tile::{TILE_RECORD_WORDS, TileWalk};
+use crate::kernels::permute_tile::TileWalk;
 use crate::kernels::table::WORKGROUP_SIZE;
 use crate::plan::binding::regions::PlainRegion;
 use crate::plan::binding::usages::{BufferRole, Usages};
@@ -34,8 +34,8 @@ pub(crate) struct PermutedOutput {
     pub words: u32,
     /// Elements of the output.
     pub elements: u32,
-    /// [`MODE_WORDS`] or [`MODE_ELEMENTS`].
-    pub mode: u32,
+    /// How the kernel gathers its words.
+    pub mode: RecordMode,
     /// The view in units (words, or elements): dimensions, strides, offset.
     pub dims: Vec<u32>,
     /// Source units per step of each dimension.
@@ -173,7 +173,7 @@ impl PermutedPlan {
 
     /// Output slots one tile dispatch binds.
     pub(crate) fn tile_destinations_per_dispatch(&self) -> usize {
-        slots_per_dispatch(&self.limits, TILE_RECORD_WORDS)
+        slots_per_dispatch(&self.limits, TileRecord::WORDS)
     }
 
     /// The permuted split planned.
@@ -207,7 +207,7 @@ impl PermutedPlan {
     /// stage less the source's, as many records as its uniform block holds,
     /// at most 32 (a module each).
     pub fn destinations_per_dispatch(&self) -> usize {
-        slots_per_dispatch(&self.limits, RECORD_WORDS)
+        slots_per_dispatch(&self.limits, PermuteRecord::WORDS)
     }
 
     pub(crate) fn outputs(&self) -> &[PermutedOutput] {
@@ -334,10 +334,10 @@ pub(crate) fn overlap(a: &Range<u64>, b: &Range<u64>) -> bool {
 fn output_of(view: &StridedView, bits: u64) -> PermutedOutput {
     let elements = view.len() as u64;
     let (mode, unit_view) = match words_view(view, bits) {
-        Some(v) => (MODE_WORDS, v),
-        None => (MODE_ELEMENTS, view.clone()),
+        Some(v) => (RecordMode::Words, v),
+        None => (RecordMode::Elements, view.clone()),
     };
-    let vec4 = (mode == MODE_WORDS)
+    let vec4 = (mode == RecordMode::Words)
         .then(|| units_view(&unit_view, 32, 128))
         .flatten()
         .map(|v| in_units(&v));
@@ -446,15 +446,15 @@ fn in_units(view: &StridedView) -> (Vec<u32>, Vec<u32>, u32) {
 /// it writes, in units (words where both views are whole words, else
 /// elements).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct ConcatPiece {
+pub(crate) struct PermutedInput {
     /// Packed bytes of the input.
     pub bytes: u64,
     /// Words of the input.
     pub words: u32,
     /// Elements of the input.
     pub elements: u32,
-    /// [`MODE_WORDS`] or [`MODE_ELEMENTS`].
-    pub mode: u32,
+    /// How the kernel gathers its words.
+    pub mode: RecordMode,
     /// The input's units in the piece's order: dims, strides, offset.
     pub read: (Vec<u32>, Vec<u32>, u32),
     /// The output's units the piece covers, in its order.
@@ -463,7 +463,7 @@ pub(crate) struct ConcatPiece {
     pub vec4: Option<UnitViews>,
     /// The input walked in its own order instead (its reads one run, its
     /// writes through the mirror's view of the output), in words, and in
-    /// vec4s where [`ConcatPiece::vec4`] is: what blocked lanes walk, each
+    /// vec4s where [`PermutedInput::vec4`] is: what blocked lanes walk, each
     /// lane reading one stretch of the input and writing it where it goes
     /// (in the piece's order a head merge's lane reads from every head at
     /// once, a stream each: 1.4x the time on lavapipe). Only where both
@@ -473,7 +473,7 @@ pub(crate) struct ConcatPiece {
     pub tile: Option<TileWalk>,
 }
 
-impl ConcatPiece {
+impl PermutedInput {
     /// The unit count and the read and write views a dispatch of `units`
     /// walks (vec4s or words), on `lanes`.
     pub(crate) fn walk(&self, vec4: bool, lanes: LaneOrder) -> (u32, &UnitView, &UnitView) {
@@ -527,7 +527,7 @@ pub struct PermutedConcatPlan {
     limits: PlanLimits,
     lanes: LaneOrder,
     output_bytes: u64,
-    pieces: Vec<ConcatPiece>,
+    pieces: Vec<PermutedInput>,
 }
 
 impl PermutedConcatPlan {
@@ -552,17 +552,17 @@ impl PermutedConcatPlan {
                 let tile = tile_walk(read, &write, bits, limits);
                 let elements = read.len() as u64;
                 let (mode, read, write) = match (words_view(read, bits), words_view(&write, bits)) {
-                    (Some(r), Some(w)) => (MODE_WORDS, r, w),
-                    _ => (MODE_ELEMENTS, read.clone(), write),
+                    (Some(r), Some(w)) => (RecordMode::Words, r, w),
+                    _ => (RecordMode::Elements, read.clone(), write),
                 };
-                let vec4 = (mode == MODE_WORDS)
+                let vec4 = (mode == RecordMode::Words)
                     .then(|| Some((units_view(&read, 32, 128)?, units_view(&write, 32, 128)?)))
                     .flatten()
                     .map(|(r, w)| (in_units(&r), in_units(&w)));
-                let in_order = (mode == MODE_WORDS)
+                let in_order = (mode == RecordMode::Words)
                     .then(|| in_order_views(concat, i, bits, vec4.is_some()))
                     .flatten();
-                let piece = ConcatPiece {
+                let piece = PermutedInput {
                     bytes: (elements * bits).div_ceil(8),
                     words: (elements * bits).div_ceil(32) as u32,
                     elements: elements as u32,
@@ -611,7 +611,7 @@ impl PermutedConcatPlan {
 
     /// Input slots one tile dispatch binds.
     pub(crate) fn tile_inputs_per_dispatch(&self) -> usize {
-        slots_per_dispatch(&self.limits, TILE_RECORD_WORDS)
+        slots_per_dispatch(&self.limits, TileRecord::WORDS)
     }
 
     /// The permuted concat planned.
@@ -646,19 +646,18 @@ impl PermutedConcatPlan {
     /// packed elements that moves through tiles stores whole words: the
     /// plan tiles it only where its output rows are whole words.)
     pub fn zeroes_output(&self) -> bool {
-        self.pieces
-            .iter()
-            .enumerate()
-            .any(|(i, p)| p.words > 0 && p.mode == MODE_ELEMENTS && !self.moves_through_tiles(i))
+        self.pieces.iter().enumerate().any(|(i, p)| {
+            p.words > 0 && p.mode == RecordMode::Elements && !self.moves_through_tiles(i)
+        })
     }
 
     /// Inputs one dispatch reads: as many as the bindings and the uniform
     /// block hold (at most 32).
     pub fn inputs_per_dispatch(&self) -> usize {
-        slots_per_dispatch(&self.limits, CONCAT_RECORD_WORDS)
+        slots_per_dispatch(&self.limits, ConcatRecord::WORDS)
     }
 
-    pub(crate) fn pieces(&self) -> &[ConcatPiece] {
+    pub(crate) fn pieces(&self) -> &[PermutedInput] {
         &self.pieces
     }
 
@@ -770,7 +769,7 @@ fn words_per_invocation(lanes: LaneOrder) -> u32 {
 fn slots_per_dispatch(limits: &PlanLimits, record_words: usize) -> usize {
     let records = (limits
         .max_uniform_buffer_binding_size
-        .saturating_sub(HEADER_WORDS as u64 * 4)
+        .saturating_sub(PermuteHeader::WORDS as u64 * 4)
         / (record_words as u64 * 4)) as usize;
     (limits
         .max_storage_buffers_per_shader_stage

@@ -3,7 +3,7 @@
 //! the fastest axis), its two views put on common dimensions
 //! ([`common_dims`]) and its axes picked ([`tile_walk`]).
 
-use crate::kernels::permute::RECORD_RANK;
+use crate::kernels::permute_records::RECORD_RANK;
 use crate::kernels::permute_tile::TileWalk;
 use crate::plan::limits::PlanLimits;
 use crate::semantics::StridedView;

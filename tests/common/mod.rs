@@ -655,3 +655,17 @@ pub fn tile_cases(
         ("K^T f32 S=100 D=48", k_transposed(100, 2, 48), f32_t, 1.20),
     ]
 }
+
+/// A permuted split of a `[6, 5, 12]` tensor on its last axis: 8 columns
+/// as heads of 4 (`[6, 2, 5, 4]`, heads ahead of the sequence) and 4 kept
+/// as they are (a copy command where the buffers take one).
+pub fn heads_and_a_kept_piece() -> wgpu_split::PermutedSplit {
+    wgpu_split::PermutedSplit::new(
+        ResolvedSplit::new(&[6, 5, 12], 2, vec![8, 4], true).unwrap(),
+        vec![
+            wgpu_split::PieceMove::new(vec![6, 5, 2, 4], vec![0, 2, 1, 3]),
+            wgpu_split::PieceMove::keep(&[6, 5, 4]),
+        ],
+    )
+    .unwrap()
+}

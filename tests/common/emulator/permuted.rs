@@ -11,7 +11,10 @@
 
 use std::ops::Range;
 
-use wgpu_split::plan::internals::{BindingKind, RecordedBinding, RecordedCommand, Recording};
+use wgpu_split::plan::internals::{
+    BindingKind, ConcatRecord, PermuteHeader, PermuteRecord, RecordedBinding, RecordedCommand,
+    Recording, TileRecord, Words,
+};
 
 /// What a permuted module is, read off its WGSL and layout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -26,6 +29,11 @@ enum Module {
     Tile { unit: u64, concat: bool },
 }
 
+/// The constant a module whose records are `T` declares.
+fn record_size<T: Words>() -> String {
+    format!("const RECORD: u32 = {}u;", T::WORDS)
+}
+
 fn module_of(recording: &Recording, index: usize) -> Module {
     let m = &recording.modules[index];
     let unit = m
@@ -35,14 +43,14 @@ fn module_of(recording: &Recording, index: usize) -> Module {
         .map_or(4, |e| e.min_binding_size);
     if m.entry_point == "clear" {
         Module::Clear
-    } else if m.wgsl.contains("const RECORD: u32 = 36u;") {
+    } else if m.wgsl.contains(&record_size::<TileRecord>()) {
         Module::Tile {
             unit,
             concat: m.wgsl.contains("var<storage, read_write> dst: array"),
         }
-    } else if m.wgsl.contains("const RECORD: u32 = 44u;") {
+    } else if m.wgsl.contains(&record_size::<ConcatRecord>()) {
         Module::Concat { unit }
-    } else if m.wgsl.contains("const RECORD: u32 = 28u;") {
+    } else if m.wgsl.contains(&record_size::<PermuteRecord>()) {
         Module::Split { unit }
     } else {
         panic!("module {index} is no permuted-move module")
@@ -171,9 +179,10 @@ impl Memory {
                         Module::Split { unit } => self.split(&bound, &params, unit, invocations),
                         Module::Concat { unit } => self.concat(&bound, &params, unit, invocations),
                         Module::Clear => {
-                            for i in 0..u64::from(params[2]) {
+                            let h = header_of(&params);
+                            for i in 0..u64::from(h.clear_words) {
                                 assert!(i < invocations, "the clear's grid is short");
-                                self.write(&bound, 1, i + u64::from(params[3]), &[0; 4]);
+                                self.write(&bound, 1, i + u64::from(h.clear_shift), &[0; 4]);
                             }
                         }
                         Module::Tile { unit, concat } => {
@@ -217,12 +226,14 @@ impl Memory {
     }
 
     fn split(&mut self, bound: &Bound<'_>, p: &[u32], unit: u64, invocations: u64) {
-        let (count, per) = (p[0] as usize, u64::from(p[1]));
+        let h = header_of(p);
+        let (count, per) = (h.records as usize, u64::from(h.units_per_invocation));
         for slot in 0..count {
-            let r = &p[4 + slot * 28..4 + (slot + 1) * 28];
-            let (first, units, elements, mode, bits) = (r[0], r[1], r[2], r[3], r[4]);
-            let (rank, offset, src_shift, dst_shift) = (r[5] as usize, r[6], r[7], r[8]);
-            let view = (&r[12..12 + rank], &r[20..20 + rank], offset);
+            let r: PermuteRecord = record_at(p, slot);
+            let (first, units, elements, mode, bits) =
+                (r.first, r.words, r.elements, r.mode, r.bits);
+            let (rank, src_shift, dst_shift) = (r.rank as usize, r.src_shift, r.dst_shift);
+            let view = (&r.dims[..rank], &r.strides[..rank], r.offset);
             assert!(
                 u64::from(first) + u64::from(units).div_ceil(per) <= invocations,
                 "the grid is short of slot {slot}'s units"
@@ -264,14 +275,24 @@ impl Memory {
     }
 
     fn concat(&mut self, bound: &Bound<'_>, p: &[u32], unit: u64, invocations: u64) {
-        let (count, per) = (p[0] as usize, u64::from(p[1]));
+        let h = header_of(p);
+        let (count, per) = (h.records as usize, u64::from(h.units_per_invocation));
         for slot in 0..count {
-            let r = &p[4 + slot * 44..4 + (slot + 1) * 44];
-            let (first, units, elements, mode, bits) = (r[0], r[1], r[2], r[3], r[4]);
-            let (read_rank, write_rank) = (r[5] as usize, r[9] as usize);
-            let read = (&r[12..12 + read_rank], &r[20..20 + read_rank], r[6]);
-            let write = (&r[28..28 + write_rank], &r[36..36 + write_rank], r[10]);
-            let (piece_shift, dst_shift) = (u64::from(r[7]), u64::from(r[8]));
+            let r: ConcatRecord = record_at(p, slot);
+            let (first, units, elements, mode, bits) =
+                (r.first, r.words, r.elements, r.mode, r.bits);
+            let (read_rank, write_rank) = (r.read_rank as usize, r.write_rank as usize);
+            let read = (
+                &r.read_dims[..read_rank],
+                &r.read_strides[..read_rank],
+                r.read_offset,
+            );
+            let write = (
+                &r.write_dims[..write_rank],
+                &r.write_strides[..write_rank],
+                r.write_offset,
+            );
+            let (piece_shift, dst_shift) = (u64::from(r.piece_shift), u64::from(r.dst_shift));
             assert!(
                 u64::from(first) + u64::from(units).div_ceil(per) <= invocations,
                 "the grid is short of piece {slot}'s units"
@@ -298,12 +319,15 @@ impl Memory {
     }
 
     fn tile(&mut self, bound: &Bound<'_>, p: &[u32], unit: u64, concat: bool, groups: u64) {
-        let count = p[0] as usize;
+        let count = header_of(p).records as usize;
         for slot in 0..count {
-            let r = &p[4 + slot * 36..4 + (slot + 1) * 36];
-            let (first, workgroups, tiles_read, tiles_write) = (r[0], r[1], r[2], r[3]);
-            let (read_axis, write_axis, rank) = (r[4] as usize, r[5] as usize, r[6] as usize);
-            let dims = &r[12..12 + rank];
+            let r: TileRecord = record_at(p, slot);
+            let (first, workgroups, tiles_read, tiles_write) =
+                (r.first, r.workgroups, r.tiles_read, r.tiles_write);
+            let (read_axis, write_axis, rank) =
+                (r.read_axis as usize, r.write_axis as usize, r.rank as usize);
+            let dims = &r.dims[..rank];
+            let (read_strides, write_strides) = (&r.read_strides[..rank], &r.write_strides[..rank]);
             let batches: u64 = (0..rank)
                 .filter(|&k| k != read_axis && k != write_axis)
                 .map(|k| u64::from(dims[k]))
@@ -318,7 +342,7 @@ impl Memory {
                 u64::from(first + workgroups) <= groups,
                 "the grid is short of slot {slot}'s tiles"
             );
-            let bits = r[11];
+            let bits = r.bits;
             let (from, to) = if concat {
                 (slot as u32 + 2, 1)
             } else {
@@ -326,17 +350,17 @@ impl Memory {
             };
             let len: u64 = dims.iter().map(|&d| u64::from(d)).product();
             if bits >= 32 {
-                let read = (dims, &r[20..20 + rank], r[7] + r[9]);
-                let write = (dims, &r[28..28 + rank], r[8] + r[10]);
+                let read = (dims, read_strides, r.read_at + r.read_shift);
+                let write = (dims, write_strides, r.write_at + r.write_shift);
                 for e in 0..len {
                     let bytes = self.read(bound, from, unravel(read, e), unit);
                     self.write(bound, to, unravel(write, e), &bytes);
                 }
             } else {
                 // Packed: offsets count elements, shifts words.
-                let read = (dims, &r[20..20 + rank], r[7]);
-                let write = (dims, &r[28..28 + rank], r[8]);
-                let (read_shift, write_shift) = (u64::from(r[9]), u64::from(r[10]));
+                let read = (dims, read_strides, r.read_at);
+                let write = (dims, write_strides, r.write_at);
+                let (read_shift, write_shift) = (u64::from(r.read_shift), u64::from(r.write_shift));
                 let mask = (1u32 << bits) - 1;
                 for e in 0..len {
                     let at = unravel(read, e) * u64::from(bits);
@@ -351,6 +375,18 @@ impl Memory {
             }
         }
     }
+}
+
+/// A dispatch's header, read through the library's own struct.
+fn header_of(p: &[u32]) -> PermuteHeader {
+    bytemuck::pod_read_unaligned(bytemuck::cast_slice(&p[..PermuteHeader::WORDS]))
+}
+
+/// Record `slot` of a dispatch's parameters, read through the library's
+/// own struct.
+fn record_at<T: Words>(p: &[u32], slot: usize) -> T {
+    let start = PermuteHeader::WORDS + slot * T::WORDS;
+    bytemuck::pod_read_unaligned(bytemuck::cast_slice(&p[start..start + T::WORDS]))
 }
 
 /// Unit `index` of a view (dims and strides outermost first, an offset).
