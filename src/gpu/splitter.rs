@@ -93,7 +93,8 @@ use crate::semantics::ResolvedSplit;
 ///   SplitToSequence into many outputs is one dispatch in an arena, and on
 ///   axis 0 `plan.input_views()` gives each output as a range of the input to
 ///   bind, with no dispatch at all. Tensors larger than one storage binding
-///   (128 MiB) are cut into windows. Narrow pieces past one dispatch's
+///   (128 MiB) are cut into windows (not yet a permuted move's, which is
+///   `PlanError::PermutedTooLarge` past one binding). Narrow pieces past one dispatch's
 ///   destinations (columns) would have each dispatch load every row again: on
 ///   GPUs the model stages them instead where that costs less (`is_staged()`),
 ///   one pass into a scratch arena the splitter keeps (`requirements().
@@ -121,6 +122,9 @@ use crate::semantics::ResolvedSplit;
 ///   within `CachePolicy::table_bytes` (16 MiB of real memory by default,
 ///   `splitter.cache().usage()`, `.clear()`). A `PreparedSplit` holds its bind
 ///   groups, and through them your buffers, for as long as you keep it.
+///   Resident memory stays flat: 10,000 encodes of distinct shapes, 2,500
+///   of each move, grew it 3.1 MiB over the last 6,000 on lavapipe
+///   (`tests/memory_every_move.rs`).
 /// - **Async.** `RoundTrip::split_async` never blocks. On native backends wgpu
 ///   delivers callbacks only inside `Device::poll`: poll in your loop or keep a
 ///   `gpu::Poller` alive.
