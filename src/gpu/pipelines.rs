@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 
 use super::cache::{BoundedCache, lock};
 use crate::kernels::permute_module::PermuteModule;
-use crate::kernels::shader::BindingKind;
+use crate::kernels::shader::{BindingKind, LayoutEntry};
 use crate::plan::ShaderKey;
 
 /// One compiled kernel with its bind group layout.
@@ -65,8 +65,8 @@ impl Pipelines {
             .clone()
     }
 
-    /// The pipeline of a permuted move's `module` (its bind group layout
-    /// the module's own, from its shader), compiled on first use and kept
+    /// The pipeline of a permuted move's `module` (over the module's
+    /// explicit bind group layout, the one its recordings declare), compiled on first use and kept
     /// among the `kept` generated pipelines. Callers run this inside an
     /// error scope.
     pub fn permute(
@@ -81,22 +81,15 @@ impl Pipelines {
             return kernel.clone();
         }
         let label = format!("wgpu-split permute {module:?}");
-        let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some(&label),
-            source: wgpu::ShaderSource::Wgsl(module.source().into()),
-        });
-        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some(&label),
-            layout: None,
-            module: &shader,
-            entry_point: Some(module.entry_point()),
-            compilation_options: wgpu::PipelineCompilationOptions::default(),
-            cache: None,
-        });
-        let kernel = Arc::new(CompiledKernel {
-            layout: pipeline.get_bind_group_layout(0),
-            pipeline,
-        });
+        let layout = bind_group_layout(device, module.layout(), &label);
+        let source = module.source();
+        let kernel = Arc::new(pipeline(
+            device,
+            &label,
+            &source,
+            module.entry_point(),
+            layout,
+        ));
         cache.insert(compiled, kernel.clone(), 1, kept);
         kernel
     }
@@ -117,10 +110,14 @@ impl Pipelines {
     }
 }
 
-/// The bind group layout of `key`'s module ([`ShaderKey::bind_group_layout`]).
-fn bind_group_layout(device: &wgpu::Device, key: &ShaderKey, label: &str) -> wgpu::BindGroupLayout {
-    let entries: Vec<wgpu::BindGroupLayoutEntry> = key
-        .bind_group_layout()
+/// The bind group layout of `entries` (a module's own, as its key or the
+/// permuted module names them: what the recordings bind too).
+fn bind_group_layout(
+    device: &wgpu::Device,
+    entries: Vec<LayoutEntry>,
+    label: &str,
+) -> wgpu::BindGroupLayout {
+    let entries: Vec<wgpu::BindGroupLayoutEntry> = entries
         .into_iter()
         .map(|e| wgpu::BindGroupLayoutEntry {
             binding: e.binding,
@@ -152,21 +149,33 @@ fn compile(device: &wgpu::Device, key: &ShaderKey) -> CompiledKernel {
         key.placement().name(),
         key.slots()
     );
+    let layout = bind_group_layout(device, key.bind_group_layout(), &label);
+    pipeline(device, &label, &key.source(), key.entry_point(), layout)
+}
+
+/// The compute pipeline of `source`'s `entry_point` over `layout`, the
+/// module's explicit bind group layout.
+fn pipeline(
+    device: &wgpu::Device,
+    label: &str,
+    source: &str,
+    entry_point: &str,
+    layout: wgpu::BindGroupLayout,
+) -> CompiledKernel {
     let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-        label: Some(&label),
-        source: wgpu::ShaderSource::Wgsl(key.source().into()),
+        label: Some(label),
+        source: wgpu::ShaderSource::Wgsl(source.into()),
     });
-    let layout = bind_group_layout(device, key, &label);
     let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-        label: Some(&label),
+        label: Some(label),
         bind_group_layouts: &[Some(&layout)],
         immediate_size: 0,
     });
     let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-        label: Some(&label),
+        label: Some(label),
         layout: Some(&pipeline_layout),
         module: &module,
-        entry_point: Some(key.entry_point()),
+        entry_point: Some(entry_point),
         compilation_options: wgpu::PipelineCompilationOptions::default(),
         cache: None,
     });
