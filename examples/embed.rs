@@ -84,10 +84,13 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let regions: Vec<BufferRegion> = outputs.iter().map(BufferRegion::whole).collect();
 
     let storage = wgpu::BufferUsages::STORAGE;
+    // The producer writes it as storage; the split reads it as the plan
+    // says (copy commands read it as a copy source).
+    let reads = wgpu::BufferUsages::from(plan.requirements().input_usages);
     let tensor = device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("produced tensor"),
         size: u64::from(ROWS * COLS) * 4,
-        usage: storage,
+        usage: storage | reads,
         mapped_at_creation: false,
     });
     let result = device.create_buffer(&wgpu::BufferDescriptor {
@@ -217,12 +220,15 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     Ok(())
 }
 
-/// A storage buffer of `size` bytes (at least 4) that copies read.
+/// A buffer of `size` bytes (at least 4) that kernels and copies read and
+/// write (a plan may move a piece by a copy command).
 fn buffer(device: &wgpu::Device, size: u64) -> wgpu::Buffer {
     device.create_buffer(&wgpu::BufferDescriptor {
         label: None,
         size: size.max(4).next_multiple_of(4),
-        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        usage: wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::COPY_SRC
+            | wgpu::BufferUsages::COPY_DST,
         mapped_at_creation: false,
     })
 }
