@@ -11,7 +11,7 @@ mod common;
 use common::emulator::permuted::Memory;
 use common::permuted_layouts::{LAYOUTS, layout};
 use common::{Rng, concat_undoing, random_move, random_tensor};
-use wgpu_split::plan::internals::PlainRegion;
+use wgpu_split::plan::internals::{PlainRegion, RecordedCommand as Command};
 use wgpu_split::plan::{LaneOrder, PermutedConcatPlan, PermutedPlan, PlanLimits};
 use wgpu_split::{ElementType, HostTensor, PermutedSplit, PieceMove, ResolvedSplit};
 
@@ -49,39 +49,7 @@ fn check(input: &HostTensor, split: &PermutedSplit, context: &str) -> usize {
             .lanes(lanes);
         for l in LAYOUTS {
             let context = format!("{context}, {lanes:?}, layout {l}");
-            // The split.
-            let sizes: Vec<u64> = (0..split.output_count())
-                .map(|i| plan.output_region_bytes(i))
-                .collect();
-            let (single, each) = layout(l, plan.input_bytes(), &sizes);
-            let recording = plan
-                .recording(&single, &each)
-                .unwrap_or_else(|e| panic!("{context}: {e}"));
-            tiled += usize::from(
-                recording
-                    .modules
-                    .iter()
-                    .any(|m| m.wgsl.contains("const RECORD: u32 = 36u;")),
-            );
-            let before = memory(&recording, &[(&single, input.as_bytes().unwrap())]);
-            let mut want = before.clone();
-            for (e, o) in each.iter().zip(&outputs) {
-                let at = e.offset as usize;
-                want[e.buffer][at..at + e.size as usize].fill(0);
-                let bytes = o.as_bytes().unwrap();
-                want[e.buffer][at..at + bytes.len()].copy_from_slice(bytes);
-            }
-            let mut m = Memory {
-                buffers: before,
-                writable: each
-                    .iter()
-                    .map(|e| (e.buffer, e.offset..e.offset + e.size))
-                    .collect(),
-            };
-            m.run(&recording);
-            let callers = recording.buffers.len() - 2;
-            assert!(m.buffers[..callers] == want[..callers], "{context}: split");
-
+            tiled += usize::from(emulate_split(&plan, input, &outputs, l, &context));
             // The concat back, from the outputs where they lie.
             let sizes: Vec<u64> = (0..outputs.len())
                 .map(|i| concat_plan.input_bytes(i))
@@ -115,6 +83,111 @@ fn check(input: &HostTensor, split: &PermutedSplit, context: &str) -> usize {
         }
     }
     tiled
+}
+
+/// Emulates `plan` moving `input` into `outputs`' places in layout `l`:
+/// exact, nothing else written, every storage binding within the plan's
+/// limit. True when a dispatch moved through tiles.
+fn emulate_split(
+    plan: &PermutedPlan,
+    input: &HostTensor,
+    outputs: &[HostTensor],
+    l: &str,
+    context: &str,
+) -> bool {
+    let split = plan.split();
+    let sizes: Vec<u64> = (0..split.output_count())
+        .map(|i| plan.output_region_bytes(i))
+        .collect();
+    let (single, each) = layout(l, plan.input_bytes(), &sizes);
+    let recording = plan
+        .recording(&single, &each)
+        .unwrap_or_else(|e| panic!("{context}: {e}"));
+    let most = plan.limits().max_storage_buffer_binding_size;
+    let params = recording.buffers.len() - 2;
+    for command in &recording.commands {
+        if let Command::Dispatch { bindings, .. } = command {
+            for b in bindings.iter().filter(|b| b.buffer != params) {
+                assert!(b.size <= most, "{context}: binding of {} bytes", b.size);
+            }
+        }
+    }
+    let tiled = recording
+        .modules
+        .iter()
+        .any(|m| m.wgsl.contains("const RECORD: u32 = 36u;"));
+    let before = memory(&recording, &[(&single, input.as_bytes().unwrap())]);
+    let mut want = before.clone();
+    for (e, o) in each.iter().zip(outputs) {
+        let at = e.offset as usize;
+        want[e.buffer][at..at + e.size as usize].fill(0);
+        let bytes = o.as_bytes().unwrap();
+        want[e.buffer][at..at + bytes.len()].copy_from_slice(bytes);
+    }
+    let mut m = Memory {
+        buffers: before,
+        writable: each
+            .iter()
+            .map(|e| (e.buffer, e.offset..e.offset + e.size))
+            .collect(),
+    };
+    m.run(&recording);
+    let callers = recording.buffers.len() - 2;
+    assert!(m.buffers[..callers] == want[..callers], "{context}: split");
+    tiled
+}
+
+#[test]
+fn splits_past_one_binding_emulate_exactly_in_windows() {
+    // Windows of 2 KiB and 1 KiB (bindings at multiples of 256): every GPU
+    // type, random moves of tensors of a few KiB, each layout (the input
+    // and its outputs in one page among them).
+    let mut rng = Rng::new(2048);
+    let mut windowed = 0;
+    for t in ElementType::ALL
+        .into_iter()
+        .filter(|t| t.bit_width().is_some())
+    {
+        for rank in [2, 3, 3, 4, 4] {
+            let axis = rng.below(rank);
+            let shape: Vec<usize> = (0..rank)
+                .map(|d| rng.below(if d == axis { 36 } else { 12 }) + 1)
+                .collect();
+            let count = rng.below(3) + 1;
+            let split =
+                ResolvedSplit::new(&shape, axis, rng.lengths(shape[axis], count), true).unwrap();
+            let moves = split
+                .output_shapes()
+                .iter()
+                .map(|p| random_move(&mut rng, p))
+                .collect();
+            let Ok(permuted) = PermutedSplit::new(split, moves) else {
+                continue;
+            };
+            let input = random_tensor(&mut rng, t, &shape);
+            let outputs = input.split_permuted(&permuted).unwrap();
+            for window in [2048, 1024] {
+                let limits = PlanLimits {
+                    max_storage_buffer_binding_size: window,
+                    ..PlanLimits::WEBGPU_DEFAULT
+                };
+                let Ok(plan) = PermutedPlan::new(&permuted, t, &limits) else {
+                    continue;
+                };
+                windowed += usize::from(plan.is_windowed());
+                for lanes in [LaneOrder::Blocked, LaneOrder::Striped] {
+                    for l in LAYOUTS {
+                        let context = format!(
+                            "{t} {shape:?} {:?} window {window} {lanes:?} layout {l}",
+                            permuted.moves()
+                        );
+                        emulate_split(&plan.clone().lanes(lanes), &input, &outputs, l, &context);
+                    }
+                }
+            }
+        }
+    }
+    assert!(windowed >= 60, "{windowed} windowed plans");
 }
 
 #[test]

@@ -136,9 +136,18 @@ fn check_plan(
 /// random factoring and permutation (`None` when a move is refused: past
 /// the kernels' rank, or merged across strides).
 fn random_permuted(rng: &mut Rng, rank: usize) -> Option<(Vec<usize>, PermutedSplit)> {
+    random_permuted_of(rng, rank, 1)
+}
+
+/// [`random_permuted`] with each dimension up to `scale` times longer.
+fn random_permuted_of(
+    rng: &mut Rng,
+    rank: usize,
+    scale: usize,
+) -> Option<(Vec<usize>, PermutedSplit)> {
     let axis = rng.below(rank);
     let shape: Vec<usize> = (0..rank)
-        .map(|d| rng.below(if d == axis { 9 } else { 5 }) + 1)
+        .map(|d| rng.below(if d == axis { 9 } else { 5 } * scale) + 1)
         .collect();
     let count = rng.below(3) + 1;
     let split = ResolvedSplit::new(&shape, axis, rng.lengths(shape[axis], count), true).unwrap();
@@ -900,33 +909,90 @@ fn concat_misuse_is_refused_before_wgpu_sees_it() {
 }
 
 #[test]
-fn tensors_past_one_binding_are_refused_when_planned() {
+fn splits_past_one_binding_move_in_windows() {
     use wgpu_split::error::PlanError;
-    let qkv = PermutedSplit::split_heads(&[2, 64, 96], &[32; 3], 8).unwrap();
-    // A 4 KiB binding: the 48 KiB f32 input does not fit, nor (as the
-    // concat's output) the merged tensor.
+    let Some(gpu) = gpu("permuted_gpu") else {
+        return;
+    };
+    // A 4 KiB binding: GPT-2-like heads of a 48 KiB f32 projection move in
+    // windows (each head's rows cut so that a window holds their source),
+    // in both lane orders, each output in its own buffer or all in one.
     let limits = common::tiny(4096, 65535);
-    let e = PermutedPlan::new(&qkv, ElementType::Float, &limits).unwrap_err();
-    assert!(
-        matches!(
-            e,
-            PlanError::PermutedTooLarge {
-                what: "input",
-                bytes: 49152,
-                max: 4096
+    let qkv = PermutedSplit::split_heads(&[2, 64, 96], &[32; 3], 8).unwrap();
+    let mut rng = Rng::new(4096);
+    for t in [ElementType::Float, ElementType::Float16, ElementType::Uint8] {
+        let input = random_tensor(&mut rng, t, &[2, 64, 96]);
+        for lanes in [LaneOrder::Striped, LaneOrder::Blocked] {
+            let plan = PermutedPlan::new(&qkv, t, &limits).unwrap().lanes(lanes);
+            assert!(plan.is_windowed() == (plan.input_bytes() > 3840), "{t}");
+            let size: u64 = (0..3).map(|i| plan.output_region_bytes(i) + 256).sum();
+            let offsets: Vec<u64> = (0..3)
+                .scan(4u64, |at, i| {
+                    let here = *at;
+                    *at += plan.output_region_bytes(i) + 256;
+                    Some(here)
+                })
+                .collect();
+            for packed in [None, Some((&offsets[..], size + 4))] {
+                let context = format!("{t} {lanes:?} packed {}", packed.is_some());
+                check_plan(gpu, &input, &plan, packed, &context);
             }
-        ),
-        "{e}"
-    );
+        }
+    }
+    // Random moves of every type, windows of 1 KiB.
+    let small = common::tiny(1024, 65535);
+    let mut windowed = 0;
+    for t in ElementType::ALL
+        .into_iter()
+        .filter(|t| t.bit_width().is_some())
+    {
+        for rank in 2..=4 {
+            let Some((shape, permuted)) = random_permuted_of(&mut rng, rank, 4) else {
+                continue;
+            };
+            let input = random_tensor(&mut rng, t, &shape);
+            match PermutedPlan::new(&permuted, t, &small) {
+                Ok(plan) => {
+                    windowed += usize::from(plan.is_windowed());
+                    for lanes in [LaneOrder::Striped, LaneOrder::Blocked] {
+                        let context = format!("{t} {shape:?} {:?} {lanes:?}", permuted.moves());
+                        check_plan(gpu, &input, &plan.clone().lanes(lanes), None, &context);
+                    }
+                }
+                // Only a view whose single rows overflow a window.
+                Err(e) => assert!(matches!(e, PlanError::PermutedTooLarge { .. }), "{e}"),
+            }
+        }
+    }
+    assert!(windowed >= 10, "{windowed} windowed moves");
+    // The concat still binds its tensors whole: past one binding it is
+    // refused when planned.
     let merge = PermutedConcat::merge_heads(&qkv.output_shapes()).unwrap();
     let e = PermutedConcatPlan::new(&merge, ElementType::Float, &limits).unwrap_err();
     assert!(
         matches!(e, PlanError::PermutedTooLarge { what: "output", .. }),
         "{e}"
     );
-    // With a 1 MiB binding everything fits.
-    let wide = common::tiny(1 << 20, 65535);
-    assert!(PermutedPlan::new(&qkv, ElementType::Uint8, &wide).is_ok());
+    // Past the buffers themselves the split is refused too.
+    let e = PermutedPlan::new(&qkv, ElementType::Float, &common::tiny(1 << 20, 65535))
+        .map(|_| ())
+        .and_then(|()| {
+            let mut limits = common::tiny(4096, 65535);
+            limits.max_buffer_size = 40 << 10;
+            PermutedPlan::new(&qkv, ElementType::Float, &limits).map(|_| ())
+        })
+        .unwrap_err();
+    assert!(
+        matches!(
+            e,
+            PlanError::PermutedTooLarge {
+                what: "input",
+                bytes: 49152,
+                ..
+            }
+        ),
+        "{e}"
+    );
 }
 
 #[test]

@@ -50,6 +50,7 @@ mod passes;
 pub(crate) mod permuted_binding;
 mod permuted_plan;
 mod permuted_tiles;
+mod permuted_windows;
 pub(crate) mod recording;
 mod split_plan;
 mod staging;

@@ -16,6 +16,7 @@ use crate::plan::binding::regions::PlainRegion;
 use crate::plan::error::EncodeError;
 use crate::plan::limits::PlanLimits;
 use crate::plan::permuted_plan::{PermutedConcatPlan, PermutedPlan, overlap};
+use crate::plan::permuted_windows::ViewChunk;
 use crate::plan::recording::{
     RecordedBinding, RecordedBuffer, RecordedCommand, RecordedModule, Recording,
 };
@@ -115,7 +116,17 @@ impl PermutedPlan {
                 .collect(),
             dispatches: Vec::new(),
         };
-        for group in self.dispatch_groups(input, destinations)? {
+        let groups = self.dispatch_groups(input, destinations)?;
+        if self.is_windowed() {
+            let moved: Vec<usize> = groups
+                .into_iter()
+                .flatten()
+                .filter(|&i| !copied(i))
+                .collect();
+            binding.dispatches = at.windowed_dispatches(&moved);
+            return Ok(binding);
+        }
+        for group in groups {
             let (tiled, gathered): (Vec<usize>, Vec<usize>) = group
                 .into_iter()
                 .filter(|&i| !copied(i))
@@ -362,6 +373,183 @@ impl SplitAt<'_> {
             workgroups: first.div_ceil(WORKGROUP_SIZE),
         }
     }
+}
+
+/// One record of a windowed dispatch: output `output`'s sub-view `chunk`,
+/// the source bytes it reads and the destination binding it writes.
+struct WindowRecord<'c> {
+    output: usize,
+    chunk: &'c ViewChunk,
+    /// Bits of the record's units (source and destination: words, vec4s,
+    /// or elements).
+    unit_bits: u64,
+    /// The bytes of the source it reads (from its region's buffer start).
+    reads: Range<u64>,
+    /// Its destination binding, and the byte its sub-view starts at.
+    writes: Range<u64>,
+    dest_byte: u64,
+}
+
+impl SplitAt<'_> {
+    /// The dispatches of a move past one binding: the records of every
+    /// output in `outputs` (each a sub-view of its view, [`Windows`]),
+    /// dealt in order into dispatches whose records' source footprints one
+    /// binding holds, whose destination bindings do not overlap and whose
+    /// invocations one grid reaches; vec4s for an output whose view and
+    /// regions take them.
+    fn windowed_dispatches(&self, outputs: &[usize]) -> Vec<PermutedDispatch> {
+        let limits = self.plan.limits();
+        let most = limits.max_storage_buffer_binding_size;
+        let records = outputs.iter().flat_map(|&i| self.window_records(i));
+        let mut dispatches = Vec::new();
+        let mut open: Vec<WindowRecord<'_>> = Vec::new();
+        for record in records {
+            let joins = open.first().is_some_and(|first| {
+                let window = self.window(open.iter().chain([&record]));
+                (first.unit_bits == 128) == (record.unit_bits == 128)
+                    && open.len() < self.plan.destinations_per_dispatch()
+                    && window.end - window.start <= most
+                    && open.iter().all(|r| {
+                        self.destinations[r.output].buffer
+                            != self.destinations[record.output].buffer
+                            || !overlap(&r.writes, &record.writes)
+                    })
+                    && self.invocations(open.iter().chain([&record])) <= u64::from(u32::MAX)
+            });
+            if !joins && !open.is_empty() {
+                dispatches.push(self.window_dispatch(&open));
+                open.clear();
+            }
+            open.push(record);
+        }
+        if !open.is_empty() {
+            dispatches.push(self.window_dispatch(&open));
+        }
+        dispatches
+    }
+
+    /// Output `i`'s records: its cut in vec4s where its regions lie whole
+    /// vec4s from the bindings' starts (windows start at multiples of 256),
+    /// else in its units.
+    fn window_records(&self, i: usize) -> Vec<WindowRecord<'_>> {
+        let o = &self.plan.outputs()[i];
+        let Some(windows) = &o.windows else {
+            return Vec::new();
+        };
+        let vec4 = windows.vec4.as_ref().filter(|_| {
+            self.input.offset.is_multiple_of(16) && self.destinations[i].offset.is_multiple_of(16)
+        });
+        let (chunks, unit_bits) = match (vec4, o.mode) {
+            (Some(c), _) => (c, 128),
+            (None, RecordMode::Words) => (&windows.units, 32),
+            (None, RecordMode::Elements) => (&windows.units, u64::from(self.bits)),
+        };
+        let dest = &self.destinations[i];
+        let align = window_alignment(self.plan.limits());
+        chunks
+            .iter()
+            .map(|chunk| {
+                let (first, end) = (chunk.offset, chunk.offset + chunk.footprint());
+                let dest_byte = dest.offset + chunk.dest * unit_bits / 8;
+                let dest_end = dest_byte + (chunk.units * unit_bits).div_ceil(32) * 4;
+                WindowRecord {
+                    output: i,
+                    chunk,
+                    unit_bits,
+                    reads: self.input.offset + first * unit_bits / 8 / 4 * 4
+                        ..self.input.offset + (end * unit_bits).div_ceil(32) * 4,
+                    writes: dest_byte / align * align..dest_end,
+                    dest_byte,
+                }
+            })
+            .collect()
+    }
+
+    /// The source binding that holds `records`' footprints: from the
+    /// first byte read, aligned down, to the last, rounded up to a word.
+    fn window<'r>(&self, records: impl Iterator<Item = &'r WindowRecord<'r>>) -> Range<u64>
+    where
+        Self: 'r,
+    {
+        let align = window_alignment(self.plan.limits());
+        let (start, end) = records.fold((u64::MAX, 0), |(s, e), r| {
+            (s.min(r.reads.start), e.max(r.reads.end))
+        });
+        start / align * align..end
+    }
+
+    /// The invocations of `records` in one dispatch.
+    fn invocations<'r>(&self, records: impl Iterator<Item = &'r WindowRecord<'r>>) -> u64
+    where
+        Self: 'r,
+    {
+        let per = u64::from(self.plan.words_per_invocation());
+        records
+            .map(|r| {
+                let words = (r.chunk.units * r.unit_bits).div_ceil(32);
+                let units = if r.unit_bits == 128 { words / 4 } else { words };
+                units.div_ceil((per * 32 / r.unit_bits.max(32)).max(1))
+            })
+            .sum()
+    }
+
+    /// The dispatch of `records`, its source bound over their window.
+    fn window_dispatch(&self, records: &[WindowRecord<'_>]) -> PermutedDispatch {
+        let window = self.window(records.iter());
+        let vec4 = records[0].unit_bits == 128;
+        let unit_bytes: u64 = if vec4 { 16 } else { 4 };
+        let per = (self.plan.words_per_invocation() * 4 / unit_bytes as u32).max(1);
+        let mut params = header(records.len(), per).words().to_vec();
+        let mut bindings = vec![(1, Side::Single, window.clone())];
+        let mut first = 0u32;
+        for (slot, r) in records.iter().enumerate() {
+            let o = &self.plan.outputs()[r.output];
+            let c = r.chunk;
+            // The sub-view's offset from the window's start, in its units
+            // (the window starts a whole number of them before the input).
+            let offset =
+                c.offset + self.input.offset * 8 / r.unit_bits - window.start * 8 / r.unit_bits;
+            let (units, elements) = match o.mode {
+                RecordMode::Elements if !vec4 => ((c.units * r.unit_bits).div_ceil(32), c.units),
+                _ => (c.units, c.units * r.unit_bits / u64::from(self.bits)),
+            };
+            params.extend_from_slice(
+                record(
+                    first,
+                    units as u32,
+                    elements.min(u64::from(u32::MAX)) as u32,
+                    o.mode,
+                    self.bits,
+                    (&c.dims, &c.strides, offset as u32),
+                    0,
+                    ((r.dest_byte - r.writes.start) / unit_bytes) as u32,
+                )
+                .words(),
+            );
+            first += (units as u32).div_ceil(per);
+            bindings.push((slot as u32 + 2, Side::Each(r.output), r.writes.clone()));
+        }
+        let writable_source = records
+            .iter()
+            .any(|r| self.destinations[r.output].buffer == self.input.buffer);
+        PermutedDispatch {
+            module: PermuteModule::Split {
+                slots: records.len(),
+                vec4,
+                writable_source,
+            },
+            params,
+            bindings,
+            workgroups: first.div_ceil(WORKGROUP_SIZE),
+        }
+    }
+}
+
+/// Where a window's bindings start: the storage offset alignment, at least
+/// a vec4 (so that a window starts a whole number of any record's units
+/// before its region).
+fn window_alignment(limits: &PlanLimits) -> u64 {
+    u64::from(limits.min_storage_buffer_offset_alignment.max(16))
 }
 
 /// A concat's regions as its dispatches bind them.

@@ -21,6 +21,7 @@ use crate::plan::binding::usages::{BufferRole, Usages};
 use crate::plan::error::{EncodeError, PlanError};
 use crate::plan::limits::PlanLimits;
 use crate::plan::permuted_tiles::tile_walk;
+use crate::plan::permuted_windows::{ViewChunk, cut_view};
 use crate::semantics::permuted::row_major_strides;
 use crate::semantics::{PermutedConcat, PermutedSplit, StridedView};
 
@@ -52,6 +53,19 @@ pub(crate) struct PermutedOutput {
     /// of the input of whole words at a whole word (a piece kept as it
     /// is): a copy command can move it.
     pub run: Option<u64>,
+    /// The view cut into sub-views that one binding holds each, where the
+    /// move is past one binding ([`PermutedPlan::is_windowed`]).
+    pub windows: Option<Windows>,
+}
+
+/// An output's view cut for windows: in its units (words, or elements),
+/// and in vec4s where it has a vec4 view and that cuts too.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Windows {
+    /// The cut of the view in its units.
+    pub units: Vec<ViewChunk>,
+    /// The cut of its vec4 view.
+    pub vec4: Option<Vec<ViewChunk>>,
 }
 
 /// A permuted split planned for a device: what
@@ -77,6 +91,7 @@ pub struct PermutedPlan {
     compute_pass: bool,
     input_bytes: u64,
     outputs: Vec<PermutedOutput>,
+    windowed: bool,
 }
 
 impl PermutedPlan {
@@ -85,8 +100,9 @@ impl PermutedPlan {
     /// # Errors
     ///
     /// [`PlanError::NotOnGpu`] for strings; [`PlanError::PermutedTooLarge`]
-    /// for an input past one storage binding, or an output past
-    /// 2^32 words or one dispatch's grid.
+    /// for an input or an output past one buffer or 2^32 elements, or a
+    /// view that no cut into windows fits (each row of it spanning more
+    /// than a binding).
     pub fn new(
         split: &PermutedSplit,
         element_type: ElementType,
@@ -95,17 +111,39 @@ impl PermutedPlan {
         let bits = gpu_bits(element_type)?;
         let elements: u64 = split.split().input_shape().iter().product::<usize>() as u64;
         let input_bytes = (elements * bits).div_ceil(8);
-        fits("input", input_bytes, limits)?;
-        let outputs = (0..split.output_count())
+        fits_buffer("input", input_bytes, elements, limits)?;
+        let mut outputs: Vec<PermutedOutput> = (0..split.output_count())
             .map(|i| {
                 let mut output = output_of(split.view(i), bits);
-                fits("output", output.bytes, limits)?;
+                fits_buffer("output", output.bytes, u64::from(output.elements), limits)?;
                 let view = split.view(i);
                 let written = StridedView::new(view.dims(), &row_major_strides(view.dims()), 0);
                 output.tile = tile_walk(view, &written, bits, limits);
                 Ok(output)
             })
-            .collect::<Result<_, _>>()?;
+            .collect::<Result<_, PlanError>>()?;
+        let most = binding_most(
+            limits,
+            outputs.iter().any(|o| o.mode == RecordMode::Elements),
+        );
+        let windowed = bound_bytes(input_bytes, limits) > most
+            || outputs.iter().any(|o| bound_bytes(o.bytes, limits) > most);
+        if windowed {
+            for o in &mut outputs {
+                o.tile = None;
+                // A binding from a start aligned down (to a vec4 at least)
+                // to an end rounded up to a word.
+                let align = u64::from(limits.min_storage_buffer_offset_alignment.max(16));
+                let room = most.saturating_sub(2 * align + 16) / 16 * 16;
+                o.windows = Some(
+                    windows_of(o, bits, room).ok_or(PlanError::PermutedTooLarge {
+                        what: "output",
+                        bytes: o.bytes.next_multiple_of(4),
+                        max: most,
+                    })?,
+                );
+            }
+        }
         Ok(PermutedPlan {
             split: split.clone(),
             element_type,
@@ -114,7 +152,17 @@ impl PermutedPlan {
             compute_pass: false,
             input_bytes,
             outputs,
+            windowed,
         })
+    }
+
+    /// True when the input or an output is past one storage binding (with
+    /// room for a region's offset aligned down): the move then runs in
+    /// windows, each dispatch binding a stretch of the source that its
+    /// records read and the stretches of the outputs they write (each
+    /// output's view cut into sub-views of whole rows; no tiles).
+    pub fn is_windowed(&self) -> bool {
+        self.windowed
     }
 
     /// The same plan for recording inside the caller's compute pass
@@ -353,7 +401,39 @@ fn output_of(view: &StridedView, bits: u64) -> PermutedOutput {
         vec4,
         tile: None,
         run: one_run(view, bits),
+        windows: None,
     }
+}
+
+/// Output `o`'s views cut into sub-views that windows of `room` bytes
+/// (past a binding's start aligned down) hold: each sub-view's source
+/// footprint in half a window (so that a dispatch's records, stretches of
+/// rows of several outputs, share one), its destination in a whole one,
+/// elements in whole words.
+fn windows_of(o: &PermutedOutput, bits: u64, room: u64) -> Option<Windows> {
+    let most = room;
+    let cut = |(dims, strides, offset): (&[u32], &[u32], u32), unit_bits: u64, granule: u64| {
+        let units = |bytes: u64| bytes * 8 / unit_bits;
+        cut_view(
+            dims,
+            strides,
+            u64::from(offset),
+            units(most / 2),
+            units(most),
+            granule,
+        )
+    };
+    let (unit_bits, granule) = match o.mode {
+        RecordMode::Words => (32, 1),
+        RecordMode::Elements => (bits, 32 / bits),
+    };
+    Some(Windows {
+        units: cut((&o.dims, &o.strides, o.offset), unit_bits, granule)?,
+        vec4: o
+            .vec4
+            .as_ref()
+            .and_then(|(d, s, offset)| cut((d, s, *offset), 128, 1)),
+    })
 }
 
 /// The byte offset in the input of `view` (in elements of `bits`) when it
@@ -734,12 +814,7 @@ fn gpu_bits(element_type: ElementType) -> Result<u64, PlanError> {
 /// reached by one dispatch's grid (a word an invocation).
 fn fits(what: &'static str, bytes: u64, limits: &PlanLimits) -> Result<(), PlanError> {
     let bound = bytes.next_multiple_of(4);
-    let grid =
-        u64::from(limits.max_compute_workgroups_per_dimension).pow(2) * u64::from(WORKGROUP_SIZE);
-    let most = limits
-        .max_storage_buffer_binding_size
-        .min(grid.saturating_mul(4))
-        .min(u64::from(u32::MAX) * 4);
+    let most = binding_most(limits, false);
     if bound > most {
         return Err(PlanError::PermutedTooLarge {
             what,
@@ -748,6 +823,47 @@ fn fits(what: &'static str, bytes: u64, limits: &PlanLimits) -> Result<(), PlanE
         });
     }
     Ok(())
+}
+
+/// A tensor of `bytes` and `elements` that a permuted split moves: in one
+/// buffer, its elements counted in `u32`.
+fn fits_buffer(
+    what: &'static str,
+    bytes: u64,
+    elements: u64,
+    limits: &PlanLimits,
+) -> Result<(), PlanError> {
+    let bound = bytes.next_multiple_of(4);
+    let most = limits.max_buffer_size.min(u64::from(u32::MAX));
+    if bound > limits.max_buffer_size || elements > u64::from(u32::MAX) {
+        return Err(PlanError::PermutedTooLarge {
+            what,
+            bytes: bound,
+            max: most,
+        });
+    }
+    Ok(())
+}
+
+/// The most bytes a permuted dispatch binds of one region: one storage
+/// binding, its words reached by one dispatch's grid (a word an
+/// invocation) and counted in `u32`; 512 MiB where elements are gathered
+/// one by one (their bit index is a `u32`).
+fn binding_most(limits: &PlanLimits, elements: bool) -> u64 {
+    let grid =
+        u64::from(limits.max_compute_workgroups_per_dimension).pow(2) * u64::from(WORKGROUP_SIZE);
+    let most = limits
+        .max_storage_buffer_binding_size
+        .min(grid.saturating_mul(4))
+        .min(u64::from(u32::MAX) * 4);
+    if elements { most.min(1 << 29) } else { most }
+}
+
+/// The most bytes a region of `bytes` may bind: rounded up to a word,
+/// from its offset aligned down.
+fn bound_bytes(bytes: u64, limits: &PlanLimits) -> u64 {
+    let align = u64::from(limits.min_storage_buffer_offset_alignment.max(4));
+    bytes.next_multiple_of(4) + align - 4
 }
 
 /// Words an invocation of a blocked (software adapter's) plan moves: on
