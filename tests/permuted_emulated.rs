@@ -50,39 +50,68 @@ fn check(input: &HostTensor, split: &PermutedSplit, context: &str) -> usize {
         for l in LAYOUTS {
             let context = format!("{context}, {lanes:?}, layout {l}");
             tiled += usize::from(emulate_split(&plan, input, &outputs, l, &context));
-            // The concat back, from the outputs where they lie.
-            let sizes: Vec<u64> = (0..outputs.len())
-                .map(|i| concat_plan.input_bytes(i))
-                .collect();
-            let (single, each) = layout(l, concat_plan.output_region_bytes(), &sizes);
-            let recording = concat_plan
-                .recording(&each, &single)
-                .unwrap_or_else(|e| panic!("{context}: concat: {e}"));
-            let held: Vec<(&PlainRegion, &[u8])> = each
-                .iter()
-                .zip(&outputs)
-                .map(|(e, o)| (e, o.as_bytes().unwrap()))
-                .collect();
-            let before = memory(&recording, &held);
-            let mut want = before.clone();
-            let at = single.offset as usize;
-            want[single.buffer][at..at + single.size as usize].fill(0);
-            // The host path's concat (the input's bits past its last
-            // element are not the concat's: they come out zero).
-            let refs: Vec<&HostTensor> = outputs.iter().collect();
-            let joined = HostTensor::concat_permuted(&refs, &concat).unwrap();
-            let bytes = joined.as_bytes().unwrap();
-            want[single.buffer][at..at + bytes.len()].copy_from_slice(bytes);
-            let mut m = Memory {
-                buffers: before,
-                writable: vec![(single.buffer, single.offset..single.offset + single.size)],
-            };
-            m.run(&recording);
-            let callers = recording.buffers.len() - 2;
-            assert!(m.buffers[..callers] == want[..callers], "{context}: concat");
+            emulate_concat(&concat_plan, &outputs, l, &context);
         }
     }
     tiled
+}
+
+/// Every storage binding of `recording` within `limits`' binding size.
+fn within_bindings(
+    recording: &wgpu_split::plan::internals::Recording,
+    limits: &PlanLimits,
+    context: &str,
+) {
+    let most = limits.max_storage_buffer_binding_size;
+    let params = recording.buffers.len() - 2;
+    for command in &recording.commands {
+        if let Command::Dispatch { bindings, .. } = command {
+            for b in bindings.iter().filter(|b| b.buffer != params) {
+                assert!(b.size <= most, "{context}: binding of {} bytes", b.size);
+            }
+        }
+    }
+}
+
+/// Emulates `concat_plan` joining `outputs` from their places in layout
+/// `l`: exact, nothing else written, every storage binding within the
+/// plan's limit.
+fn emulate_concat(
+    concat_plan: &PermutedConcatPlan,
+    outputs: &[HostTensor],
+    l: &str,
+    context: &str,
+) {
+    let sizes: Vec<u64> = (0..outputs.len())
+        .map(|i| concat_plan.input_bytes(i))
+        .collect();
+    let (single, each) = layout(l, concat_plan.output_region_bytes(), &sizes);
+    let recording = concat_plan
+        .recording(&each, &single)
+        .unwrap_or_else(|e| panic!("{context}: concat: {e}"));
+    within_bindings(&recording, concat_plan.limits(), context);
+    let held: Vec<(&PlainRegion, &[u8])> = each
+        .iter()
+        .zip(outputs)
+        .map(|(e, o)| (e, o.as_bytes().unwrap()))
+        .collect();
+    let before = memory(&recording, &held);
+    let mut want = before.clone();
+    let at = single.offset as usize;
+    want[single.buffer][at..at + single.size as usize].fill(0);
+    // The host path's concat (the input's bits past its last
+    // element are not the concat's: they come out zero).
+    let refs: Vec<&HostTensor> = outputs.iter().collect();
+    let joined = HostTensor::concat_permuted(&refs, concat_plan.concat()).unwrap();
+    let bytes = joined.as_bytes().unwrap();
+    want[single.buffer][at..at + bytes.len()].copy_from_slice(bytes);
+    let mut m = Memory {
+        buffers: before,
+        writable: vec![(single.buffer, single.offset..single.offset + single.size)],
+    };
+    m.run(&recording);
+    let callers = recording.buffers.len() - 2;
+    assert!(m.buffers[..callers] == want[..callers], "{context}: concat");
 }
 
 /// Emulates `plan` moving `input` into `outputs`' places in layout `l`:
@@ -103,15 +132,7 @@ fn emulate_split(
     let recording = plan
         .recording(&single, &each)
         .unwrap_or_else(|e| panic!("{context}: {e}"));
-    let most = plan.limits().max_storage_buffer_binding_size;
-    let params = recording.buffers.len() - 2;
-    for command in &recording.commands {
-        if let Command::Dispatch { bindings, .. } = command {
-            for b in bindings.iter().filter(|b| b.buffer != params) {
-                assert!(b.size <= most, "{context}: binding of {} bytes", b.size);
-            }
-        }
-    }
+    within_bindings(&recording, plan.limits(), context);
     let tiled = recording
         .modules
         .iter()
@@ -138,7 +159,7 @@ fn emulate_split(
 }
 
 #[test]
-fn splits_past_one_binding_emulate_exactly_in_windows() {
+fn moves_past_one_binding_emulate_exactly_in_windows() {
     // Windows of 2 KiB and 1 KiB (bindings at multiples of 256): every GPU
     // type, random moves of tensors of a few KiB, each layout (the input
     // and its outputs in one page among them).
@@ -175,6 +196,9 @@ fn splits_past_one_binding_emulate_exactly_in_windows() {
                     continue;
                 };
                 windowed += usize::from(plan.is_windowed());
+                let concat = concat_undoing(&permuted);
+                let concat_plan = PermutedConcatPlan::new(&concat, t, &limits).unwrap();
+                windowed += usize::from(concat_plan.is_windowed());
                 for lanes in [LaneOrder::Blocked, LaneOrder::Striped] {
                     for l in LAYOUTS {
                         let context = format!(
@@ -182,12 +206,14 @@ fn splits_past_one_binding_emulate_exactly_in_windows() {
                             permuted.moves()
                         );
                         emulate_split(&plan.clone().lanes(lanes), &input, &outputs, l, &context);
+                        let joined = concat_plan.clone().lanes(lanes);
+                        emulate_concat(&joined, &outputs, l, &format!("{context}: concat"));
                     }
                 }
             }
         }
     }
-    assert!(windowed >= 60, "{windowed} windowed plans");
+    assert!(windowed >= 120, "{windowed} windowed plans");
 }
 
 #[test]

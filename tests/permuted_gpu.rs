@@ -909,7 +909,7 @@ fn concat_misuse_is_refused_before_wgpu_sees_it() {
 }
 
 #[test]
-fn splits_past_one_binding_move_in_windows() {
+fn moves_past_one_binding_run_in_windows() {
     use wgpu_split::error::PlanError;
     let Some(gpu) = gpu("permuted_gpu") else {
         return;
@@ -965,14 +965,56 @@ fn splits_past_one_binding_move_in_windows() {
         }
     }
     assert!(windowed >= 10, "{windowed} windowed moves");
-    // The concat still binds its tensors whole: past one binding it is
-    // refused when planned.
+    // And back: the heads merged (a concat whose output is past one
+    // binding), and random concats undoing random moves, each input in
+    // its own buffer or in the output's.
     let merge = PermutedConcat::merge_heads(&qkv.output_shapes()).unwrap();
-    let e = PermutedConcatPlan::new(&merge, ElementType::Float, &limits).unwrap_err();
-    assert!(
-        matches!(e, PlanError::PermutedTooLarge { what: "output", .. }),
-        "{e}"
-    );
+    for t in [ElementType::Float, ElementType::Float16, ElementType::Uint8] {
+        let input = random_tensor(&mut rng, t, &[2, 64, 96]);
+        let heads = input.split_permuted(&qkv).unwrap();
+        let plan = PermutedConcatPlan::new(&merge, t, &limits).unwrap();
+        assert!(
+            plan.is_windowed() == (plan.output_region_bytes() > 3840),
+            "{t}"
+        );
+        for lanes in [LaneOrder::Striped, LaneOrder::Blocked] {
+            for shared in [false, true] {
+                let context = format!("merge {t} {lanes:?} shared {shared}");
+                check_concat_plan(gpu, &heads, &plan.clone().lanes(lanes), shared, &context);
+            }
+        }
+    }
+    let mut windowed = 0;
+    for t in ElementType::ALL
+        .into_iter()
+        .filter(|t| t.bit_width().is_some())
+    {
+        for rank in 2..=4 {
+            let Some((shape, permuted)) = random_permuted_of(&mut rng, rank, 4) else {
+                continue;
+            };
+            let input = random_tensor(&mut rng, t, &shape);
+            let pieces = input.split_permuted(&permuted).unwrap();
+            let concat = common::concat_undoing(&permuted);
+            match PermutedConcatPlan::new(&concat, t, &small) {
+                Ok(plan) => {
+                    windowed += usize::from(plan.is_windowed());
+                    for lanes in [LaneOrder::Striped, LaneOrder::Blocked] {
+                        let context = format!("concat {t} {shape:?} {lanes:?}");
+                        check_concat_plan(
+                            gpu,
+                            &pieces,
+                            &plan.clone().lanes(lanes),
+                            false,
+                            &context,
+                        );
+                    }
+                }
+                Err(e) => assert!(matches!(e, PlanError::PermutedTooLarge { .. }), "{e}"),
+            }
+        }
+    }
+    assert!(windowed >= 10, "{windowed} windowed concats");
     // Past the buffers themselves the split is refused too.
     let e = PermutedPlan::new(&qkv, ElementType::Float, &common::tiny(1 << 20, 65535))
         .map(|_| ())
@@ -1164,4 +1206,28 @@ fn dispatches_over_many_rows_are_exact() {
             );
         }
     }
+}
+
+#[test]
+fn a_gqa_projection_past_webgpus_binding_moves_at_full_size() {
+    let Some(gpu) = gpu("permuted_gpu") else {
+        return;
+    };
+    // Llama-3-8B's fused QKV ([S, 6,144] f16: 32 query heads, 8 key and 8
+    // value heads of 128) at 11,000 tokens: 135 MB, past WebGPU's default
+    // binding (128 MiB): split into heads and merged back in windows on
+    // the device, under WebGPU's default limits.
+    let limits = wgpu_split::plan::PlanLimits::WEBGPU_DEFAULT;
+    let shape = [1, 11_000, 6144];
+    let qkv = PermutedSplit::split_heads(&shape, &[4096, 1024, 1024], 128).unwrap();
+    let t = ElementType::Float16;
+    let input = random_tensor(&mut Rng::new(8), t, &shape);
+    let plan = PermutedPlan::new(&qkv, t, &limits).unwrap();
+    assert!(plan.input_bytes() > limits.max_storage_buffer_binding_size && plan.is_windowed());
+    check_plan(gpu, &input, &plan, None, "GQA QKV split");
+    let heads = input.split_permuted(&qkv).unwrap();
+    let merge = PermutedConcat::merge_heads(&qkv.output_shapes()).unwrap();
+    let back = PermutedConcatPlan::new(&merge, t, &limits).unwrap();
+    assert!(back.is_windowed());
+    check_concat_plan(gpu, &heads, &back, false, "GQA heads merged");
 }

@@ -163,20 +163,36 @@ impl PermutedSuite {
         let limits = PlanLimits::WEBGPU_DEFAULT;
         let mut recorded = Vec::new();
         let mut tiled = false;
+        // Every case again under a binding of 2 KiB, where it is past one
+        // (windows), on striped lanes.
+        let windows = PlanLimits {
+            max_storage_buffer_binding_size: 2048,
+            ..limits
+        };
+        let runs = [
+            (LaneOrder::Blocked, limits, ""),
+            (LaneOrder::Striped, limits, ""),
+            (LaneOrder::Striped, windows, ", in 2 KiB windows"),
+        ];
+        let mut windowed = false;
         for (c, case) in self.cases.iter().enumerate() {
             let t = case.element_type;
             let concat = undoing(&case.split);
-            for lanes in [LaneOrder::Blocked, LaneOrder::Striped] {
+            for (lanes, limits, windows) in runs {
                 let plan = PermutedPlan::new(&case.split, t, &limits)
                     .map_err(|e| format!("{}: {e}", case.name))?
                     .lanes(lanes);
+                if !windows.is_empty() && !plan.is_windowed() {
+                    continue;
+                }
+                windowed |= plan.is_windowed();
                 tiled |= (0..case.split.output_count()).any(|i| plan.moves_through_tiles(i));
                 let sizes: Vec<u64> = (0..case.split.output_count())
                     .map(|i| plan.output_region_bytes(i))
                     .collect();
                 for l in LAYOUTS {
                     let (single, each) = layout(l, plan.input_bytes(), &sizes);
-                    let name = format!("{}, {lanes:?} lanes, outputs in {l}", case.name);
+                    let name = format!("{}, {lanes:?} lanes{windows}, outputs in {l}", case.name);
                     let recording = plan
                         .recording(&single, &each)
                         .map_err(|e| format!("{name}: {e}"))?;
@@ -197,7 +213,10 @@ impl PermutedSuite {
                     .collect();
                 for l in LAYOUTS {
                     let (single, each) = layout(l, plan.output_region_bytes(), &sizes);
-                    let name = format!("{} concat, {lanes:?} lanes, inputs in {l}", case.name);
+                    let name = format!(
+                        "{} concat, {lanes:?} lanes{windows}, inputs in {l}",
+                        case.name
+                    );
                     let recording = plan
                         .recording(&each, &single)
                         .map_err(|e| format!("{name}: {e}"))?;
@@ -214,6 +233,9 @@ impl PermutedSuite {
         }
         if !tiled {
             return Err("no permuted recording moves through tiles".into());
+        }
+        if !windowed {
+            return Err("no permuted recording moves in windows".into());
         }
         Ok(recorded)
     }

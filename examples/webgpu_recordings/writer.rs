@@ -16,7 +16,10 @@ pub struct Writer<'r> {
     blobs: Blobs,
     guard: Guard,
     modules: Vec<&'r RecordedModule>,
-    index: HashMap<&'r str, usize>,
+    /// Each module's place, by its source, entry point and layout (one
+    /// source serves several entry points: the permuted concat's `main`
+    /// and `clear`).
+    index: HashMap<(&'r str, &'static str, String), usize>,
     entries: Vec<Value>,
 }
 
@@ -53,7 +56,8 @@ impl<'r> Writer<'r> {
             .modules
             .iter()
             .map(|m| {
-                *self.index.entry(m.wgsl.as_str()).or_insert_with(|| {
+                let key = (m.wgsl.as_str(), m.entry_point, format!("{:?}", m.layout));
+                *self.index.entry(key).or_insert_with(|| {
                     self.modules.push(m);
                     self.modules.len() - 1
                 })

@@ -93,8 +93,8 @@ use crate::semantics::ResolvedSplit;
 ///   SplitToSequence into many outputs is one dispatch in an arena, and on
 ///   axis 0 `plan.input_views()` gives each output as a range of the input to
 ///   bind, with no dispatch at all. Tensors larger than one storage binding
-///   (128 MiB) are cut into windows (not yet a permuted move's, which is
-///   `PlanError::PermutedTooLarge` past one binding). Narrow pieces past one dispatch's
+///   (128 MiB) are cut into windows, permuted moves too (each output's view
+///   cut into sub-views of whole rows, `is_windowed()`). Narrow pieces past one dispatch's
 ///   destinations (columns) would have each dispatch load every row again: on
 ///   GPUs the model stages them instead where that costs less (`is_staged()`),
 ///   one pass into a scratch arena the splitter keeps (`requirements().

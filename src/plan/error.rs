@@ -72,18 +72,20 @@ pub enum PlanError {
         "this concat's runs are not whole 32-bit words, so one dispatch joins every piece: Strategy::GatherPerOutput cannot give each its own; use Strategy::Gather"
     )]
     PerOutputConcatOfSubWords,
-    /// A tensor a permuted move binds whole (the input of a permuted
-    /// split, the output of a permuted concat, or one of their pieces)
-    /// past one storage binding or one dispatch's grid.
+    /// A tensor of a permuted move (an input or an output, of the split or
+    /// the concat) that the device cannot move: past one buffer or 2^32
+    /// elements, or, past one storage binding, a view that no cut into
+    /// windows fits (a single row of it spans more than a window).
     #[error(
-        "the {what} of a permuted move needs {bytes} bytes in one storage binding, and the device binds at most {max}"
+        "the {what} of a permuted move needs {bytes} bytes, and the device moves at most {max} of it (one buffer, or for a move whose rows span more than one binding, one binding)"
     )]
     PermutedTooLarge {
         /// `"input"` or `"output"`.
         what: &'static str,
-        /// Bytes needed (rounded up to a word).
+        /// Bytes of it (rounded up to a word).
         bytes: u64,
-        /// The most one binding (and one dispatch) holds on the device.
+        /// The most the device moves: its buffer size, or its binding
+        /// size where the view's rows do not cut into windows.
         max: u64,
     },
     /// An option of [`crate::plan::PlanOptions`] that the move planned

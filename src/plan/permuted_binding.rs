@@ -16,7 +16,7 @@ use crate::plan::binding::regions::PlainRegion;
 use crate::plan::error::EncodeError;
 use crate::plan::limits::PlanLimits;
 use crate::plan::permuted_plan::{PermutedConcatPlan, PermutedPlan, overlap};
-use crate::plan::permuted_windows::ViewChunk;
+use crate::plan::permuted_windows::{ViewChunk, footprint};
 use crate::plan::recording::{
     RecordedBinding, RecordedBuffer, RecordedCommand, RecordedModule, Recording,
 };
@@ -202,6 +202,14 @@ impl PermutedConcatPlan {
             bits: self.element_type().bit_width().unwrap_or(32),
         };
         let mut binding = PermutedBinding::default();
+        if self.is_windowed() {
+            if self.zeroes_output() {
+                binding.dispatches.extend(at.windowed_clears());
+            }
+            let moved: Vec<usize> = groups.into_iter().flatten().collect();
+            binding.dispatches.extend(at.windowed_dispatches(&moved));
+            return Ok(binding);
+        }
         if self.zeroes_output() {
             binding.dispatches.push(at.clear_dispatch());
         }
@@ -380,6 +388,8 @@ impl SplitAt<'_> {
 struct WindowRecord<'c> {
     output: usize,
     chunk: &'c ViewChunk,
+    /// The sub-view's source strides.
+    strides: &'c [u32],
     /// Bits of the record's units (source and destination: words, vec4s,
     /// or elements).
     unit_bits: u64,
@@ -414,7 +424,7 @@ impl SplitAt<'_> {
                             != self.destinations[record.output].buffer
                             || !overlap(&r.writes, &record.writes)
                     })
-                    && self.invocations(open.iter().chain([&record])) <= u64::from(u32::MAX)
+                    && on_one_grid(self.invocations(open.iter().chain([&record])), limits)
             });
             if !joins && !open.is_empty() {
                 dispatches.push(self.window_dispatch(&open));
@@ -436,25 +446,29 @@ impl SplitAt<'_> {
         let Some(windows) = &o.windows else {
             return Vec::new();
         };
-        let vec4 = windows.vec4.as_ref().filter(|_| {
-            self.input.offset.is_multiple_of(16) && self.destinations[i].offset.is_multiple_of(16)
-        });
-        let (chunks, unit_bits) = match (vec4, o.mode) {
+        let offsets = [self.input.offset, self.destinations[i].offset];
+        let vec4 =
+            (windows.vec4.as_ref()).filter(|_| windows_take_vec4(self.plan.limits(), &offsets));
+        let (cut, unit_bits) = match (vec4, o.mode) {
             (Some(c), _) => (c, 128),
             (None, RecordMode::Words) => (&windows.units, 32),
             (None, RecordMode::Elements) => (&windows.units, u64::from(self.bits)),
         };
+        let (chunks, strides) = (&cut.chunks, &cut.strides[0]);
         let dest = &self.destinations[i];
         let align = window_alignment(self.plan.limits());
         chunks
             .iter()
             .map(|chunk| {
-                let (first, end) = (chunk.offset, chunk.offset + chunk.footprint());
-                let dest_byte = dest.offset + chunk.dest * unit_bits / 8;
+                let strides = &strides[strides.len() - chunk.dims.len()..];
+                let first = chunk.offsets[0];
+                let end = first + footprint(&chunk.dims, strides);
+                let dest_byte = dest.offset + chunk.offsets[1] * unit_bits / 8;
                 let dest_end = dest_byte + (chunk.units * unit_bits).div_ceil(32) * 4;
                 WindowRecord {
                     output: i,
                     chunk,
+                    strides,
                     unit_bits,
                     reads: self.input.offset + first * unit_bits / 8 / 4 * 4
                         ..self.input.offset + (end * unit_bits).div_ceil(32) * 4,
@@ -508,7 +522,7 @@ impl SplitAt<'_> {
             // The sub-view's offset from the window's start, in its units
             // (the window starts a whole number of them before the input).
             let offset =
-                c.offset + self.input.offset * 8 / r.unit_bits - window.start * 8 / r.unit_bits;
+                c.offsets[0] + self.input.offset * 8 / r.unit_bits - window.start * 8 / r.unit_bits;
             let (units, elements) = match o.mode {
                 RecordMode::Elements if !vec4 => ((c.units * r.unit_bits).div_ceil(32), c.units),
                 _ => (c.units, c.units * r.unit_bits / u64::from(self.bits)),
@@ -520,7 +534,7 @@ impl SplitAt<'_> {
                     elements.min(u64::from(u32::MAX)) as u32,
                     o.mode,
                     self.bits,
-                    (&c.dims, &c.strides, offset as u32),
+                    (&c.dims, r.strides, offset as u32),
                     0,
                     ((r.dest_byte - r.writes.start) / unit_bytes) as u32,
                 )
@@ -545,11 +559,15 @@ impl SplitAt<'_> {
     }
 }
 
-/// Where a window's bindings start: the storage offset alignment, at least
-/// a vec4 (so that a window starts a whole number of any record's units
-/// before its region).
+/// Where a window's bindings start: the storage offset alignment.
 fn window_alignment(limits: &PlanLimits) -> u64 {
-    u64::from(limits.min_storage_buffer_offset_alignment.max(16))
+    u64::from(limits.min_storage_buffer_offset_alignment.max(4))
+}
+
+/// True when windows take vec4 records for regions at `offsets`: each a
+/// whole vec4 from a window's start (at a multiple of the alignment).
+fn windows_take_vec4(limits: &PlanLimits, offsets: &[u64]) -> bool {
+    window_alignment(limits).is_multiple_of(16) && offsets.iter().all(|o| o.is_multiple_of(16))
 }
 
 /// A concat's regions as its dispatches bind them.
@@ -724,6 +742,237 @@ impl ConcatAt<'_> {
     }
 }
 
+/// One record of a windowed concat dispatch: input `input`'s sub-view
+/// `chunk`, the bytes of the input it reads (its binding) and of the
+/// output it writes.
+struct PieceRecord<'c> {
+    input: usize,
+    chunk: &'c ViewChunk,
+    /// The sub-view's read and write strides.
+    strides: (&'c [u32], &'c [u32]),
+    mode: RecordMode,
+    /// Bits of its units (words, vec4s, or elements).
+    unit_bits: u64,
+    /// Its input binding (from its first byte read, aligned down).
+    reads: Range<u64>,
+    /// The output bytes it writes, whole words.
+    writes: Range<u64>,
+}
+
+impl ConcatAt<'_> {
+    /// The zeroing of an output past one binding: a dispatch per window
+    /// of its words.
+    fn windowed_clears(&self) -> Vec<PermutedDispatch> {
+        let limits = self.plan.limits();
+        let align = window_alignment(limits);
+        let most = limits.max_storage_buffer_binding_size;
+        let step = most.saturating_sub(align) / 4 * 4;
+        let (start, end) = (
+            self.output.offset,
+            self.output.offset + self.plan.output_region_bytes(),
+        );
+        (start..end)
+            .step_by(step.max(4) as usize)
+            .map(|from| {
+                let to = (from + step).min(end);
+                let bound = from / align * align..to;
+                let words = ((to - from) / 4) as u32;
+                let head = PermuteHeader {
+                    clear_words: words,
+                    clear_shift: ((from - bound.start) / 4) as u32,
+                    ..header(0, 1)
+                };
+                let mut params = head.words().to_vec();
+                params.resize(PermuteHeader::WORDS + ConcatRecord::WORDS, 0);
+                PermutedDispatch {
+                    module: PermuteModule::Clear,
+                    params,
+                    bindings: vec![(1, Side::Single, bound)],
+                    workgroups: words.div_ceil(WORKGROUP_SIZE),
+                }
+            })
+            .collect()
+    }
+
+    /// The dispatches of a concat past one binding: every input's records
+    /// (sub-views of its piece, [`Windows`]), dealt in order into
+    /// dispatches whose writes one window of the output holds, whose
+    /// inputs in the output's buffer (bound writable) do not overlap, and
+    /// whose invocations one grid reaches.
+    fn windowed_dispatches(&self, inputs: &[usize]) -> Vec<PermutedDispatch> {
+        let most = self.plan.limits().max_storage_buffer_binding_size;
+        let records = inputs.iter().flat_map(|&i| self.piece_records(i));
+        let mut dispatches = Vec::new();
+        let mut open: Vec<PieceRecord<'_>> = Vec::new();
+        for record in records {
+            let joins = open.first().is_some_and(|first| {
+                let window = self.out_window(open.iter().chain([&record]));
+                (first.unit_bits == 128) == (record.unit_bits == 128)
+                    && open.len() < self.plan.inputs_per_dispatch()
+                    && window.end - window.start <= most
+                    && (!self.in_output_buffer(record.input)
+                        || open.iter().all(|r| {
+                            !self.in_output_buffer(r.input) || !overlap(&r.reads, &record.reads)
+                        }))
+                    && on_one_grid(
+                        open.iter()
+                            .chain([&record])
+                            .map(|r| piece_invocations(r, self.plan.words_per_invocation()))
+                            .sum(),
+                        self.plan.limits(),
+                    )
+            });
+            if !joins && !open.is_empty() {
+                dispatches.push(self.piece_dispatch(&open));
+                open.clear();
+            }
+            open.push(record);
+        }
+        if !open.is_empty() {
+            dispatches.push(self.piece_dispatch(&open));
+        }
+        dispatches
+    }
+
+    /// Input `i`'s records: its cut in vec4s where its regions lie whole
+    /// vec4s from the windows' starts, else in its units.
+    fn piece_records(&self, i: usize) -> Vec<PieceRecord<'_>> {
+        let piece = &self.plan.pieces()[i];
+        let Some(windows) = &piece.windows else {
+            return Vec::new();
+        };
+        let offsets = [self.inputs[i].offset, self.output.offset];
+        let vec4 =
+            (windows.vec4.as_ref()).filter(|_| windows_take_vec4(self.plan.limits(), &offsets));
+        let (cut, unit_bits) = match (vec4, piece.mode) {
+            (Some(c), _) => (c, 128),
+            (None, RecordMode::Words) => (&windows.units, 32),
+            (None, RecordMode::Elements) => (&windows.units, u64::from(self.bits)),
+        };
+        let (chunks, strides) = (&cut.chunks, (&cut.strides[0], &cut.strides[1]));
+        let align = window_alignment(self.plan.limits());
+        let bytes = |base: u64, first: u64, span: u64| {
+            base + first * unit_bits / 32 * 4..base + ((first + span) * unit_bits).div_ceil(32) * 4
+        };
+        chunks
+            .iter()
+            .map(|chunk| {
+                let depth = strides.0.len() - chunk.dims.len();
+                let (read, write) = (&strides.0[depth..], &strides.1[depth..]);
+                let reads = bytes(
+                    self.inputs[i].offset,
+                    chunk.offsets[0],
+                    footprint(&chunk.dims, read),
+                );
+                PieceRecord {
+                    input: i,
+                    chunk,
+                    strides: (read, write),
+                    mode: piece.mode,
+                    unit_bits,
+                    reads: reads.start / align * align..reads.end,
+                    writes: bytes(
+                        self.output.offset,
+                        chunk.offsets[1],
+                        footprint(&chunk.dims, write),
+                    ),
+                }
+            })
+            .collect()
+    }
+
+    /// The output binding that holds `records`' writes.
+    fn out_window<'r>(&self, records: impl Iterator<Item = &'r PieceRecord<'r>>) -> Range<u64>
+    where
+        Self: 'r,
+    {
+        let align = window_alignment(self.plan.limits());
+        let (start, end) = records.fold((u64::MAX, 0), |(s, e), r| {
+            (s.min(r.writes.start), e.max(r.writes.end))
+        });
+        start / align * align..end
+    }
+
+    /// The dispatch of `records`, the output bound over their window.
+    fn piece_dispatch(&self, records: &[PieceRecord<'_>]) -> PermutedDispatch {
+        let window = self.out_window(records.iter());
+        let vec4 = records[0].unit_bits == 128;
+        let units = if records.iter().any(|r| r.mode == RecordMode::Elements) {
+            ConcatUnits::Atomic
+        } else if vec4 {
+            ConcatUnits::Vec4
+        } else {
+            ConcatUnits::Words
+        };
+        let unit_bytes: u64 = if vec4 { 16 } else { 4 };
+        let per = (self.plan.words_per_invocation() * 4 / unit_bytes as u32).max(1);
+        let mut params = header(records.len(), per).words().to_vec();
+        let mut bindings = vec![(1, Side::Single, window.clone())];
+        let mut first = 0u32;
+        let mut writable = 0u32;
+        for (slot, r) in records.iter().enumerate() {
+            let c = r.chunk;
+            // Each view's offset from its window's start, in its units.
+            let rebased = |unit: u64, region: u64, start: u64| {
+                (unit + region * 8 / r.unit_bits - start * 8 / r.unit_bits) as u32
+            };
+            let read = rebased(c.offsets[0], self.inputs[r.input].offset, r.reads.start);
+            let write = rebased(c.offsets[1], self.output.offset, window.start);
+            let (count, elements) = match r.mode {
+                RecordMode::Elements => ((c.units * r.unit_bits).div_ceil(32), c.units),
+                RecordMode::Words => (c.units, c.units * r.unit_bits / u64::from(self.bits)),
+            };
+            params.extend_from_slice(
+                concat_record(
+                    first,
+                    count as u32,
+                    elements.min(u64::from(u32::MAX)) as u32,
+                    r.mode,
+                    self.bits,
+                    (&c.dims, r.strides.0, read),
+                    (&c.dims, r.strides.1, write),
+                    0,
+                    0,
+                )
+                .words(),
+            );
+            first += (count as u32).div_ceil(per);
+            if self.in_output_buffer(r.input) {
+                writable |= 1 << slot;
+            }
+            bindings.push((slot as u32 + 2, Side::Each(r.input), r.reads.clone()));
+        }
+        PermutedDispatch {
+            module: PermuteModule::Concat {
+                slots: records.len(),
+                units,
+                writable,
+            },
+            params,
+            bindings,
+            workgroups: first.div_ceil(WORKGROUP_SIZE),
+        }
+    }
+}
+
+/// True when `invocations` (counted in `u32`) fit one dispatch's grid.
+fn on_one_grid(invocations: u64, limits: &PlanLimits) -> bool {
+    invocations <= u64::from(u32::MAX)
+        && limits
+            .grid(invocations.div_ceil(u64::from(WORKGROUP_SIZE)))
+            .is_some()
+}
+
+/// The invocations of a concat record.
+fn piece_invocations(r: &PieceRecord<'_>, words_per_invocation: u32) -> u64 {
+    let count = match r.mode {
+        RecordMode::Elements => (r.chunk.units * r.unit_bits).div_ceil(32),
+        RecordMode::Words => r.chunk.units,
+    };
+    let unit_bytes = if r.unit_bits == 128 { 16 } else { 4 };
+    count.div_ceil(u64::from(words_per_invocation * 4 / unit_bytes).max(1))
+}
+
 /// Appends `binding`'s dispatches to `recording`: each module once, the
 /// parameters of each dispatch at the next multiple of 256 bytes of the
 /// parameters' buffer (pushed last), the workgroups laid out over x and y
@@ -788,8 +1037,8 @@ fn record_dispatches(
 }
 
 /// A permuted dispatch's workgroups laid out as every dispatch's are
-/// ([`PlanLimits::grid`]; a permuted plan's dispatch fits the grid, or it
-/// is `PermutedTooLarge` when planned).
+/// ([`PlanLimits::grid`]; a permuted plan's dispatch fits the grid: a
+/// tensor past it moves in windows, each dispatch's records on one grid).
 pub(crate) fn dispatch_grid(workgroups: u32, limits: &PlanLimits) -> [u32; 3] {
     let max = limits.max_compute_workgroups_per_dimension.max(1);
     let [x, y] = limits

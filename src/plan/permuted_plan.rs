@@ -21,7 +21,7 @@ use crate::plan::binding::usages::{BufferRole, Usages};
 use crate::plan::error::{EncodeError, PlanError};
 use crate::plan::limits::PlanLimits;
 use crate::plan::permuted_tiles::tile_walk;
-use crate::plan::permuted_windows::{ViewChunk, cut_view};
+use crate::plan::permuted_windows::{Cut, CutSide, common_dims, contiguous, cut_views};
 use crate::semantics::permuted::row_major_strides;
 use crate::semantics::{PermutedConcat, PermutedSplit, StridedView};
 
@@ -58,14 +58,14 @@ pub(crate) struct PermutedOutput {
     pub windows: Option<Windows>,
 }
 
-/// An output's view cut for windows: in its units (words, or elements),
-/// and in vec4s where it has a vec4 view and that cuts too.
+/// A move's views cut for windows: in its units (words, or elements),
+/// and in vec4s where it has vec4 views and those cut too.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Windows {
-    /// The cut of the view in its units.
-    pub units: Vec<ViewChunk>,
-    /// The cut of its vec4 view.
-    pub vec4: Option<Vec<ViewChunk>>,
+    /// The cut of the views in their units.
+    pub units: Cut,
+    /// The cut of the vec4 views.
+    pub vec4: Option<Cut>,
 }
 
 /// A permuted split planned for a device: what
@@ -131,10 +131,7 @@ impl PermutedPlan {
         if windowed {
             for o in &mut outputs {
                 o.tile = None;
-                // A binding from a start aligned down (to a vec4 at least)
-                // to an end rounded up to a word.
-                let align = u64::from(limits.min_storage_buffer_offset_alignment.max(16));
-                let room = most.saturating_sub(2 * align + 16) / 16 * 16;
+                let room = window_room(most, limits);
                 o.windows = Some(
                     windows_of(o, bits, room).ok_or(PlanError::PermutedTooLarge {
                         what: "output",
@@ -405,23 +402,75 @@ fn output_of(view: &StridedView, bits: u64) -> PermutedOutput {
     }
 }
 
+/// Bytes a window's sub-views may span of a binding of at most `most`
+/// bytes: room for its start aligned down and its end rounded up.
+fn window_room(most: u64, limits: &PlanLimits) -> u64 {
+    let align = u64::from(limits.min_storage_buffer_offset_alignment.max(16));
+    most.saturating_sub(2 * align + 16) / 16 * 16
+}
+
+/// Piece `p`'s read and write views cut into sub-views that windows of
+/// `room` bytes hold: the read side (a binding per record) in a whole
+/// window, the write side in half of one (the records of a dispatch share
+/// the output's window). Elements need no whole words: the pieces' words
+/// are ORed in.
+fn piece_windows(p: &PermutedInput, bits: u64, room: u64) -> Option<Windows> {
+    let cut = |(read, write): (&UnitView, &UnitView), unit_bits: u64| {
+        // Both views over one set of dimensions (each view's own merged).
+        let (dims, strides) = common_dims(&[(&read.0, &read.1), (&write.0, &write.1)])?;
+        let units = |bytes: u64| bytes * 8 / unit_bits;
+        let sides = [
+            CutSide {
+                strides: &strides[0],
+                offset: u64::from(read.2),
+                most: units(room),
+            },
+            CutSide {
+                strides: &strides[1],
+                offset: u64::from(write.2),
+                most: units(room / 2),
+            },
+        ];
+        Some(Cut {
+            chunks: cut_views(&dims, &sides, 1)?,
+            strides,
+        })
+    };
+    let unit_bits = match p.mode {
+        RecordMode::Words => 32,
+        RecordMode::Elements => bits,
+    };
+    Some(Windows {
+        units: cut((&p.read, &p.write), unit_bits)?,
+        vec4: p.vec4.as_ref().and_then(|(r, w)| cut((r, w), 128)),
+    })
+}
+
 /// Output `o`'s views cut into sub-views that windows of `room` bytes
 /// (past a binding's start aligned down) hold: each sub-view's source
 /// footprint in half a window (so that a dispatch's records, stretches of
 /// rows of several outputs, share one), its destination in a whole one,
 /// elements in whole words.
 fn windows_of(o: &PermutedOutput, bits: u64, room: u64) -> Option<Windows> {
-    let most = room;
     let cut = |(dims, strides, offset): (&[u32], &[u32], u32), unit_bits: u64, granule: u64| {
         let units = |bytes: u64| bytes * 8 / unit_bits;
-        cut_view(
-            dims,
-            strides,
-            u64::from(offset),
-            units(most / 2),
-            units(most),
-            granule,
-        )
+        let dest = contiguous(dims);
+        let sides = [
+            CutSide {
+                strides,
+                offset: u64::from(offset),
+                most: units(room / 2),
+            },
+            CutSide {
+                strides: &dest,
+                offset: 0,
+                most: units(room),
+            },
+        ];
+        Some(Cut {
+            chunks: cut_views(dims, &sides, granule)?,
+            strides: vec![strides.to_vec(), dest],
+        })
     };
     let (unit_bits, granule) = match o.mode {
         RecordMode::Words => (32, 1),
@@ -551,6 +600,10 @@ pub(crate) struct PermutedInput {
     pub in_order: Option<(UnitViews, Option<UnitViews>)>,
     /// The tile kernel's walk ([`PermutedOutput::tile`]).
     pub tile: Option<TileWalk>,
+    /// Both views cut into sub-views that one binding holds on each side,
+    /// where the move is past one binding
+    /// ([`PermutedConcatPlan::is_windowed`]): the read side first.
+    pub windows: Option<Windows>,
 }
 
 impl PermutedInput {
@@ -608,6 +661,7 @@ pub struct PermutedConcatPlan {
     lanes: LaneOrder,
     output_bytes: u64,
     pieces: Vec<PermutedInput>,
+    windowed: bool,
 }
 
 impl PermutedConcatPlan {
@@ -616,7 +670,8 @@ impl PermutedConcatPlan {
     /// # Errors
     ///
     /// [`PlanError::NotOnGpu`] for strings; [`PlanError::PermutedTooLarge`]
-    /// for an output or an input past one storage binding or 2^32 words.
+    /// for an output or an input past one buffer or 2^32 elements, or a
+    /// piece that no cut into windows fits.
     pub fn new(
         concat: &PermutedConcat,
         element_type: ElementType,
@@ -625,8 +680,8 @@ impl PermutedConcatPlan {
         let bits = gpu_bits(element_type)?;
         let elements = concat.output_shape().iter().product::<usize>() as u64;
         let output_bytes = (elements * bits).div_ceil(8);
-        fits("output", output_bytes, limits)?;
-        let pieces = (0..concat.input_shapes().len())
+        fits_buffer("output", output_bytes, elements, limits)?;
+        let mut pieces: Vec<PermutedInput> = (0..concat.input_shapes().len())
             .map(|i| {
                 let (read, write) = (concat.gather(i), concat.piece(i));
                 let tile = tile_walk(read, &write, bits, limits);
@@ -652,11 +707,32 @@ impl PermutedConcatPlan {
                     vec4,
                     in_order,
                     tile,
+                    windows: None,
                 };
-                fits("input", piece.bytes, limits)?;
+                fits_buffer("input", piece.bytes, elements, limits)?;
                 Ok(piece)
             })
-            .collect::<Result<_, _>>()?;
+            .collect::<Result<_, PlanError>>()?;
+        let most = binding_most(
+            limits,
+            pieces.iter().any(|p| p.mode == RecordMode::Elements),
+        );
+        let windowed = bound_bytes(output_bytes, limits) > most
+            || pieces.iter().any(|p| bound_bytes(p.bytes, limits) > most);
+        if windowed {
+            let room = window_room(most, limits);
+            for p in &mut pieces {
+                p.tile = None;
+                p.in_order = None;
+                p.windows = Some(piece_windows(p, bits, room).ok_or(
+                    PlanError::PermutedTooLarge {
+                        what: "input",
+                        bytes: p.bytes.next_multiple_of(4),
+                        max: most,
+                    },
+                )?);
+            }
+        }
         Ok(PermutedConcatPlan {
             concat: concat.clone(),
             element_type,
@@ -664,7 +740,17 @@ impl PermutedConcatPlan {
             lanes: LaneOrder::Striped,
             output_bytes,
             pieces,
+            windowed,
         })
+    }
+
+    /// True when the output or an input is past one storage binding (with
+    /// room for a region's offset aligned down): the move then runs in
+    /// windows ([`PermutedPlan::is_windowed`]), each dispatch binding a
+    /// stretch of the output that its records write and the stretches of
+    /// the inputs they read; the zeroing too, a window at a time.
+    pub fn is_windowed(&self) -> bool {
+        self.windowed
     }
 
     /// The same plan with its invocations laid over each input's words as
@@ -809,23 +895,7 @@ fn gpu_bits(element_type: ElementType) -> Result<u64, PlanError> {
         .ok_or(PlanError::NotOnGpu { element_type })
 }
 
-/// A tensor of `bytes` that a permuted move binds whole: rounded up to a
-/// word, within one storage binding, its words counted in `u32` and
-/// reached by one dispatch's grid (a word an invocation).
-fn fits(what: &'static str, bytes: u64, limits: &PlanLimits) -> Result<(), PlanError> {
-    let bound = bytes.next_multiple_of(4);
-    let most = binding_most(limits, false);
-    if bound > most {
-        return Err(PlanError::PermutedTooLarge {
-            what,
-            bytes: bound,
-            max: most,
-        });
-    }
-    Ok(())
-}
-
-/// A tensor of `bytes` and `elements` that a permuted split moves: in one
+/// A tensor of `bytes` and `elements` that a permuted move moves: in one
 /// buffer, its elements counted in `u32`.
 fn fits_buffer(
     what: &'static str,

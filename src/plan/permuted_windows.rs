@@ -7,37 +7,108 @@
 //! source that covers their footprints ([`crate::plan::permuted_binding`]);
 //! the kernel does not change: a sub-view is a view.
 
-/// One sub-view of a view: what one record moves when the move is cut
-/// into windows.
+/// One side of a cut: a view (over the cut's dimensions) of the units it
+/// reads or writes, and the most units of it a sub-view may span.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct CutSide<'a> {
+    /// Units per step of each dimension.
+    pub strides: &'a [u32],
+    /// The unit of the view's first.
+    pub offset: u64,
+    /// The most units a sub-view's footprint on this side may span.
+    pub most: u64,
+}
+
+/// One sub-view of a cut: what one record moves when the move runs in
+/// windows.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct ViewChunk {
-    /// Its dimensions (the view's, the outermost ones cut).
+    /// Its dimensions (the views', the outermost ones cut).
     pub dims: Vec<u32>,
-    /// Source units per step of each (the view's).
-    pub strides: Vec<u32>,
-    /// The source unit of its first, counted as the view's offset is.
-    pub offset: u64,
-    /// Its first unit in the destination (the view's unit index).
-    pub dest: u64,
-    /// Its units.
+    /// Each side's unit of its first, counted as the side's offset is.
+    pub offsets: Vec<u64>,
+    /// Its units (the first's index in the views is `offsets` reached).
     pub units: u64,
 }
 
-impl ViewChunk {
-    /// Units of the source from its first to its last, both in.
-    pub(crate) fn footprint(&self) -> u64 {
-        footprint(&self.dims, &self.strides)
-    }
+/// Views cut into sub-views ([`cut_views`]), with the strides of each
+/// side over the dimensions cut.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Cut {
+    /// The sub-views, in the views' order.
+    pub chunks: Vec<ViewChunk>,
+    /// Each side's strides over the dimensions cut (a sub-view of `k`
+    /// dimensions takes the last `k`).
+    pub strides: Vec<Vec<u32>>,
 }
 
-/// Units of the source a view of `dims` and `strides` spans, from its
-/// first unit (strides are never negative) to its last.
-fn footprint(dims: &[u32], strides: &[u32]) -> u64 {
+/// Views of one count of units, each over dimensions of its own (`dims`,
+/// `strides`, outermost first), as views over common dimensions: every
+/// place where one of them starts a new dimension (counting units from the
+/// innermost) starts one in all. Returns the dimensions and each view's
+/// strides over them; `None` where a dimension is not a whole number of
+/// the common ones inside it (no common dimensions exist).
+pub(crate) fn common_dims(views: &[(&[u32], &[u32])]) -> Option<(Vec<u32>, Vec<Vec<u32>>)> {
+    let ends = |dims: &[u32]| -> Vec<u64> {
+        dims.iter()
+            .rev()
+            .scan(1u64, |c, &d| {
+                *c *= u64::from(d);
+                Some(*c)
+            })
+            .collect()
+    };
+    let mut breaks: Vec<u64> = views.iter().flat_map(|(d, _)| ends(d)).collect();
+    breaks.sort_unstable();
+    breaks.dedup();
+    let mut dims: Option<Vec<u32>> = None;
+    let mut all = Vec::with_capacity(views.len());
+    for (view_dims, view_strides) in views {
+        // Innermost first: each dimension split where a break falls in it.
+        let (mut sub_dims, mut sub_strides) = (Vec::new(), Vec::new());
+        let mut start = 1u64;
+        for (&d, &s) in view_dims.iter().zip(view_strides.iter()).rev() {
+            let end = start * u64::from(d);
+            let mut at = start;
+            for &b in breaks.iter().filter(|&&b| b > start && b <= end) {
+                if !b.is_multiple_of(at) {
+                    return None;
+                }
+                sub_dims.push((b / at) as u32);
+                sub_strides.push((u64::from(s) * (at / start)) as u32);
+                at = b;
+            }
+            start = end;
+        }
+        sub_dims.reverse();
+        sub_strides.reverse();
+        match &dims {
+            Some(d) if *d != sub_dims => return None,
+            Some(_) => {}
+            None => dims = Some(sub_dims),
+        }
+        all.push(sub_strides);
+    }
+    Some((dims.unwrap_or_default(), all))
+}
+
+/// Units a view of `dims` and `strides` spans, from its first unit
+/// (strides are never negative) to its last, both in.
+pub(crate) fn footprint(dims: &[u32], strides: &[u32]) -> u64 {
     1 + dims
         .iter()
         .zip(strides)
         .map(|(&d, &s)| u64::from(d.saturating_sub(1)) * u64::from(s))
         .sum::<u64>()
+}
+
+/// Row-major strides of `dims`: a contiguous destination as a side.
+pub(crate) fn contiguous(dims: &[u32]) -> Vec<u32> {
+    let mut strides = vec![1u32; dims.len()];
+    for j in (0..dims.len().saturating_sub(1)).rev() {
+        strides[j] = strides[j + 1].saturating_mul(dims[j + 1]);
+    }
+    strides
 }
 
 fn gcd(a: u64, b: u64) -> u64 {
@@ -46,45 +117,42 @@ fn gcd(a: u64, b: u64) -> u64 {
 
 /// Sub-views past which a cut is refused (a view that needs more is one
 /// whose rows alone overflow a window: its inner dimensions stride the
-/// whole source).
+/// whole tensor).
 const MOST_CHUNKS: usize = 1 << 20;
 
-/// The view of `dims`, `strides` and `offset` cut, in destination order,
-/// into sub-views whose source footprint is at most `source` units and
-/// whose destination is at most `dest` units, each a whole number of
-/// `granule` units except the view's last (elements packed into words:
-/// two records never write one word). `None` where no such cut exists.
-pub(crate) fn cut_view(
+/// Views of `dims` (one per side) cut, in the views' order, into
+/// sub-views of whole inner dimensions whose footprint on each side is at
+/// most that side's `most` units, each a whole number of `granule` units
+/// except the last (elements packed into words: two records never write
+/// one word). `None` where no such cut exists.
+pub(crate) fn cut_views(
     dims: &[u32],
-    strides: &[u32],
-    offset: u64,
-    source: u64,
-    dest: u64,
+    sides: &[CutSide<'_>],
     granule: u64,
 ) -> Option<Vec<ViewChunk>> {
     let mut chunks = Vec::new();
-    let bounds = Bounds {
-        source,
-        dest,
+    let offsets: Vec<u64> = sides.iter().map(|s| s.offset).collect();
+    let cut = Cutter {
+        sides,
         granule: granule.max(1),
     };
-    bounds.cut(dims, strides, offset, 0, &mut chunks)?;
+    cut.cut(dims, 0, &offsets, &mut chunks)?;
     Some(chunks)
 }
 
-struct Bounds {
-    source: u64,
-    dest: u64,
+struct Cutter<'s, 'a> {
+    sides: &'s [CutSide<'a>],
     granule: u64,
 }
 
-impl Bounds {
+impl Cutter<'_, '_> {
+    /// Cuts the sub-view of `dims` (the views' innermost, from `depth`)
+    /// whose first units are `offsets`.
     fn cut(
         &self,
         dims: &[u32],
-        strides: &[u32],
-        offset: u64,
-        base: u64,
+        depth: usize,
+        offsets: &[u64],
         chunks: &mut Vec<ViewChunk>,
     ) -> Option<()> {
         let units: u64 = dims.iter().map(|&d| u64::from(d)).product();
@@ -94,30 +162,41 @@ impl Bounds {
         if chunks.len() >= MOST_CHUNKS {
             return None;
         }
-        if footprint(dims, strides) <= self.source && units <= self.dest {
+        let fits = self
+            .sides
+            .iter()
+            .all(|s| footprint(dims, &s.strides[depth..]) <= s.most);
+        if fits {
             chunks.push(ViewChunk {
                 dims: dims.to_vec(),
-                strides: strides.to_vec(),
-                offset,
-                dest: base,
+                offsets: offsets.to_vec(),
                 units,
             });
             return Some(());
         }
         let (&rows, inner_dims) = dims.split_first()?;
-        let (stride, inner_strides) = (u64::from(strides[0]), &strides[1..]);
         let rows = u64::from(rows);
         let inner = units / rows;
-        let inner_footprint = footprint(inner_dims, inner_strides);
-        // Rows per sub-view within both bounds, a multiple of the rows
-        // that make whole granules.
-        let by_source = match self.source.checked_sub(inner_footprint) {
-            Some(left) if stride > 0 => left / stride + 1,
-            Some(_) => rows,
-            None => 0,
-        };
+        // Rows per sub-view within every side's bound, a multiple of the
+        // rows that make whole granules.
+        let take = self.sides.iter().fold(rows, |take, s| {
+            let stride = u64::from(s.strides[depth]);
+            let inner_span = footprint(inner_dims, &s.strides[depth + 1..]);
+            take.min(match s.most.checked_sub(inner_span) {
+                Some(left) if stride > 0 => left / stride + 1,
+                Some(_) => rows,
+                None => 0,
+            })
+        });
         let step = self.granule / gcd(inner, self.granule);
-        let take = by_source.min(self.dest / inner).min(rows) / step * step;
+        let take = take / step * step;
+        let at = |row: u64| -> Vec<u64> {
+            self.sides
+                .iter()
+                .zip(offsets)
+                .map(|(s, &o)| o + row * u64::from(s.strides[depth]))
+                .collect()
+        };
         if take > 0 {
             let mut row = 0;
             while row < rows {
@@ -126,9 +205,7 @@ impl Bounds {
                 sub[0] = count as u32;
                 chunks.push(ViewChunk {
                     dims: sub,
-                    strides: strides.to_vec(),
-                    offset: offset + row * stride,
-                    dest: base + row * inner,
+                    offsets: at(row),
                     units: count * inner,
                 });
                 row += count;
@@ -141,13 +218,7 @@ impl Bounds {
             return None;
         }
         for row in 0..rows {
-            self.cut(
-                inner_dims,
-                inner_strides,
-                offset + row * stride,
-                base + row * inner,
-                chunks,
-            )?;
+            self.cut(inner_dims, depth + 1, &at(row), chunks)?;
         }
         Some(())
     }
@@ -155,22 +226,28 @@ impl Bounds {
 
 #[cfg(test)]
 mod tests {
-    use super::{ViewChunk, cut_view};
+    use super::{CutSide, ViewChunk, contiguous, cut_views, footprint};
 
-    /// Every unit of the view, once, in destination order, at its source
-    /// unit: the chunks enumerated against the view itself.
-    fn units_of(chunks: &[ViewChunk]) -> Vec<(u64, u64)> {
+    /// Each side's unit of every unit of the chunks, in order.
+    fn units_of(chunks: &[ViewChunk], strides: &[&[u32]]) -> Vec<Vec<u64>> {
         let mut out = Vec::new();
         for c in chunks {
+            let depth = strides[0].len() - c.dims.len();
             let mut index = vec![0u32; c.dims.len()];
-            for k in 0..c.units {
-                let at: u64 = c.offset
-                    + index
+            for _ in 0..c.units {
+                out.push(
+                    strides
                         .iter()
-                        .zip(&c.strides)
-                        .map(|(&i, &s)| u64::from(i) * u64::from(s))
-                        .sum::<u64>();
-                out.push((c.dest + k, at));
+                        .zip(&c.offsets)
+                        .map(|(s, &o)| {
+                            o + index
+                                .iter()
+                                .zip(&s[depth..])
+                                .map(|(&i, &s)| u64::from(i) * u64::from(s))
+                                .sum::<u64>()
+                        })
+                        .collect(),
+                );
                 for j in (0..index.len()).rev() {
                     index[j] += 1;
                     if index[j] < c.dims[j] {
@@ -183,28 +260,37 @@ mod tests {
         out
     }
 
-    fn whole(dims: &[u32], strides: &[u32], offset: u64) -> Vec<(u64, u64)> {
-        let view = ViewChunk {
-            dims: dims.to_vec(),
-            strides: strides.to_vec(),
-            offset,
-            dest: 0,
-            units: dims.iter().map(|&d| u64::from(d)).product(),
-        };
-        units_of(&[view])
-    }
-
     #[test]
-    fn cuts_cover_the_view_in_order_within_their_bounds() {
-        // Heads [B, H, S, D] of a [B, S, 3·H·D] projection, in words.
+    fn cuts_cover_the_views_in_order_within_their_bounds() {
+        // Heads [B, H, S, D] of a [B, S, 3·H·D] projection, in words,
+        // written contiguously.
         let (b, h, s, d) = (2u32, 4u32, 50u32, 8u32);
         let dims = [b, h, s, d];
         let strides = [s * 3 * h * d, d, 3 * h * d, 1];
-        for (source, dest, granule) in [(4000, 1 << 20, 1), (700, 500, 1), (97, 24, 8), (8, 8, 4)] {
-            let chunks = cut_view(&dims, &strides, 32, source, dest, granule).unwrap();
-            assert_eq!(units_of(&chunks), whole(&dims, &strides, 32));
+        let dest = contiguous(&dims);
+        let side = |strides: &'static [u32], offset: u64, most: u64| CutSide {
+            strides,
+            offset,
+            most,
+        };
+        let strides: &'static [u32] = Box::leak(Box::new(strides));
+        let dest: &'static [u32] = Box::leak(dest.into_boxed_slice());
+        let whole = units_of(
+            &[ViewChunk {
+                dims: dims.to_vec(),
+                offsets: vec![32, 0],
+                units: u64::from(b * h * s * d),
+            }],
+            &[strides, dest],
+        );
+        for (source, most, granule) in [(4000, 1 << 20, 1), (700, 500, 1), (97, 24, 8), (8, 8, 4)] {
+            let sides = [side(strides, 32, source), side(dest, 0, most)];
+            let chunks = cut_views(&dims, &sides, granule).unwrap();
+            assert_eq!(units_of(&chunks, &[strides, dest]), whole);
             for (k, c) in chunks.iter().enumerate() {
-                assert!(c.footprint() <= source && c.units <= dest, "{c:?}");
+                let depth = 4 - c.dims.len();
+                assert!(footprint(&c.dims, &strides[depth..]) <= source, "{c:?}");
+                assert!(c.units <= most, "{c:?}");
                 let last = k + 1 == chunks.len();
                 assert!(last || c.units % granule == 0, "{c:?}");
             }
@@ -213,12 +299,31 @@ mod tests {
 
     #[test]
     fn a_view_that_fits_is_one_chunk_and_an_impossible_cut_is_none() {
-        let chunks = cut_view(&[4, 6], &[1, 4], 0, 24, 24, 1).unwrap();
+        let side = |strides, most| CutSide {
+            strides,
+            offset: 0,
+            most,
+        };
+        let chunks = cut_views(&[4, 6], &[side(&[1, 4], 24)], 1).unwrap();
         assert_eq!(chunks.len(), 1);
         // Rows of 3 elements packed 2 to a word, a row per window at most:
         // every cut would split a word.
-        assert_eq!(cut_view(&[4, 3], &[100, 1], 0, 3, 3, 2), None);
+        assert_eq!(cut_views(&[4, 3], &[side(&[100, 1], 3)], 2), None);
         // Empty views have nothing to cut.
-        assert_eq!(cut_view(&[0, 3], &[3, 1], 0, 1, 1, 1), Some(vec![]));
+        assert_eq!(cut_views(&[0, 3], &[side(&[3, 1], 1)], 1), Some(vec![]));
+        assert_eq!(contiguous(&[2, 3, 4]), vec![12, 4, 1]);
+    }
+
+    #[test]
+    fn views_merged_differently_share_their_dimensions() {
+        // GPT-2-like heads read [2, 64, 4, 8] and written as [128, 32] rows
+        // of a wider tensor.
+        let read: (&[u32], &[u32]) = (&[2, 64, 4, 8], &[2048, 8, 512, 1]);
+        let write: (&[u32], &[u32]) = (&[128, 32], &[96, 1]);
+        let (dims, strides) = common_dims(&[read, write]).unwrap();
+        assert_eq!(dims, vec![2, 64, 4, 8]);
+        assert_eq!(strides, vec![vec![2048, 8, 512, 1], vec![6144, 96, 8, 1]]);
+        // [4, 6] against [6, 4]: 6 units are not whole rows of 4.
+        assert_eq!(common_dims(&[(&[4, 6], &[6, 1]), (&[6, 4], &[4, 1])]), None);
     }
 }
