@@ -20,8 +20,8 @@ use crate::plan::binding::regions::PlainRegion;
 use crate::plan::binding::usages::{BufferRole, Usages};
 use crate::plan::error::{EncodeError, PlanError};
 use crate::plan::limits::PlanLimits;
-use crate::plan::permuted_tiles::tile_walk;
-use crate::plan::permuted_windows::{Cut, CutSide, common_dims, contiguous, cut_views};
+use crate::plan::permuted_tiles::{common_dims, tile_walk};
+use crate::plan::permuted_windows::{Cut, CutSide, contiguous, cut_views};
 use crate::semantics::permuted::row_major_strides;
 use crate::semantics::{PermutedConcat, PermutedSplit, StridedView};
 
@@ -126,8 +126,10 @@ impl PermutedPlan {
             limits,
             outputs.iter().any(|o| o.mode == RecordMode::Elements),
         );
-        let windowed = bound_bytes(input_bytes, limits) > most
-            || outputs.iter().any(|o| bound_bytes(o.bytes, limits) > most);
+        let windowed = past_one_binding(input_bytes, most, limits)
+            || outputs
+                .iter()
+                .any(|o| past_one_binding(o.bytes, most, limits));
         if windowed {
             for o in &mut outputs {
                 o.tile = None;
@@ -403,10 +405,11 @@ fn output_of(view: &StridedView, bits: u64) -> PermutedOutput {
 }
 
 /// Bytes a window's sub-views may span of a binding of at most `most`
-/// bytes: room for its start aligned down and its end rounded up.
+/// bytes: room for its start aligned down and its end rounded up, and no
+/// more words than one dispatch's grid reaches.
 fn window_room(most: u64, limits: &PlanLimits) -> u64 {
     let align = u64::from(limits.min_storage_buffer_offset_alignment.max(16));
-    most.saturating_sub(2 * align + 16) / 16 * 16
+    (most.saturating_sub(2 * align + 16) / 16 * 16).min(grid_words(limits) * 4)
 }
 
 /// Piece `p`'s read and write views cut into sub-views that windows of
@@ -415,9 +418,28 @@ fn window_room(most: u64, limits: &PlanLimits) -> u64 {
 /// the output's window). Elements need no whole words: the pieces' words
 /// are ORed in.
 fn piece_windows(p: &PermutedInput, bits: u64, room: u64) -> Option<Windows> {
+    if p.words == 0 {
+        let nothing = Cut {
+            chunks: Vec::new(),
+            strides: Vec::new(),
+        };
+        return Some(Windows {
+            units: nothing,
+            vec4: None,
+        });
+    }
     let cut = |(read, write): (&UnitView, &UnitView), unit_bits: u64| {
         // Both views over one set of dimensions (each view's own merged).
-        let (dims, strides) = common_dims(&[(&read.0, &read.1), (&write.0, &write.1)])?;
+        let view = |(d, s, o): &UnitView| {
+            let wide = |v: &[u32]| v.iter().map(|&x| x as usize).collect::<Vec<_>>();
+            StridedView::new(&wide(d), &wide(s), *o as usize)
+        };
+        let (dims, read_strides, write_strides) = common_dims(&view(read), &view(write))?;
+        let narrow = |v: Vec<usize>| v.into_iter().map(|x| x as u32).collect::<Vec<u32>>();
+        let (dims, strides) = (
+            narrow(dims),
+            vec![narrow(read_strides), narrow(write_strides)],
+        );
         let units = |bytes: u64| bytes * 8 / unit_bits;
         let sides = [
             CutSide {
@@ -717,8 +739,10 @@ impl PermutedConcatPlan {
             limits,
             pieces.iter().any(|p| p.mode == RecordMode::Elements),
         );
-        let windowed = bound_bytes(output_bytes, limits) > most
-            || pieces.iter().any(|p| bound_bytes(p.bytes, limits) > most);
+        let windowed = past_one_binding(output_bytes, most, limits)
+            || pieces
+                .iter()
+                .any(|p| past_one_binding(p.bytes, most, limits));
         if windowed {
             let room = window_room(most, limits);
             for p in &mut pieces {
@@ -916,24 +940,26 @@ fn fits_buffer(
 }
 
 /// The most bytes a permuted dispatch binds of one region: one storage
-/// binding, its words reached by one dispatch's grid (a word an
-/// invocation) and counted in `u32`; 512 MiB where elements are gathered
+/// binding, counted in `u32` words; 512 MiB where elements are gathered
 /// one by one (their bit index is a `u32`).
 fn binding_most(limits: &PlanLimits, elements: bool) -> u64 {
-    let grid =
-        u64::from(limits.max_compute_workgroups_per_dimension).pow(2) * u64::from(WORKGROUP_SIZE);
     let most = limits
         .max_storage_buffer_binding_size
-        .min(grid.saturating_mul(4))
         .min(u64::from(u32::MAX) * 4);
     if elements { most.min(1 << 29) } else { most }
 }
 
-/// The most bytes a region of `bytes` may bind: rounded up to a word,
-/// from its offset aligned down.
-fn bound_bytes(bytes: u64, limits: &PlanLimits) -> u64 {
+/// Invocations one dispatch's grid reaches.
+fn grid_words(limits: &PlanLimits) -> u64 {
+    u64::from(limits.max_compute_workgroups_per_dimension).pow(2) * u64::from(WORKGROUP_SIZE)
+}
+
+/// True when a tensor of `bytes` does not bind whole: from an offset
+/// aligned down, rounded up to a word, past `most` bytes, or more words
+/// than one dispatch's grid reaches (a word an invocation).
+fn past_one_binding(bytes: u64, most: u64, limits: &PlanLimits) -> bool {
     let align = u64::from(limits.min_storage_buffer_offset_alignment.max(4));
-    bytes.next_multiple_of(4) + align - 4
+    bytes.next_multiple_of(4) + align - 4 > most || bytes.div_ceil(4) > grid_words(limits)
 }
 
 /// Words an invocation of a blocked (software adapter's) plan moves: on

@@ -72,7 +72,10 @@ pub(crate) fn tile_walk(
 /// split where the other's boundaries fall, with both views' strides.
 /// `None` when their boundaries do not nest (one view's dimension is not
 /// a multiple of the other's where they meet).
-fn common_dims(a: &StridedView, b: &StridedView) -> Option<(Vec<usize>, Vec<usize>, Vec<usize>)> {
+pub(crate) fn common_dims(
+    a: &StridedView,
+    b: &StridedView,
+) -> Option<(Vec<usize>, Vec<usize>, Vec<usize>)> {
     if a.len() != b.len() || a.is_empty() {
         return None;
     }

@@ -42,56 +42,6 @@ pub(crate) struct Cut {
     pub strides: Vec<Vec<u32>>,
 }
 
-/// Views of one count of units, each over dimensions of its own (`dims`,
-/// `strides`, outermost first), as views over common dimensions: every
-/// place where one of them starts a new dimension (counting units from the
-/// innermost) starts one in all. Returns the dimensions and each view's
-/// strides over them; `None` where a dimension is not a whole number of
-/// the common ones inside it (no common dimensions exist).
-pub(crate) fn common_dims(views: &[(&[u32], &[u32])]) -> Option<(Vec<u32>, Vec<Vec<u32>>)> {
-    let ends = |dims: &[u32]| -> Vec<u64> {
-        dims.iter()
-            .rev()
-            .scan(1u64, |c, &d| {
-                *c *= u64::from(d);
-                Some(*c)
-            })
-            .collect()
-    };
-    let mut breaks: Vec<u64> = views.iter().flat_map(|(d, _)| ends(d)).collect();
-    breaks.sort_unstable();
-    breaks.dedup();
-    let mut dims: Option<Vec<u32>> = None;
-    let mut all = Vec::with_capacity(views.len());
-    for (view_dims, view_strides) in views {
-        // Innermost first: each dimension split where a break falls in it.
-        let (mut sub_dims, mut sub_strides) = (Vec::new(), Vec::new());
-        let mut start = 1u64;
-        for (&d, &s) in view_dims.iter().zip(view_strides.iter()).rev() {
-            let end = start * u64::from(d);
-            let mut at = start;
-            for &b in breaks.iter().filter(|&&b| b > start && b <= end) {
-                if !b.is_multiple_of(at) {
-                    return None;
-                }
-                sub_dims.push((b / at) as u32);
-                sub_strides.push((u64::from(s) * (at / start)) as u32);
-                at = b;
-            }
-            start = end;
-        }
-        sub_dims.reverse();
-        sub_strides.reverse();
-        match &dims {
-            Some(d) if *d != sub_dims => return None,
-            Some(_) => {}
-            None => dims = Some(sub_dims),
-        }
-        all.push(sub_strides);
-    }
-    Some((dims.unwrap_or_default(), all))
-}
-
 /// Units a view of `dims` and `strides` spans, from its first unit
 /// (strides are never negative) to its last, both in.
 pub(crate) fn footprint(dims: &[u32], strides: &[u32]) -> u64 {
@@ -312,18 +262,5 @@ mod tests {
         // Empty views have nothing to cut.
         assert_eq!(cut_views(&[0, 3], &[side(&[3, 1], 1)], 1), Some(vec![]));
         assert_eq!(contiguous(&[2, 3, 4]), vec![12, 4, 1]);
-    }
-
-    #[test]
-    fn views_merged_differently_share_their_dimensions() {
-        // GPT-2-like heads read [2, 64, 4, 8] and written as [128, 32] rows
-        // of a wider tensor.
-        let read: (&[u32], &[u32]) = (&[2, 64, 4, 8], &[2048, 8, 512, 1]);
-        let write: (&[u32], &[u32]) = (&[128, 32], &[96, 1]);
-        let (dims, strides) = common_dims(&[read, write]).unwrap();
-        assert_eq!(dims, vec![2, 64, 4, 8]);
-        assert_eq!(strides, vec![vec![2048, 8, 512, 1], vec![6144, 96, 8, 1]]);
-        // [4, 6] against [6, 4]: 6 units are not whole rows of 4.
-        assert_eq!(common_dims(&[(&[4, 6], &[6, 1]), (&[6, 4], &[4, 1])]), None);
     }
 }
