@@ -1,6 +1,6 @@
 //! burn's split calls and the ONNX and OpenVINO operators on burn tensors:
 //! each resolves with the core crate's rules and runs through
-//! [`BurnSplitter::split_resolved`]. Dimensions are burn's (`AsIndex`:
+//! [`BurnSplitter::split_as`]. Dimensions are burn's (`AsIndex`:
 //! negative ones count from the end).
 
 use burn::tensor::{AsIndex, Tensor};
@@ -41,14 +41,14 @@ impl BurnSplitter {
     /// # Errors
     ///
     /// The node's [`wgpu_split::ResolveError`] and the errors of
-    /// [`BurnSplitter::split_resolved`].
+    /// [`BurnSplitter::split_as`].
     pub fn operator<const D: usize, const D2: usize, K: SplitKind>(
         &self,
         tensor: Tensor<D, K>,
         op: &Operator,
     ) -> Result<Vec<Tensor<D2, K>>> {
         let split = op.resolve(&tensor.shape())?;
-        self.split_resolved(tensor, &split)
+        self.split_as(tensor, &split)
     }
 
     /// burn's `Tensor::chunk(chunks, dim)`, with torch's result where burn
@@ -59,7 +59,7 @@ impl BurnSplitter {
     ///
     /// [`FrameworkError::ChunksNotPositive`] for 0 chunks,
     /// [`FrameworkError::DimOutOfRange`], and the errors of
-    /// [`BurnSplitter::split_resolved`].
+    /// [`BurnSplitter::split_as`].
     pub fn chunk<const D: usize, K: SplitKind>(
         &self,
         tensor: Tensor<D, K>,
@@ -68,7 +68,7 @@ impl BurnSplitter {
     ) -> Result<Vec<Tensor<D, K>>> {
         let axis = dim_index("burn chunk", dim, D)?;
         let split = BurnRules::chunk(&tensor.shape(), chunks, axis)?;
-        self.split_resolved(tensor, &split)
+        self.split_as(tensor, &split)
     }
 
     /// burn's `Tensor::split(split_size, dim)` (torch's `split`): pieces of
@@ -78,7 +78,7 @@ impl BurnSplitter {
     ///
     /// [`FrameworkError::SplitSizeZero`] on a dimension that is not empty,
     /// [`FrameworkError::DimOutOfRange`], and the errors of
-    /// [`BurnSplitter::split_resolved`].
+    /// [`BurnSplitter::split_as`].
     pub fn split<const D: usize, K: SplitKind>(
         &self,
         tensor: Tensor<D, K>,
@@ -87,7 +87,7 @@ impl BurnSplitter {
     ) -> Result<Vec<Tensor<D, K>>> {
         let dim = torch_dim("torch.split", dim, D)?;
         let split = Torch::split(&tensor.shape(), signed(split_size), dim)?;
-        self.split_resolved(tensor, &split)
+        self.split_as(tensor, &split)
     }
 
     /// burn's `Tensor::split_with_sizes(sizes, dim)` with torch's result:
@@ -97,7 +97,7 @@ impl BurnSplitter {
     ///
     /// [`FrameworkError::SizesSum`] when the sizes do not add up to the
     /// dimension, [`FrameworkError::DimOutOfRange`], and the errors of
-    /// [`BurnSplitter::split_resolved`].
+    /// [`BurnSplitter::split_as`].
     pub fn split_with_sizes<const D: usize, K: SplitKind>(
         &self,
         tensor: Tensor<D, K>,
@@ -107,7 +107,7 @@ impl BurnSplitter {
         let dim = torch_dim("torch.split_with_sizes", dim, D)?;
         let sizes: Vec<i64> = sizes.iter().map(|&s| signed(s)).collect();
         let split = Torch::split_with_sizes(&tensor.shape(), &sizes, dim)?;
-        self.split_resolved(tensor, &split)
+        self.split_as(tensor, &split)
     }
 
     /// torch's `tensor_split(x, sections, dim)`: a number of sections (the
@@ -117,7 +117,7 @@ impl BurnSplitter {
     /// # Errors
     ///
     /// [`FrameworkError`]s of [`Torch::tensor_split`] and the errors of
-    /// [`BurnSplitter::split_resolved`].
+    /// [`BurnSplitter::split_as`].
     pub fn tensor_split<'a, const D: usize, K: SplitKind>(
         &self,
         tensor: Tensor<D, K>,
@@ -126,7 +126,7 @@ impl BurnSplitter {
     ) -> Result<Vec<Tensor<D, K>>> {
         let dim = torch_dim("torch.tensor_split", dim, D)?;
         let split = Torch::tensor_split(&tensor.shape(), sections, dim)?;
-        self.split_resolved(tensor, &split)
+        self.split_as(tensor, &split)
     }
 
     /// torch's `unbind(x, dim)`: every slice along `dim`, without it (`D2`
@@ -136,7 +136,7 @@ impl BurnSplitter {
     ///
     /// [`FrameworkError::DimOutOfRange`],
     /// [`crate::BurnSplitError::OutputRank`] when `D2` is not `D - 1`, and
-    /// the errors of [`BurnSplitter::split_resolved`].
+    /// the errors of [`BurnSplitter::split_as`].
     pub fn unbind<const D: usize, const D2: usize, K: SplitKind>(
         &self,
         tensor: Tensor<D, K>,
@@ -144,6 +144,6 @@ impl BurnSplitter {
     ) -> Result<Vec<Tensor<D2, K>>> {
         let dim = torch_dim("torch.unbind", dim, D)?;
         let split = Torch::unbind(&tensor.shape(), dim)?;
-        self.split_resolved(tensor, &split)
+        self.split_as(tensor, &split)
     }
 }

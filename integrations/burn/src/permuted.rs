@@ -1,8 +1,8 @@
 //! Attention heads in one pass on burn tensors: a split whose outputs are
 //! each reshaped and permuted ([`BurnSplitter::split_heads`],
-//! [`BurnSplitter::split_permuted`]) and the concat whose inputs are each
+//! [`BurnSplitter::split_as`]) and the concat whose inputs are each
 //! permuted and reshaped first ([`BurnSplitter::merge_heads`],
-//! [`BurnSplitter::concat_permuted`]): one recorded move on burn's queue
+//! [`BurnSplitter::concat_as`]): one recorded move on burn's queue
 //! where burn runs `split`, then `reshape` and `swap_dims` (a view), then
 //! `into_contiguous` (a second pass) on each piece. The outputs are
 //! contiguous tensors, allocated by burn's allocator.
@@ -41,7 +41,7 @@ impl BurnSplitter {
     /// [`wgpu_split::PermuteError`]s for widths past `W` (widths short of
     /// it leave the tail out, as a split does) or not whole heads, and the
     /// errors of
-    /// [`BurnSplitter::split_permuted`].
+    /// [`BurnSplitter::split_as`].
     pub fn split_heads<K: SplitKind>(
         &self,
         tensor: Tensor<3, K>,
@@ -50,37 +50,7 @@ impl BurnSplitter {
     ) -> Result<Vec<Tensor<4, K>>> {
         let split = PermutedSplit::split_heads(&tensor.shape(), widths, head_dim)
             .map_err(wgpu_split::Error::from)?;
-        self.split_permuted(tensor, &split)
-    }
-
-    /// Splits `tensor` as `split` says, each output reshaped and permuted
-    /// in the same pass (`D2`, every output's rank).
-    ///
-    /// # Errors
-    ///
-    /// [`BurnSplitError::OtherDevice`], [`BurnSplitError::NotWgpu`],
-    /// [`BurnSplitError::UnsupportedDType`], [`BurnSplitError::OutputRank`]
-    /// when an output's rank is not `D2`, a shape `split` was not made for,
-    /// and the core crate's plan and encode errors.
-    pub fn split_permuted<const D: usize, const D2: usize, K: SplitKind>(
-        &self,
-        tensor: Tensor<D, K>,
-        split: &PermutedSplit,
-    ) -> Result<Vec<Tensor<D2, K>>> {
-        self.check_device(&tensor.device())?;
-        split.split().check_input_shape(&tensor.shape())?;
-        let shapes = split.output_shapes();
-        if let Some(s) = shapes.iter().find(|s| s.len() != D2) {
-            return Err(BurnSplitError::OutputRank {
-                asked: D2,
-                actual: s.len(),
-            });
-        }
-        let dtype = tensor.dtype();
-        let element = element_type(dtype)?;
-        let input = into_contiguous(K::into_cube(tensor)?);
-        let outputs = self.run_permuted(input, split, element, dtype)?;
-        Ok(K::from_cubes(outputs))
+        self.split_as(tensor, &split)
     }
 
     /// Joins attention heads `[B, H_i, S, D]` back into `[B, S, ΣH_i·D]`
@@ -90,56 +60,17 @@ impl BurnSplitter {
     /// # Errors
     ///
     /// [`wgpu_split::PermuteError`]s for heads that do not agree on `B`,
-    /// `S` and `D`, and the errors of [`BurnSplitter::concat_permuted`].
+    /// `S` and `D`, and the errors of [`BurnSplitter::concat_as`].
     pub fn merge_heads<K: SplitKind>(&self, heads: Vec<Tensor<4, K>>) -> Result<Tensor<3, K>> {
         let shapes: Vec<Vec<usize>> = heads.iter().map(|t| t.shape().to_vec()).collect();
         let merge = PermutedConcat::merge_heads(&shapes).map_err(wgpu_split::Error::from)?;
-        self.concat_permuted(heads, &merge)
-    }
-
-    /// Concatenates `tensors` as `concat` says, each permuted and reshaped
-    /// in the same pass, into one tensor of rank `D2`.
-    ///
-    /// # Errors
-    ///
-    /// [`BurnSplitError::OtherDevice`], [`BurnSplitError::NotWgpu`],
-    /// [`BurnSplitError::DTypeMismatch`],
-    /// [`BurnSplitError::UnsupportedDType`], [`BurnSplitError::OutputRank`],
-    /// tensors `concat` was not made for
-    /// ([`wgpu_split::ConcatError::InputCountMismatch`],
-    /// [`wgpu_split::ConcatError::InputShapeMismatch`]), and the core
-    /// crate's plan and encode errors.
-    pub fn concat_permuted<const D: usize, const D2: usize, K: SplitKind>(
-        &self,
-        tensors: Vec<Tensor<D, K>>,
-        concat: &PermutedConcat,
-    ) -> Result<Tensor<D2, K>> {
-        for t in &tensors {
-            self.check_device(&t.device())?;
-        }
-        let shapes: Vec<Vec<usize>> = tensors.iter().map(|t| t.shape().to_vec()).collect();
-        concat.check_input_shapes(&shapes)?;
-        let rank = concat.output_shape().len();
-        if rank != D2 {
-            return Err(BurnSplitError::OutputRank {
-                asked: D2,
-                actual: rank,
-            });
-        }
-        let dtype = one_dtype(&tensors, concat.concat())?;
-        let element = element_type(dtype)?;
-        let inputs = tensors
-            .into_iter()
-            .map(|t| Ok(into_contiguous(K::into_cube(t)?)))
-            .collect::<Result<Vec<_>>>()?;
-        let output = self.run_permuted_concat(inputs, concat, element, dtype)?;
-        Ok(K::from_cube(output))
+        self.concat_as(heads, &merge)
     }
 
     /// Plans the split, allocates each output with burn's allocator,
     /// flushes burn's work, records and submits the move, and keeps burn's
     /// resources alive until the device has finished it.
-    fn run_permuted(
+    pub(crate) fn run_permuted(
         &self,
         input: CubeTensor,
         split: &PermutedSplit,
@@ -193,7 +124,7 @@ impl BurnSplitter {
     /// Plans the concat, allocates the output with burn's allocator,
     /// flushes burn's work, records and submits the move, and keeps burn's
     /// resources alive until the device has finished it.
-    fn run_permuted_concat(
+    pub(crate) fn run_permuted_concat(
         &self,
         inputs: Vec<CubeTensor>,
         concat: &PermutedConcat,

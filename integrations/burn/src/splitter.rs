@@ -101,46 +101,10 @@ impl BurnSplitter {
         Ok(())
     }
 
-    /// Splits `tensor` as `split` says (resolved for `tensor`'s shape by an
-    /// operator or a framework call of [`wgpu_split`]). `D2` is the
-    /// outputs' rank: `D`, or `D - 1` when the split drops its axis
-    /// (`unbind`, `SplitToSequence` with `keepdims = 0`).
-    ///
-    /// # Errors
-    ///
-    /// [`BurnSplitError::OtherDevice`], [`BurnSplitError::NotWgpu`],
-    /// [`BurnSplitError::UnsupportedDType`], [`BurnSplitError::OutputRank`],
-    /// a shape `split` was not resolved for, and the core crate's plan and
-    /// encode errors.
-    pub fn split_resolved<const D: usize, const D2: usize, K: SplitKind>(
-        &self,
-        tensor: Tensor<D, K>,
-        split: &ResolvedSplit,
-    ) -> Result<Vec<Tensor<D2, K>>> {
-        self.check_device(&tensor.device())?;
-        split.check_input_shape(&tensor.shape())?;
-        let rank = D - usize::from(!split.keep_axis());
-        if rank != D2 {
-            return Err(BurnSplitError::OutputRank {
-                asked: D2,
-                actual: rank,
-            });
-        }
-        // The dtype burn's tensor reports (the cubecl tensor under a
-        // `Flex32` one says `F32`): the outputs report the same.
-        let dtype = tensor.dtype();
-        let element = element_type(dtype)?;
-        // A view (transposed, strided, tiled) is first made contiguous by
-        // burn's own kernel: the split reads a dense buffer.
-        let input = into_contiguous(K::into_cube(tensor)?);
-        let outputs = self.run(input, split, element, dtype)?;
-        Ok(K::from_cubes(outputs))
-    }
-
     /// Allocates the outputs with burn's allocator, flushes burn's work,
     /// records and submits the split, and keeps burn's resources alive
     /// until the device has finished it.
-    fn run(
+    pub(crate) fn run(
         &self,
         input: CubeTensor,
         split: &ResolvedSplit,

@@ -174,7 +174,7 @@ fn ranks_and_resolved_concats_that_do_not_fit_are_errors() {
     );
     let concat = BurnRules::cat(&[[2, 3], [2, 3]], 1).unwrap();
     let e = s
-        .concat_resolved::<2, 3, Float>(vec![x.clone(), x.clone()], &concat)
+        .concat_as::<2, 3, Float, _>(vec![x.clone(), x.clone()], &concat)
         .unwrap_err();
     assert_eq!(
         e,
@@ -185,7 +185,7 @@ fn ranks_and_resolved_concats_that_do_not_fit_are_errors() {
     );
     // Resolved for other tensors.
     let e = concat_error(
-        s.concat_resolved::<2, 2, Float>(vec![x.clone()], &concat)
+        s.concat_as::<2, 2, Float, _>(vec![x.clone()], &concat)
             .unwrap_err(),
     );
     assert_eq!(
@@ -197,7 +197,7 @@ fn ranks_and_resolved_concats_that_do_not_fit_are_errors() {
     );
     let concat = ResolvedConcat::new(&[[2, 3], [2, 4]], 1).unwrap();
     let e = concat_error(
-        s.concat_resolved::<2, 2, Float>(vec![x.clone(), x.clone()], &concat)
+        s.concat_as::<2, 2, Float, _>(vec![x.clone(), x.clone()], &concat)
             .unwrap_err(),
     );
     assert_eq!(
@@ -211,7 +211,7 @@ fn ranks_and_resolved_concats_that_do_not_fit_are_errors() {
     // A concat resolved directly runs like burn's.
     let y = f32s([2, 4], 10);
     let ours = s
-        .concat_resolved::<2, 2, Float>(vec![x.clone(), y.clone()], &concat)
+        .concat_as::<2, 2, Float, _>(vec![x.clone(), y.clone()], &concat)
         .unwrap();
     assert_eq!(bytes_of(ours), bytes_of(Tensor::cat(vec![x, y], 1)));
 }

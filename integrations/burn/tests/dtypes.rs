@@ -22,7 +22,7 @@ fn check<K: SplitKind>(dtype: DType) {
         // What burn reports (its plain backend reports a Flex32 tensor as F32).
         let reported = input.dtype();
         let outputs = splitter
-            .split_resolved::<3, 3, K>(input.clone(), &split)
+            .split_as::<3, 3, K, _>(input.clone(), &split)
             .unwrap();
         assert_eq!(outputs.len(), 3);
         for (i, (out, want)) in outputs.into_iter().zip(&expected).enumerate() {
@@ -35,7 +35,7 @@ fn check<K: SplitKind>(dtype: DType) {
         let split =
             Torch::split_with_sizes(&shape, &[1, shape[dim] as i64 - 1], dim as i64).unwrap();
         let ours = splitter
-            .split_resolved::<3, 3, K>(input.clone(), &split)
+            .split_as::<3, 3, K, _>(input.clone(), &split)
             .unwrap();
         let burns = input.split_with_sizes(sizes, dim);
         for (a, b) in ours.into_iter().zip(burns) {

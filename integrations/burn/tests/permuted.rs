@@ -124,7 +124,7 @@ fn general_permuted_moves_match_the_host_path_and_round_trip() {
         let host = HostTensor::from_raw(element(dtype), &shape, bytes.clone()).unwrap();
         let expected = host.split_permuted(&permuted).unwrap();
         let x: Tensor<3> = tensor(bytes, shape, dtype);
-        let out: Vec<Tensor<3>> = s.split_permuted(x.clone(), &permuted).unwrap();
+        let out: Vec<Tensor<3>> = s.split_as(x.clone(), &permuted).unwrap();
         let burns = x.clone().split_with_sizes(vec![16, 32], 1);
         for (i, (o, want)) in out.iter().zip(&expected).enumerate() {
             assert_eq!(o.dims().to_vec(), want.shape().to_vec());
@@ -145,7 +145,7 @@ fn general_permuted_moves_match_the_host_path_and_round_trip() {
             1,
         )
         .unwrap();
-        let joined: Tensor<3> = s.concat_permuted(out, &back).unwrap();
+        let joined: Tensor<3> = s.concat_as(out, &back).unwrap();
         assert_eq!(bytes_of(joined), bytes_of(x), "{dtype:?} round trip");
     }
     // Outputs of two ranks: the general form takes one.
@@ -159,7 +159,7 @@ fn general_permuted_moves_match_the_host_path_and_round_trip() {
     .unwrap();
     let x: Tensor<3> = tensor(bytes_for(DType::F32, 2 * 48 * 40, 5), shape, DType::F32);
     assert!(matches!(
-        s.split_permuted::<3, 4, Float>(x, &mixed),
+        s.split_as::<3, 4, Float, _>(x, &mixed),
         Err(BurnSplitError::OutputRank {
             asked: 4,
             actual: 3
@@ -184,7 +184,7 @@ fn misuse_is_refused_typed() {
     // A split made for another shape.
     let other = PermutedSplit::split_heads(&[2, 3, 24], &[12, 12], 4).unwrap();
     assert!(matches!(
-        s.split_permuted::<3, 4, Float>(x.clone(), &other),
+        s.split_as::<3, 4, Float, _>(x.clone(), &other),
         Err(BurnSplitError::Split(_))
     ));
     // Heads that disagree on the sequence, and inputs the concat was not
@@ -205,7 +205,7 @@ fn misuse_is_refused_typed() {
     ));
     let merge = PermutedConcat::merge_heads(&[[2, 2, 3, 4]; 2]).unwrap();
     assert!(matches!(
-        s.concat_permuted::<4, 3, Float>(vec![a.clone()], &merge),
+        s.concat_as::<4, 3, Float, _>(vec![a.clone()], &merge),
         Err(BurnSplitError::Split(wgpu_split::Error::Concat(
             wgpu_split::ConcatError::InputCountMismatch {
                 expected: 2,

@@ -5,7 +5,7 @@
 //! can hold on this device: the host wall time from the call to the device
 //! having finished (what a runtime waits for) of
 //!
-//! - `wgpu-split`: `BurnSplitter::split_resolved`, every output a burn
+//! - `wgpu-split`: `BurnSplitter::split_as`, every output a burn
 //!   tensor with a buffer of its own;
 //! - `burn`: burn's own split (`narrow` per piece, what its `chunk`,
 //!   `split` and `split_with_sizes` run), then burn's kernel that gives
@@ -168,7 +168,7 @@ fn bench<const D: usize, K: SplitKind>(
     let device = input.device();
     // Equal byte for byte before anything is timed.
     let ours = splitter
-        .split_resolved::<D, D, K>(input.clone(), split)
+        .split_as::<D, D, K, _>(input.clone(), split)
         .expect("the split runs");
     let theirs = burn_split(&input, split);
     let ours: Vec<_> = ours
@@ -190,7 +190,7 @@ fn bench<const D: usize, K: SplitKind>(
         runs,
         || {
             splitter
-                .split_resolved::<D, D, K>(input.clone(), split)
+                .split_as::<D, D, K, _>(input.clone(), split)
                 .unwrap()
         },
         || burn_split(&input, split),
