@@ -5,11 +5,9 @@
 //! ([`crate::concat_run`]).
 
 use burn::tensor::{AsIndex, DType, Tensor};
-use burn_cubecl::kernel::into_contiguous;
 use wgpu_split::frameworks::Burn as BurnRules;
 use wgpu_split::{ConcatError, ResolvedConcat};
 
-use crate::element::element_type;
 use crate::error::{BurnSplitError, Result};
 use crate::primitive::SplitKind;
 use crate::splitter::BurnSplitter;

@@ -188,7 +188,7 @@ impl BurnSplitter {
     /// let thirds = ResolvedSplit::new(&[2, 16, 96], 2, vec![32; 3], true)?;
     /// let parts: Vec<burn::tensor::Tensor<3>> = s.split_as(x.clone(), &thirds)?;
     /// // and into Q, K, V heads [2, 4, 16, 8] in the same verb.
-    /// let qkv = PermutedSplit::split_heads(&[2, 16, 96], &[32; 3], 8)?;
+    /// let qkv = PermutedSplit::split_heads(&[2, 16, 96], &[32; 3], 8).map_err(wgpu_split::Error::from)?;
     /// let heads: Vec<burn::tensor::Tensor<4>> = s.split_as(x, &qkv)?;
     /// # Ok(()) }
     /// ```
@@ -206,11 +206,7 @@ impl BurnSplitter {
     ) -> Result<Vec<Tensor<D2, K>>> {
         self.check_device(&tensor.device())?;
         split.check_input(Token(()), &tensor.shape())?;
-        if let Some(&rank) = split
-            .output_ranks(Token(()), D)
-            .iter()
-            .find(|&&r| r != D2)
-        {
+        if let Some(&rank) = split.output_ranks(Token(()), D).iter().find(|&&r| r != D2) {
             return Err(BurnSplitError::OutputRank {
                 asked: D2,
                 actual: rank,

@@ -8,15 +8,12 @@
 //! contiguous tensors, allocated by burn's allocator.
 
 use burn::tensor::{DType, Shape, Tensor};
-use burn_cubecl::kernel::into_contiguous;
 use burn_cubecl::tensor::CubeTensor;
 use wgpu_split::gpu::BufferRegion;
 use wgpu_split::{PermutedConcat, PermutedSplit};
 
 use crate::allocation::{Guard, resource, runtime};
-use crate::concat::one_dtype;
-use crate::element::element_type;
-use crate::error::{BurnSplitError, Result};
+use crate::error::Result;
 use crate::primitive::SplitKind;
 use crate::splitter::BurnSplitter;
 

@@ -1,18 +1,15 @@
 //! [`BurnSplitter`]: the core crate's [`GpuSplitter`] on burn's own wgpu
 //! device and queue, reading and writing burn's own buffers.
 
-use burn::tensor::{DType, Device, Shape, Tensor};
+use burn::tensor::{DType, Device, Shape};
 use burn_cubecl::cubecl::wgpu::WgpuSetup;
-use burn_cubecl::kernel::into_contiguous;
 use burn_cubecl::tensor::CubeTensor;
 use wgpu_split::ResolvedSplit;
 use wgpu_split::gpu::{BufferRegion, GpuSplitter};
 use wgpu_split::plan::{Placement, PlanOptions, SplitPlan, Strategy};
 
 use crate::allocation::{Outputs, SHARED_ALLOCATION_ABOVE, resource, runtime};
-use crate::element::element_type;
 use crate::error::{BurnSplitError, Result};
-use crate::primitive::SplitKind;
 use crate::staging::{self, Staging};
 
 /// Splits burn tensors on burn's device: the input read where burn keeps

@@ -85,9 +85,7 @@ fn wrong_ranks_shapes_and_arguments_are_typed_errors() {
     );
     // A split resolved for another shape.
     let split = Torch::chunk(&[2, 3, 5], 2, 2).unwrap();
-    let err = s
-        .split_as::<3, 3, Float, _>(x.clone(), &split)
-        .unwrap_err();
+    let err = s.split_as::<3, 3, Float, _>(x.clone(), &split).unwrap_err();
     assert!(
         matches!(err, BurnSplitError::Split(wgpu_split::Error::Resolve(_))),
         "{err}"
