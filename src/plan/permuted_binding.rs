@@ -403,14 +403,20 @@ struct WindowRecord<'c> {
 impl SplitAt<'_> {
     /// The dispatches of a move past one binding: the records of every
     /// output in `outputs` (each a sub-view of its view, [`Windows`]),
-    /// dealt in order into dispatches whose records' source footprints one
+    /// dealt in the order of their reads into dispatches whose records' source footprints one
     /// binding holds, whose destination bindings do not overlap and whose
     /// invocations one grid reaches; vec4s for an output whose view and
     /// regions take them.
     fn windowed_dispatches(&self, outputs: &[usize]) -> Vec<PermutedDispatch> {
         let limits = self.plan.limits();
         let most = limits.max_storage_buffer_binding_size;
-        let records = outputs.iter().flat_map(|&i| self.window_records(i));
+        // In the order of their reads: records that share a window (the
+        // same rows of neighbouring heads) are dealt together.
+        let mut records: Vec<WindowRecord<'_>> = outputs
+            .iter()
+            .flat_map(|&i| self.window_records(i))
+            .collect();
+        records.sort_by_key(|r| r.reads.start);
         let mut dispatches = Vec::new();
         let mut open: Vec<WindowRecord<'_>> = Vec::new();
         for record in records {
@@ -795,13 +801,17 @@ impl ConcatAt<'_> {
     }
 
     /// The dispatches of a concat past one binding: every input's records
-    /// (sub-views of its piece, [`Windows`]), dealt in order into
-    /// dispatches whose writes one window of the output holds, whose
+    /// (sub-views of its piece, [`Windows`]), dealt in the order of their
+    /// writes into dispatches whose writes one window of the output holds, whose
     /// inputs in the output's buffer (bound writable) do not overlap, and
     /// whose invocations one grid reaches.
     fn windowed_dispatches(&self, inputs: &[usize]) -> Vec<PermutedDispatch> {
         let most = self.plan.limits().max_storage_buffer_binding_size;
-        let records = inputs.iter().flat_map(|&i| self.piece_records(i));
+        // In the order of their writes: records that share a window are
+        // dealt together.
+        let mut records: Vec<PieceRecord<'_>> =
+            inputs.iter().flat_map(|&i| self.piece_records(i)).collect();
+        records.sort_by_key(|r| r.writes.start);
         let mut dispatches = Vec::new();
         let mut open: Vec<PieceRecord<'_>> = Vec::new();
         for record in records {
