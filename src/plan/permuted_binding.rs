@@ -13,9 +13,10 @@ use crate::kernels::permute_records::{ConcatRecord, PermuteHeader, RecordMode, W
 use crate::kernels::permute_tile::{self, TileSide, TileWalk};
 use crate::kernels::table::WORKGROUP_SIZE;
 use crate::plan::binding::regions::PlainRegion;
+use crate::plan::binding::regions::overlap;
 use crate::plan::error::EncodeError;
 use crate::plan::limits::PlanLimits;
-use crate::plan::permuted_plan::{PermutedConcatPlan, PermutedPlan, overlap};
+use crate::plan::permuted_plan::{PermutedConcatPlan, PermutedPlan};
 use crate::plan::permuted_windows::{ViewChunk, footprint};
 use crate::plan::recording::{
     RecordedBinding, RecordedBuffer, RecordedCommand, RecordedModule, Recording,
@@ -417,31 +418,19 @@ impl SplitAt<'_> {
             .flat_map(|&i| self.window_records(i))
             .collect();
         records.sort_by_key(|r| r.reads.start);
-        let mut dispatches = Vec::new();
-        let mut open: Vec<WindowRecord<'_>> = Vec::new();
-        for record in records {
-            let joins = open.first().is_some_and(|first| {
-                let window = self.window(open.iter().chain([&record]));
-                (first.unit_bits == 128) == (record.unit_bits == 128)
-                    && open.len() < self.plan.destinations_per_dispatch()
-                    && window.end - window.start <= most
-                    && open.iter().all(|r| {
-                        self.destinations[r.output].buffer
-                            != self.destinations[record.output].buffer
-                            || !overlap(&r.writes, &record.writes)
-                    })
-                    && on_one_grid(self.invocations(open.iter().chain([&record])), limits)
-            });
-            if !joins && !open.is_empty() {
-                dispatches.push(self.window_dispatch(&open));
-                open.clear();
-            }
-            open.push(record);
-        }
-        if !open.is_empty() {
-            dispatches.push(self.window_dispatch(&open));
-        }
-        dispatches
+        let align = window_alignment(limits);
+        let groups = deal(records, |open, record| {
+            let window = spanning(open.iter().chain([record]).map(|r| &r.reads), align);
+            (open[0].unit_bits == 128) == (record.unit_bits == 128)
+                && open.len() < self.plan.destinations_per_dispatch()
+                && window.end - window.start <= most
+                && open.iter().all(|r| {
+                    self.destinations[r.output].buffer != self.destinations[record.output].buffer
+                        || !overlap(&r.writes, &record.writes)
+                })
+                && on_one_grid(self.invocations(open.iter().chain([record])), limits)
+        });
+        groups.iter().map(|g| self.window_dispatch(g)).collect()
     }
 
     /// Output `i`'s records: its cut in vec4s where its regions lie whole
@@ -485,19 +474,6 @@ impl SplitAt<'_> {
             .collect()
     }
 
-    /// The source binding that holds `records`' footprints: from the
-    /// first byte read, aligned down, to the last, rounded up to a word.
-    fn window<'r>(&self, records: impl Iterator<Item = &'r WindowRecord<'r>>) -> Range<u64>
-    where
-        Self: 'r,
-    {
-        let align = window_alignment(self.plan.limits());
-        let (start, end) = records.fold((u64::MAX, 0), |(s, e), r| {
-            (s.min(r.reads.start), e.max(r.reads.end))
-        });
-        start / align * align..end
-    }
-
     /// The invocations of `records` in one dispatch.
     fn invocations<'r>(&self, records: impl Iterator<Item = &'r WindowRecord<'r>>) -> u64
     where
@@ -515,7 +491,10 @@ impl SplitAt<'_> {
 
     /// The dispatch of `records`, its source bound over their window.
     fn window_dispatch(&self, records: &[WindowRecord<'_>]) -> PermutedDispatch {
-        let window = self.window(records.iter());
+        let window = spanning(
+            records.iter().map(|r| &r.reads),
+            window_alignment(self.plan.limits()),
+        );
         let vec4 = records[0].unit_bits == 128;
         let unit_bytes: u64 = if vec4 { 16 } else { 4 };
         let per = (self.plan.words_per_invocation() * 4 / unit_bytes as u32).max(1);
@@ -812,36 +791,25 @@ impl ConcatAt<'_> {
         let mut records: Vec<PieceRecord<'_>> =
             inputs.iter().flat_map(|&i| self.piece_records(i)).collect();
         records.sort_by_key(|r| r.writes.start);
-        let mut dispatches = Vec::new();
-        let mut open: Vec<PieceRecord<'_>> = Vec::new();
-        for record in records {
-            let joins = open.first().is_some_and(|first| {
-                let window = self.out_window(open.iter().chain([&record]));
-                (first.unit_bits == 128) == (record.unit_bits == 128)
-                    && open.len() < self.plan.inputs_per_dispatch()
-                    && window.end - window.start <= most
-                    && (!self.in_output_buffer(record.input)
-                        || open.iter().all(|r| {
-                            !self.in_output_buffer(r.input) || !overlap(&r.reads, &record.reads)
-                        }))
-                    && on_one_grid(
-                        open.iter()
-                            .chain([&record])
-                            .map(|r| piece_invocations(r, self.plan.words_per_invocation()))
-                            .sum(),
-                        self.plan.limits(),
-                    )
-            });
-            if !joins && !open.is_empty() {
-                dispatches.push(self.piece_dispatch(&open));
-                open.clear();
-            }
-            open.push(record);
-        }
-        if !open.is_empty() {
-            dispatches.push(self.piece_dispatch(&open));
-        }
-        dispatches
+        let align = window_alignment(self.plan.limits());
+        let groups = deal(records, |open, record| {
+            let window = spanning(open.iter().chain([record]).map(|r| &r.writes), align);
+            (open[0].unit_bits == 128) == (record.unit_bits == 128)
+                && open.len() < self.plan.inputs_per_dispatch()
+                && window.end - window.start <= most
+                && (!self.in_output_buffer(record.input)
+                    || open.iter().all(|r| {
+                        !self.in_output_buffer(r.input) || !overlap(&r.reads, &record.reads)
+                    }))
+                && on_one_grid(
+                    open.iter()
+                        .chain([record])
+                        .map(|r| piece_invocations(r, self.plan.words_per_invocation()))
+                        .sum(),
+                    self.plan.limits(),
+                )
+        });
+        groups.iter().map(|g| self.piece_dispatch(g)).collect()
     }
 
     /// Input `i`'s records: its cut in vec4s where its regions lie whole
@@ -891,21 +859,12 @@ impl ConcatAt<'_> {
             .collect()
     }
 
-    /// The output binding that holds `records`' writes.
-    fn out_window<'r>(&self, records: impl Iterator<Item = &'r PieceRecord<'r>>) -> Range<u64>
-    where
-        Self: 'r,
-    {
-        let align = window_alignment(self.plan.limits());
-        let (start, end) = records.fold((u64::MAX, 0), |(s, e), r| {
-            (s.min(r.writes.start), e.max(r.writes.end))
-        });
-        start / align * align..end
-    }
-
     /// The dispatch of `records`, the output bound over their window.
     fn piece_dispatch(&self, records: &[PieceRecord<'_>]) -> PermutedDispatch {
-        let window = self.out_window(records.iter());
+        let window = spanning(
+            records.iter().map(|r| &r.writes),
+            window_alignment(self.plan.limits()),
+        );
         let vec4 = records[0].unit_bits == 128;
         let units = if records.iter().any(|r| r.mode == RecordMode::Elements) {
             ConcatUnits::Atomic
@@ -963,6 +922,26 @@ impl ConcatAt<'_> {
             workgroups: first.div_ceil(WORKGROUP_SIZE),
         }
     }
+}
+
+/// `records` dealt in order into dispatches: each joins the last one
+/// where `joins` (its records so far, the record) says so, else opens one.
+fn deal<R>(records: Vec<R>, joins: impl Fn(&[R], &R) -> bool) -> Vec<Vec<R>> {
+    let mut groups: Vec<Vec<R>> = Vec::new();
+    for record in records {
+        match groups.last_mut() {
+            Some(open) if joins(open, &record) => open.push(record),
+            _ => groups.push(vec![record]),
+        }
+    }
+    groups
+}
+
+/// The binding over `spans`: from their first byte, aligned down to
+/// `align`, to their last.
+fn spanning<'r>(spans: impl Iterator<Item = &'r Range<u64>>, align: u64) -> Range<u64> {
+    let (start, end) = spans.fold((u64::MAX, 0), |(s, e), r| (s.min(r.start), e.max(r.end)));
+    start / align * align..end
 }
 
 /// True when `invocations` (counted in `u32`) fit one dispatch's grid.

@@ -16,8 +16,8 @@ use crate::kernels::permute_records::{
 };
 use crate::kernels::permute_tile::TileWalk;
 use crate::kernels::table::WORKGROUP_SIZE;
-use crate::plan::binding::regions::PlainRegion;
-use crate::plan::binding::usages::{BufferRole, Usages};
+use crate::plan::binding::regions::{PlainRegion, check_storage_region, first_overlap, overlap};
+use crate::plan::binding::usages::BufferRole;
 use crate::plan::error::{EncodeError, PlanError};
 use crate::plan::limits::PlanLimits;
 use crate::plan::permuted_tiles::{common_dims, tile_walk};
@@ -269,19 +269,19 @@ impl PermutedPlan {
         input: &PlainRegion,
         destinations: &[PlainRegion],
     ) -> Result<(), EncodeError> {
-        if destinations.len() != self.outputs.len() {
+        if destinations.len() != self.outputs().len() {
             return Err(EncodeError::RegionCount {
-                expected: self.outputs.len(),
+                expected: self.outputs().len(),
                 actual: destinations.len(),
             });
         }
-        let live = |i: usize| self.outputs[i].words > 0;
+        let live = |i: usize| self.outputs()[i].words > 0;
         check_storage_region(
             BufferRole::Input,
             input,
-            self.input_bytes,
-            self.input_bytes.next_multiple_of(4),
-            || format!("the packed {} input", self.element_type),
+            self.input_bytes(),
+            self.input_bytes().next_multiple_of(4),
+            || format!("the packed {} input", self.element_type()),
         )?;
         for i in (0..destinations.len()).filter(|&i| live(i)) {
             let bytes = self.output_region_bytes(i);
@@ -298,26 +298,20 @@ impl PermutedPlan {
             r.offset..r.offset + self.output_region_bytes(i)
         };
         let live: Vec<usize> = (0..destinations.len()).filter(|&i| live(i)).collect();
-        let input_span = input.offset..input.offset + self.input_bytes.next_multiple_of(4);
-        for (k, &i) in live.iter().enumerate() {
-            if destinations[i].buffer == input.buffer && overlap(&span(i), &input_span) {
-                return Err(EncodeError::InputSharesBuffer {
-                    which: BufferRole::Output(i),
-                    why: "the regions overlap; give the output bytes the input does not use".into(),
-                });
-            }
-            for &j in &live[k + 1..] {
-                if destinations[i].buffer == destinations[j].buffer && overlap(&span(i), &span(j)) {
-                    let (first, second) = if span(i).start <= span(j).start {
-                        (i, j)
-                    } else {
-                        (j, i)
-                    };
-                    return Err(EncodeError::OverlappingRegions { first, second });
-                }
-            }
+        let input_span = input.offset..input.offset + self.input_bytes().next_multiple_of(4);
+        if let Some(&i) = live
+            .iter()
+            .find(|&&i| destinations[i].buffer == input.buffer && overlap(&span(i), &input_span))
+        {
+            return Err(EncodeError::InputSharesBuffer {
+                which: BufferRole::Output(i),
+                why: "the regions overlap; give the output bytes the input does not use".into(),
+            });
         }
-        Ok(())
+        match first_overlap(live.iter().map(|&i| (i, destinations[i].buffer, span(i)))) {
+            Some((first, second)) => Err(EncodeError::OverlappingRegions { first, second }),
+            None => Ok(()),
+        }
     }
 
     /// The binding of a region: from its offset aligned down to the
@@ -369,10 +363,6 @@ impl PermutedPlan {
         }
         Ok(groups)
     }
-}
-
-pub(crate) fn overlap(a: &Range<u64>, b: &Range<u64>) -> bool {
-    a.start < b.end && b.start < a.end
 }
 
 /// The output whose view of the input (in elements of `bits`) is `view`:
@@ -861,9 +851,9 @@ impl PermutedConcatPlan {
         inputs: &[PlainRegion],
         output: &PlainRegion,
     ) -> Result<Vec<Vec<usize>>, EncodeError> {
-        if inputs.len() != self.pieces.len() {
+        if inputs.len() != self.pieces().len() {
             return Err(EncodeError::RegionCount {
-                expected: self.pieces.len(),
+                expected: self.pieces().len(),
                 actual: inputs.len(),
             });
         }
@@ -875,26 +865,26 @@ impl PermutedConcatPlan {
             out_bytes,
             || "the packed output rounded up to the 4-byte word the move writes last".into(),
         )?;
-        let out_binding = binding_of(&self.limits, output, out_bytes);
+        let out_binding = self.binding(output, out_bytes);
         let live: Vec<usize> = (0..inputs.len())
-            .filter(|&i| self.pieces[i].words > 0)
+            .filter(|&i| self.pieces()[i].words > 0)
             .collect();
         for &i in &live {
-            let bytes = self.pieces[i].bytes;
+            let bytes = self.pieces()[i].bytes;
             check_storage_region(
                 BufferRole::ConcatInput(i),
                 &inputs[i],
                 bytes,
                 bytes.next_multiple_of(4),
-                || format!("the packed {} input", self.element_type),
+                || format!("the packed {} input", self.element_type()),
             )?;
-            let bound = binding_of(&self.limits, &inputs[i], bytes.next_multiple_of(4));
+            let bound = self.binding(&inputs[i], bytes.next_multiple_of(4));
             if inputs[i].buffer == output.buffer && overlap(&bound, &out_binding) {
                 return Err(EncodeError::InputSharesBuffer {
                     which: BufferRole::ConcatInput(i),
                     why: format!(
                         "its binding {bound:?} overlaps the output's {out_binding:?} (bindings start at offsets aligned down to {})",
-                        self.limits.min_storage_buffer_offset_alignment
+                        self.limits().min_storage_buffer_offset_alignment
                     ),
                 });
             }
@@ -995,61 +985,6 @@ fn slots_per_dispatch(limits: &PlanLimits, record_words: usize) -> usize {
 fn binding_of(limits: &PlanLimits, region: &PlainRegion, bytes: u64) -> Range<u64> {
     let align = u64::from(limits.min_storage_buffer_offset_alignment.max(4));
     region.offset / align * align..region.offset + bytes
-}
-
-/// One region a permuted move binds as storage: its usage, its offset a
-/// whole word, at least `needed` bytes, and `bound` bytes from its offset
-/// inside its buffer.
-fn check_storage_region(
-    which: BufferRole,
-    region: &PlainRegion,
-    needed: u64,
-    bound: u64,
-    why: impl Fn() -> String,
-) -> Result<(), EncodeError> {
-    if !region.usages.storage {
-        return Err(EncodeError::MissingUsage {
-            which,
-            missing: Usages {
-                storage: true,
-                copy_src: false,
-                copy_dst: false,
-            },
-            why:
-                "a permuted move binds it as a storage buffer; create it with BufferUsages::STORAGE"
-                    .into(),
-        });
-    }
-    if !region.offset.is_multiple_of(4) {
-        return Err(EncodeError::MisalignedOffset {
-            which,
-            offset: region.offset,
-            alignment: 4,
-            why: "a permuted move reads and writes 32-bit words",
-        });
-    }
-    if region.size < needed {
-        return Err(EncodeError::BufferTooSmall {
-            which,
-            size: region.size,
-            needed,
-            why: why(),
-        });
-    }
-    let size = bound.max(region.size);
-    if region
-        .offset
-        .checked_add(size)
-        .is_none_or(|end| end > region.buffer_size)
-    {
-        return Err(EncodeError::RegionOutsideBuffer {
-            which,
-            offset: region.offset,
-            size,
-            buffer_size: region.buffer_size,
-        });
-    }
-    Ok(())
 }
 
 #[cfg(test)]

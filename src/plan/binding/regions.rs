@@ -1,11 +1,14 @@
 //! The caller's regions as plain numbers, and every check an encode makes
 //! of them before anything is recorded: count, usages, offsets, sizes,
-//! extents, overlaps. Plain arithmetic, so the CPU emulator tests it; the
+//! extents, overlaps (the permuted plans compose theirs from
+//! [`check_storage_region`] and [`first_overlap`]). Plain arithmetic, so the CPU emulator tests it; the
 //! GPU side adds only what needs wgpu (mapped, destroyed, foreign buffers).
 
 use crate::plan::binding::usages::{BufferRole, Usages};
 use crate::plan::error::EncodeError;
 use crate::plan::geometry::Direction;
+use std::ops::Range;
+
 use crate::plan::split_plan::SplitPlan;
 
 /// A region of a caller's buffer, as plain numbers.
@@ -232,23 +235,30 @@ impl SplitPlan {
         if self.direction() == Direction::Concat {
             return Ok(());
         }
-        let mut used: Vec<(usize, &PlainRegion)> = destinations
+        let used = destinations
             .iter()
             .enumerate()
-            .filter(|(i, _)| self.destination_bytes(*i) > 0)
-            .collect();
-        used.sort_by_key(|(_, r)| (r.buffer, r.offset));
-        for pair in used.windows(2) {
-            let ((i, a), (j, b)) = (pair[0], pair[1]);
-            if a.buffer == b.buffer && a.end().is_none_or(|end| end > b.offset) {
-                return Err(EncodeError::OverlappingRegions {
-                    first: i,
-                    second: j,
-                });
-            }
+            .filter(|(i, _)| self.destination_bytes(*i) > 0);
+        match first_overlap(used.map(|(i, r)| (i, r.buffer, r.offset..r.end().unwrap_or(u64::MAX))))
+        {
+            Some((first, second)) => Err(EncodeError::OverlappingRegions { first, second }),
+            None => Ok(()),
         }
-        Ok(())
     }
+}
+
+/// The first two of `spans` (each its number, its buffer and its bytes),
+/// by buffer then start, that share a byte: sorted so, any two that do
+/// make a neighbouring pair that does.
+pub(crate) fn first_overlap(
+    spans: impl Iterator<Item = (usize, usize, Range<u64>)>,
+) -> Option<(usize, usize)> {
+    let mut spans: Vec<_> = spans.filter(|(_, _, r)| !r.is_empty()).collect();
+    spans.sort_by_key(|(_, buffer, r)| (*buffer, r.start));
+    spans
+        .windows(2)
+        .find(|p| p[0].1 == p[1].1 && overlap(&p[0].2, &p[1].2))
+        .map(|p| (p[0].0, p[1].0))
 }
 
 /// The region lies inside its buffer.
@@ -262,4 +272,52 @@ fn within_buffer(which: BufferRole, region: &PlainRegion) -> Result<(), EncodeEr
         size: region.size,
         buffer_size: region.buffer_size,
     })
+}
+
+/// True when two byte ranges share a byte.
+pub(crate) fn overlap(a: &Range<u64>, b: &Range<u64>) -> bool {
+    a.start < b.end && b.start < a.end
+}
+
+/// One region a permuted move binds as storage: its usage, its offset a
+/// whole word, at least `needed` bytes, and `bound` bytes from its offset
+/// inside its buffer.
+pub(crate) fn check_storage_region(
+    which: BufferRole,
+    region: &PlainRegion,
+    needed: u64,
+    bound: u64,
+    why: impl Fn() -> String,
+) -> Result<(), EncodeError> {
+    if !region.usages.storage {
+        return Err(EncodeError::MissingUsage {
+            which,
+            missing: Usages {
+                storage: true,
+                copy_src: false,
+                copy_dst: false,
+            },
+            why:
+                "a permuted move binds it as a storage buffer; create it with BufferUsages::STORAGE"
+                    .into(),
+        });
+    }
+    if !region.offset.is_multiple_of(4) {
+        return Err(EncodeError::MisalignedOffset {
+            which,
+            offset: region.offset,
+            alignment: 4,
+            why: "a permuted move reads and writes 32-bit words",
+        });
+    }
+    if region.size < needed {
+        return Err(EncodeError::BufferTooSmall {
+            which,
+            size: region.size,
+            needed,
+            why: why(),
+        });
+    }
+    let size = bound.max(region.size);
+    within_buffer(which, &PlainRegion { size, ..*region })
 }
