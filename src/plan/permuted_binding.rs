@@ -479,12 +479,12 @@ impl SplitAt<'_> {
     where
         Self: 'r,
     {
-        let per = u64::from(self.plan.words_per_invocation());
+        let per = self.plan.words_per_invocation();
         records
             .map(|r| {
-                let words = (r.chunk.units * r.unit_bits).div_ceil(32);
-                let units = if r.unit_bits == 128 { words / 4 } else { words };
-                units.div_ceil((per * 32 / r.unit_bits.max(32)).max(1))
+                let mode = self.plan.outputs()[r.output].mode;
+                let (count, _) = record_counts(r.chunk.units, r.unit_bits, mode, self.bits);
+                record_invocations(count, r.unit_bits, per)
             })
             .sum()
     }
@@ -508,10 +508,7 @@ impl SplitAt<'_> {
             // (the window starts a whole number of them before the input).
             let offset =
                 c.offsets[0] + self.input.offset * 8 / r.unit_bits - window.start * 8 / r.unit_bits;
-            let (units, elements) = match o.mode {
-                RecordMode::Elements if !vec4 => ((c.units * r.unit_bits).div_ceil(32), c.units),
-                _ => (c.units, c.units * r.unit_bits / u64::from(self.bits)),
-            };
+            let (units, elements) = record_counts(c.units, r.unit_bits, o.mode, self.bits);
             params.extend_from_slice(
                 record(
                     first,
@@ -804,7 +801,12 @@ impl ConcatAt<'_> {
                 && on_one_grid(
                     open.iter()
                         .chain([record])
-                        .map(|r| piece_invocations(r, self.plan.words_per_invocation()))
+                        .map(|r| {
+                            let bits = self.bits;
+                            let (count, _) =
+                                record_counts(r.chunk.units, r.unit_bits, r.mode, bits);
+                            record_invocations(count, r.unit_bits, self.plan.words_per_invocation())
+                        })
                         .sum(),
                     self.plan.limits(),
                 )
@@ -887,10 +889,7 @@ impl ConcatAt<'_> {
             };
             let read = rebased(c.offsets[0], self.inputs[r.input].offset, r.reads.start);
             let write = rebased(c.offsets[1], self.output.offset, window.start);
-            let (count, elements) = match r.mode {
-                RecordMode::Elements => ((c.units * r.unit_bits).div_ceil(32), c.units),
-                RecordMode::Words => (c.units, c.units * r.unit_bits / u64::from(self.bits)),
-            };
+            let (count, elements) = record_counts(c.units, r.unit_bits, r.mode, self.bits);
             params.extend_from_slice(
                 concat_record(
                     first,
@@ -952,13 +951,20 @@ fn on_one_grid(invocations: u64, limits: &PlanLimits) -> bool {
             .is_some()
 }
 
-/// The invocations of a concat record.
-fn piece_invocations(r: &PieceRecord<'_>, words_per_invocation: u32) -> u64 {
-    let count = match r.mode {
-        RecordMode::Elements => (r.chunk.units * r.unit_bits).div_ceil(32),
-        RecordMode::Words => r.chunk.units,
-    };
-    let unit_bytes = if r.unit_bits == 128 { 16 } else { 4 };
+/// A windowed record's count (the units its invocations walk: words,
+/// vec4s, or for elements the words they fill) and its elements, for a
+/// sub-view of `units` units of `unit_bits` over elements of `bits`.
+fn record_counts(units: u64, unit_bits: u64, mode: RecordMode, bits: u32) -> (u64, u64) {
+    match mode {
+        RecordMode::Elements => ((units * unit_bits).div_ceil(32), units),
+        RecordMode::Words => (units, units * unit_bits / u64::from(bits)),
+    }
+}
+
+/// The invocations of a record of `count` units of `unit_bits`, at
+/// `words_per_invocation` words each.
+fn record_invocations(count: u64, unit_bits: u64, words_per_invocation: u32) -> u64 {
+    let unit_bytes = if unit_bits == 128 { 16 } else { 4 };
     count.div_ceil(u64::from(words_per_invocation * 4 / unit_bytes).max(1))
 }
 
