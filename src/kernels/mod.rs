@@ -145,6 +145,17 @@ impl Kernel {
         Kernel::ALL.into_iter().find(|k| k.name() == name)
     }
 
+    /// The kernel whose form is called `name` (a kernel's name, or its
+    /// per-layout form's: `row_copies` is the vec4 kernel's, `row_streams`
+    /// the funnel's), as plans and traces name what runs.
+    pub fn of_form_name(name: &str) -> Option<Kernel> {
+        Kernel::from_name(name).or_else(|| {
+            Kernel::ALL
+                .into_iter()
+                .find(|k| k.spec().per_layout_name == Some(name))
+        })
+    }
+
     /// Width of one unit in bits (32 or 128).
     pub fn unit_bits(self) -> u64 {
         self.spec().unit_bits

@@ -97,6 +97,10 @@ pub struct Requests {
     /// run at an odd offset cannot start on a sector and a row boundary
     /// breaks the bytes' contiguity.
     pub rows: u64,
+    /// Lanes that took part, summed over the requests (a request of a
+    /// full warp counts `W`; one whose other lanes sat idle or had left
+    /// their loop counts fewer).
+    pub lanes: u64,
 }
 
 impl Requests {
@@ -108,6 +112,12 @@ impl Requests {
     /// Ideal sectors per request.
     pub fn ideal_per_request(&self) -> f64 {
         self.ideal_sectors as f64 / self.requests.max(1) as f64
+    }
+
+    /// Lanes taking part per request (`W` when every lane of every warp
+    /// does).
+    pub fn lanes_per_request(&self) -> f64 {
+        self.lanes as f64 / self.requests.max(1) as f64
     }
 
     /// Sectors against the ideal (1.0: coalesced).
@@ -163,6 +173,9 @@ pub struct Coalescing {
     pub traced_whole: bool,
     /// Invocations of the dispatches (working ones), summed.
     pub invocations: u64,
+    /// Invocations in the trace (all of them where
+    /// [`Coalescing::traced_whole`]).
+    pub traced_invocations: u64,
     /// Dispatches.
     pub dispatches: usize,
 }
@@ -190,6 +203,27 @@ impl Coalescing {
     pub fn all_reads(&self, input_bytes: u64) -> Option<f64> {
         self.traced_whole
             .then(|| self.loaded_bytes as f64 / input_bytes.max(1) as f64)
+    }
+
+    /// Loads and stores per traced invocation: the steps of a lane's
+    /// loops (each iteration of an access site is one).
+    pub fn steps_per_lane(&self) -> f64 {
+        (self.loads.lanes + self.stores.lanes) as f64 / self.traced_invocations.max(1) as f64
+    }
+
+    /// Warp requests (loads and stores) per byte they move: the work a
+    /// warp issues per byte, 1/512 for a warp of 32 lanes moving a vec4
+    /// each, more where lanes sit idle or move less than a vec4.
+    pub fn requests_per_byte(&self) -> f64 {
+        (self.loads.requests + self.stores.requests) as f64
+            / (self.loads.bytes + self.stores.bytes).max(1) as f64
+    }
+
+    /// Sectors the requests touch per byte they move (1/32 when
+    /// coalesced).
+    pub fn sectors_per_byte(&self) -> f64 {
+        (self.loads.sectors + self.stores.sectors) as f64
+            / (self.loads.bytes + self.stores.bytes).max(1) as f64
     }
 
     /// True when the warps' footprint is at most `ratio` times the ideal,
@@ -261,6 +295,7 @@ pub fn analyse_with_rows(
         }
         let traced: u64 = d.windows.iter().map(|(_, w)| w.len() as u64).sum();
         out.traced_whole &= traced >= d.invocations;
+        out.traced_invocations += traced;
         out.loaded_bytes += loaded.len() as u64 * 32;
         out.scratch_loaded_bytes +=
             loaded.iter().filter(|(b, _)| *b == SCRATCH_BUFFER).count() as u64 * 32;
@@ -312,6 +347,7 @@ fn count_request(
     kind.ideal_lines += bytes.div_ceil(128);
     kind.bytes += bytes;
     kind.rows += rows.len() as u64;
+    kind.lanes += lanes.len() as u64;
 }
 
 #[cfg(test)]
@@ -360,6 +396,20 @@ mod tests {
         );
         assert_eq!((c.stores.lines, c.stores.ideal_lines), (32, 32));
         assert_eq!(c.footprint(), 1.0);
+        assert_eq!(c.loads.lanes_per_request(), 32.0);
+        assert_eq!(c.steps_per_lane(), 2.0);
+        // 16 requests (8 loads, 8 stores) for 8 KiB: one per 512 bytes.
+        assert_eq!(c.requests_per_byte(), 1.0 / 512.0);
+        assert_eq!(c.sectors_per_byte(), 1.0 / 32.0);
+    }
+
+    #[test]
+    fn idle_lanes_are_fewer_lanes_per_request_and_more_requests_per_byte() {
+        // 24 invocations on warps of 32: one request of 24 lanes a site.
+        let c = analyse(&[copy(24, |g| g as u32)], 32);
+        assert_eq!((c.loads.requests, c.loads.lanes), (1, 24));
+        assert_eq!(c.loads.lanes_per_request(), 24.0);
+        assert_eq!(c.requests_per_byte(), 2.0 / (2.0 * 24.0 * 16.0));
     }
 
     #[test]

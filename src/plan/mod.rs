@@ -44,6 +44,8 @@ pub mod coalescing;
 mod concat_plan;
 pub(crate) mod error;
 pub(crate) mod geometry;
+#[cfg(feature = "analysis")]
+pub mod gpu_model;
 mod limits;
 mod options;
 mod passes;
