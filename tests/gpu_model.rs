@@ -10,36 +10,12 @@
 //! docs/gpu/trace_h200_plans.sh). The 36 measured times only check: the
 //! model must order them as the GPU did, rank correlation 0.8 or more.
 
-use serde_json::Value;
+#[path = "../examples/access_trace/h200.rs"]
+mod h200;
+
+use h200::{read, traced};
 use wgpu_split::plan::Kernel;
-use wgpu_split::plan::gpu_model::{GpuModel, KernelProbe, WarpWork, rank_correlation};
-
-fn read(path: &str) -> Value {
-    let text = std::fs::read_to_string(format!("{}/{path}", env!("CARGO_MANIFEST_DIR")))
-        .unwrap_or_else(|e| panic!("{path}: {e}"));
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}"))
-}
-
-/// A traced row's work at warp 32, its kernel, and the bytes its full
-/// tensor moves (read + written: twice what a vec4 copy of them moves).
-fn traced(row: &Value) -> (Kernel, WarpWork, f64) {
-    let at32 = row["by_warp"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["warp"] == 32)
-        .expect("warp 32 traced");
-    let n = |v: &Value| v.as_f64().unwrap();
-    let kinds = ["loads", "stores"];
-    let sum = |field: &str| kinds.iter().map(|k| n(&at32[k][field])).sum::<f64>();
-    let work = WarpWork {
-        requests_per_byte: sum("requests") / sum("bytes"),
-        sectors_per_byte: sum("sectors") / sum("bytes"),
-    };
-    let name = row["kernel"].as_str().unwrap();
-    let kernel = Kernel::of_form_name(name).unwrap_or_else(|| panic!("kernel {name}"));
-    (kernel, work, 2.0 * 16.0 * n(&row["copy_invocations"]))
-}
+use wgpu_split::plan::gpu_model::{GpuModel, rank_correlation};
 
 struct Case {
     name: String,
@@ -58,38 +34,7 @@ fn cases() -> (GpuModel, Vec<Case>) {
     let report = read("docs/gpu/nvidia-h200.json");
     let trace = read("docs/trace/h200-093c280.json");
     let rows = trace["rows"].as_array().unwrap();
-    let calibrated = &report["cost_models"]["calibrated"];
-    let probes = rows
-        .iter()
-        .filter_map(|r| {
-            r["case"]
-                .as_str()
-                .unwrap()
-                .strip_prefix("probe:")
-                .map(|k| (k, r))
-        })
-        .map(|(name, row)| {
-            let (kernel, work, moved) = traced(row);
-            assert_eq!(
-                kernel.name(),
-                name,
-                "the probe of {name} planned {kernel:?}"
-            );
-            let rate = calibrated["gather_bytes_per_second"][name]
-                .as_f64()
-                .unwrap();
-            KernelProbe {
-                kernel,
-                moved_bytes: moved,
-                seconds: moved / rate,
-                work,
-            }
-        })
-        .collect();
-    let model = GpuModel {
-        dispatch_seconds: calibrated["dispatch_seconds"].as_f64().unwrap(),
-        probes,
-    };
+    let model = h200::model();
     let vec4 = Kernel::from_name("vec4").unwrap();
     let cases = report["cases"]
         .as_array()
@@ -101,7 +46,8 @@ fn cases() -> (GpuModel, Vec<Case>) {
                 .iter()
                 .find(|r| r["case"] == name)
                 .unwrap_or_else(|| panic!("{name} not traced"));
-            let (kernel, work, moved) = traced(row);
+            let t = traced(row);
+            let (kernel, moved) = (t.kernel, t.moved_bytes);
             let note = c["plan"]["note"].as_str().unwrap();
             // "1 dispatch, 0 copies, row_copies kernel": the H200's plan. Its
             // kernel must be the trace's (a form may differ: the H200's
@@ -116,17 +62,7 @@ fn cases() -> (GpuModel, Vec<Case>) {
             );
             let form = if ran == row["kernel"] { "" } else { "*" };
             let dispatches: usize = note.split(' ').next().unwrap().parse().unwrap();
-            let predicted = model.predict(kernel, dispatches, moved, &work).unwrap();
-            let at32 = row["by_warp"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .find(|c| c["warp"] == 32)
-                .unwrap();
-            let lanes = (at32["loads"]["lanes"].as_f64().unwrap()
-                + at32["stores"]["lanes"].as_f64().unwrap())
-                / (at32["loads"]["requests"].as_f64().unwrap()
-                    + at32["stores"]["requests"].as_f64().unwrap());
+            let predicted = model.predict(kernel, dispatches, moved, &t.work).unwrap();
             Case {
                 name: name.to_string(),
                 measured_us: c["plan"]["us"].as_f64().unwrap(),
@@ -135,7 +71,7 @@ fn cases() -> (GpuModel, Vec<Case>) {
                 predicted_copy_us: model.at_probe_work(vec4, moved).unwrap().seconds() * 1e6,
                 kernel,
                 form,
-                lanes,
+                lanes: t.lanes,
                 over: predicted.work_over_probe,
             }
         })

@@ -29,6 +29,9 @@
 //! lower `--rows`); `--json` writes every figure.
 //! `--concat` traces the concat that mirrors each split instead (the
 //! split's outputs joined back into the tensor, checked against it).
+//! Then, per GPU-class plan, the GPU model's figures (`h200.rs`): lanes
+//! per request, steps per lane, warp requests per KiB, and the time the
+//! H200's calibration predicts for it and for a vec4 shader copy.
 //! `--permuted` traces split_bench's permuted moves instead (attention's
 //! heads and their merge, YOLOv8's distribution head; `permuted.rs`).
 
@@ -37,6 +40,7 @@
 mod cases;
 
 mod args;
+mod h200;
 mod measure;
 mod permuted;
 
@@ -136,8 +140,59 @@ fn run(options: &args::Options) -> Result<Vec<Row>, Box<dyn std::error::Error>> 
         std::fs::write(path, serde_json::to_string_pretty(&rows)?)?;
         eprintln!("wrote {path}");
     }
+    print_model(&rows)?;
     print_alternatives(&splits)?;
     Ok(rows)
+}
+
+/// What the GPU model (`wgpu_split::plan::gpu_model`, with the H200's
+/// calibration and 093c280's probes: `h200.rs`) says of each GPU-class
+/// plan (striped lanes): at W = 32 its lanes per request, steps per lane
+/// and warp requests per KiB moved, its work per byte against its kernel's
+/// probe, and its predicted time against a vec4 shader copy's of the same
+/// bytes.
+fn print_model(rows: &[Row]) -> Result<(), Box<dyn std::error::Error>> {
+    let model = h200::model();
+    let vec4 = wgpu_split::plan::Kernel::from_name("vec4").ok_or("no vec4 kernel")?;
+    println!(
+        "\nGPU model (H200) | {:<28} {:<10} {:<12} {:>5} {:>5} {:>7} {:>5} {:>9} {:>9} {:>5}",
+        "case",
+        "class",
+        "kernel",
+        "lanes",
+        "steps",
+        "req/KiB",
+        "work",
+        "pred us",
+        "copy us",
+        "ratio"
+    );
+    for r in rows.iter().filter(|r| r.lanes == "striped") {
+        let Some(w32) = r.by_warp.iter().find(|c| c.warp == 32) else {
+            continue;
+        };
+        let t = h200::traced(&serde_json::to_value(r)?);
+        let (Some(plan), Some(copy)) = (
+            model.predict(t.kernel, r.dispatches, t.moved_bytes, &t.work),
+            model.at_probe_work(vec4, t.moved_bytes),
+        ) else {
+            continue;
+        };
+        println!(
+            "                 | {:<28} {:<10} {:<12} {:>5.1} {:>5.1} {:>7.2} {:>5.2} {:>9.1} {:>9.1} {:>5.2}",
+            r.case,
+            r.class,
+            r.kernel,
+            t.lanes,
+            w32.steps_per_lane(),
+            w32.requests_per_byte() * 1024.0,
+            plan.work_over_probe,
+            plan.seconds() * 1e6,
+            copy.seconds() * 1e6,
+            copy.seconds() / plan.seconds(),
+        );
+    }
+    Ok(())
 }
 
 /// What each GPU class's plan (into buffers of its own, the runtime's
