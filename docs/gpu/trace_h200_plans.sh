@@ -11,9 +11,25 @@
 # binding as large as the H200's; tests/gpu_model.rs checks that each traced
 # plan runs the kernel the H200's report names. Run from the checkout's
 # root; takes ~3 minutes after a build of a few minutes.
+#
+# `trace_h200_plans.sh now` traces today's plans of the same cases instead
+# (docs/trace/h200-cases-now.json): today's access_trace as it stands, the
+# discrete class's plans for a compute pass into buffers of their own
+# under WebGPU's default limits (the GPU-class plans split_bench runs),
+# the probes today's.
 set -euo pipefail
 root=$(pwd)
 work=$(mktemp -d)
+mode=${1:-093c280}
+if [ "$mode" = now ]; then
+    trap 'rm -rf "$work"' EXIT
+    cargo build -q --release --example access_trace
+    bin=${H200_TRACE_BIN:-$root/target/release/examples/access_trace}
+    here=$root
+    limits=webgpu
+    json=docs/trace/h200-cases-now.json
+    label="$(git rev-parse --short HEAD)"
+else
 trap 'git -C "$root" worktree remove --force "$work/w" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
 git worktree add -q --detach "$work/w" 093c280
 cp src/plan/coalescing.rs "$work/w/src/plan/coalescing.rs"
@@ -51,13 +67,22 @@ if [ -z "${H200_TRACE_BIN:-}" ]; then
     (cd "$work/w" && CARGO_TARGET_DIR="$root/target/h200-093c280" \
         cargo build -q --release --example access_trace)
 fi
+here=$work/w
+limits=large
+json=docs/trace/h200-093c280.json
+label=093c280
+fi
 out="$work/rows"
 mkdir -p "$out"
-# name | arguments (a split_bench case of 093c280 by name, or a split given whole)
-while IFS='|' read -r name args; do
+# name | arguments (a split_bench case of 093c280 by name, or a split given
+# whole) | arguments added for today's plans (M-RoPE's 201 MB pass WebGPU's
+# binding: its windows' plan is traced at full size, no shrunk tensor
+# having its layout)
+while IFS='|' read -r name args now_args; do
     [ -z "$name" ] && continue
+    [ "$mode" = now ] && args="$args $now_args"
     # shellcheck disable=SC2086
-    (cd "$work/w" && "$bin" --limits large --json "$out/$name.json" $args > /dev/null)
+    (cd "$here" && "$bin" --limits "$limits" --json "$out/$name.json" $args > /dev/null)
     echo "$name" >> "$out/order"
 done <<'CASES'
 f32_4096x4096_axis0_4|--case f32_4096x4096_axis0_4
@@ -92,7 +117,7 @@ cat_f32_1x8400x85_yolov5|--concat --case f32_1x8400x85_yolov5
 f16_1048576x31_columns|--dtype float16 --shape 1048576,31 --axis 1 --split onnx18:31
 f32_1048576x31_columns|--dtype float --shape 1048576,31 --axis 1 --split onnx18:31
 cat_f16_1048576x31_columns|--concat --dtype float16 --shape 1048576,31 --axis 1 --split onnx18:31
-bf16_3x262144x128_mrope|--dtype bfloat16 --shape 3,262144,128 --axis 2 --split lengths:16,24,24,16,24,24
+bf16_3x262144x128_mrope|--dtype bfloat16 --shape 3,262144,128 --axis 2 --split lengths:16,24,24,16,24,24|--rows 786432
 f32_4194304x4_unbind|--dtype float --shape 4194304,4 --axis 1 --split onnx18:4
 u8_16384x3000_thirds|--dtype uint8 --shape 16384,3000 --axis 1 --split onnx18:3
 i8_32768x1023_511_1_511|--dtype int8 --shape 32768,1023 --axis 1 --split lengths:511,1,511
@@ -103,9 +128,9 @@ probe:row_words|--kernel row_words --dtype float --shape 1024,1025 --axis 1 --sp
 probe:row_blocks|--kernel row_blocks --dtype float16 --shape 1048576,6 --axis 1 --split lengths:1,2,3
 probe:concat_words|--concat --kernel concat_words --dtype uint8 --shape 8192,37 --axis 1 --split lengths:5,32
 CASES
-python3 - "$out" > docs/trace/h200-093c280.json <<'PY'
+python3 - "$out" "$label" "$limits" > "$json" <<'PY'
 import json, sys, os
-out = sys.argv[1]
+out, label, limits = sys.argv[1:4]
 rows = []
 for name in open(os.path.join(out, "order")).read().split():
     got = json.load(open(os.path.join(out, name + ".json")))
@@ -113,7 +138,8 @@ for name in open(os.path.join(out, "order")).read().split():
     row["case"] = name
     row["by_warp"] = [c for c in row["by_warp"] if c["warp"] in (32, 64)]
     rows.append(row)
-print(json.dumps({"commit": "093c280", "traced_with": "093c280's access_trace, today's coalescing.rs",
-                  "class": "discrete", "limits": "lavapipe's, 2 GiB binding", "rows": rows}, indent=1))
+print(json.dumps({"commit": label, "traced_with": label + "'s access_trace, today's coalescing.rs",
+                  "class": "discrete", "limits": {"large": "lavapipe's, 2 GiB binding, splits into an arena"}.get(limits, limits),
+                  "rows": rows}, indent=1))
 PY
-echo "wrote docs/trace/h200-093c280.json ($(python3 -c 'import json;print(len(json.load(open("docs/trace/h200-093c280.json"))["rows"]))') rows)"
+echo "wrote $json ($(python3 -c 'import json,sys;print(len(json.load(open(sys.argv[1]))["rows"]))' "$json") rows)"
