@@ -198,32 +198,52 @@ impl SplitPlan {
         let strategy = options.strategy.unwrap_or_default();
         let outputs = &parts.outputs;
         let dst_offsets: Vec<u64> = outputs.iter().map(|o| o.arena_offset_bytes).collect();
-        let copied = copied_outputs(options, &strategy, geometry, outer)?;
-        let copies = copy_runs(geometry, &copied, &dst_offsets, outer);
+        let chosen = copied_outputs(options, &strategy, geometry, outer)?;
         let model = match strategy {
             Strategy::Auto(model) => model,
             _ => model,
         };
-        let gather = KernelWork {
-            work: Work {
-                geometry,
-                copied: &copied,
-                outer,
-                input_bytes,
-                binding_alignment_bytes: limits.alignment_bytes(),
-                placement: options.placement,
-                lanes: model.lanes,
-                direction,
-                per_output: strategy == Strategy::GatherPerOutput,
+        // Copies the model chose beside a gather no kernel moves (a
+        // concat whose sub-word pieces take the whole layout, its
+        // word-aligned pieces copied) give way to gathering every output.
+        let mut tries = vec![chosen];
+        if matches!(strategy, Strategy::Auto(_)) && tries[0].iter().any(|&c| c) {
+            tries.push(vec![false; geometry.len()]);
+        }
+        let mut planned = Err(PlanError::Internal {
+            detail: "no copy choice tried".to_string(),
+        });
+        for copied in tries {
+            let gather = KernelWork {
+                work: Work {
+                    geometry,
+                    copied: &copied,
+                    outer,
+                    input_bytes,
+                    binding_alignment_bytes: limits.alignment_bytes(),
+                    placement: options.placement,
+                    lanes: model.lanes,
+                    direction,
+                    per_output: strategy == Strategy::GatherPerOutput,
+                },
+                dst_offsets_bytes: &dst_offsets,
+                limits,
+            };
+            planned = gather_dispatches(&gather, &model, options.kernel, options.form)
+                .map(|dispatches| (dispatches, copied.clone()));
+            if planned.is_ok() {
+                break;
+            }
+        }
+        let (
+            Dispatches {
+                kernel,
+                passes,
+                table,
             },
-            dst_offsets_bytes: &dst_offsets,
-            limits,
-        };
-        let Dispatches {
-            kernel,
-            passes,
-            table,
-        } = gather_dispatches(&gather, &model, options.kernel, options.form)?;
+            copied,
+        ) = planned?;
+        let copies = copy_runs(geometry, &copied, &dst_offsets, outer);
         let fingerprint = fingerprint(&table);
         let (modules, pass_module) = crate::plan::passes::modules::pass_modules(
             kernel,
