@@ -81,8 +81,7 @@ fn print_row(name: &str, run: &TracedRun, exact: bool) -> bool {
         w32.invocations,
         w32.loads.sector_ratio(),
         w32.stores.sector_ratio(),
-        (w32.loads.lanes + w32.stores.lanes) as f64
-            / (w32.loads.requests + w32.stores.requests).max(1) as f64,
+        w32.lanes_per_request(),
         w32.steps_per_lane(),
         w32.requests_per_byte() * 1024.0,
         w64.loads.sector_ratio(),

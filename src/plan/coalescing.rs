@@ -205,6 +205,12 @@ impl Coalescing {
             .then(|| self.loaded_bytes as f64 / input_bytes.max(1) as f64)
     }
 
+    /// Lanes taking part per request, loads and stores together.
+    pub fn lanes_per_request(&self) -> f64 {
+        (self.loads.lanes + self.stores.lanes) as f64
+            / (self.loads.requests + self.stores.requests).max(1) as f64
+    }
+
     /// Loads and stores per traced invocation: the steps of a lane's
     /// loops (each iteration of an access site is one).
     pub fn steps_per_lane(&self) -> f64 {
@@ -397,6 +403,7 @@ mod tests {
         assert_eq!((c.stores.lines, c.stores.ideal_lines), (32, 32));
         assert_eq!(c.footprint(), 1.0);
         assert_eq!(c.loads.lanes_per_request(), 32.0);
+        assert_eq!(c.lanes_per_request(), 32.0);
         assert_eq!(c.steps_per_lane(), 2.0);
         // 16 requests (8 loads, 8 stores) for 8 KiB: one per 512 bytes.
         assert_eq!(c.requests_per_byte(), 1.0 / 512.0);

@@ -198,51 +198,17 @@ impl SplitPlan {
         let strategy = options.strategy.unwrap_or_default();
         let outputs = &parts.outputs;
         let dst_offsets: Vec<u64> = outputs.iter().map(|o| o.arena_offset_bytes).collect();
-        let chosen = copied_outputs(options, &strategy, geometry, outer)?;
         let model = match strategy {
             Strategy::Auto(model) => model,
             _ => model,
         };
-        // Copies the model chose beside a gather no kernel moves (a
-        // concat whose sub-word pieces take the whole layout, its
-        // word-aligned pieces copied) give way to gathering every output.
-        let mut tries = vec![chosen];
-        if matches!(strategy, Strategy::Auto(_)) && tries[0].iter().any(|&c| c) {
-            tries.push(vec![false; geometry.len()]);
-        }
-        let mut planned = Err(PlanError::Internal {
-            detail: "no copy choice tried".to_string(),
-        });
-        for copied in tries {
-            let gather = KernelWork {
-                work: Work {
-                    geometry,
-                    copied: &copied,
-                    outer,
-                    input_bytes,
-                    binding_alignment_bytes: limits.alignment_bytes(),
-                    placement: options.placement,
-                    lanes: model.lanes,
-                    direction,
-                    per_output: strategy == Strategy::GatherPerOutput,
-                },
-                dst_offsets_bytes: &dst_offsets,
-                limits,
-            };
-            planned = gather_dispatches(&gather, &model, options.kernel, options.form)
-                .map(|dispatches| (dispatches, copied.clone()));
-            if planned.is_ok() {
-                break;
-            }
-        }
-        let (
-            Dispatches {
-                kernel,
-                passes,
-                table,
-            },
-            copied,
-        ) = planned?;
+        let (copied, dispatches) =
+            copies_and_gather(parts, limits, options, model, direction, &dst_offsets)?;
+        let Dispatches {
+            kernel,
+            passes,
+            table,
+        } = dispatches;
         let copies = copy_runs(geometry, &copied, &dst_offsets, outer);
         let fingerprint = fingerprint(&table);
         let (modules, pass_module) = crate::plan::passes::modules::pass_modules(
@@ -536,5 +502,48 @@ fn copied_outputs(
         (true, Strategy::Copy) => Err(PlanError::CopiesInComputePass),
         (true, _) => Ok(vec![false; geometry.len()]),
         (false, _) => choose_copies(strategy, geometry, outer),
+    }
+}
+
+/// Which outputs copy commands move and the gather's dispatches of the
+/// rest: the copies `options` choose, or, where the model chose copies
+/// beside a gather no kernel moves (a concat's word-aligned pieces copied,
+/// its sub-word pieces left to a kernel that takes the whole layout),
+/// every output gathered.
+fn copies_and_gather(
+    parts: &PlanParts,
+    limits: &PlanLimits,
+    options: &PlanOptions,
+    model: CostModel,
+    direction: Direction,
+    dst_offsets: &[u64],
+) -> Result<(Vec<bool>, Dispatches), PlanError> {
+    let strategy = options.strategy.unwrap_or_default();
+    let (geometry, outer) = (&parts.geometry, parts.outer);
+    let dispatches = |copied: &[bool]| {
+        let gather = KernelWork {
+            work: Work {
+                geometry,
+                copied,
+                outer,
+                input_bytes: parts.input_bytes,
+                binding_alignment_bytes: limits.alignment_bytes(),
+                placement: options.placement,
+                lanes: model.lanes,
+                direction,
+                per_output: strategy == Strategy::GatherPerOutput,
+            },
+            dst_offsets_bytes: dst_offsets,
+            limits,
+        };
+        gather_dispatches(&gather, &model, options.kernel, options.form)
+    };
+    let chosen = copied_outputs(options, &strategy, geometry, outer)?;
+    match dispatches(&chosen) {
+        Err(_) if matches!(strategy, Strategy::Auto(_)) && chosen.contains(&true) => {
+            let none = vec![false; geometry.len()];
+            dispatches(&none).map(|d| (none, d))
+        }
+        planned => planned.map(|d| (chosen, d)),
     }
 }
