@@ -12,14 +12,16 @@
 // bits past the tensor's end are zero. Positions count from piece 0's run
 // in row 0, whose place in the window comes from the table, so groups of
 // one shape share a module; every other piece's offset from it, every run
-// and the row are constants.
+// and the row are constants, or (a concat cut into more groups than
+// modules) the offsets and runs come from the table too, and the row count
+// is the constant.
 
 //#fragment body
     // Lane g owns word g of the window: word w of the binding, which
     // starts the shift (whole words) before the window.
     let w = g + source_shift_bits() / 32u;
     let src0 = table.entries[0u].src_bit;
-    let rows = i32(table.entries[0u].len_bits / {{run0}}u);
+    let rows = {{rows}};
     // The word's first bit, counted from piece 0's run in row 0.
     let y0 = i32(g * 32u) - i32(src0);
     var value = 0u;
@@ -30,20 +32,23 @@
         st_src(__site__, w, (ld_src(__site__, w) & ~mask) | value);
     }
 //#fragment piece
-    // Piece {{j}}: {{run}} bits, {{delta}} bits after piece 0's run in each
-    // {{block}}-bit row; at most {{rows}} of its rows reach one word, the
-    // first of them the first whose run ends past the word's first bit.
+    // Piece {{j}}: {{about}}.
+    // At most {{reach}} of its rows reach one word (the word and the run
+    // span 32 + run bits of a row period), the first of them the first
+    // whose run ends past the word's first bit.
     {{unless_skipped}}{
         let e = bound_{{slot}}(table.entries[{{j}}u]);
-        let t = y0 - {{delta}} - {{run}};
+        let delta = {{delta}};
+        let run = {{run}};
+        let t = y0 - delta - run;
         let first = select(t / {{block}}, (t - {{block}} + 1) / {{block}}, t < 0) + 1;
-        for (var k = 0; k < {{rows}}; k++) {
+        for (var k = 0; k < {{reach}}; k++) {
             let row = first + k;
-            let start = row * {{block}} + {{delta}};
+            let start = row * {{block}} + delta;
             let lo = max(start, y0);
-            let hi = min(start + {{run}}, y0 + 32);
+            let hi = min(start + run, y0 + 32);
             if (row >= 0 && row < rows && lo < hi) {
-                let p = e.dst_unit * 32u + u32(row) * {{run}}u + u32(lo - start);
+                let p = e.dst_unit * 32u + u32(row) * u32(run) + u32(lo - start);
                 let n = u32(hi - lo);
                 let ones = select((1u << n) - 1u, 0xFFFFFFFFu, n == 32u);
                 value |= (piece_bits_{{slot}}(p) & ones) << u32(lo - y0);
@@ -56,7 +61,7 @@
     // bits past the tensor are zero. A word wholly past the tensor (the
     // lane past a tensor of whole words) is not the tensor's: not written.
     {
-        let end = (rows - 1) * {{block}} + {{end}};
+        let end = (rows - 1) * {{block}} + ({{end}});
         if (end > y0 && end < y0 + 32) {
             let kept = u32(end - y0);
             let tail = select(0xFFFFFFFFu << kept, 0u, kept == 32u);

@@ -62,19 +62,13 @@ fn plan_of(
             | PlanError::PerOutputConcatOfSubWords,
         ) => None,
         // Only an output near a window's size or past it (a window less
-        // three alignments holds the concat-words kernel's output), or,
-        // a gap known and not yet closed, a concat of sub-word pieces
-        // past the inputs one dispatch binds (the concat-words kernel
-        // takes every piece in one dispatch, and such a concat is not
-        // staged: the unstaged plan fails first, with this error).
+        // three alignments holds the concat-words kernel's output),
+        // however many pieces (past one module's or one dispatch's, the
+        // kernel's groups read their places from the table).
         Err(PlanError::ConcatTooLargeForOneWindow {
             output_bytes,
             window_bytes,
-        }) if output_bytes + 1024 > window_bytes
-            || concat.input_count() >= limits.max_storage_buffers_per_shader_stage as usize =>
-        {
-            None
-        }
+        }) if output_bytes + 1024 > window_bytes => None,
         Err(e) => panic!("{context}: {e}"),
     }
 }

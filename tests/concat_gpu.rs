@@ -682,3 +682,58 @@ fn staged_concats_are_exact_encoded_and_in_the_callers_pass() {
         }
     }
 }
+
+/// A concat of more sub-word pieces, of more lengths, than one module
+/// assembles (32) or than a plan's modules of fixed groups hold (four of
+/// the seven pieces one dispatch binds under WebGPU's defaults): groups
+/// whose module reads the pieces' places from the table, at most two
+/// modules (full groups, and the last one ending the row), exact in both
+/// placements, encoded and in the caller's pass. Before them such a concat
+/// failed with `ConcatTooLargeForOneWindow` on outputs of a few hundred
+/// bytes.
+#[test]
+fn many_sub_word_pieces_take_groups_reading_their_places_from_the_table() {
+    let Some(gpu) = gpu("many_sub_word_pieces_take_groups_reading_their_places_from_the_table")
+    else {
+        return;
+    };
+    let mut rng = Rng::new(55);
+    let limits = PlanLimits::WEBGPU_DEFAULT;
+    let mut from_table = 0;
+    for count in [29usize, 34, 100] {
+        for t in [
+            ElementType::Int2,
+            ElementType::Int4,
+            ElementType::Uint8,
+            ElementType::Float16,
+        ] {
+            // Lengths 1 to 5 over and over, rows of 3.
+            let shapes: Vec<Vec<usize>> = (0..count).map(|i| vec![3, 1 + i % 5]).collect();
+            let concat = ResolvedConcat::new(&shapes, 1).unwrap();
+            let inputs = inputs_of(&mut rng, t, &concat);
+            let want = expected(&inputs, &concat);
+            for placement in [Placement::Separate, Placement::Arena] {
+                let options = PlanOptions::default().placement(placement);
+                let context = format!("{count} pieces of {t:?}, {placement:?}");
+                let plan = ConcatPlan::new(&concat, t, &limits, &options)
+                    .unwrap_or_else(|e| panic!("{context}: {e}"));
+                let layouts = plan.mirror().generated_layouts();
+                let read = layouts
+                    .iter()
+                    .filter(|l| l.path() == Some("from_table"))
+                    .count();
+                from_table += usize::from(read > 0);
+                assert!(layouts.len() <= 2, "{context}: {layouts:?}");
+                for in_pass in [false, true] {
+                    let got = run(gpu, &plan, &inputs, in_pass);
+                    assert!(
+                        got == want,
+                        "{context}, in {} dispatches",
+                        plan.dispatch_count()
+                    );
+                }
+            }
+        }
+    }
+    assert!(from_table >= 20, "{from_table}");
+}

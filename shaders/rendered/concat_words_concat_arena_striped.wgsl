@@ -123,20 +123,23 @@ fn split(
     let y0 = i32(g * 32u) - i32(src0);
     var value = 0u;
     var mask = 0u;
-    // Piece 0: 40 bits, 0 bits after piece 0's run in each
-    // 296-bit row; at most 1 of its rows reach one word, the
-    // first of them the first whose run ends past the word's first bit.
+    // Piece 0: 40 bits, 0 bits after piece 0's run in each 296-bit row.
+    // At most 1 of its rows reach one word (the word and the run
+    // span 32 + run bits of a row period), the first of them the first
+    // whose run ends past the word's first bit.
     {
         let e = bound_0(table.entries[0u]);
-        let t = y0 - 0 - 40;
+        let delta = 0;
+        let run = 40;
+        let t = y0 - delta - run;
         let first = select(t / 296, (t - 296 + 1) / 296, t < 0) + 1;
         for (var k = 0; k < 1; k++) {
             let row = first + k;
-            let start = row * 296 + 0;
+            let start = row * 296 + delta;
             let lo = max(start, y0);
-            let hi = min(start + 40, y0 + 32);
+            let hi = min(start + run, y0 + 32);
             if (row >= 0 && row < rows && lo < hi) {
-                let p = e.dst_unit * 32u + u32(row) * 40u + u32(lo - start);
+                let p = e.dst_unit * 32u + u32(row) * u32(run) + u32(lo - start);
                 let n = u32(hi - lo);
                 let ones = select((1u << n) - 1u, 0xFFFFFFFFu, n == 32u);
                 value |= (piece_bits_0(p) & ones) << u32(lo - y0);
@@ -144,20 +147,23 @@ fn split(
             }
         }
     }
-    // Piece 1: 256 bits, 40 bits after piece 0's run in each
-    // 296-bit row; at most 1 of its rows reach one word, the
-    // first of them the first whose run ends past the word's first bit.
+    // Piece 1: 256 bits, 40 bits after piece 0's run in each 296-bit row.
+    // At most 1 of its rows reach one word (the word and the run
+    // span 32 + run bits of a row period), the first of them the first
+    // whose run ends past the word's first bit.
     {
         let e = bound_0(table.entries[1u]);
-        let t = y0 - 40 - 256;
+        let delta = 40;
+        let run = 256;
+        let t = y0 - delta - run;
         let first = select(t / 296, (t - 296 + 1) / 296, t < 0) + 1;
         for (var k = 0; k < 1; k++) {
             let row = first + k;
-            let start = row * 296 + 40;
+            let start = row * 296 + delta;
             let lo = max(start, y0);
-            let hi = min(start + 256, y0 + 32);
+            let hi = min(start + run, y0 + 32);
             if (row >= 0 && row < rows && lo < hi) {
-                let p = e.dst_unit * 32u + u32(row) * 256u + u32(lo - start);
+                let p = e.dst_unit * 32u + u32(row) * u32(run) + u32(lo - start);
                 let n = u32(hi - lo);
                 let ones = select((1u << n) - 1u, 0xFFFFFFFFu, n == 32u);
                 value |= (piece_bits_0(p) & ones) << u32(lo - y0);
@@ -169,7 +175,7 @@ fn split(
     // bits past the tensor are zero. A word wholly past the tensor (the
     // lane past a tensor of whole words) is not the tensor's: not written.
     {
-        let end = (rows - 1) * 296 + 296;
+        let end = (rows - 1) * 296 + (296);
         if (end > y0 && end < y0 + 32) {
             let kept = u32(end - y0);
             let tail = select(0xFFFFFFFFu << kept, 0u, kept == 32u);

@@ -9,7 +9,8 @@
 //! it has one.
 
 use super::{
-    ClassRates, Form, GeneratedLayout, Kernel, KernelLayout, KernelSpec, Moves, Order, SampleSplit,
+    ClassRates, Form, GeneratedLayout, Grouped, Kernel, KernelLayout, KernelSpec, Moves, Order,
+    SampleSplit,
 };
 use crate::element::ElementType;
 use crate::kernels::work::Work;
@@ -34,6 +35,10 @@ pub(super) const SPEC: KernelSpec = KernelSpec {
     moves: Moves {
         per_layout: Some(layout),
         table: None,
+        grouped: Some(Grouped {
+            layout: grouped,
+            max_outputs: MAX_PIECES,
+        }),
     },
     prices_output: |_| false,
     probe: PROBE,
@@ -56,6 +61,18 @@ pub(super) const SPEC: KernelSpec = KernelSpec {
                 shape: &[96, 3],
                 axis: 1,
                 lengths: &[1, 2],
+                element_type: ElementType::Int2,
+            },
+        ),
+        // More pieces, of more lengths, than one module assembles or a
+        // plan's modules of fixed groups hold: groups whose module reads
+        // the pieces' places from the table.
+        (
+            Form::PerLayout,
+            SampleSplit {
+                shape: &[4, 595],
+                axis: 1,
+                lengths: &ONE_TO_34,
                 element_type: ElementType::Int2,
             },
         ),
@@ -90,6 +107,17 @@ const SUB_BYTE: SampleSplit = SampleSplit {
     element_type: ElementType::Uint8,
 };
 
+/// Lengths 1 to 34: 34 pieces, no two alike (595 elements).
+const ONE_TO_34: [usize; 34] = {
+    let mut lengths = [0; 34];
+    let mut i = 0;
+    while i < 34 {
+        lengths[i] = i + 1;
+        i += 1;
+    }
+    lengths
+};
+
 /// Most pieces one module assembles words from (each is a loop every lane
 /// runs).
 const MAX_PIECES: usize = 32;
@@ -107,6 +135,20 @@ fn layout(
     ConcatWords::new(&live, g.outer).map(GeneratedLayout::ConcatWords)
 }
 
+/// The layout of `live` (one group of many) whose module reads the
+/// pieces' places from the table, so that every group of as many pieces
+/// shares it.
+fn grouped(
+    g: &Work<'_>,
+    live: Vec<(usize, &OutputGeometry)>,
+    _window_start_bits: u64,
+) -> Option<GeneratedLayout> {
+    if g.input_bytes * 8 + 64 > i32::MAX as u64 {
+        return None;
+    }
+    ConcatWords::read_from_table(&live, g.outer).map(GeneratedLayout::ConcatWords)
+}
+
 /// One piece of a concat-words layout: where its run lies in a row, from
 /// piece 0's run, and its length.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -115,6 +157,23 @@ pub struct ConcatPiece {
     pub delta_bits: u32,
     /// Bits of its run in each row.
     pub run_bits: u32,
+}
+
+/// Where a concat-words layout's pieces lie in the tensor's row.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum ConcatPieces {
+    /// Every piece's place and run, constants of the module.
+    Fixed(Vec<ConcatPiece>),
+    /// `count` pieces whose places and runs the module reads from the
+    /// table: piece `j`'s run starts its entry's `src_bit` less entry 0's
+    /// after piece 0's and holds its entry's `run_bits`. One module then
+    /// serves every group of `count` pieces of a concat cut into more
+    /// groups than [`crate::plan::internals::MAX_GROUP_MODULES`] modules
+    /// (or into more pieces than one module assembles).
+    FromTable {
+        /// Pieces in the dispatch.
+        count: u32,
+    },
 }
 
 /// A concat-words layout: the tensor's row, every piece's place in it
@@ -126,7 +185,7 @@ pub struct ConcatWords {
     /// Bits per tensor row.
     pub block_bits: u32,
     /// The pass's pieces, in order.
-    pub pieces: Vec<ConcatPiece>,
+    pub pieces: ConcatPieces,
     /// The last piece's run ends each row (the tensor ends with it).
     pub ends_rows: bool,
 }
@@ -150,13 +209,43 @@ impl ConcatWords {
                 })
             })
             .collect::<Option<Vec<_>>>()?;
-        let last = live.last()?.1;
         Some(ConcatWords {
             block_bits: block_bits as u32,
-            pieces,
-            ends_rows: last.offset_bits + last.run_bits == last.block_bits,
+            pieces: ConcatPieces::Fixed(pieces),
+            ends_rows: ends_rows(live)?,
         })
     }
+
+    /// The layout of `live` (non-empty pieces in order) with `outer` rows
+    /// that reads the pieces' places from the table: `None` past
+    /// [`MAX_PIECES`] or when a row passes i32's range.
+    pub(crate) fn read_from_table(live: &[(usize, &OutputGeometry)], outer: u64) -> Option<Self> {
+        let block_bits = i32::try_from(live.first()?.1.block_bits).ok()?;
+        if live.len() > MAX_PIECES || outer == 0 {
+            return None;
+        }
+        Some(ConcatWords {
+            block_bits: block_bits as u32,
+            pieces: ConcatPieces::FromTable {
+                count: live.len() as u32,
+            },
+            ends_rows: ends_rows(live)?,
+        })
+    }
+
+    /// How many pieces the module assembles.
+    pub fn piece_count(&self) -> usize {
+        match &self.pieces {
+            ConcatPieces::Fixed(pieces) => pieces.len(),
+            ConcatPieces::FromTable { count } => *count as usize,
+        }
+    }
+}
+
+/// True when the last of `live` ends the tensor's row.
+fn ends_rows(live: &[(usize, &OutputGeometry)]) -> Option<bool> {
+    let last = live.last()?.1;
+    Some(last.offset_bits + last.run_bits == last.block_bits)
 }
 
 impl KernelLayout for ConcatWords {
@@ -171,40 +260,80 @@ impl KernelLayout for ConcatWords {
     }
 
     fn output_entries(&self) -> Option<usize> {
-        Some(self.pieces.len())
+        Some(self.piece_count())
+    }
+
+    fn path(&self) -> Option<&'static str> {
+        matches!(self.pieces, ConcatPieces::FromTable { .. }).then_some("from_table")
     }
 
     fn wgsl(&self, variant: &Variant) -> String {
         let block = self.block_bits;
-        let pieces: String = self
-            .pieces
+        // Each piece's place after piece 0's run, its run and the rows of
+        // a period that can reach one word, as WGSL i32 expressions; the
+        // tensor's rows.
+        let (places, rows): (Vec<[String; 4]>, String) = match &self.pieces {
+            ConcatPieces::Fixed(pieces) => (
+                pieces
+                    .iter()
+                    .map(|p| {
+                        [
+                            format!(
+                                "{} bits, {} bits after piece 0's run in each {block}-bit row",
+                                p.run_bits, p.delta_bits
+                            ),
+                            p.delta_bits.to_string(),
+                            p.run_bits.to_string(),
+                            (32 + p.run_bits).div_ceil(block).to_string(),
+                        ]
+                    })
+                    .collect(),
+                format!("i32(table.entries[0u].len_bits / {}u)", pieces[0].run_bits),
+            ),
+            ConcatPieces::FromTable { count } => (
+                (0..*count)
+                    .map(|j| {
+                        [
+                            "its place and run from its entry".to_string(),
+                            format!("i32(table.entries[{j}u].src_bit - src0)"),
+                            "i32(e.run_bits)".to_string(),
+                            format!("(32 + run + {}) / {block}", block - 1),
+                        ]
+                    })
+                    .collect(),
+                "i32(table.entries[0u].len_bits / table.entries[0u].run_bits)".to_string(),
+            ),
+        };
+        let pieces: String = places
             .iter()
             .enumerate()
-            .map(|(j, p)| {
+            .map(|(j, [about, delta, run, reach])| {
                 WGSL.fill(
                     "piece",
                     &[
                         ("unless_skipped", &variant.unless_skipped(j)),
                         ("j", &j),
-                        ("run", &p.run_bits),
-                        ("delta", &p.delta_bits),
+                        ("about", about),
+                        ("reach", reach),
+                        ("delta", delta),
+                        ("run", run),
                         ("block", &block),
-                        // Rows whose runs can reach one word: the word and
-                        // the run span 32 + run bits of a row period.
-                        ("rows", &(32 + p.run_bits).div_ceil(block)),
                         ("slot", &variant.placement.slot_of_entry(j)),
                     ],
                 )
             })
             .collect();
-        let pad = match self.pieces.last() {
-            Some(last) if self.ends_rows => WGSL.fill(
-                "pad",
-                &[
-                    ("block", &block),
-                    ("end", &(last.delta_bits + last.run_bits)),
-                ],
-            ),
+        // Where the last piece's run ends in row 0 (it ends the row).
+        let end = match &self.pieces {
+            ConcatPieces::Fixed(pieces) => pieces
+                .last()
+                .map(|p| (p.delta_bits + p.run_bits).to_string()),
+            ConcatPieces::FromTable { count } => count.checked_sub(1).map(|j| {
+                format!("i32(table.entries[{j}u].src_bit - src0 + table.entries[{j}u].run_bits)")
+            }),
+        };
+        let pad = match end {
+            Some(end) if self.ends_rows => WGSL.fill("pad", &[("block", &block), ("end", &end)]),
             _ => String::new(),
         };
         let slots = WGSL.repeat("piece_bits", 0..variant.slots, |s| {
@@ -213,7 +342,7 @@ impl KernelLayout for ConcatWords {
         let body = WGSL.fill(
             "body",
             &[
-                ("run0", &self.pieces[0].run_bits),
+                ("rows", &rows),
                 ("pieces", &pieces),
                 ("pad", &pad),
             ],

@@ -33,6 +33,7 @@ pub(super) const SPEC: KernelSpec = KernelSpec {
             },
             whole_outputs: true,
         }),
+        grouped: None,
     },
     prices_output: OutputGeometry::long_in_vec4s,
     probe: LONG_UNALIGNED_RUNS,

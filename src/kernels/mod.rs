@@ -40,7 +40,7 @@ pub use row_copies::RowCopies;
 pub use row_streams::RowStreams;
 // The layouts' parts and constants, for `plan::internals`.
 #[cfg(feature = "analysis")]
-pub use concat_words::ConcatPiece;
+pub use concat_words::{ConcatPiece, ConcatPieces};
 #[cfg(feature = "analysis")]
 pub use row_blocks::{BitField, MAX_ROW_BLOCK_BITS, RowOutput};
 #[cfg(feature = "analysis")]
@@ -365,6 +365,21 @@ pub(crate) struct Moves {
     pub per_layout: Option<LayoutOf>,
     /// Driven by the parameter table, one module for every split.
     pub table: Option<TableForm>,
+    /// Per layout as well, for groups past [`crate::plan::internals::MAX_GROUP_MODULES`]
+    /// modules of `per_layout` (or past one module's pieces): one group's
+    /// layout whose module reads the outputs' places from the table, so
+    /// that every group of as many outputs shares it.
+    pub grouped: Option<Grouped>,
+}
+
+/// A generated kernel's layouts for groups whose module reads the outputs'
+/// places from the table ([`Moves::grouped`]).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Grouped {
+    /// One group's layout.
+    pub layout: LayoutOf,
+    /// Most outputs one such module moves.
+    pub max_outputs: usize,
 }
 
 /// Everything one kernel is.

@@ -45,6 +45,7 @@ pub(super) const SPEC: KernelSpec = KernelSpec {
     moves: Moves {
         per_layout: Some(layout),
         table: None,
+        grouped: None,
     },
     prices_output: |_| false,
     probe: SampleSplit {

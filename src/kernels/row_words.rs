@@ -20,6 +20,7 @@ pub(super) const SPEC: KernelSpec = KernelSpec {
     moves: Moves {
         per_layout: Some(|g, live, start| layout(g, live, start, 32)),
         table: None,
+        grouped: None,
     },
     prices_output: |g| g.is_aligned_to(32, 2),
     probe: ODD_WORDS,

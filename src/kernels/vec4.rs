@@ -30,6 +30,7 @@ pub(super) const SPEC: KernelSpec = KernelSpec {
             wgsl: |variant| table_driven("split_vec4", &WGSL, variant),
             whole_outputs: false,
         }),
+        grouped: None,
     },
     // An output alone: its block stride counts (two rows or more).
     prices_output: |g| g.is_aligned_to(128, 2),

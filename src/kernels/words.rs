@@ -31,6 +31,7 @@ pub(super) const SPEC: KernelSpec = KernelSpec {
             },
             whole_outputs: false,
         }),
+        grouped: None,
     },
     prices_output: |_| true,
     // 1023 rows: outputs of partial vec4s, which no vec4 kernel takes.

@@ -2,7 +2,7 @@
 //! of the table that fit, tried in the cost model's order, each planned into
 //! passes until one fits the device.
 
-use crate::kernels::{Form, GeneratedLayout, Kernel};
+use crate::kernels::{Form, GeneratedLayout, Kernel, LayoutOf};
 use crate::plan::choice::KernelWork;
 use crate::plan::choice::cost::CostModel;
 use crate::plan::error::PlanError;
@@ -96,9 +96,29 @@ fn dispatches_of(
                 Some(layout) => one_generated_pass(g, kernel, &layout)?,
                 None => None,
             };
-            match planned {
-                None => grouped_passes(g, kernel),
-                planned => Ok(planned),
+            if planned.is_some() {
+                return Ok(planned);
+            }
+            // Past one dispatch: groups of the slots one binds, each its
+            // own module; past MAX_GROUP_MODULES of them (or past one
+            // module's outputs in an arena), groups whose module reads
+            // the outputs' places from the table.
+            let slots = g.limits.slots_per_pass(g.placement);
+            let fixed = if g.placement.chunks_share_a_slot() {
+                None
+            } else {
+                grouped_passes(g, kernel, layout_of, slots)?
+            };
+            match (fixed, moves.grouped) {
+                (None, Some(grouped)) => {
+                    let per_group = if g.placement.chunks_share_a_slot() {
+                        grouped.max_outputs
+                    } else {
+                        slots.min(grouped.max_outputs)
+                    };
+                    grouped_passes(g, kernel, grouped.layout, per_group)
+                }
+                (fixed, _) => Ok(fixed),
             }
         }
         _ => Ok(None),
@@ -200,19 +220,20 @@ fn generated_pass(
     Ok(Some((pass, table)))
 }
 
-/// A generated kernel's passes over groups of the gathered outputs, as many
-/// as one dispatch binds (separate destinations), each with its own layout
-/// and an input window from its first run (aligned down) to the input's
-/// end, so that groups of equal shape share one module; `None` when a
-/// group does not fit or the groups need more than [`MAX_GROUP_MODULES`]
-/// modules.
-fn grouped_passes(g: &KernelWork<'_>, kernel: Kernel) -> Result<Option<Dispatches>, PlanError> {
-    let Some(group_layout) = kernel.spec().moves.per_layout else {
-        return Ok(None);
-    };
+/// A generated kernel's passes over groups of the gathered outputs,
+/// `per_group` each, each with its layout (`group_layout`) and an input
+/// window from its first run (aligned down) to the input's end, so that
+/// groups of equal shape share one module; `None` when the outputs make
+/// one group, a group does not fit or the groups need more than
+/// [`MAX_GROUP_MODULES`] modules.
+fn grouped_passes(
+    g: &KernelWork<'_>,
+    kernel: Kernel,
+    group_layout: LayoutOf,
+    per_group: usize,
+) -> Result<Option<Dispatches>, PlanError> {
     let live = g.output_indices();
-    let per_group = g.limits.slots_per_pass(g.placement);
-    if g.placement.chunks_share_a_slot() || live.len() <= per_group {
+    if live.len() <= per_group {
         return Ok(None);
     }
     let all = chunks_of(g, kernel);

@@ -35,8 +35,8 @@ use std::collections::HashSet;
 use std::ops::Range;
 
 use wgpu_split::plan::internals::{
-    BoundDispatch, BoundPlan, FLAG_SKIP, GeneratedLayout, SlotBinding, TableEntry, TableHeader,
-    WORKGROUP_SIZE,
+    BoundDispatch, BoundPlan, ConcatPieces, FLAG_SKIP, GeneratedLayout, SlotBinding, TableEntry,
+    TableHeader, WORKGROUP_SIZE,
 };
 use wgpu_split::plan::{ConcatPlan, Kernel, Placement, SplitPlan, Usages};
 
@@ -327,10 +327,13 @@ fn run_kernel(
     tensor_bits: &mut HashSet<u64>,
 ) {
     // Generated kernels: one dispatch, or one per group of separate
-    // destinations (each group a module of its own).
+    // destinations (each group a module of its own), or groups whose
+    // module reads their places from the table (in an arena too).
     let layout = plan.passes()[b.pass].layout.as_ref();
-    if layout.is_some() {
-        let groups = plan.dispatch_count() == 1 || !plan.placement().is_shared();
+    if let Some(layout) = layout {
+        let groups = plan.dispatch_count() == 1
+            || !plan.placement().is_shared()
+            || layout.path() == Some("from_table");
         assert!(groups, "an arena's generated kernel is one dispatch");
     }
     let split_only = |kernel: Kernel| {
@@ -356,13 +359,32 @@ fn run_kernel(
         Some(GeneratedLayout::RowCopies(rc)) => generated::run_row_copies(rc, pass, memory),
         Some(GeneratedLayout::ConcatWords(cw)) => {
             assert_eq!(pass.way, Way::Concat, "concat_words moves concats only");
+            let pieces = match &cw.pieces {
+                ConcatPieces::Fixed(pieces) => {
+                    pieces.iter().map(|p| (p.delta_bits, p.run_bits)).collect()
+                }
+                // As the module reads them: each entry's run start after
+                // entry 0's, its bits over the rows.
+                &ConcatPieces::FromTable { count } => {
+                    pass.check_entries(count as usize);
+                    let e0 = pass.entries[0];
+                    let rows = e0.len_bits / e0.run_bits;
+                    pass.entries
+                        .iter()
+                        .map(|e| {
+                            assert_eq!(
+                                e.len_bits,
+                                rows * e.run_bits,
+                                "as many rows in every piece"
+                            );
+                            (e.src_bit - e0.src_bit, e.run_bits)
+                        })
+                        .collect()
+                }
+            };
             let layout = concat_words::Layout {
                 block_bits: cw.block_bits,
-                pieces: cw
-                    .pieces
-                    .iter()
-                    .map(|p| (p.delta_bits, p.run_bits))
-                    .collect(),
+                pieces,
                 ends_rows: cw.ends_rows,
             };
             concat_words::run_concat_words(&layout, pass, memory, tensor_bits)

@@ -1,0 +1,503 @@
+// Rendered by tests/rendered_wgsl.rs: kernel concat_words (per-layout form), blocked lanes, outputs separate,
+// the concat mirroring the split of int2 [4, 595] on axis 1 into [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34] (the first sample of its from_table path).
+
+// Kernel concat_words, outputs separate, 7 destination slot(s).
+const WORKGROUP_SIZE: u32 = 256u;
+const UNIT_BITS: u32 = 32u;
+const UNITS_PER_INVOCATION: u32 = 8u;
+const FLAG_PAD: u32 = 1u;
+const FLAG_ALIGNED: u32 = 2u;
+const FLAG_SKIP: u32 = 4u;
+
+struct Entry {
+    first_invocation: u32,
+    dst_unit: u32,
+    first_bit: u32,
+    len_bits: u32,
+    run_bits: u32,
+    block_bits: u32,
+    run_phase_bits: u32,
+    src_bit: u32,
+    flags: u32,
+    dst_slot: u32,
+    units_per_invocation: u32,
+    window_units: u32,
+}
+
+struct Table {
+    invocations: u32,
+    entry_count: u32,
+    source_window_units: u32,
+    padding: u32,
+    entries: array<Entry, 7>,
+}
+
+@group(0) @binding(0) var<uniform> table: Table;
+@group(0) @binding(1) var<storage, read_write> src_words: array<u32>;
+@group(0) @binding(2) var<storage, read> dst_words_0: array<u32>;
+@group(0) @binding(3) var<storage, read> dst_words_1: array<u32>;
+@group(0) @binding(4) var<storage, read> dst_words_2: array<u32>;
+@group(0) @binding(5) var<storage, read> dst_words_3: array<u32>;
+@group(0) @binding(6) var<storage, read> dst_words_4: array<u32>;
+@group(0) @binding(7) var<storage, read> dst_words_5: array<u32>;
+@group(0) @binding(8) var<storage, read> dst_words_6: array<u32>;
+
+// The caller's offsets need not be multiples of the binding alignment:
+// each binding starts at its offset aligned down and ends where its window
+// ends, so the shift is the binding's length less the window's units that
+// the table holds. Tables depend on the plan alone, never on the offsets.
+// This module's bindings start at the caller's offsets: no shift.
+
+// Bits the source binding starts before the source window.
+fn source_shift_bits() -> u32 {
+    return 0u;
+}
+
+// Units slot 0's binding starts before a window of `window_units`.
+fn dst_shift_0(window_units: u32) -> u32 {
+    return 0u;
+}
+
+// Entry `e` at this dispatch's bindings, for slot 0.
+fn bound_0(e: Entry) -> Entry {
+    var b = e;
+    b.src_bit = e.src_bit + source_shift_bits();
+    b.dst_unit = e.dst_unit + dst_shift_0(e.window_units);
+    return b;
+}
+
+// Units slot 1's binding starts before a window of `window_units`.
+fn dst_shift_1(window_units: u32) -> u32 {
+    return 0u;
+}
+
+// Entry `e` at this dispatch's bindings, for slot 1.
+fn bound_1(e: Entry) -> Entry {
+    var b = e;
+    b.src_bit = e.src_bit + source_shift_bits();
+    b.dst_unit = e.dst_unit + dst_shift_1(e.window_units);
+    return b;
+}
+
+// Units slot 2's binding starts before a window of `window_units`.
+fn dst_shift_2(window_units: u32) -> u32 {
+    return 0u;
+}
+
+// Entry `e` at this dispatch's bindings, for slot 2.
+fn bound_2(e: Entry) -> Entry {
+    var b = e;
+    b.src_bit = e.src_bit + source_shift_bits();
+    b.dst_unit = e.dst_unit + dst_shift_2(e.window_units);
+    return b;
+}
+
+// Units slot 3's binding starts before a window of `window_units`.
+fn dst_shift_3(window_units: u32) -> u32 {
+    return 0u;
+}
+
+// Entry `e` at this dispatch's bindings, for slot 3.
+fn bound_3(e: Entry) -> Entry {
+    var b = e;
+    b.src_bit = e.src_bit + source_shift_bits();
+    b.dst_unit = e.dst_unit + dst_shift_3(e.window_units);
+    return b;
+}
+
+// Units slot 4's binding starts before a window of `window_units`.
+fn dst_shift_4(window_units: u32) -> u32 {
+    return 0u;
+}
+
+// Entry `e` at this dispatch's bindings, for slot 4.
+fn bound_4(e: Entry) -> Entry {
+    var b = e;
+    b.src_bit = e.src_bit + source_shift_bits();
+    b.dst_unit = e.dst_unit + dst_shift_4(e.window_units);
+    return b;
+}
+
+// Units slot 5's binding starts before a window of `window_units`.
+fn dst_shift_5(window_units: u32) -> u32 {
+    return 0u;
+}
+
+// Entry `e` at this dispatch's bindings, for slot 5.
+fn bound_5(e: Entry) -> Entry {
+    var b = e;
+    b.src_bit = e.src_bit + source_shift_bits();
+    b.dst_unit = e.dst_unit + dst_shift_5(e.window_units);
+    return b;
+}
+
+// Units slot 6's binding starts before a window of `window_units`.
+fn dst_shift_6(window_units: u32) -> u32 {
+    return 0u;
+}
+
+// Entry `e` at this dispatch's bindings, for slot 6.
+fn bound_6(e: Entry) -> Entry {
+    var b = e;
+    b.src_bit = e.src_bit + source_shift_bits();
+    b.dst_unit = e.dst_unit + dst_shift_6(e.window_units);
+    return b;
+}
+
+// Every load and store of the module's kernel goes through these accessors,
+// each call site numbered (`site`), so that the module's trace variant can
+// record what every invocation touches (src/plan/coalescing.rs); elsewhere they
+// are plain accesses that the compilers inline.
+fn ld_src(site: u32, i: u32) -> u32 {
+    return src_words[i];
+}
+fn ld_dst_0(site: u32, i: u32) -> u32 {
+    return dst_words_0[i];
+}
+fn ld_dst_1(site: u32, i: u32) -> u32 {
+    return dst_words_1[i];
+}
+fn ld_dst_2(site: u32, i: u32) -> u32 {
+    return dst_words_2[i];
+}
+fn ld_dst_3(site: u32, i: u32) -> u32 {
+    return dst_words_3[i];
+}
+fn ld_dst_4(site: u32, i: u32) -> u32 {
+    return dst_words_4[i];
+}
+fn ld_dst_5(site: u32, i: u32) -> u32 {
+    return dst_words_5[i];
+}
+fn ld_dst_6(site: u32, i: u32) -> u32 {
+    return dst_words_6[i];
+}
+// Moves unit `d` of slot 0 into unit `s` of the source (a concat:
+// the same units, the other way).
+fn move_0(site: u32, d: u32, s: u32) {
+    st_src(site, s, ld_dst_0(site, d));
+}
+// Moves unit `d` of slot 1 into unit `s` of the source (a concat:
+// the same units, the other way).
+fn move_1(site: u32, d: u32, s: u32) {
+    st_src(site, s, ld_dst_1(site, d));
+}
+// Moves unit `d` of slot 2 into unit `s` of the source (a concat:
+// the same units, the other way).
+fn move_2(site: u32, d: u32, s: u32) {
+    st_src(site, s, ld_dst_2(site, d));
+}
+// Moves unit `d` of slot 3 into unit `s` of the source (a concat:
+// the same units, the other way).
+fn move_3(site: u32, d: u32, s: u32) {
+    st_src(site, s, ld_dst_3(site, d));
+}
+// Moves unit `d` of slot 4 into unit `s` of the source (a concat:
+// the same units, the other way).
+fn move_4(site: u32, d: u32, s: u32) {
+    st_src(site, s, ld_dst_4(site, d));
+}
+// Moves unit `d` of slot 5 into unit `s` of the source (a concat:
+// the same units, the other way).
+fn move_5(site: u32, d: u32, s: u32) {
+    st_src(site, s, ld_dst_5(site, d));
+}
+// Moves unit `d` of slot 6 into unit `s` of the source (a concat:
+// the same units, the other way).
+fn move_6(site: u32, d: u32, s: u32) {
+    st_src(site, s, ld_dst_6(site, d));
+}
+// Writes unit `i` of the source binding (a concat writes the tensor).
+fn st_src(site: u32, i: u32, v: u32) {
+    src_words[i] = v;
+}
+
+// The invocation's index in the dispatch (a 2-D grid past 65535 workgroups).
+fn invocation_index(wid: vec3<u32>, groups: vec3<u32>, lid: vec3<u32>) -> u32 {
+    return (wid.y * groups.x + wid.x) * WORKGROUP_SIZE + lid.x;
+}
+
+// True when this dispatch writes table entry `j`: FLAG_SKIP leaves it to
+// another dispatch of the pass (where two destinations' bindings would
+// overlap in one buffer).
+fn writes(j: u32) -> bool {
+    return (table.entries[j].flags & FLAG_SKIP) == 0u;
+}
+
+// 32 bits of slot 0 from bit `p` (the second word clamped to the
+// binding: it is used only where the bits cross into it).
+fn piece_bits_0(p: u32) -> u32 {
+    let i = p >> 5u;
+    let s = p & 31u;
+    let a = ld_dst_0(0u, i);
+    if (s == 0u) {
+        return a;
+    }
+    let b = ld_dst_0(1u, min(i + 1u, arrayLength(&dst_words_0) - 1u));
+    return (a >> s) | (b << (32u - s));
+}
+// 32 bits of slot 1 from bit `p` (the second word clamped to the
+// binding: it is used only where the bits cross into it).
+fn piece_bits_1(p: u32) -> u32 {
+    let i = p >> 5u;
+    let s = p & 31u;
+    let a = ld_dst_1(2u, i);
+    if (s == 0u) {
+        return a;
+    }
+    let b = ld_dst_1(3u, min(i + 1u, arrayLength(&dst_words_1) - 1u));
+    return (a >> s) | (b << (32u - s));
+}
+// 32 bits of slot 2 from bit `p` (the second word clamped to the
+// binding: it is used only where the bits cross into it).
+fn piece_bits_2(p: u32) -> u32 {
+    let i = p >> 5u;
+    let s = p & 31u;
+    let a = ld_dst_2(4u, i);
+    if (s == 0u) {
+        return a;
+    }
+    let b = ld_dst_2(5u, min(i + 1u, arrayLength(&dst_words_2) - 1u));
+    return (a >> s) | (b << (32u - s));
+}
+// 32 bits of slot 3 from bit `p` (the second word clamped to the
+// binding: it is used only where the bits cross into it).
+fn piece_bits_3(p: u32) -> u32 {
+    let i = p >> 5u;
+    let s = p & 31u;
+    let a = ld_dst_3(6u, i);
+    if (s == 0u) {
+        return a;
+    }
+    let b = ld_dst_3(7u, min(i + 1u, arrayLength(&dst_words_3) - 1u));
+    return (a >> s) | (b << (32u - s));
+}
+// 32 bits of slot 4 from bit `p` (the second word clamped to the
+// binding: it is used only where the bits cross into it).
+fn piece_bits_4(p: u32) -> u32 {
+    let i = p >> 5u;
+    let s = p & 31u;
+    let a = ld_dst_4(8u, i);
+    if (s == 0u) {
+        return a;
+    }
+    let b = ld_dst_4(9u, min(i + 1u, arrayLength(&dst_words_4) - 1u));
+    return (a >> s) | (b << (32u - s));
+}
+// 32 bits of slot 5 from bit `p` (the second word clamped to the
+// binding: it is used only where the bits cross into it).
+fn piece_bits_5(p: u32) -> u32 {
+    let i = p >> 5u;
+    let s = p & 31u;
+    let a = ld_dst_5(10u, i);
+    if (s == 0u) {
+        return a;
+    }
+    let b = ld_dst_5(11u, min(i + 1u, arrayLength(&dst_words_5) - 1u));
+    return (a >> s) | (b << (32u - s));
+}
+// 32 bits of slot 6 from bit `p` (the second word clamped to the
+// binding: it is used only where the bits cross into it).
+fn piece_bits_6(p: u32) -> u32 {
+    let i = p >> 5u;
+    let s = p & 31u;
+    let a = ld_dst_6(12u, i);
+    if (s == 0u) {
+        return a;
+    }
+    let b = ld_dst_6(13u, min(i + 1u, arrayLength(&dst_words_6) - 1u));
+    return (a >> s) | (b << (32u - s));
+}
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn split(
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+    @builtin(local_invocation_id) lid: vec3<u32>,
+) {
+    let g = invocation_index(wid, groups, lid);
+    if (g >= table.invocations) {
+        return;
+    }
+    // Lane g owns word g of the window: word w of the binding, which
+    // starts the shift (whole words) before the window.
+    let w = g + source_shift_bits() / 32u;
+    let src0 = table.entries[0u].src_bit;
+    let rows = i32(table.entries[0u].len_bits / table.entries[0u].run_bits);
+    // The word's first bit, counted from piece 0's run in row 0.
+    let y0 = i32(g * 32u) - i32(src0);
+    var value = 0u;
+    var mask = 0u;
+    // Piece 0: its place and run from its entry.
+    // At most (32 + run + 1189) / 1190 of its rows reach one word (the word and the run
+    // span 32 + run bits of a row period), the first of them the first
+    // whose run ends past the word's first bit.
+    {
+        let e = bound_0(table.entries[0u]);
+        let delta = i32(table.entries[0u].src_bit - src0);
+        let run = i32(e.run_bits);
+        let t = y0 - delta - run;
+        let first = select(t / 1190, (t - 1190 + 1) / 1190, t < 0) + 1;
+        for (var k = 0; k < (32 + run + 1189) / 1190; k++) {
+            let row = first + k;
+            let start = row * 1190 + delta;
+            let lo = max(start, y0);
+            let hi = min(start + run, y0 + 32);
+            if (row >= 0 && row < rows && lo < hi) {
+                let p = e.dst_unit * 32u + u32(row) * u32(run) + u32(lo - start);
+                let n = u32(hi - lo);
+                let ones = select((1u << n) - 1u, 0xFFFFFFFFu, n == 32u);
+                value |= (piece_bits_0(p) & ones) << u32(lo - y0);
+                mask |= ones << u32(lo - y0);
+            }
+        }
+    }
+    // Piece 1: its place and run from its entry.
+    // At most (32 + run + 1189) / 1190 of its rows reach one word (the word and the run
+    // span 32 + run bits of a row period), the first of them the first
+    // whose run ends past the word's first bit.
+    {
+        let e = bound_1(table.entries[1u]);
+        let delta = i32(table.entries[1u].src_bit - src0);
+        let run = i32(e.run_bits);
+        let t = y0 - delta - run;
+        let first = select(t / 1190, (t - 1190 + 1) / 1190, t < 0) + 1;
+        for (var k = 0; k < (32 + run + 1189) / 1190; k++) {
+            let row = first + k;
+            let start = row * 1190 + delta;
+            let lo = max(start, y0);
+            let hi = min(start + run, y0 + 32);
+            if (row >= 0 && row < rows && lo < hi) {
+                let p = e.dst_unit * 32u + u32(row) * u32(run) + u32(lo - start);
+                let n = u32(hi - lo);
+                let ones = select((1u << n) - 1u, 0xFFFFFFFFu, n == 32u);
+                value |= (piece_bits_1(p) & ones) << u32(lo - y0);
+                mask |= ones << u32(lo - y0);
+            }
+        }
+    }
+    // Piece 2: its place and run from its entry.
+    // At most (32 + run + 1189) / 1190 of its rows reach one word (the word and the run
+    // span 32 + run bits of a row period), the first of them the first
+    // whose run ends past the word's first bit.
+    {
+        let e = bound_2(table.entries[2u]);
+        let delta = i32(table.entries[2u].src_bit - src0);
+        let run = i32(e.run_bits);
+        let t = y0 - delta - run;
+        let first = select(t / 1190, (t - 1190 + 1) / 1190, t < 0) + 1;
+        for (var k = 0; k < (32 + run + 1189) / 1190; k++) {
+            let row = first + k;
+            let start = row * 1190 + delta;
+            let lo = max(start, y0);
+            let hi = min(start + run, y0 + 32);
+            if (row >= 0 && row < rows && lo < hi) {
+                let p = e.dst_unit * 32u + u32(row) * u32(run) + u32(lo - start);
+                let n = u32(hi - lo);
+                let ones = select((1u << n) - 1u, 0xFFFFFFFFu, n == 32u);
+                value |= (piece_bits_2(p) & ones) << u32(lo - y0);
+                mask |= ones << u32(lo - y0);
+            }
+        }
+    }
+    // Piece 3: its place and run from its entry.
+    // At most (32 + run + 1189) / 1190 of its rows reach one word (the word and the run
+    // span 32 + run bits of a row period), the first of them the first
+    // whose run ends past the word's first bit.
+    {
+        let e = bound_3(table.entries[3u]);
+        let delta = i32(table.entries[3u].src_bit - src0);
+        let run = i32(e.run_bits);
+        let t = y0 - delta - run;
+        let first = select(t / 1190, (t - 1190 + 1) / 1190, t < 0) + 1;
+        for (var k = 0; k < (32 + run + 1189) / 1190; k++) {
+            let row = first + k;
+            let start = row * 1190 + delta;
+            let lo = max(start, y0);
+            let hi = min(start + run, y0 + 32);
+            if (row >= 0 && row < rows && lo < hi) {
+                let p = e.dst_unit * 32u + u32(row) * u32(run) + u32(lo - start);
+                let n = u32(hi - lo);
+                let ones = select((1u << n) - 1u, 0xFFFFFFFFu, n == 32u);
+                value |= (piece_bits_3(p) & ones) << u32(lo - y0);
+                mask |= ones << u32(lo - y0);
+            }
+        }
+    }
+    // Piece 4: its place and run from its entry.
+    // At most (32 + run + 1189) / 1190 of its rows reach one word (the word and the run
+    // span 32 + run bits of a row period), the first of them the first
+    // whose run ends past the word's first bit.
+    {
+        let e = bound_4(table.entries[4u]);
+        let delta = i32(table.entries[4u].src_bit - src0);
+        let run = i32(e.run_bits);
+        let t = y0 - delta - run;
+        let first = select(t / 1190, (t - 1190 + 1) / 1190, t < 0) + 1;
+        for (var k = 0; k < (32 + run + 1189) / 1190; k++) {
+            let row = first + k;
+            let start = row * 1190 + delta;
+            let lo = max(start, y0);
+            let hi = min(start + run, y0 + 32);
+            if (row >= 0 && row < rows && lo < hi) {
+                let p = e.dst_unit * 32u + u32(row) * u32(run) + u32(lo - start);
+                let n = u32(hi - lo);
+                let ones = select((1u << n) - 1u, 0xFFFFFFFFu, n == 32u);
+                value |= (piece_bits_4(p) & ones) << u32(lo - y0);
+                mask |= ones << u32(lo - y0);
+            }
+        }
+    }
+    // Piece 5: its place and run from its entry.
+    // At most (32 + run + 1189) / 1190 of its rows reach one word (the word and the run
+    // span 32 + run bits of a row period), the first of them the first
+    // whose run ends past the word's first bit.
+    {
+        let e = bound_5(table.entries[5u]);
+        let delta = i32(table.entries[5u].src_bit - src0);
+        let run = i32(e.run_bits);
+        let t = y0 - delta - run;
+        let first = select(t / 1190, (t - 1190 + 1) / 1190, t < 0) + 1;
+        for (var k = 0; k < (32 + run + 1189) / 1190; k++) {
+            let row = first + k;
+            let start = row * 1190 + delta;
+            let lo = max(start, y0);
+            let hi = min(start + run, y0 + 32);
+            if (row >= 0 && row < rows && lo < hi) {
+                let p = e.dst_unit * 32u + u32(row) * u32(run) + u32(lo - start);
+                let n = u32(hi - lo);
+                let ones = select((1u << n) - 1u, 0xFFFFFFFFu, n == 32u);
+                value |= (piece_bits_5(p) & ones) << u32(lo - y0);
+                mask |= ones << u32(lo - y0);
+            }
+        }
+    }
+    // Piece 6: its place and run from its entry.
+    // At most (32 + run + 1189) / 1190 of its rows reach one word (the word and the run
+    // span 32 + run bits of a row period), the first of them the first
+    // whose run ends past the word's first bit.
+    {
+        let e = bound_6(table.entries[6u]);
+        let delta = i32(table.entries[6u].src_bit - src0);
+        let run = i32(e.run_bits);
+        let t = y0 - delta - run;
+        let first = select(t / 1190, (t - 1190 + 1) / 1190, t < 0) + 1;
+        for (var k = 0; k < (32 + run + 1189) / 1190; k++) {
+            let row = first + k;
+            let start = row * 1190 + delta;
+            let lo = max(start, y0);
+            let hi = min(start + run, y0 + 32);
+            if (row >= 0 && row < rows && lo < hi) {
+                let p = e.dst_unit * 32u + u32(row) * u32(run) + u32(lo - start);
+                let n = u32(hi - lo);
+                let ones = select((1u << n) - 1u, 0xFFFFFFFFu, n == 32u);
+                value |= (piece_bits_6(p) & ones) << u32(lo - y0);
+                mask |= ones << u32(lo - y0);
+            }
+        }
+    }
+    if (mask == 0xFFFFFFFFu) {
+        st_src(14u, w, value);
+    } else if (mask != 0u) {
+        st_src(15u, w, (ld_src(16u, w) & ~mask) | value);
+    }
+}
