@@ -129,10 +129,10 @@ const PINS: [(&str, [Pin; 4]); 14] = [
     (
         "f32_4096x4097_odd_words",
         [
-            ("row_words", 1, 0),
-            ("row_words", 1, 0),
+            ("row_streams", 1, 0),
+            ("row_streams", 1, 0),
             ("vec4", 0, 8192),
-            ("row_words", 1, 0),
+            ("row_streams", 1, 0),
         ],
     ),
     (

@@ -181,9 +181,10 @@ fn gpu_class_plans_read_their_input_once_per_dispatch() {
         }
     }
     // The sweep's wide column splits stage under both GPU classes; issue
-    // 38's own [4096, 31] columns are re-read under both.
-    assert!(staged >= 6, "{staged} staged plans traced");
-    assert!(rereads >= 4, "{rereads} re-read plans past 2x traced");
+    // 38's own [4096, 31] columns are re-read under both in f16 (in f32
+    // they stage, since row words ranks below the funnel).
+    assert!(staged >= 8, "{staged} staged plans traced");
+    assert!(rereads >= 2, "{rereads} re-read plans past 2x traced");
 }
 
 /// The bytes of `case`'s whole input (a trace shrinks it).
@@ -380,9 +381,10 @@ fn corpus() -> Vec<(String, ElementType, ResolvedSplit)> {
 }
 
 /// `kernel` forced, striped, on each split of the corpus (by name): its
-/// loads' and stores' ideal sectors against those touched at W = 32, for
-/// the splits it moves.
-fn trace_efficiency(kernel: Kernel) -> Vec<(String, f64)> {
+/// loads' and stores' ideal sectors against those touched at W = 32, and
+/// the ideal requests (vec4 lanes, 512 bytes a request) against those
+/// issued, for the splits it moves.
+fn trace_efficiency(kernel: Kernel) -> Vec<(String, Efficiency)> {
     let gpu = common::gpu("coalescing").expect("an adapter");
     let options = TraceOptions {
         rows: 64,
@@ -408,22 +410,42 @@ fn trace_efficiency(kernel: Kernel) -> Vec<(String, f64)> {
         for c in row.by_warp.iter().filter(|c| c.warp == 32) {
             let sectors = c.loads.sectors + c.stores.sectors;
             let ideal = c.loads.ideal_sectors + c.stores.ideal_sectors;
-            efficiencies.push((name.clone(), ideal as f64 / sectors as f64));
+            let requests = c.loads.requests + c.stores.requests;
+            let ideal_requests = c.loads.bytes.div_ceil(512) + c.stores.bytes.div_ceil(512);
+            efficiencies.push((
+                name.clone(),
+                [
+                    ideal as f64 / sectors as f64,
+                    ideal_requests as f64 / requests as f64,
+                ],
+            ));
         }
     }
     efficiencies
 }
 
-/// The mean efficiency of `a` and of `b` over the splits both move.
-fn on_common_splits(a: &[(String, f64)], b: &[(String, f64)]) -> Option<(f64, f64, usize)> {
-    let common: Vec<(f64, f64)> = a
+/// A trace's efficiency: of sectors, of requests.
+type Efficiency = [f64; 2];
+
+/// The mean efficiencies of `a` and of `b` over the splits both move.
+fn on_common_splits(
+    a: &[(String, Efficiency)],
+    b: &[(String, Efficiency)],
+) -> Option<(Efficiency, Efficiency, usize)> {
+    let common: Vec<(Efficiency, Efficiency)> = a
         .iter()
         .filter_map(|(name, ea)| b.iter().find(|(n, _)| n == name).map(|(_, eb)| (*ea, *eb)))
         .collect();
     let n = common.len();
     (n > 0).then(|| {
-        let mean = |f: fn(&(f64, f64)) -> f64| common.iter().map(f).sum::<f64>() / n as f64;
-        (mean(|c| c.0), mean(|c| c.1), n)
+        let mean = |f: &dyn Fn(&(Efficiency, Efficiency)) -> f64| {
+            common.iter().map(f).sum::<f64>() / n as f64
+        };
+        (
+            [mean(&|c| c.0[0]), mean(&|c| c.0[1])],
+            [mean(&|c| c.1[0]), mean(&|c| c.1[1])],
+            n,
+        )
     })
 }
 
@@ -431,45 +453,65 @@ fn on_common_splits(a: &[(String, f64)], b: &[(String, f64)]) -> Option<(f64, f6
 fn gpu_classes_rank_the_kernels_as_their_traces_do() {
     // Kernels ranked by rate (the first ones are tried whenever they fit,
     // the word kernel last), compared pair by pair on the splits both move
-    // (striped, W = 32): one whose modules touch clearly fewer sectors per
-    // byte there ranks at least as high on every GPU class.
+    // (striped, W = 32): one whose modules touch clearly fewer sectors, or
+    // issue clearly fewer requests, per byte there and are not clearly
+    // worse by the other count ranks at least as high on every GPU class.
+    // Where the counts disagree (4-byte lanes: row words touch fewer
+    // sectors than the funnel but issue four times its requests), the
+    // trace does not order the pair: the H200's measurements do
+    // (docs/DEVICE.md).
     let ranked = [
         Kernel::RowWords,
         Kernel::RowBlocks,
         Kernel::Funnel,
         Kernel::Words,
     ];
-    let traces: Vec<(Kernel, Vec<(String, f64)>)> =
+    let traces: Vec<(Kernel, Vec<(String, Efficiency)>)> =
         ranked.iter().map(|&k| (k, trace_efficiency(k))).collect();
+    let mut ordered = 0;
     for (a, ta) in &traces {
         for (b, tb) in &traces {
             let Some((ea, eb, n)) = on_common_splits(ta, tb) else {
                 continue;
             };
-            if ea > eb + 0.02 {
+            let better = (0..2).any(|i| ea[i] > eb[i] + 0.02);
+            let never_worse = (0..2).all(|i| ea[i] >= eb[i] - 0.02);
+            if better && never_worse {
+                ordered += 1;
                 for (class, model) in GPU_CLASSES {
                     let rate = |k: Kernel| model.gather_bytes_per_second.get(k);
                     assert!(
                         rate(*a) >= rate(*b),
-                        "{class}: {a} ({ea:.3} of the ideal sectors on {n} splits) ranks below {b} ({eb:.3})"
+                        "{class}: {a} ({:.3} of the ideal sectors, {:.3} of the ideal requests \
+                         on {n} splits) ranks below {b} ({:.3}, {:.3})",
+                        ea[0],
+                        ea[1],
+                        eb[0],
+                        eb[1]
                     );
                 }
             }
         }
     }
+    // Row blocks over the funnel and the words kernel, the funnel over the
+    // words kernel, at least.
+    assert!(ordered >= 3, "{ordered} pairs ordered by their traces");
 }
 
 #[test]
 #[ignore = "prints the kernels' trace efficiencies, pair by pair"]
 fn print_trace_efficiencies() {
-    let traces: Vec<(Kernel, Vec<(String, f64)>)> = Kernel::ALL
+    let traces: Vec<(Kernel, Vec<(String, Efficiency)>)> = Kernel::ALL
         .iter()
         .map(|&k| (k, trace_efficiency(k)))
         .collect();
     for (a, ta) in &traces {
         for (b, tb) in &traces {
             if let Some((ea, eb, n)) = on_common_splits(ta, tb) {
-                println!("{a} {ea:.3} against {b} {eb:.3} on {n} splits");
+                println!(
+                    "{a} {:.3} (requests {:.3}) against {b} {:.3} (requests {:.3}) on {n} splits",
+                    ea[0], ea[1], eb[0], eb[1]
+                );
             }
         }
     }

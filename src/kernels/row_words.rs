@@ -48,9 +48,13 @@ pub(super) const SPEC: KernelSpec = KernelSpec {
         ),
     ],
     // Lavapipe: median of three release calibrations (2026-11-25: 5.0, 4.8, 4.8 GB/s).
-    // GPUs: 0.966 of the ideal sectors, above row streams (0.967 to 0.918 on the 34 splits both
-    // move) and the funnel (0.973 to 0.942; tests/coalescing.rs).
-    rates: ClassRates::on_gpus(4.8e9, 0.97),
+    // GPUs: 0.966 of the ideal sectors, but its 4-byte lanes issue four times the requests of
+    // the funnel's vec4 lanes (0.25 of the ideal requests; tests/coalescing.rs), and the NVIDIA
+    // H200 ran it below the funnel by both readings of its probes (0.66 against 1.21 TB/s;
+    // 1.93 against 3.05 net of a dispatch) and on split_bench (f32 rows of 4,097 words at 0.55
+    // of the shader copy, where the funnel ran u8 rows of 4,097 bytes at 1.03): just below the
+    // funnel, above the words kernel (whose place it must keep to be tried at all).
+    rates: ClassRates::on_gpus(4.8e9, 0.91),
     inherits: Some(Kernel::Words),
     per_layout_name: None,
     directions: &[Direction::Split, Direction::Concat],
