@@ -234,12 +234,76 @@ impl ConcatWords {
     }
 
     /// How many pieces the module assembles.
-    pub fn piece_count(&self) -> usize {
+    fn piece_count(&self) -> usize {
         match &self.pieces {
             ConcatPieces::Fixed(pieces) => pieces.len(),
             ConcatPieces::FromTable { count } => *count as usize,
         }
     }
+
+    /// Each piece's place in the module: constants, or reads of its
+    /// table entry.
+    fn piece_places(&self) -> Vec<PiecePlace> {
+        let block = self.block_bits;
+        match &self.pieces {
+            ConcatPieces::Fixed(pieces) => pieces
+                .iter()
+                .map(|p| PiecePlace {
+                    about: format!(
+                        "{} bits, {} bits after piece 0's run in each {block}-bit row",
+                        p.run_bits, p.delta_bits
+                    ),
+                    delta: p.delta_bits.to_string(),
+                    run: p.run_bits.to_string(),
+                    reach: (32 + p.run_bits).div_ceil(block).to_string(),
+                })
+                .collect(),
+            ConcatPieces::FromTable { count } => (0..*count)
+                .map(|j| PiecePlace {
+                    about: "its place and run from its entry".to_string(),
+                    delta: format!("i32(table.entries[{j}u].src_bit - src0)"),
+                    run: "i32(e.run_bits)".to_string(),
+                    reach: format!("(32 + run + {}) / {block}", block - 1),
+                })
+                .collect(),
+        }
+    }
+
+    /// The tensor's rows, a WGSL i32 expression: piece 0's bits over its
+    /// run.
+    fn rows(&self) -> String {
+        match &self.pieces {
+            ConcatPieces::Fixed(pieces) => {
+                format!("i32(table.entries[0u].len_bits / {}u)", pieces[0].run_bits)
+            }
+            ConcatPieces::FromTable { .. } => {
+                "i32(table.entries[0u].len_bits / table.entries[0u].run_bits)".to_string()
+            }
+        }
+    }
+
+    /// Where the last piece's run ends in row 0 (from piece 0's run), a
+    /// WGSL i32 expression.
+    fn row_end(&self) -> Option<String> {
+        match &self.pieces {
+            ConcatPieces::Fixed(pieces) => pieces
+                .last()
+                .map(|p| (p.delta_bits + p.run_bits).to_string()),
+            ConcatPieces::FromTable { count } => count.checked_sub(1).map(|j| {
+                format!("i32(table.entries[{j}u].src_bit - src0 + table.entries[{j}u].run_bits)")
+            }),
+        }
+    }
+}
+
+/// One piece's place in a module, as WGSL: a comment on it, its run's
+/// start after piece 0's, its run (i32 expressions) and the rows of a
+/// period that can reach one word.
+struct PiecePlace {
+    about: String,
+    delta: String,
+    run: String,
+    reach: String,
 }
 
 /// True when the last of `live` ends the tensor's row.
@@ -269,70 +333,27 @@ impl KernelLayout for ConcatWords {
 
     fn wgsl(&self, variant: &Variant) -> String {
         let block = self.block_bits;
-        // Each piece's place after piece 0's run, its run and the rows of
-        // a period that can reach one word, as WGSL i32 expressions; the
-        // tensor's rows.
-        let (places, rows): (Vec<[String; 4]>, String) = match &self.pieces {
-            ConcatPieces::Fixed(pieces) => (
-                pieces
-                    .iter()
-                    .map(|p| {
-                        [
-                            format!(
-                                "{} bits, {} bits after piece 0's run in each {block}-bit row",
-                                p.run_bits, p.delta_bits
-                            ),
-                            p.delta_bits.to_string(),
-                            p.run_bits.to_string(),
-                            (32 + p.run_bits).div_ceil(block).to_string(),
-                        ]
-                    })
-                    .collect(),
-                format!("i32(table.entries[0u].len_bits / {}u)", pieces[0].run_bits),
-            ),
-            ConcatPieces::FromTable { count } => (
-                (0..*count)
-                    .map(|j| {
-                        [
-                            "its place and run from its entry".to_string(),
-                            format!("i32(table.entries[{j}u].src_bit - src0)"),
-                            "i32(e.run_bits)".to_string(),
-                            format!("(32 + run + {}) / {block}", block - 1),
-                        ]
-                    })
-                    .collect(),
-                "i32(table.entries[0u].len_bits / table.entries[0u].run_bits)".to_string(),
-            ),
-        };
-        let pieces: String = places
+        let pieces: String = self
+            .piece_places()
             .iter()
             .enumerate()
-            .map(|(j, [about, delta, run, reach])| {
+            .map(|(j, place)| {
                 WGSL.fill(
                     "piece",
                     &[
                         ("unless_skipped", &variant.unless_skipped(j)),
                         ("j", &j),
-                        ("about", about),
-                        ("reach", reach),
-                        ("delta", delta),
-                        ("run", run),
+                        ("about", &place.about),
+                        ("reach", &place.reach),
+                        ("delta", &place.delta),
+                        ("run", &place.run),
                         ("block", &block),
                         ("slot", &variant.placement.slot_of_entry(j)),
                     ],
                 )
             })
             .collect();
-        // Where the last piece's run ends in row 0 (it ends the row).
-        let end = match &self.pieces {
-            ConcatPieces::Fixed(pieces) => pieces
-                .last()
-                .map(|p| (p.delta_bits + p.run_bits).to_string()),
-            ConcatPieces::FromTable { count } => count.checked_sub(1).map(|j| {
-                format!("i32(table.entries[{j}u].src_bit - src0 + table.entries[{j}u].run_bits)")
-            }),
-        };
-        let pad = match end {
+        let pad = match self.row_end() {
             Some(end) if self.ends_rows => WGSL.fill("pad", &[("block", &block), ("end", &end)]),
             _ => String::new(),
         };
@@ -342,7 +363,7 @@ impl KernelLayout for ConcatWords {
         let body = WGSL.fill(
             "body",
             &[
-                ("rows", &rows),
+                ("rows", &self.rows()),
                 ("pieces", &pieces),
                 ("pad", &pad),
             ],
