@@ -1,16 +1,18 @@
-//! The round trip of a concat: host tensors uploaded into one page (at
-//! 16-byte steps, as a runtime's pool packs them, or at an arena plan's
-//! offsets), concatenated on the GPU into a buffer of its own and read
-//! back.
+//! The round trips of the concat direction (a concat, a permuted concat):
+//! host tensors uploaded into one page (at 16-byte steps, as a runtime's
+//! pool packs them, or at an arena plan's offsets), concatenated on the GPU
+//! into a buffer of its own and read back.
 
-use super::blocking::{Wait, block_on};
-use super::region::BufferRegion;
-use super::round_trip::{RoundTrip, check_input_count, page_of};
-use crate::error::Result;
 use std::ops::Range;
 
-use crate::plan::{ConcatPlan, ConcatRequirements, PlanError, PlanMismatch};
-use crate::semantics::{ConcatOperator, ResolvedConcat};
+use super::blocking::{Wait, block_on};
+use super::readback::InFlight;
+use super::region::BufferRegion;
+use super::round_trip::{RoundTrip, check_input, check_input_count, on_gpu, packed_bytes, page_of};
+use crate::element::ElementType;
+use crate::error::Result;
+use crate::plan::{ConcatPlan, ConcatRequirements, PermutedConcatPlan, PlanError, PlanMismatch};
+use crate::semantics::{ConcatOperator, PermutedConcat, ResolvedConcat};
 use crate::tensor::HostTensor;
 
 impl RoundTrip<'_> {
@@ -98,32 +100,132 @@ impl RoundTrip<'_> {
         inputs: &[&HostTensor],
         wait: Wait,
     ) -> Result<HostTensor> {
-        let t = plan.element_type();
         check_inputs(plan, inputs)?;
-        let needs = plan.requirements();
-        if needs.output_bytes == 0 || (needs.dispatches == 0 && needs.copies == 0) {
-            let bytes = vec![0; needs.output_bytes as usize];
-            return Ok(HostTensor::from_raw(t, plan.output_shape(), bytes)?);
+        let paged = input_page(plan, &plan.requirements());
+        let splitter = self.splitter();
+        let (t, shape) = (plan.element_type(), plan.output_shape());
+        let packed = packed_bytes(t, shape);
+        let bytes = self
+            .run_from_page("concat", inputs, paged, packed, wait, |e, i, o| {
+                splitter.encode(e, plan, i, o)
+            })
+            .await?;
+        Ok(HostTensor::from_raw(t, shape, bytes)?)
+    }
+
+    /// A permuted concat of `inputs`, planned and run.
+    pub(super) async fn permuted_concat_with(
+        self,
+        concat: &PermutedConcat,
+        inputs: &[&HostTensor],
+        wait: Wait,
+    ) -> Result<HostTensor> {
+        let shapes: Vec<&[usize]> = inputs.iter().map(|t| t.shape()).collect();
+        concat.check_input_shapes(&shapes)?;
+        let types: Vec<ElementType> = inputs.iter().map(|t| t.element_type()).collect();
+        let t = on_gpu(concat.concat().check_element_types(&types)?)?;
+        let plan = self.splitter().plan(concat, t)?;
+        self.permuted_concat_plan_with(&plan, inputs, wait).await
+    }
+
+    /// A permuted concat plan run on `inputs` (in one page), read back.
+    pub(super) async fn permuted_concat_plan_with(
+        self,
+        plan: &PermutedConcatPlan,
+        inputs: &[&HostTensor],
+        wait: Wait,
+    ) -> Result<HostTensor> {
+        let t = plan.element_type();
+        let shapes = plan.concat().input_shapes();
+        check_input_count(shapes.len(), inputs.len())?;
+        for (k, input) in inputs.iter().enumerate() {
+            check_input(t, &shapes[k], input)?;
+        }
+        let sizes = (0..inputs.len()).map(|k| plan.input_bytes(k));
+        let paged = PagedInputs::packed(sizes, plan.output_region_bytes());
+        let splitter = self.splitter();
+        let shape = plan.concat().output_shape();
+        let packed = packed_bytes(t, shape);
+        let bytes = self
+            .run_from_page("permuted concat", inputs, paged, packed, wait, |e, i, o| {
+                splitter.encode(e, plan, i, o)
+            })
+            .await?;
+        Ok(HostTensor::from_raw(t, shape, bytes)?)
+    }
+
+    /// A concat-direction move run on `inputs` laid in one page into an
+    /// output buffer of its own, read back: the output's first `packed`
+    /// bytes. Nothing is recorded where the output is empty.
+    async fn run_from_page(
+        self,
+        what: &str,
+        inputs: &[&HostTensor],
+        paged: PagedInputs,
+        packed: usize,
+        wait: Wait,
+        encode: impl FnOnce(
+            &mut wgpu::CommandEncoder,
+            &[BufferRegion<'_>],
+            BufferRegion<'_>,
+        ) -> Result<()>,
+    ) -> Result<Vec<u8>> {
+        if packed == 0 {
+            return Ok(Vec::new());
         }
         let pieces = inputs
             .iter()
             .map(|input| input.as_bytes())
             .collect::<std::result::Result<Vec<_>, _>>()?;
-        let (starts, len, regions) = input_page(plan, &needs);
-        let page = self.upload_page(&pieces, &starts, len)?;
-        let regions: Vec<BufferRegion> = regions
+        let page = self.upload_page(&pieces, &paged.starts, paged.len)?;
+        let regions: Vec<BufferRegion<'_>> = paged
+            .regions
             .iter()
             .map(|r| BufferRegion::new(&page, r.start, r.end - r.start))
             .collect();
+        let output_bytes = paged.output_bytes;
+        let output = self.create_buffer("wgpu-split concat output", output_bytes)?;
         let splitter = self.splitter();
-        let packed = needs.output_bytes as usize;
-        let output_bytes = needs.output_region_bytes;
-        let bytes = self
-            .read_output("concat", output_bytes, packed, wait, |encoder, output| {
-                splitter.encode(encoder, plan, &regions, output)
-            })
-            .await?;
-        Ok(HostTensor::from_raw(t, plan.output_shape(), bytes)?)
+        let in_flight = InFlight::submit(
+            splitter.device(),
+            splitter.queue(),
+            &output,
+            &format!("running the {what}"),
+            |encoder| {
+                encode(
+                    encoder,
+                    &regions,
+                    BufferRegion::new(&output, 0, output_bytes),
+                )
+            },
+        )
+        .await?;
+        let mut bytes = in_flight.read(what, wait).await?;
+        bytes.truncate(packed);
+        Ok(bytes)
+    }
+}
+
+/// A concat-direction move's inputs in one page: where each starts, the
+/// page's bytes, the regions its encode is given, and the bytes of the
+/// output region it writes.
+struct PagedInputs {
+    starts: Vec<u64>,
+    len: u64,
+    regions: Vec<Range<u64>>,
+    output_bytes: u64,
+}
+
+impl PagedInputs {
+    /// Inputs of `sizes` bytes, each at the next 16-byte step.
+    fn packed(sizes: impl IntoIterator<Item = u64>, output_bytes: u64) -> Self {
+        let (regions, len) = page_of(sizes);
+        PagedInputs {
+            starts: regions.iter().map(|r| r.start).collect(),
+            len,
+            regions,
+            output_bytes,
+        }
     }
 }
 
@@ -152,17 +254,20 @@ fn check_inputs(plan: &ConcatPlan, inputs: &[&HostTensor]) -> Result<()> {
 /// Where each input starts in one page (at the arena's offsets, or each at
 /// the next 16-byte step), the page's bytes, and the regions the encode is
 /// given: each input's as long as the plan reads, or the whole arena.
-fn input_page(plan: &ConcatPlan, needs: &ConcatRequirements) -> (Vec<u64>, u64, Vec<Range<u64>>) {
-    let sizes = needs.inputs.iter().map(|n| n.bytes);
+fn input_page(plan: &ConcatPlan, needs: &ConcatRequirements) -> PagedInputs {
+    let output_bytes = needs.output_region_bytes;
     if plan.placement().is_shared() {
-        let starts = plan
-            .arena_offsets()
-            .iter()
-            .map(|o| o.unwrap_or(0))
-            .collect();
         let arena = needs.inputs[0].bytes;
-        return (starts, arena, std::iter::once(0..arena).collect());
+        return PagedInputs {
+            starts: plan
+                .arena_offsets()
+                .iter()
+                .map(|o| o.unwrap_or(0))
+                .collect(),
+            len: arena,
+            regions: std::iter::once(0..arena).collect(),
+            output_bytes,
+        };
     }
-    let (ranges, len) = page_of(sizes);
-    (ranges.iter().map(|r| r.start).collect(), len, ranges)
+    PagedInputs::packed(needs.inputs.iter().map(|n| n.bytes), output_bytes)
 }

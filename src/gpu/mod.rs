@@ -63,7 +63,6 @@ mod dispatch;
 pub(crate) mod error;
 mod moves;
 mod permuted;
-mod permuted_round_trip;
 mod pipelines;
 #[cfg(not(target_arch = "wasm32"))]
 mod poller;

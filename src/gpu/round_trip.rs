@@ -17,10 +17,11 @@ use super::moves::{HostOutput, HostRun, Move, MovePlan, MoveRun, Token};
 use super::readback::InFlight;
 use super::region::BufferRegion;
 use super::scope::{buffer_with_contents, scoped};
+use crate::element::ElementType;
 use crate::error::Result;
 use crate::plan::geometry::align_up;
-use crate::plan::{PlanError, PlanMismatch, SplitPlan};
-use crate::semantics::{Operator, ResolvedSplit};
+use crate::plan::{PermutedPlan, PlanError, PlanMismatch, SplitPlan};
+use crate::semantics::{Operator, PermutedSplit, ResolvedSplit};
 use crate::tensor::HostTensor;
 
 /// A host tensor split on the GPU and read back: uploads the input into a
@@ -111,19 +112,10 @@ impl<'s> RoundTrip<'s> {
         input: &HostTensor,
         wait: Wait,
     ) -> Result<Vec<HostTensor>> {
-        let plan = self.plan_for(split, input)?;
-        self.run_plan_with(&plan, input, wait).await
-    }
-
-    fn plan_for(self, split: &ResolvedSplit, input: &HostTensor) -> Result<SplitPlan> {
-        if input.element_type().bit_width().is_none() {
-            return Err(PlanError::NotOnGpu {
-                element_type: input.element_type(),
-            }
-            .into());
-        }
+        let t = on_gpu(input.element_type())?;
         split.check_input_shape(input.shape())?;
-        Ok(self.splitter.plan(split, input.element_type())?)
+        let plan = self.splitter.plan(split, t)?;
+        self.run_plan_with(&plan, input, wait).await
     }
 
     /// Plans `what` (a resolved split or concat, a permuted split or
@@ -265,70 +257,119 @@ impl<'s> RoundTrip<'s> {
         input: &HostTensor,
         wait: Wait,
     ) -> Result<Vec<HostTensor>> {
-        let Some((in_flight, starts)) = self.submit(plan, input).await? else {
-            return empty_outputs(plan, input);
-        };
-        let bytes = in_flight.read("split", wait).await?;
-        outputs_of(plan, input, &bytes, &starts)
-    }
-
-    /// Uploads `input`, records the plan into regions of one page buffer,
-    /// copies the page to a staging buffer, submits and asks for the
-    /// staging buffer to be mapped; with it, where each output starts in
-    /// the page. `None` when every output is empty.
-    async fn submit(
-        self,
-        plan: &SplitPlan,
-        input: &HostTensor,
-    ) -> Result<Option<(InFlight, Vec<u64>)>> {
-        if input.element_type() != plan.element_type() || input.shape() != plan.input_shape() {
-            return Err(PlanError::Mismatch(PlanMismatch::Input {
-                planned_type: plan.element_type(),
-                planned_shape: plan.input_shape().to_vec(),
-                given_type: input.element_type(),
-                given_shape: input.shape().to_vec(),
-            })
-            .into());
-        }
-        if plan.dispatch_count() == 0 && plan.copy_count() == 0 {
-            return Ok(None);
-        }
-        let input_buffer = self.create_input(input.as_bytes()?)?;
-        // Every destination in one page, so that one readback serves all.
-        let (ranges, page_bytes) = page_layout(plan);
-        let page = self.create_buffer("wgpu-split output page", page_bytes)?;
-        let in_flight = InFlight::submit(
-            self.splitter.device(),
-            self.splitter.queue(),
-            &page,
-            "running the split",
-            |encoder| self.encode_into_page(encoder, plan, &input_buffer, &page, &ranges),
-        )
-        .await?;
+        let t = plan.element_type();
+        check_input(t, plan.input_shape(), input)?;
         let placement = plan.placement();
-        let starts = plan
-            .outputs()
-            .iter()
-            .enumerate()
-            .map(|(i, o)| ranges[placement.destination_of(i)].start + o.arena_offset_bytes)
-            .collect();
-        Ok(Some((in_flight, starts)))
+        let outputs = plan.outputs().iter().enumerate();
+        let paged = Paged {
+            regions: (0..plan.destination_count())
+                .map(|i| plan.destination_bytes(i))
+                .collect(),
+            outputs: outputs
+                .map(|(i, o)| PagedOutput {
+                    region: placement.destination_of(i),
+                    offset: o.arena_offset_bytes,
+                    bytes: o.len_bytes,
+                    shape: o.shape.clone(),
+                })
+                .collect(),
+        };
+        let splitter = self.splitter;
+        self.run_into_page("split", t, input, paged, wait, |encoder, input, regions| {
+            splitter.encode(encoder, plan, input, regions)
+        })
+        .await
     }
 
-    fn encode_into_page(
-        &self,
-        encoder: &mut wgpu::CommandEncoder,
-        plan: &SplitPlan,
-        input: &wgpu::Buffer,
-        page: &wgpu::Buffer,
-        ranges: &[Range<u64>],
-    ) -> Result<()> {
-        let regions: Vec<BufferRegion<'_>> = ranges
-            .iter()
-            .map(|r| BufferRegion::new(page, r.start, r.end - r.start))
-            .collect();
-        let input = BufferRegion::whole(input);
-        self.splitter.encode(encoder, plan, input, &regions)
+    /// A permuted split of `input`, planned and run.
+    pub(super) async fn permuted_split_with(
+        self,
+        split: &PermutedSplit,
+        input: &HostTensor,
+        wait: Wait,
+    ) -> Result<Vec<HostTensor>> {
+        split.split().check_input_shape(input.shape())?;
+        let plan = self.splitter.plan(split, on_gpu(input.element_type())?)?;
+        self.permuted_plan_with(&plan, input, wait).await
+    }
+
+    /// A permuted split plan run on `input`, read back.
+    pub(super) async fn permuted_plan_with(
+        self,
+        plan: &PermutedPlan,
+        input: &HostTensor,
+        wait: Wait,
+    ) -> Result<Vec<HostTensor>> {
+        let t = plan.element_type();
+        let split = plan.split();
+        check_input(t, split.split().input_shape(), input)?;
+        let count = split.output_count();
+        let paged = Paged {
+            regions: (0..count).map(|i| plan.output_region_bytes(i)).collect(),
+            outputs: (0..count)
+                .map(|i| {
+                    let shape = split.output_shape(i);
+                    PagedOutput {
+                        region: i,
+                        offset: 0,
+                        bytes: packed_bytes(t, &shape) as u64,
+                        shape,
+                    }
+                })
+                .collect(),
+        };
+        let splitter = self.splitter;
+        let what = "permuted split";
+        self.run_into_page(what, t, input, paged, wait, |encoder, input, regions| {
+            splitter.encode(encoder, plan, input, regions)
+        })
+        .await
+    }
+
+    /// A split-direction move run on `input` (uploaded into a buffer of its
+    /// own) into regions of one page, read back and cut into its outputs.
+    /// Nothing is recorded where every output is empty.
+    async fn run_into_page(
+        self,
+        what: &str,
+        t: ElementType,
+        input: &HostTensor,
+        paged: Paged,
+        wait: Wait,
+        encode: impl FnOnce(
+            &mut wgpu::CommandEncoder,
+            BufferRegion<'_>,
+            &[BufferRegion<'_>],
+        ) -> Result<()>,
+    ) -> Result<Vec<HostTensor>> {
+        let (ranges, page_bytes) = page_of(paged.regions.iter().copied());
+        let mut bytes = Vec::new();
+        if paged.outputs.iter().any(|o| o.bytes > 0) {
+            let input_buffer = self.create_input(input.as_bytes()?)?;
+            let page = self.create_buffer("wgpu-split output page", page_bytes)?;
+            let regions: Vec<BufferRegion<'_>> = ranges
+                .iter()
+                .map(|r| BufferRegion::new(&page, r.start, r.end - r.start))
+                .collect();
+            let in_flight = InFlight::submit(
+                self.splitter.device(),
+                self.splitter.queue(),
+                &page,
+                &format!("running the {what}"),
+                |encoder| encode(encoder, BufferRegion::whole(&input_buffer), &regions),
+            )
+            .await?;
+            bytes = in_flight.read(what, wait).await?;
+        }
+        paged
+            .outputs
+            .into_iter()
+            .map(|o| {
+                let start = (ranges[o.region].start + o.offset) as usize;
+                let piece = bytes.get(start..start + o.bytes as usize).unwrap_or(&[]);
+                Ok(HostTensor::from_raw(t, &o.shape, piece.to_vec())?)
+            })
+            .collect()
     }
 
     /// One buffer per destination of `plan` (one per output, or the arena),
@@ -387,31 +428,6 @@ impl<'s> RoundTrip<'s> {
         )?)
     }
 
-    /// Runs `encode` into an output buffer of `output_bytes` and reads back
-    /// its first `packed` bytes (a concat's output).
-    pub(super) async fn read_output(
-        self,
-        what: &str,
-        output_bytes: u64,
-        packed: usize,
-        wait: Wait,
-        encode: impl FnOnce(&mut wgpu::CommandEncoder, BufferRegion<'_>) -> Result<()>,
-    ) -> Result<Vec<u8>> {
-        let output = self.create_buffer("wgpu-split concat output", output_bytes)?;
-        let splitter = self.splitter;
-        let in_flight = InFlight::submit(
-            splitter.device(),
-            splitter.queue(),
-            &output,
-            &format!("running the {what}"),
-            |encoder| encode(encoder, BufferRegion::new(&output, 0, output_bytes)),
-        )
-        .await?;
-        let mut bytes = in_flight.read(what, wait).await?;
-        bytes.truncate(packed);
-        Ok(bytes)
-    }
-
     pub(super) fn create_buffer(self, label: &str, size: u64) -> Result<wgpu::Buffer> {
         let device = self.splitter.device();
         Ok(scoped(device, label, || {
@@ -432,48 +448,6 @@ pub type HostInput<'a, M> = <<M as Move>::Plan as MovePlan>::HostInput<'a>;
 /// The usages of the buffers a round trip creates.
 pub(super) fn usages() -> wgpu::BufferUsages {
     wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST
-}
-
-/// The outputs from a read page: output `i` at `starts[i]`.
-fn outputs_of(
-    plan: &SplitPlan,
-    input: &HostTensor,
-    bytes: &[u8],
-    starts: &[u64],
-) -> Result<Vec<HostTensor>> {
-    plan.outputs()
-        .iter()
-        .zip(starts)
-        .map(|(output, &start)| {
-            let range = start as usize..(start + output.len_bytes) as usize;
-            let bytes = bytes[range].to_vec();
-            Ok(HostTensor::from_raw(
-                input.element_type(),
-                &output.shape,
-                bytes,
-            )?)
-        })
-        .collect()
-}
-
-/// Every output empty: nothing to run.
-fn empty_outputs(plan: &SplitPlan, input: &HostTensor) -> Result<Vec<HostTensor>> {
-    plan.outputs()
-        .iter()
-        .map(|o| {
-            Ok(HostTensor::from_raw(
-                input.element_type(),
-                &o.shape,
-                Vec::new(),
-            )?)
-        })
-        .collect()
-}
-
-/// Where each destination of `plan` goes in one page buffer, and the page
-/// size.
-fn page_layout(plan: &SplitPlan) -> (Vec<Range<u64>>, u64) {
-    page_of((0..plan.destination_count()).map(|i| plan.destination_bytes(i)))
 }
 
 /// Regions of `sizes` bytes in one page, each at the next 16-byte step (as
@@ -497,4 +471,49 @@ pub(super) fn check_input_count(expected: usize, actual: usize) -> Result<()> {
         return Ok(());
     }
     Err(crate::plan::EncodeError::RegionCount { expected, actual }.into())
+}
+
+/// Where a split-direction move's outputs lie in one page: the bytes of
+/// each region its encode is given (a destination: an output, or the
+/// arena), and each output's place in them.
+struct Paged {
+    regions: Vec<u64>,
+    outputs: Vec<PagedOutput>,
+}
+
+/// One output in a [`Paged`] page: its region, its offset there, its packed
+/// bytes and its shape.
+struct PagedOutput {
+    region: usize,
+    offset: u64,
+    bytes: u64,
+    shape: Vec<usize>,
+}
+
+/// `input` is of the plan's type and shape.
+pub(super) fn check_input(t: ElementType, shape: &[usize], input: &HostTensor) -> Result<()> {
+    if input.element_type() == t && input.shape() == shape {
+        return Ok(());
+    }
+    Err(PlanError::Mismatch(PlanMismatch::Input {
+        planned_type: t,
+        planned_shape: shape.to_vec(),
+        given_type: input.element_type(),
+        given_shape: input.shape().to_vec(),
+    })
+    .into())
+}
+
+/// `t`, refused where it has no GPU layout (strings).
+pub(super) fn on_gpu(t: ElementType) -> std::result::Result<ElementType, PlanError> {
+    match t.bit_width() {
+        Some(_) => Ok(t),
+        None => Err(PlanError::NotOnGpu { element_type: t }),
+    }
+}
+
+/// The packed bytes of a tensor of `shape`.
+pub(super) fn packed_bytes(t: ElementType, shape: &[usize]) -> usize {
+    let elements: usize = shape.iter().product();
+    (elements * t.bit_width().unwrap_or(8) as usize).div_ceil(8)
 }
