@@ -737,3 +737,53 @@ fn many_sub_word_pieces_take_groups_reading_their_places_from_the_table() {
     }
     assert!(from_table >= 20, "{from_table}");
 }
+
+/// A concat of many sub-word pieces along axis 0 (a flat buffer of odd-sized
+/// tensors, as an optimizer packs gradients): each group's pieces are one
+/// span of the tensor, and its dispatch launches lanes over that span only,
+/// not over the rest of the tensor (every group of 100 pieces did: 15 times
+/// the tensor's words).
+#[test]
+fn a_group_on_axis_0_launches_lanes_over_its_own_span() {
+    let Some(gpu) = gpu("a_group_on_axis_0_launches_lanes_over_its_own_span") else {
+        return;
+    };
+    let mut rng = Rng::new(54);
+    let limits = PlanLimits::WEBGPU_DEFAULT;
+    let mut grouped = 0;
+    for count in [9usize, 40, 100] {
+        for t in [ElementType::Int4, ElementType::Uint8, ElementType::Float16] {
+            let shapes: Vec<Vec<usize>> = (0..count).map(|i| vec![37 * (i % 7) + 1]).collect();
+            let concat = ResolvedConcat::new(&shapes, 0).unwrap();
+            let inputs = inputs_of(&mut rng, t, &concat);
+            let want = expected(&inputs, &concat);
+            let bits = t.bit_width().unwrap() as usize;
+            let tensor_words = (concat.output_shape()[0] * bits).div_ceil(32) as u64;
+            for placement in [Placement::Separate, Placement::Arena] {
+                let options = PlanOptions::default().placement(placement);
+                let context = format!("{count} pieces of {t:?}, {placement:?}");
+                let plan = ConcatPlan::new(&concat, t, &limits, &options)
+                    .unwrap_or_else(|e| panic!("{context}: {e}"));
+                let passes = plan.mirror().passes();
+                let lanes: u64 = passes.iter().map(|p| u64::from(p.invocations)).sum();
+                // Each group: the words of its span, those its window
+                // starts early (aligned down to a binding's offset), one
+                // it ends late and the binding's shift.
+                let early = u64::from(limits.min_storage_buffer_offset_alignment) / 4;
+                let most = tensor_words + (early + 2) * passes.len() as u64;
+                assert!(
+                    lanes <= most,
+                    "{context}: {lanes} lanes in {} dispatches over {tensor_words} words",
+                    passes.len()
+                );
+                grouped += usize::from(passes.len() > 1);
+                for in_pass in [false, true] {
+                    let got = run(gpu, &plan, &inputs, in_pass);
+                    assert!(got == want, "{context}, in {} dispatches", passes.len());
+                }
+            }
+        }
+    }
+    // Separate pieces past 7 and an arena's past 32 take groups.
+    assert_eq!(grouped, 15);
+}

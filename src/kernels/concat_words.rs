@@ -323,6 +323,13 @@ impl KernelLayout for ConcatWords {
         (outer * u64::from(self.block_bits)).div_ceil(32) + 1
     }
 
+    /// A lane per word of the window (a group's: from its first run to
+    /// where its last run ends in the last row), and no more than the
+    /// whole tensor's.
+    fn window_invocations(&self, outer: u64, window_bits: u64) -> Option<u64> {
+        Some(self.invocations(outer).min(window_bits.div_ceil(32) + 1))
+    }
+
     fn output_entries(&self) -> Option<usize> {
         Some(self.piece_count())
     }

@@ -434,6 +434,14 @@ pub(crate) trait KernelLayout {
     /// outputs take one each) for `outer` rows.
     fn invocations(&self, outer: u64) -> u64;
 
+    /// Invocations of a dispatch whose input window holds `window_bits`,
+    /// for a layout that launches a lane per unit of its window (a group's
+    /// window then ends where the group's last run ends); `None` for one
+    /// whose lanes follow its outputs, whatever the window.
+    fn window_invocations(&self, _outer: u64, _window_bits: u64) -> Option<u64> {
+        None
+    }
+
     /// The table's entry count of a layout whose module reads each entry
     /// once, before its first store, one entry per gathered output; `None`
     /// for a module that reads the table as it goes.
@@ -502,6 +510,20 @@ impl GeneratedLayout {
     /// outputs take one each) for `outer` rows.
     pub fn invocations(&self, outer: u64) -> u64 {
         self.generated().invocations(outer)
+    }
+
+    /// Invocations of its dispatch over an input window of `window_bits`.
+    pub(crate) fn invocations_over(&self, outer: u64, window_bits: u64) -> u64 {
+        let layout = self.generated();
+        layout
+            .window_invocations(outer, window_bits)
+            .unwrap_or_else(|| layout.invocations(outer))
+    }
+
+    /// True when its lanes cover its pass's input window (a lane per unit
+    /// of it), so that a group's window is best cut where its runs end.
+    pub(crate) fn lanes_cover_window(&self) -> bool {
+        self.generated().window_invocations(1, 0).is_some()
     }
 
     /// The code path it takes where its kernel's form has more than one

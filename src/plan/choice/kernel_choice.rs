@@ -2,6 +2,8 @@
 //! of the table that fit, tried in the cost model's order, each planned into
 //! passes until one fits the device.
 
+use std::ops::Range;
+
 use crate::kernels::{Form, GeneratedLayout, Kernel, LayoutOf};
 use crate::plan::choice::KernelWork;
 use crate::plan::choice::cost::CostModel;
@@ -173,7 +175,7 @@ fn one_generated_pass(
     layout: &GeneratedLayout,
 ) -> Result<Option<Dispatches>, PlanError> {
     let chunks = chunks_of(g, kernel);
-    let Some(pass) = generated_pass(g, kernel, layout, 0, &chunks)? else {
+    let Some(pass) = generated_pass(g, kernel, layout, 0..g.input_bytes, &chunks)? else {
         return Ok(None);
     };
     Ok(Some(Dispatches {
@@ -183,31 +185,31 @@ fn one_generated_pass(
     }))
 }
 
-/// The one pass of `layout` over `chunks`, its input window from
-/// `window_start` bytes to the input's end, and its table; `None` when the
-/// chunks need more than one pass or grid, or the input does not fit one
-/// window.
+/// The one pass of `layout` over `chunks`, its input window `window`
+/// (bytes: from 0 or a group's first run to the input's end, or to where
+/// the group's runs end), and its table; `None` when the chunks need more
+/// than one pass or grid, or the window does not fit one binding.
 fn generated_pass(
     g: &KernelWork<'_>,
     kernel: Kernel,
     layout: &GeneratedLayout,
-    window_start: u64,
+    window: Range<u64>,
     chunks: &[Chunk],
 ) -> Result<Option<(Pass, Vec<u8>)>, PlanError> {
     let whole = whole_outputs(g, chunks);
-    let input_fits = (g.input_bytes - window_start) * 8 <= room_bits(g);
-    let one_grid = layout.invocations(g.outer) <= g.limits.max_invocations();
+    let window_bits = (window.end - window.start) * 8;
+    let input_fits = window_bits <= room_bits(g);
+    let invocations = layout.invocations_over(g.outer, window_bits);
+    let one_grid = invocations <= g.limits.max_invocations();
     if !whole || !input_fits || !one_grid {
         return Ok(None);
     }
-    let window = Some(window_start..g.input_bytes);
-    let cx = PassContext::new(g, kernel, Some(layout), window);
+    let cx = PassContext::new(g, kernel, Some(layout), Some(window));
     let (mut passes, table) = build_passes(&cx, chunks)?;
     if passes.len() != 1 {
         return Ok(None);
     }
     let mut pass = passes.remove(0);
-    let invocations = layout.invocations(g.outer);
     if u64::from(pass.invocations) != invocations {
         return Err(PlanError::Internal {
             detail: format!(
@@ -265,8 +267,16 @@ fn grouped_passes(
         let (first, last) = (members[0], members[members.len() - 1]);
         let from = all.partition_point(|c| c.output < first);
         let to = all.partition_point(|c| c.output <= last);
+        // A layout whose lanes cover the window ends it where the group's
+        // runs end: a group's dispatch launches lanes over its own span
+        // (all of a concat's along axis 0), not the rest of the tensor.
+        let window_end = match layout.lanes_cover_window() {
+            true => runs_end(g, members),
+            false => g.input_bytes,
+        };
+        let window = window_start..window_end;
         let Some((mut pass, pass_table)) =
-            generated_pass(g, kernel, &layout, window_start, &all[from..to])?
+            generated_pass(g, kernel, &layout, window, &all[from..to])?
         else {
             return Ok(None);
         };
@@ -284,4 +294,20 @@ fn grouped_passes(
         passes,
         table,
     }))
+}
+
+/// Where the runs of `members` end in the input's last row, in bytes
+/// (rounded up; at most the input's end).
+fn runs_end(g: &KernelWork<'_>, members: &[usize]) -> u64 {
+    let last_row = g.outer.saturating_sub(1);
+    members
+        .iter()
+        .map(|&i| {
+            let o = &g.geometry[i];
+            last_row * o.block_bits + o.offset_bits + o.run_bits
+        })
+        .max()
+        .unwrap_or(0)
+        .div_ceil(8)
+        .min(g.input_bytes)
 }

@@ -69,7 +69,13 @@ impl<'a> PassContext<'a> {
         PassContext {
             g,
             kernel,
-            generated: layout.map(|l| (l.invocations(g.outer), l.generated().entry_ranges())),
+            generated: layout.map(|l| {
+                let window_bits = input_window
+                    .as_ref()
+                    .map_or(u64::MAX, |w| (w.end - w.start) * 8);
+                let invocations = l.invocations_over(g.outer, window_bits);
+                (invocations, l.generated().entry_ranges())
+            }),
             input_window,
         }
     }
