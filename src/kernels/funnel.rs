@@ -9,6 +9,7 @@
 
 use super::{
     ClassRates, Form, KernelSpec, LONG_UNALIGNED_RUNS, Moves, Order, SampleSplit, TableForm,
+    YOLOV5_HEAD,
 };
 use crate::element::ElementType;
 use crate::kernels::work::Direction;
@@ -39,16 +40,7 @@ pub(super) const SPEC: KernelSpec = KernelSpec {
     probe: LONG_UNALIGNED_RUNS,
     samples: &[
         (Form::PerLayout, LONG_UNALIGNED_RUNS),
-        // YOLOv5's head: a one-vec4 box, a one-word run gathered, 80 words.
-        (
-            Form::PerLayout,
-            SampleSplit {
-                shape: &[96, 85],
-                axis: 1,
-                lengths: &[4, 1, 80],
-                element_type: ElementType::Float,
-            },
-        ),
+        (Form::PerLayout, YOLOV5_HEAD),
         // int4 rows of odd nibbles into three.
         (
             Form::PerLayout,

@@ -261,6 +261,15 @@ pub(crate) const LONG_UNALIGNED_RUNS: SampleSplit = SampleSplit {
     element_type: ElementType::Uint8,
 };
 
+/// YOLOv5's head, a sample of the kernels that move it: a one-vec4 box,
+/// a one-word objectness column and 80 class words per row.
+pub(crate) const YOLOV5_HEAD: SampleSplit = SampleSplit {
+    shape: &[96, 85],
+    axis: 1,
+    lengths: &[4, 1, 80],
+    element_type: ElementType::Float,
+};
+
 // The published figures the GPU class models rest on
 // ([`crate::docs::device`], "Class models"): what a plain vec4 kernel
 // copies on each class, of which every kernel's rate there is a share.

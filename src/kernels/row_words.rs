@@ -8,7 +8,7 @@
 //! column's sectors for one output at a time.
 
 use super::row_copies::{WGSL, layout};
-use super::{ClassRates, Form, Kernel, KernelSpec, Moves, Order, SampleSplit};
+use super::{ClassRates, Form, Kernel, KernelSpec, Moves, Order, SampleSplit, YOLOV5_HEAD};
 use crate::element::ElementType;
 use crate::kernels::work::Direction;
 
@@ -26,16 +26,7 @@ pub(super) const SPEC: KernelSpec = KernelSpec {
     probe: ODD_WORDS,
     samples: &[
         (Form::PerLayout, ODD_WORDS),
-        // YOLOv5's head: four words, one word and eighty words per row.
-        (
-            Form::PerLayout,
-            SampleSplit {
-                shape: &[96, 85],
-                axis: 1,
-                lengths: &[4, 1, 80],
-                element_type: ElementType::Float,
-            },
-        ),
+        (Form::PerLayout, YOLOV5_HEAD),
         // f16 runs of even lengths at even offsets.
         (
             Form::PerLayout,
