@@ -274,6 +274,8 @@ fn multi_pass_concats_are_exact_in_the_emulator() {
     let options = every_option();
     let (mut plans, mut multi, mut too_large) = (0, 0, 0);
     let many: Vec<Vec<usize>> = (0..20).map(|k| vec![3, 1 + k % 7]).collect();
+    // Many pieces on axis 0: each group's window ends where its pieces do.
+    let stacked: Vec<Vec<usize>> = (0..20).map(|k| vec![1 + 5 * (k % 7), 3]).collect();
     let fixed = [
         vec![vec![6, 5], vec![6, 1], vec![6, 7]],
         vec![vec![3, 70], vec![3, 33]],
@@ -281,8 +283,9 @@ fn multi_pass_concats_are_exact_in_the_emulator() {
         vec![vec![2, 30, 8], vec![2, 50, 8], vec![2, 1, 8]],
         vec![vec![64, 12]; 4],
         many,
+        stacked,
     ];
-    let axes = [1, 1, 0, 1, 1, 1];
+    let axes = [1, 1, 0, 1, 1, 1, 0];
     for (shapes, axis) in fixed.iter().zip(axes) {
         let concat = ResolvedConcat::new(shapes, axis).unwrap();
         for t in one_type_per_width() {
