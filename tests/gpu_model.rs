@@ -126,12 +126,8 @@ fn cases() -> (GpuModel, Vec<Case>) {
                 .iter()
                 .find(|r| r["case"] == name)
                 .unwrap_or_else(|| panic!("{name} not traced today"));
-            let n = traced(now);
-            let now_dispatches = now["dispatches"].as_u64().unwrap() as usize;
-            let now_predicted = model
-                .predict(n.kernel, now_dispatches, n.moved_bytes, &n.work)
-                .unwrap();
-            let now_copy = model.at_probe_work(vec4, n.moved_bytes).unwrap();
+            let now_dispatches = now["dispatches"].as_u64().unwrap();
+            let (now_predicted, now_copy) = h200::against_copy(&model, now).unwrap();
             Case {
                 name: name.to_string(),
                 measured_us: c["plan"]["us"].as_f64().unwrap(),

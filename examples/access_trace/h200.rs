@@ -8,7 +8,7 @@
 
 use serde_json::Value;
 use wgpu_split::plan::Kernel;
-use wgpu_split::plan::gpu_model::{GpuModel, KernelProbe, WarpWork};
+use wgpu_split::plan::gpu_model::{GpuModel, KernelProbe, Predicted, WarpWork};
 
 /// A JSON file of the checkout.
 pub fn read(path: &str) -> Value {
@@ -50,6 +50,24 @@ pub fn traced(row: &Value) -> Traced {
         lanes: sum("lanes") / sum("requests"),
         moved_bytes: 2.0 * 16.0 * row["copy_invocations"].as_f64().unwrap(),
     }
+}
+
+/// What `model` predicts for a traced row's plan (its kernel, its work at
+/// warp 32, its dispatches) and for one vec4 shader copy of the same bytes
+/// at that probe's work; `None` for a plan of no dispatch, or of a kernel
+/// the model has no probe of.
+pub fn against_copy(model: &GpuModel, row: &Value) -> Option<(Predicted, Predicted)> {
+    let at32 = row["by_warp"].as_array()?.iter().any(|c| c["warp"] == 32);
+    if !at32 {
+        return None;
+    }
+    let t = traced(row);
+    let dispatches = row["dispatches"].as_u64()? as usize;
+    let vec4 = Kernel::from_name("vec4")?;
+    Some((
+        model.predict(t.kernel, dispatches, t.moved_bytes, &t.work)?,
+        model.at_probe_work(vec4, t.moved_bytes)?,
+    ))
 }
 
 /// The H200's model: its calibration, and the work of 093c280's probes.

@@ -153,7 +153,6 @@ fn run(options: &args::Options) -> Result<Vec<Row>, Box<dyn std::error::Error>> 
 /// bytes.
 fn print_model(rows: &[Row]) -> Result<(), Box<dyn std::error::Error>> {
     let model = h200::model();
-    let vec4 = wgpu_split::plan::Kernel::from_name("vec4").ok_or("no vec4 kernel")?;
     println!(
         "\nGPU model (H200) | {:<28} {:<10} {:<12} {:>5} {:>5} {:>7} {:>5} {:>9} {:>9} {:>5}",
         "case",
@@ -171,13 +170,11 @@ fn print_model(rows: &[Row]) -> Result<(), Box<dyn std::error::Error>> {
         let Some(w32) = r.by_warp.iter().find(|c| c.warp == 32) else {
             continue;
         };
-        let t = h200::traced(&serde_json::to_value(r)?);
-        let (Some(plan), Some(copy)) = (
-            model.predict(t.kernel, r.dispatches, t.moved_bytes, &t.work),
-            model.at_probe_work(vec4, t.moved_bytes),
-        ) else {
+        let row = serde_json::to_value(r)?;
+        let Some((plan, copy)) = h200::against_copy(&model, &row) else {
             continue;
         };
+        let t = h200::traced(&row);
         println!(
             "                 | {:<28} {:<10} {:<12} {:>5.1} {:>5.1} {:>7.2} {:>5.2} {:>9.1} {:>9.1} {:>5.2}",
             r.case,

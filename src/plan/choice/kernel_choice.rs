@@ -270,9 +270,10 @@ fn grouped_passes(
         // A layout whose lanes cover the window ends it where the group's
         // runs end: a group's dispatch launches lanes over its own span
         // (all of a concat's along axis 0), not the rest of the tensor.
-        let window_end = match layout.lanes_cover_window() {
-            true => runs_end(g, members),
-            false => g.input_bytes,
+        let window_end = if layout.lanes_cover_window() {
+            runs_end(g, members)
+        } else {
+            g.input_bytes
         };
         let window = window_start..window_end;
         let Some((mut pass, pass_table)) =
