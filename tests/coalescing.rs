@@ -206,8 +206,11 @@ const BELOW: [(&str, Below); 22] = [
 ];
 
 /// Prices each row of `rows` (traced from `splits` under `model`, in
-/// order; `concat`: their mirrors) by the H200's model, prints it, and
-/// returns where it misses [`PRICE_TARGET`] or its entry in [`BELOW`].
+/// order; `concat`: their mirrors) by the H200's model, prints it (case,
+/// direction, class, kernel, dispatches, tensor KiB, predicted and shader
+/// copy µs, their ratio, the bindings' floor, the kernel's cap at its
+/// probe's work, the entry in [`BELOW`]), and returns where it misses
+/// [`PRICE_TARGET`] or its entry.
 fn priced(
     rows: &[Row],
     splits: &[(String, ElementType, ResolvedSplit)],
@@ -243,12 +246,13 @@ fn priced(
         let cap = at_probe(traced.kernel).unwrap_or(0.0);
         let entry = BELOW.iter().find(|(case, _)| case == name).map(|e| e.1);
         println!(
-            "priced | {:<32} {:<6} {:<10} {:<12} {:>4} {:>9.1} {:>9.1} {:>5.2} {:>5.2} {:>5.2} {entry:?}",
+            "priced | {:<32} {:<6} {:<10} {:<12} {:>4} {:>9.0} {:>9.1} {:>9.1} {:>5.2} {:>5.2} {:>5.2} {entry:?}",
             name,
             if concat { "concat" } else { "split" },
             row.class,
             row.kernel,
             row.dispatches,
+            traced.moved_bytes / 2.0 / 1024.0,
             plan.seconds() * 1e6,
             copy.seconds() * 1e6,
             ratio,
