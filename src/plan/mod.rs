@@ -50,6 +50,7 @@ mod limits;
 mod options;
 mod passes;
 pub(crate) mod permuted_binding;
+mod permuted_concat_plan;
 mod permuted_plan;
 mod permuted_tiles;
 mod permuted_windows;
@@ -78,7 +79,8 @@ pub use geometry::outputs::PlannedOutput;
 pub(crate) use geometry::runs::{Run, RunLayout};
 pub use limits::PlanLimits;
 pub use options::PlanOptions;
-pub use permuted_plan::{BLOCKED_WORDS, PermutedConcatPlan, PermutedPlan};
+pub use permuted_concat_plan::PermutedConcatPlan;
+pub use permuted_plan::{BLOCKED_WORDS, PermutedPlan};
 pub use split_plan::SplitPlan;
 
 #[cfg(feature = "analysis")]

@@ -16,7 +16,8 @@ use crate::plan::binding::regions::PlainRegion;
 use crate::plan::binding::regions::overlap;
 use crate::plan::error::EncodeError;
 use crate::plan::limits::PlanLimits;
-use crate::plan::permuted_plan::{PermutedConcatPlan, PermutedPlan};
+use crate::plan::permuted_concat_plan::PermutedConcatPlan;
+use crate::plan::permuted_plan::PermutedPlan;
 use crate::plan::permuted_windows::{ViewChunk, footprint};
 use crate::plan::recording::{
     RecordedBinding, RecordedBuffer, RecordedCommand, RecordedModule, Recording,
