@@ -160,8 +160,8 @@ enum Below {
     /// moves them is below the target at its own probe's work (checked). A
     /// kernel no GPU has measured has no figure to be priced by.
     Rate,
-    /// Its kernel could reach the target at its probe's work, but the
-    /// plan does more work per byte than the probe: open (issue 55,
+    /// Its kernel reaches the target at its probe's work (checked), but
+    /// the plan does more work per byte than the probe: open (issue 55,
     /// build 2).
     Work,
 }
@@ -268,7 +268,11 @@ fn priced(
             if concat { "concat" } else { "split" }
         );
         let why = match (ratio >= PRICE_TARGET, entry) {
-            (true, None) | (false, Some(Below::Work)) => continue,
+            (true, None) => continue,
+            (false, Some(Below::Work)) if cap >= PRICE_TARGET => continue,
+            (false, Some(Below::Work)) => {
+                format!("{ratio:.2}, listed Work, but its kernel's cap is {cap:.2}: Rate")
+            }
             (true, Some(why)) => format!("{ratio:.2}, listed {why:?}: take it out of BELOW"),
             (false, None) => format!("{ratio:.2}, below {PRICE_TARGET}"),
             (false, Some(Below::Bindings)) if floor < PRICE_TARGET => continue,
