@@ -493,9 +493,10 @@ fn templates_are_wgsl_with_named_holes_and_no_rust_escapes() {
     let files: Vec<String> = templates().into_iter().map(|(f, _)| f).collect();
     for kernel in Kernel::ALL {
         let forms = wgpu_split::plan::internals::template_files(kernel);
-        assert_eq!(
-            forms.len(),
-            kernel.forms().len(),
+        // A per-layout form that moves both ways may have a template per
+        // direction (the funnel's row streams and concat streams).
+        assert!(
+            forms.len() >= kernel.forms().len(),
             "{kernel}: a template per form"
         );
         for file in forms {

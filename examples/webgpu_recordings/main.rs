@@ -264,10 +264,12 @@ fn check_coverage(
         .filter(|k| required.contains(k))
         .flat_map(|k| PLACEMENTS.map(|p| (k, p)))
         .flat_map(|(k, p)| orders.map(|l| (k, p, l)))
-        // Row blocks join concats with striped lanes only (the looped
-        // form; `RowBlocks::new`).
+        // Row blocks and the funnel join concats with striped lanes only
+        // (row blocks' looped form, `RowBlocks::new`; the funnel's concat
+        // streams, `ConcatStreams`).
         .filter(|&(k, _, l)| {
-            !(what == "concat" && k.0 == Kernel::RowBlocks && l == LaneOrder::Blocked)
+            let striped_only = matches!(k.0, Kernel::RowBlocks | Kernel::Funnel);
+            !(what == "concat" && striped_only && l == LaneOrder::Blocked)
         })
         .filter(|&(k, p, l)| !ran.contains(&(k, p, Some(l))))
         .map(|((k, f), p, l)| format!("{k:?} {} {} {}", f.name(), p.name(), l.name()))

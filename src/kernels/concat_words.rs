@@ -4,7 +4,9 @@
 //! are whole vec4s or words takes the split's kernels the other way (row
 //! copies, row words, vec4, words: `move_<slot>` reads the piece and writes
 //! the tensor); this one takes the rest: sub-word element types, odd
-//! lengths. Consecutive lanes write consecutive tensor words (whole
+//! lengths (on GPUs, runs of 128 bits or more whose pieces tile the row
+//! take the funnel's concat streams first, [`super::concat_streams`]).
+//! Consecutive lanes write consecutive tensor words (whole
 //! sectors) and read consecutive piece words, whatever the lane order, so
 //! it has one.
 

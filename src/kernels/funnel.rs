@@ -5,7 +5,10 @@
 //! also gathers runs of whole words shorter than a vec4); where that form
 //! does not take the outputs (an output cut into chunks, more group modules
 //! than a plan compiles), its table-driven form moves one unit per
-//! invocation, in any number of dispatches.
+//! invocation, in any number of dispatches. Concats take the per-layout
+//! form only, on GPUs ([`super::concat_streams`]: a lane per tensor vec4,
+//! shifted out of the one or two runs it spans); the table form writes its
+//! units at any bit offset, so it moves splits only.
 
 use super::{
     ClassRates, Form, KernelSpec, LONG_UNALIGNED_RUNS, Moves, Order, SampleSplit, TableForm,
@@ -14,7 +17,8 @@ use super::{
 use crate::element::ElementType;
 use crate::kernels::work::Direction;
 use crate::kernels::work::OutputGeometry;
-use crate::kernels::row_streams;
+use crate::kernels::work::Work;
+use crate::kernels::{GeneratedLayout, concat_streams, row_streams};
 use crate::kernels::template::Template;
 use crate::kernels::wgsl::{VEC4_BITS, table_driven};
 
@@ -24,11 +28,14 @@ pub(super) const SPEC: KernelSpec = KernelSpec {
     name: "funnel",
     unit_bits: 128,
     order: Order::ByRate,
-    templates: &[row_streams::WGSL, WGSL],
+    templates: &[row_streams::WGSL, concat_streams::WGSL, WGSL],
     moves: Moves {
-        per_layout: Some(row_streams::layout),
+        per_layout: Some(per_layout),
         table: Some(TableForm {
-            fits: |g| g.vec4_bindings() && g.long_runs_in_vec4s(),
+            // A split only: the table form writes its units at any bit offset.
+            fits: |g| {
+                g.direction == Direction::Split && g.vec4_bindings() && g.long_runs_in_vec4s()
+            },
             wgsl: |variant| {
                 VEC4_BITS.fill("helpers", &[]) + &table_driven("split_funnel", &WGSL, variant)
             },
@@ -69,5 +76,18 @@ pub(super) const SPEC: KernelSpec = KernelSpec {
     rates: ClassRates::on_gpus(6.3e9, 0.93),
     inherits: None,
     per_layout_name: Some("row_streams"),
-    directions: &[Direction::Split],
+    directions: &[Direction::Split, Direction::Concat],
 };
+
+/// The per-layout form: row streams for a split, concat streams for a
+/// concat.
+fn per_layout(
+    g: &Work<'_>,
+    live: Vec<(usize, &OutputGeometry)>,
+    window_start_bits: u64,
+) -> Option<GeneratedLayout> {
+    match g.direction {
+        Direction::Split => row_streams::layout(g, live, window_start_bits),
+        Direction::Concat => concat_streams::layout(g, live, window_start_bits),
+    }
+}

@@ -31,9 +31,11 @@ pub(crate) mod work;
 
 // The layouts of two kernels' per-layout forms (the kernels' own modules
 // are declared by the table below).
+mod concat_streams;
 mod row_copies;
 mod row_streams;
 
+pub use concat_streams::ConcatStreams;
 pub use concat_words::ConcatWords;
 pub use row_blocks::RowBlocks;
 pub use row_copies::RowCopies;
@@ -402,7 +404,8 @@ pub(crate) struct KernelSpec {
     pub order: Order,
     /// Whether and how it moves a plan's outputs.
     pub moves: Moves,
-    /// Its templates under `shaders/` (one per form).
+    /// Its templates under `shaders/` (one per form; a per-layout form
+    /// that moves both ways may have one per direction).
     pub templates: &'static [Template],
     /// Whether the cost model prices gathering this one output at this
     /// kernel's rate (it would move the output on its own; the kernels that
@@ -489,6 +492,9 @@ pub enum GeneratedLayout {
     RowCopies(RowCopies),
     /// [`Kernel::ConcatWords`]: tensor words from pieces at any offset.
     ConcatWords(ConcatWords),
+    /// [`Kernel::Funnel`]'s per-layout form for concats: tensor vec4s from
+    /// long runs at any offset.
+    ConcatStreams(ConcatStreams),
 }
 
 impl GeneratedLayout {
@@ -499,6 +505,7 @@ impl GeneratedLayout {
             GeneratedLayout::RowStreams(layout) => layout,
             GeneratedLayout::RowCopies(layout) => layout,
             GeneratedLayout::ConcatWords(layout) => layout,
+            GeneratedLayout::ConcatStreams(layout) => layout,
         }
     }
 

@@ -15,9 +15,9 @@ pub use crate::kernels::table::{
 };
 pub use crate::kernels::wgsl::Bindings;
 pub use crate::kernels::{
-    BitField, COPY_VEC4S, ConcatPiece, ConcatPieces, ConcatWords, CopyOutput, GeneratedLayout,
-    MAX_COPY_OUTPUTS, MAX_ROW_BLOCK_BITS, MIN_WORKING_PERCENT, RowBlocks, RowCopies, RowOutput,
-    RowStreams, STREAM_VEC4S, StreamOutput,
+    BitField, COPY_VEC4S, ConcatPiece, ConcatPieces, ConcatStreams, ConcatWords, CopyOutput,
+    GeneratedLayout, MAX_COPY_OUTPUTS, MAX_ROW_BLOCK_BITS, MIN_WORKING_PERCENT, RowBlocks,
+    RowCopies, RowOutput, RowStreams, STREAM_VEC4S, StreamOutput,
 };
 pub use crate::kernels::{
     DISCRETE_GPU_BYTES_PER_SECOND, INTEGRATED_GPU_BYTES_PER_SECOND, UNKNOWN_GPU_BYTES_PER_SECOND,

@@ -20,6 +20,7 @@
 mod bindings;
 mod checks;
 mod concat_checks;
+mod concat_streams;
 mod concat_words;
 mod generated;
 pub mod permuted;
@@ -355,6 +356,9 @@ fn run_kernel(
         Some(GeneratedLayout::RowStreams(rs)) => {
             split_only(kernel);
             row_streams::run_row_streams(rs, pass, memory)
+        }
+        Some(GeneratedLayout::ConcatStreams(cs)) => {
+            concat_streams::run_concat_streams(cs, pass, memory, tensor_bits)
         }
         Some(GeneratedLayout::RowCopies(rc)) => generated::run_row_copies(rc, pass, memory),
         Some(GeneratedLayout::ConcatWords(cw)) => {

@@ -1,0 +1,166 @@
+//! The concat-stream layout, the funnel kernel's per-layout form for
+//! concats (the row streams' mirror): the pieces' runs tile each tensor row
+//! in order, each at least 128 bits; lane `g` writes the tensor's vec4 `g`,
+//! shifted out of the piece whose run holds its first bit and, where that
+//! run ends inside the vec4, out of the next run (`shaders/concat_streams.wgsl`).
+//! Every store is a whole, aligned vec4 of the tensor; the loads are the
+//! split's funnel loads, the other way. Striped lanes only (GPUs): a
+//! software rasteriser's concat keeps the concat-words kernel.
+
+use super::{GeneratedLayout, Kernel, KernelLayout};
+use crate::kernels::lanes::LaneOrder;
+use crate::kernels::template::Template;
+use crate::kernels::wgsl::{VEC4_BITS, Variant, chain_test, entry_point, read_entries};
+use crate::kernels::work::{Direction, OutputGeometry, Work};
+
+/// The template of the concat-stream layouts.
+pub(super) const WGSL: Template = Template::new(
+    "concat_streams.wgsl",
+    include_str!("../../shaders/concat_streams.wgsl"),
+);
+
+/// Most pieces one module reads (each is a branch of every lane's pick).
+const MAX_PIECES: usize = 32;
+
+/// The layout of `live` (every piece of the concat, in one pass from the
+/// tensor's start), or `None`.
+pub(super) fn layout(
+    g: &Work<'_>,
+    live: Vec<(usize, &OutputGeometry)>,
+    window_start_bits: u64,
+) -> Option<GeneratedLayout> {
+    let every_piece = live.len() == g.output_indices().len();
+    let one_pass = window_start_bits == 0 && every_piece;
+    let fits = g.direction == Direction::Concat
+        && g.lanes == LaneOrder::Striped
+        && g.vec4_bindings()
+        && g.input_bytes.is_multiple_of(16)
+        // Tensor and piece bits are u32 in the module.
+        && g.input_bytes * 8 < 1 << 32;
+    if !(one_pass && fits) {
+        return None;
+    }
+    ConcatStreams::new(&live).map(GeneratedLayout::ConcatStreams)
+}
+
+/// A concat-stream layout: the tensor's row and the pieces' runs in it, in
+/// order from the row's start. The row count is not part of it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ConcatStreams {
+    /// Bits per tensor row (the runs' sum).
+    pub block_bits: u32,
+    /// Bits of each piece's run in a row, in entry order.
+    pub runs: Vec<u32>,
+}
+
+impl ConcatStreams {
+    /// The layout of `live` (every non-empty piece, in order): `None`
+    /// unless their runs tile the row from its start, each at least 128
+    /// bits, each piece whole vec4s, at most [`MAX_PIECES`] of them.
+    pub(crate) fn new(live: &[(usize, &OutputGeometry)]) -> Option<Self> {
+        let block_bits = live.first()?.1.block_bits;
+        if live.len() > MAX_PIECES {
+            return None;
+        }
+        let mut at = 0;
+        let mut runs = Vec::with_capacity(live.len());
+        for (_, g) in live {
+            let tiles = g.offset_bits == at && g.block_bits == block_bits;
+            if !tiles || g.run_bits < 128 || !g.total_bits.is_multiple_of(128) {
+                return None;
+            }
+            runs.push(u32::try_from(g.run_bits).ok()?);
+            at += g.run_bits;
+        }
+        (at == block_bits).then_some(())?;
+        Some(ConcatStreams {
+            block_bits: u32::try_from(block_bits).ok()?,
+            runs,
+        })
+    }
+
+    /// The if-else chain that finds the run holding the column: its piece,
+    /// start, length and first bit, and the run after it.
+    fn picks(&self) -> String {
+        let count = self.runs.len();
+        let mut start = 0u32;
+        let mut picks = String::new();
+        for (j, &run) in self.runs.iter().enumerate() {
+            let end = start + run;
+            let last = j + 1 == count;
+            let k = if last { 0 } else { j + 1 };
+            picks += &WGSL.fill(
+                "pick",
+                &[
+                    ("test", &chain_test(j, count, &format!("col < {end}u"))),
+                    ("j", &j),
+                    ("start", &start),
+                    ("run", &run),
+                    ("k", &k),
+                    ("next_run", &self.runs[k]),
+                    ("wraps", &u32::from(last)),
+                ],
+            );
+            start = end;
+        }
+        picks
+    }
+
+    /// `piece_bits(j, p)`: 128 bits from bit `p` of piece `j`'s slot.
+    fn piece_reads(&self, variant: &Variant) -> String {
+        let count = self.runs.len();
+        let slot = |j: usize| variant.placement.slot_of_entry(j);
+        let reads = if (1..count).all(|j| slot(j) == slot(0)) {
+            WGSL.fill("read", &[("test", &""), ("slot", &slot(0))])
+        } else {
+            WGSL.repeat("read", 0..count, |&j| {
+                vec![
+                    ("test", chain_test(j, count, &format!("j == {j}u"))),
+                    ("slot", slot(j).to_string()),
+                ]
+            })
+        };
+        let slots = WGSL.repeat("piece_bits_slot", 0..variant.slots, |s| {
+            vec![("slot", s.to_string())]
+        });
+        slots + &WGSL.fill("piece_bits", &[("reads", &reads)])
+    }
+}
+
+impl KernelLayout for ConcatStreams {
+    fn kernel(&self) -> Kernel {
+        Kernel::Funnel
+    }
+
+    /// A lane per vec4 of the tensor (whole vec4s: [`layout`]).
+    fn invocations(&self, outer: u64) -> u64 {
+        outer * u64::from(self.block_bits) / 128
+    }
+
+    fn output_entries(&self) -> Option<usize> {
+        Some(self.runs.len())
+    }
+
+    fn wgsl(&self, variant: &Variant) -> String {
+        let body = WGSL.fill(
+            "body",
+            &[
+                ("entries", &read_entries(variant, self.runs.len())),
+                ("block", &self.block_bits),
+                ("picks", &self.picks()),
+                (
+                    "store",
+                    &WGSL.fill(
+                        if variant.skips {
+                            "store_skipping"
+                        } else {
+                            "store"
+                        },
+                        &[],
+                    ),
+                ),
+            ],
+        );
+        VEC4_BITS.fill("helpers", &[]) + &self.piece_reads(variant) + &entry_point(variant, &body)
+    }
+}
