@@ -1,48 +1,60 @@
 // The funnel kernel's concat form, generated per layout
 // (src/kernels/concat_streams.rs): a concat writes the tensor (the source
 // binding) from its pieces (the destination slots), whose runs tile each
-// tensor row in entry order, each at least 128 bits. Lane g writes vec4 g
-// of the tensor: consecutive lanes on consecutive vec4s of the tensor and,
-// inside a run, of its piece. The vec4's bits come from the piece whose run
-// holds its first bit (128 bits at any offset: two vec4 loads, one funnel
-// shift) and, where that run ends inside the vec4, from the next run (the
-// next piece's in the row, or piece 0's in the next row): no vec4 spans
-// more than two runs. Every store is a whole vec4 of the tensor (where a
-// piece is left to another dispatch, a masked read-modify-write).
+// tensor row in entry order. Lane g writes vec4 g of the tensor:
+// consecutive lanes on consecutive vec4s of the tensor and, inside a run,
+// of its piece. The vec4's bits come from the piece whose run holds its
+// first bit (128 bits at any offset: two vec4 loads, one funnel shift)
+// and, where that run ends inside the vec4, from the runs after it (the
+// next pieces' in the row, then piece 0's in the next row), as many as
+// the layout's bound on the runs one vec4 spans. Every store is a whole
+// vec4 of the tensor (where a piece is left to another dispatch, a masked
+// read-modify-write).
 
 //#fragment body
-{{entries}}    // The vec4's first bit: its row, and its column in the row.
+{{entries}}    // Each piece's run in the row and its first bit, by entry.
+    var runs = array<u32, {{count}}>({{runs}});
+    var bases = array<u32, {{count}}>({{bases}});
+    // The vec4's first bit: its row, and its column in the row.
     let y = g * 128u;
     let row = y / {{block}}u;
     let col = y % {{block}}u;
-    // The run that holds the column (its piece, where the run starts in
-    // the row, its length, its piece's first bit) and the run after it.
+    // The run that holds the column: its piece, and where it starts in the
+    // row.
     var j = 0u;
     var start = 0u;
-    var run = 0u;
-    var base = 0u;
-    var k = 0u;
-    var next_run = 0u;
-    var next_base = 0u;
-    var next_row = row;
 {{picks}}
-    // Bits of the run from the column on.
-    let n = start + run - col;
-    var v = piece_bits(j, base + row * run + col - start);
+    // `n`: bits of the vec4 filled, from the column to the run's end.
+    var n = start + runs[j] - col;
+    var v = piece_bits(j, bases[j] + row * runs[j] + col - start);
+{{mine}}    // The runs after it, while the vec4 has room: piece `k` in row `r`.
+    var k = j;
+    var r = row;
+{{fragments_code}}{{store}}//#fragment fragment
     if (n < 128u) {
-        let w = piece_bits(k, next_base + next_row * next_run);
+        k = k + 1u;
+        if (k == {{count}}u) {
+            k = 0u;
+            r = r + 1u;
+        }
+        let w = piece_bits(k, bases[k] + r * runs[k]);
         v = low_bits(v, n) | shift_up(w, n);
+{{mine_next}}        n = n + runs[k];
     }
-{{store}}//#fragment store
+//#fragment mine
+    // The bits this dispatch writes: those of pieces not left to another
+    // dispatch (FLAG_SKIP).
+    let ones = vec4<u32>(0xFFFFFFFFu);
+    var mine = select(vec4<u32>(0u), low_bits(ones, min(n, 128u)), writes(j));
+//#fragment mine_next
+        mine = mine | select(vec4<u32>(0u), low_bits(ones, min(n + runs[k], 128u)) & ~low_bits(ones, n), writes(k));
+//#fragment store
     st_src(__site__, g + source_shift_bits() / 128u, v);
 //#fragment store_skipping
-    // A piece another dispatch of the pass writes (FLAG_SKIP) keeps its
-    // bits: a masked read-modify-write of the vec4 it shares.
-    let ones = low_bits(vec4<u32>(0xFFFFFFFFu), min(n, 128u));
-    let mine = select(vec4<u32>(0u), ones, writes(j))
-        | select(vec4<u32>(0u), ~ones, n < 128u && writes(k));
+    // A piece another dispatch of the pass writes keeps its bits: a masked
+    // read-modify-write of the vec4 it shares.
     let at = g + source_shift_bits() / 128u;
-    if (all(mine == vec4<u32>(0xFFFFFFFFu))) {
+    if (all(mine == ones)) {
         st_src(__site__, at, v);
     } else if (any(mine != vec4<u32>(0u))) {
         st_src(__site__, at, (ld_src(__site__, at) & ~mine) | (v & mine));
@@ -51,12 +63,6 @@
     {{test}}{
         j = {{j}}u;
         start = {{start}}u;
-        run = {{run}}u;
-        base = e{{j}}.dst_unit * 128u;
-        k = {{k}}u;
-        next_run = {{next_run}}u;
-        next_base = e{{k}}.dst_unit * 128u;
-        next_row = row + {{wraps}}u;
     }
 //#fragment piece_bits_slot
 // 128 bits of slot {{slot}} from bit `p`: both vec4s loaded, the second

@@ -66,6 +66,45 @@
             st_dst_{{slot}}(__site__, e.dst_unit + q, v);
         }
     }
+//#fragment gather_bits
+    // A short run ({{run}} bits per row, at any bit offset): this invocation
+    // gathers the output's vec4 q from the rows it spans, at most 32 bits a
+    // step.
+    {{unless_skipped}}{
+        let e = e{{j}};
+        let q = g - e.first_invocation;
+        if (g >= e.first_invocation && q < (e.len_bits >> 7u)) {
+            let first = q * 128u;
+            var row = first / {{run}}u;
+            var col = first % {{run}}u;
+            var v = vec4<u32>();
+            var filled = 0u;
+            for (var i = 0u; i < {{steps}}u; i++) {
+                if (filled < 128u) {
+                    let take = min(min(32u, {{run}}u - col), 128u - filled);
+                    let bits = source_bits(e.src_bit + row * {{block}}u + col);
+                    let kept = select((1u << take) - 1u, 0xFFFFFFFFu, take == 32u);
+                    v = v | shift_up(vec4<u32>(bits & kept, 0u, 0u, 0u), filled);
+                    filled += take;
+                    col += take;
+                    let next_row = col == {{run}}u;
+                    row = select(row, row + 1u, next_row);
+                    col = select(col, 0u, next_row);
+                }
+            }
+            st_dst_{{slot}}(__site__, e.dst_unit + q, v);
+        }
+    }
+//#fragment source_bits
+// 32 bits of the source from bit `p` (the second word clamped to the
+// binding: it is used only where the bits cross into it).
+fn source_bits(p: u32) -> u32 {
+    let w = p >> 5u;
+    let s = p & 31u;
+    let low = ld_src_word(__site__, w);
+    let high = ld_src_word(__site__, min(w + 1u, arrayLength(&src_vec4) * 4u - 1u));
+    return select((low >> s) | (high << (32u - s)), low, s == 0u);
+}
 //#fragment step
             let v{{next}} = ld_src(__site__, at + {{next}}u);
             if (u0 + {{k}}u < end) {

@@ -803,11 +803,18 @@ fn long_runs_concatenate_through_the_funnel_on_gpus() {
         return;
     };
     let mut rng = Rng::new(55);
-    let cases: [(ElementType, [usize; 2], &[usize]); 4] = [
+    // The last four hold pieces shorter than a vec4: a vec4 of the tensor
+    // spans three runs (four in the u8 999/1/1/999), and wraps into the
+    // next row past the u8 1023/1's one byte.
+    let cases: [(ElementType, [usize; 2], &[usize]); 8] = [
         (ElementType::Uint8, [64, 4097], &[2049, 2048]),
         (ElementType::Int4, [64, 4099], &[1366, 1366, 1367]),
         (ElementType::Float, [32, 4097], &[2049, 2048]),
         (ElementType::Int2, [32, 40000], &[66, 30000, 9934]),
+        (ElementType::Int8, [64, 1023], &[511, 1, 511]),
+        (ElementType::Int4, [64, 2050], &[1000, 2, 1048]),
+        (ElementType::Uint8, [64, 2000], &[999, 1, 1, 999]),
+        (ElementType::Uint8, [64, 1024], &[1023, 1]),
     ];
     for (t, [rows, width], lengths) in cases {
         assert_eq!(lengths.iter().sum::<usize>(), width);

@@ -325,6 +325,42 @@ fn row_streams_move_unaligned_runs_of_every_width() {
 }
 
 #[test]
+fn short_runs_at_any_offset_split_through_the_funnel_on_gpus() {
+    let Some(gpu) = gpu("short_runs_at_any_offset_split_through_the_funnel_on_gpus") else {
+        return;
+    };
+    // A few short runs that are not whole words at whole-word offsets
+    // beside long ones: the int8 511/1/511 split scaled down, a byte last in
+    // its row, two in a row, an f16 at an odd element, int2 and int4 runs,
+    // a run of 100 bits. Striped lanes (GPUs) gather them from any offset;
+    // lavapipe's blocked lanes keep another kernel.
+    let cases = [
+        (ElementType::Int8, vec![64, 1023], vec![511, 1, 511]),
+        (ElementType::Uint8, vec![64, 1024], vec![1023, 1]),
+        (ElementType::Uint8, vec![64, 2000], vec![999, 1, 1, 999]),
+        (ElementType::Float16, vec![64, 1000], vec![499, 1, 500]),
+        (ElementType::Int2, vec![64, 4000], vec![1990, 3, 2007]),
+        (ElementType::Int4, vec![64, 2050], vec![1000, 2, 1048]),
+        (ElementType::Int4, vec![64, 2100], vec![25, 2075]),
+        (ElementType::Uint8, vec![64, 2051], vec![1024, 3, 1024]),
+    ];
+    let mut rng = Rng::new(56);
+    for (t, shape, lengths) in cases {
+        let split = ResolvedSplit::new(&shape, 1, lengths, true).unwrap();
+        let input = random_tensor(&mut rng, t, &shape);
+        for (model, gathered) in [
+            (CostModel::DISCRETE_GPU, true),
+            (CostModel::LAVAPIPE, false),
+        ] {
+            let options = PlanOptions::default().strategy(PlanStrategy::Auto(model));
+            let runs = check_plans_with(gpu, &input, &split, options);
+            let context = format!("{t:?} {shape:?} {:?}: {runs:?}", model.lanes);
+            assert_eq!(runs == common::ROW_STREAMS, gathered, "{context}");
+        }
+    }
+}
+
+#[test]
 fn row_blocks_move_short_runs_of_every_width() {
     let Some(gpu) = gpu("row_blocks_move_short_runs_of_every_width") else {
         return;

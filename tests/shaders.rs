@@ -86,11 +86,22 @@ fn check_entry_point(module: &naga::Module, what: &str) {
 /// placements and both lane orders (blocked by lavapipe's model, striped
 /// by a GPU's), each module validated in every variant.
 fn check_generated(kernel: Kernel, t: ElementType, shape: &[usize], lengths: Vec<usize>) {
-    let split = ResolvedSplit::new(shape, 1, lengths, true).unwrap();
     let models = [CostModel::LAVAPIPE, CostModel::DISCRETE_GPU];
-    for (placement, model) in [Placement::Separate, Placement::Arena]
+    check_generated_with(&models, kernel, t, shape, lengths);
+}
+
+/// [`check_generated`] with the lane orders of `models` only.
+fn check_generated_with(
+    models: &[CostModel],
+    kernel: Kernel,
+    t: ElementType,
+    shape: &[usize],
+    lengths: Vec<usize>,
+) {
+    let split = ResolvedSplit::new(shape, 1, lengths, true).unwrap();
+    for (placement, &model) in [Placement::Separate, Placement::Arena]
         .into_iter()
-        .flat_map(|p| models.map(|m| (p, m)))
+        .flat_map(|p| models.iter().map(move |m| (p, m)))
     {
         let options = PlanOptions::default()
             .strategy(Strategy::Auto(model))
@@ -211,6 +222,20 @@ fn generated_row_stream_kernels_validate() {
         (ElementType::Int4, vec![32, 520], vec![8, 512]),
     ] {
         check_generated(Kernel::Funnel, t, &shape, lengths);
+    }
+    // With striped lanes, short runs at any bit offset (a byte, an f16 at
+    // an odd element) beside long ones.
+    for (t, shape, lengths) in [
+        (ElementType::Int8, vec![64, 1023], vec![511, 1, 511]),
+        (ElementType::Float16, vec![64, 1000], vec![499, 1, 500]),
+    ] {
+        check_generated_with(
+            &[CostModel::DISCRETE_GPU],
+            Kernel::Funnel,
+            t,
+            &shape,
+            lengths,
+        );
     }
 }
 
@@ -494,11 +519,26 @@ fn templates_are_wgsl_with_named_holes_and_no_rust_escapes() {
     for kernel in Kernel::ALL {
         let forms = wgpu_split::plan::internals::template_files(kernel);
         // A per-layout form that moves both ways may have a template per
-        // direction (the funnel's row streams and concat streams).
-        assert!(
-            forms.len() >= kernel.forms().len(),
-            "{kernel}: a template per form"
+        // direction (the funnel's row streams and concat streams): at
+        // least one per form, at most one per form and direction, no file
+        // twice.
+        let (least, most) = (
+            kernel.forms().len(),
+            kernel.forms().len()
+                * [kernel.moves_splits(), kernel.moves_concats()]
+                    .iter()
+                    .filter(|&&moves| moves)
+                    .count(),
         );
+        assert!(
+            (least..=most).contains(&forms.len()),
+            "{kernel}: {} templates for {least} forms",
+            forms.len()
+        );
+        let mut distinct = forms.clone();
+        distinct.sort_unstable();
+        distinct.dedup();
+        assert_eq!(distinct.len(), forms.len(), "{kernel}: {forms:?}");
         for file in forms {
             assert!(
                 files.iter().any(|f| f == file),

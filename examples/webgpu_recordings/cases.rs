@@ -189,6 +189,14 @@ pub fn bench_cases() -> Vec<Case> {
             &[1, 64, 85],
             split13(3, -1).split_input(lengths(&[4, 1, 80])).into(),
         ),
+        // A byte between two long runs: striped plans gather it from any
+        // bit offset (split) and shift a vec4 out of three runs (concat).
+        op_case(
+            "i8_511_1_511",
+            ElementType::Int8,
+            &[64, 1023],
+            split13(3, 1).split_input(lengths(&[511, 1, 511])).into(),
+        ),
     ];
     cases.push(Case {
         name: "f32_tensor_split".to_string(),

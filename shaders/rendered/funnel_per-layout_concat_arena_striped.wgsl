@@ -182,47 +182,41 @@ fn split(
     }
     let e0 = bound_0(table.entries[0u]);
     let e1 = bound_0(table.entries[1u]);
+    // Each piece's run in the row and its first bit, by entry.
+    var runs = array<u32, 2>(16384u, 16392u);
+    var bases = array<u32, 2>(e0.dst_unit * 128u, e1.dst_unit * 128u);
     // The vec4's first bit: its row, and its column in the row.
     let y = g * 128u;
     let row = y / 32776u;
     let col = y % 32776u;
-    // The run that holds the column (its piece, where the run starts in
-    // the row, its length, its piece's first bit) and the run after it.
+    // The run that holds the column: its piece, and where it starts in the
+    // row.
     var j = 0u;
     var start = 0u;
-    var run = 0u;
-    var base = 0u;
-    var k = 0u;
-    var next_run = 0u;
-    var next_base = 0u;
-    var next_row = row;
     if (col < 16384u) {
         j = 0u;
         start = 0u;
-        run = 16384u;
-        base = e0.dst_unit * 128u;
-        k = 1u;
-        next_run = 16392u;
-        next_base = e1.dst_unit * 128u;
-        next_row = row + 0u;
     }
     else {
         j = 1u;
         start = 16384u;
-        run = 16392u;
-        base = e1.dst_unit * 128u;
-        k = 0u;
-        next_run = 16384u;
-        next_base = e0.dst_unit * 128u;
-        next_row = row + 1u;
     }
 
-    // Bits of the run from the column on.
-    let n = start + run - col;
-    var v = piece_bits(j, base + row * run + col - start);
+    // `n`: bits of the vec4 filled, from the column to the run's end.
+    var n = start + runs[j] - col;
+    var v = piece_bits(j, bases[j] + row * runs[j] + col - start);
+    // The runs after it, while the vec4 has room: piece `k` in row `r`.
+    var k = j;
+    var r = row;
     if (n < 128u) {
-        let w = piece_bits(k, next_base + next_row * next_run);
+        k = k + 1u;
+        if (k == 2u) {
+            k = 0u;
+            r = r + 1u;
+        }
+        let w = piece_bits(k, bases[k] + r * runs[k]);
         v = low_bits(v, n) | shift_up(w, n);
+        n = n + runs[k];
     }
     st_src(4u, g + source_shift_bits() / 128u, v);
 }

@@ -1,11 +1,13 @@
 //! The concat-stream layout, the funnel kernel's per-layout form for
 //! concats (the row streams' mirror): the pieces' runs tile each tensor row
-//! in order, each at least 128 bits; lane `g` writes the tensor's vec4 `g`,
-//! shifted out of the piece whose run holds its first bit and, where that
-//! run ends inside the vec4, out of the next run (`shaders/concat_streams.wgsl`).
-//! Every store is a whole, aligned vec4 of the tensor; the loads are the
-//! split's funnel loads, the other way. Striped lanes only (GPUs): a
-//! software rasteriser's concat keeps the concat-words kernel.
+//! in order; lane `g` writes the tensor's vec4 `g`, shifted out of the
+//! piece whose run holds its first bit and, where that run ends inside the
+//! vec4, out of the runs after it, at most [`MAX_FRAGMENTS`] runs a vec4
+//! (`shaders/concat_streams.wgsl`): long runs at any bit offset, and short
+//! pieces between them (an int8 byte between runs of 511). Every store is
+//! a whole, aligned vec4 of the tensor; the loads are the split's funnel
+//! loads, the other way. Striped lanes only (GPUs): a software
+//! rasteriser's concat keeps the concat-words kernel.
 
 use super::{GeneratedLayout, Kernel, KernelLayout};
 use crate::kernels::lanes::LaneOrder;
@@ -22,6 +24,13 @@ pub(super) const WGSL: Template = Template::new(
 /// Most pieces one module reads (each is a branch of every lane's pick).
 const MAX_PIECES: usize = 32;
 
+/// Most runs one vec4 of the tensor may span (each past the first is a
+/// step of every lane's code, taken by the lanes whose vec4 crosses a run's
+/// end). Runs of 128 bits or more make it 2; a piece shorter than a vec4
+/// between two long ones makes it 3. Past it, many short pieces a vec4,
+/// the concat-words kernel assembles the words.
+pub const MAX_FRAGMENTS: u32 = 4;
+
 /// The layout of `live` (every piece of the concat, in one pass from the
 /// tensor's start), or `None`.
 pub(super) fn layout(
@@ -35,8 +44,9 @@ pub(super) fn layout(
         && g.lanes == LaneOrder::Striped
         && g.vec4_bindings()
         && g.input_bytes.is_multiple_of(16)
-        // Tensor and piece bits are u32 in the module.
-        && g.input_bytes * 8 < 1 << 32;
+        // Tensor and piece bits are u32 in the module, with a vec4's
+        // bits past a row's end.
+        && g.input_bytes * 8 < (1 << 32) - 256;
     if !(one_pass && fits) {
         return None;
     }
@@ -51,12 +61,16 @@ pub struct ConcatStreams {
     pub block_bits: u32,
     /// Bits of each piece's run in a row, in entry order.
     pub runs: Vec<u32>,
+    /// Most runs one vec4 of the tensor spans (2 to [`MAX_FRAGMENTS`]):
+    /// the steps of every lane's code.
+    pub fragments: u32,
 }
 
 impl ConcatStreams {
     /// The layout of `live` (every non-empty piece, in order): `None`
-    /// unless their runs tile the row from its start, each at least 128
-    /// bits, each piece whole vec4s, at most [`MAX_PIECES`] of them.
+    /// unless their runs tile the row from its start, each piece whole
+    /// vec4s, at most [`MAX_PIECES`] of them, and no vec4 spans more than
+    /// [`MAX_FRAGMENTS`] runs.
     pub(crate) fn new(live: &[(usize, &OutputGeometry)]) -> Option<Self> {
         let block_bits = live.first()?.1.block_bits;
         if live.len() > MAX_PIECES {
@@ -66,39 +80,35 @@ impl ConcatStreams {
         let mut runs = Vec::with_capacity(live.len());
         for (_, g) in live {
             let tiles = g.offset_bits == at && g.block_bits == block_bits;
-            if !tiles || g.run_bits < 128 || !g.total_bits.is_multiple_of(128) {
+            if !tiles || g.run_bits == 0 || !g.total_bits.is_multiple_of(128) {
                 return None;
             }
             runs.push(u32::try_from(g.run_bits).ok()?);
             at += g.run_bits;
         }
         (at == block_bits).then_some(())?;
+        let fragments = most_fragments(&runs)?;
         Some(ConcatStreams {
             block_bits: u32::try_from(block_bits).ok()?,
             runs,
+            fragments,
         })
     }
 
-    /// The if-else chain that finds the run holding the column: its piece,
-    /// start, length and first bit, and the run after it.
+    /// The if-else chain that finds the run holding the column: its piece
+    /// and where it starts in the row.
     fn picks(&self) -> String {
         let count = self.runs.len();
         let mut start = 0u32;
         let mut picks = String::new();
         for (j, &run) in self.runs.iter().enumerate() {
             let end = start + run;
-            let last = j + 1 == count;
-            let k = if last { 0 } else { j + 1 };
             picks += &WGSL.fill(
                 "pick",
                 &[
                     ("test", &chain_test(j, count, &format!("col < {end}u"))),
                     ("j", &j),
                     ("start", &start),
-                    ("run", &run),
-                    ("k", &k),
-                    ("next_run", &self.runs[k]),
-                    ("wraps", &u32::from(last)),
                 ],
             );
             start = end;
@@ -142,25 +152,51 @@ impl KernelLayout for ConcatStreams {
     }
 
     fn wgsl(&self, variant: &Variant) -> String {
+        let count = self.runs.len();
+        let list = |f: &dyn Fn(usize) -> String| (0..count).map(f).collect::<Vec<_>>().join(", ");
+        let runs = list(&|j| format!("{}u", self.runs[j]));
+        let bases = list(&|j| format!("e{j}.dst_unit * 128u"));
+        let (mine, mine_next, store) = if variant.skips {
+            let mine_next = WGSL.fill("mine_next", &[]);
+            (WGSL.fill("mine", &[]), mine_next, "store_skipping")
+        } else {
+            (String::new(), String::new(), "store")
+        };
+        let step = WGSL.fill("fragment", &[("count", &count), ("mine_next", &mine_next)]);
         let body = WGSL.fill(
             "body",
             &[
-                ("entries", &read_entries(variant, self.runs.len())),
+                ("entries", &read_entries(variant, count)),
+                ("count", &count),
+                ("runs", &runs),
+                ("bases", &bases),
                 ("block", &self.block_bits),
                 ("picks", &self.picks()),
-                (
-                    "store",
-                    &WGSL.fill(
-                        if variant.skips {
-                            "store_skipping"
-                        } else {
-                            "store"
-                        },
-                        &[],
-                    ),
-                ),
+                ("mine", &mine),
+                ("fragments_code", &step.repeat(self.fragments as usize - 1)),
+                ("store", &WGSL.fill(store, &[])),
             ],
         );
         VEC4_BITS.fill("helpers", &[]) + &self.piece_reads(variant) + &entry_point(variant, &body)
     }
+}
+
+/// Most runs a vec4 of the tensor spans, rows repeating `runs`: a vec4 that
+/// takes one bit of a run's end needs 127 more from the runs after it, in
+/// order, wrapping into the next row. `None` past [`MAX_FRAGMENTS`].
+fn most_fragments(runs: &[u32]) -> Option<u32> {
+    let count = runs.len();
+    let mut most = 2;
+    for j in 0..count {
+        let (mut bits, mut spans) = (1u64, 1u32);
+        while bits < 128 {
+            spans += 1;
+            if spans > MAX_FRAGMENTS {
+                return None;
+            }
+            bits += u64::from(runs[(j + spans as usize - 1) % count]);
+        }
+        most = most.max(spans);
+    }
+    Some(most)
 }

@@ -11,7 +11,9 @@
 //! one-word objectness column of YOLOv5's [4, 1, 80] head) is gathered
 //! instead: invocation `g` builds the output's vec4 `g` from the four words
 //! it holds, stepping through rows by selects (with the word kernel that
-//! head ran at about 0.2 of a copy on lavapipe; with the gather, 0.89). A
+//! head ran at about 0.2 of a copy on lavapipe; with the gather, 0.89);
+//! on GPUs (striped lanes), a few short runs at any bit offset are gathered
+//! too, at most 32 bits a step ([`SHORT_BITS_SHARE`]). A
 //! stretch that can lie wholly past its row is skipped with its loads
 //! ([`StreamOutput::may_be_empty`]: YOLOv5 0.98-1.03). Past one dispatch's
 //! slots each group of outputs is a dispatch of its own, as with row copies.
@@ -70,7 +72,18 @@ pub struct StreamOutput {
     /// Vec4s each invocation streams for it per row (0 for a short run,
     /// whose vec4s are gathered word by word, one per invocation).
     pub vec4s: u32,
+    /// A short run gathered at most 32 bits a step from any bit offset
+    /// (striped lanes; [`SHORT_BITS_SHARE`]), not a word at a time.
+    pub any_offset: bool,
 }
+
+/// With striped lanes, short runs that are not whole words at whole-word
+/// offsets (an int8 byte between two runs of 511) are gathered from any bit
+/// offset, at most 32 bits a step, when all of them together hold at most
+/// this share of the input's bits: each step is a load of its own, so they
+/// are kept to a small part of the dispatch's requests (the int8 511/1/511
+/// split, one bit in 1,023, moved from the words kernel).
+pub const SHORT_BITS_SHARE: u64 = 16;
 
 impl StreamOutput {
     /// True for a run shorter than a vec4 (whole words at whole-word
@@ -111,8 +124,9 @@ impl RowStreams {
     /// dispatch whose input window starts at `window_start_bits` (0, or a
     /// group's, a multiple of 128): `None` unless every run is at least 128
     /// bits (a vec4 straddles at most two rows) or whole words at
-    /// whole-word offsets in rows of whole words, and every output and the
-    /// input are whole vec4s.
+    /// whole-word offsets in rows of whole words (or, with striped lanes,
+    /// short runs at any offset holding at most 1/[`SHORT_BITS_SHARE`] of
+    /// the input's bits), and every output and the input are whole vec4s.
     pub(crate) fn new(
         live: Vec<(usize, &OutputGeometry)>,
         input_bytes: u64,
@@ -125,13 +139,23 @@ impl RowStreams {
                 .iter()
                 .all(|b| b.is_multiple_of(32))
         };
+        let any_offset = |g: &OutputGeometry| g.run_bits < 128 && !in_words(g);
+        // Bits gathered from any offset: few, and u32 bit addresses.
+        let gathered: u64 = live
+            .iter()
+            .filter(|(_, g)| any_offset(g))
+            .map(|(_, g)| g.total_bits)
+            .sum();
+        let bits_gather = gathered == 0
+            || (lanes == LaneOrder::Striped
+                && gathered * SHORT_BITS_SHARE <= input_bytes * 8
+                && input_bytes * 8 < (1 << 32) - 256);
         let fits = |(_, g): &(usize, &OutputGeometry)| {
-            (g.run_bits >= 128 || in_words(g))
-                && g.total_bits.is_multiple_of(128)
-                && g.offset_bits >= window_start_bits
+            g.total_bits.is_multiple_of(128) && g.offset_bits >= window_start_bits
         };
         if !input_bytes.is_multiple_of(16)
             || !window_start_bits.is_multiple_of(128)
+            || !bits_gather
             || !live.iter().all(fits)
         {
             return None;
@@ -159,6 +183,7 @@ impl RowStreams {
                     } else {
                         u32::try_from((g.run_bits / 128).div_ceil(per_row).max(1)).ok()?
                     },
+                    any_offset: any_offset(g),
                 })
             })
             .collect::<Option<_>>()?;
@@ -273,6 +298,26 @@ impl RowStreams {
         )
     }
 
+    /// Output `j`'s vec4 `g - first_invocation` (striped), for a short run
+    /// at any bit offset: at most 32 bits a step, each from the row and
+    /// column it lies at, stepping through the rows by selects.
+    fn gather_bits(&self, j: usize, variant: &Variant, out: &StreamOutput) -> String {
+        // Each step ends at 32 bits (4 of them at most), a run's end (once
+        // per row the vec4 spans) or the vec4's end (the last).
+        let rows = 127u32.div_ceil(out.run_bits) + 1;
+        WGSL.fill(
+            "gather_bits",
+            &[
+                ("unless_skipped", &variant.unless_skipped(j)),
+                ("j", &j),
+                ("run", &out.run_bits),
+                ("block", &self.block_bits),
+                ("steps", &(4 + rows)),
+                ("slot", &variant.placement.slot_of_entry(j)),
+            ],
+        )
+    }
+
     /// One round of straddles: invocation `part` writes straddle
     /// `part + round * per_row`, if there is one, choosing its output's
     /// constants by selects (every invocation computes one straddle instead
@@ -337,6 +382,9 @@ impl RowStreams {
             .iter()
             .enumerate()
             .map(|(j, out)| {
+                if out.any_offset {
+                    return self.gather_bits(j, variant, out);
+                }
                 if out.is_short() {
                     return self.gather(j, variant, out);
                 }
@@ -389,7 +437,12 @@ impl KernelLayout for RowStreams {
             LaneOrder::Blocked => self.body(variant),
             LaneOrder::Striped => self.striped(variant),
         };
-        VEC4_BITS.fill("helpers", &[]) + &entry_point(variant, &body)
+        let source_bits = if self.outputs.iter().any(|o| o.any_offset) {
+            WGSL.fill("source_bits", &[])
+        } else {
+            String::new()
+        };
+        VEC4_BITS.fill("helpers", &[]) + &source_bits + &entry_point(variant, &body)
     }
 
     fn entry_ranges(&self) -> bool {

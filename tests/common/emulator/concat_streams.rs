@@ -2,15 +2,15 @@
 //! `shaders/concat_streams.wgsl` does it: lane `g` writes the tensor's
 //! vec4 `g` of the pass's window (plus the binding's shift), from the
 //! piece whose run holds its first bit and, where that run ends inside the
-//! vec4, from the next run (the next piece's in the row, or piece 0's in
-//! the next row).
+//! vec4, from the runs after it (the next pieces' in the row, then piece
+//! 0's in the next row), at most the layout's `fragments` runs.
 
 use std::collections::HashSet;
 
 use wgpu_split::plan::internals::ConcatStreams;
 
 use super::generated::GeneratedPass;
-use super::{Way, bit, writes};
+use super::{Way, writes};
 
 /// Runs the dispatch `pass` of a concat-stream layout, asserting every
 /// bit a lane uses lies inside its piece's binding and the caller's region
@@ -43,28 +43,30 @@ pub(super) fn run_concat_streams(
     for g in 0..u64::from(pass.invocations) {
         let y = g * 128;
         let (row, col) = (y / block, y % block);
-        let j = starts.partition_point(|&s| s <= col) - 1;
-        let n = starts[j] + runs[j] - col;
-        let ones = if n >= 128 {
-            u128::MAX
-        } else {
-            (1u128 << n) - 1
-        };
-        let mut mine = 0u128;
-        let mut v = 0u128;
-        if writes(&pass.entries[j]) {
-            v = piece_bits(pass, memory, j, row * runs[j] + col - starts[j], n.min(128));
-            mine = ones;
+        let mut j = starts.partition_point(|&s| s <= col) - 1;
+        let mut r = row;
+        // From run `j` of row `r`, bit `from` of it, until the vec4 is full.
+        let (mut from, mut filled, mut spans) = (col - starts[j], 0u64, 0u32);
+        let (mut mine, mut v) = (0u128, 0u128);
+        while filled < 128 {
+            spans += 1;
+            let n = (runs[j] - from).min(128 - filled);
+            if writes(&pass.entries[j]) {
+                v |= piece_bits(pass, memory, j, r * runs[j] + from, n) << filled;
+                mine |= low_ones(filled + n) & !low_ones(filled);
+            }
+            filled += n;
+            from = 0;
+            j += 1;
+            if j == runs.len() {
+                (j, r) = (0, r + 1);
+            }
         }
-        let (k, r) = if j + 1 == runs.len() {
-            (0, row + 1)
-        } else {
-            (j + 1, row)
-        };
-        if n < 128 && writes(&pass.entries[k]) {
-            v |= piece_bits(pass, memory, k, r * runs[k], 128 - n) << n;
-            mine |= !ones;
-        }
+        assert!(
+            spans <= cs.fragments,
+            "vec4 {g} spans {spans} runs, past the layout's {}",
+            cs.fragments
+        );
         if mine == 0 {
             continue;
         }
@@ -97,5 +99,24 @@ fn piece_bits(pass: &GeneratedPass<'_>, memory: &[Vec<u8>], j: usize, p: u64, n:
         e.len_bits
     );
     let bytes = pass.read_piece(memory, &e, p / 8, (p % 8 + n).div_ceil(8), "concat stream");
-    (0..n).fold(0u128, |v, b| v | u128::from(bit(&bytes, p % 8 + b)) << b)
+    // Byte `i` holds bits `8i - p % 8` on of the value.
+    let v = bytes.iter().enumerate().fold(0u128, |v, (i, &b)| {
+        let at = 8 * i as i64 - (p % 8) as i64;
+        let b = u128::from(b);
+        v | match at {
+            ..0 => b >> -at,
+            0..128 => b << at,
+            _ => 0,
+        }
+    });
+    v & low_ones(n)
+}
+
+/// The low `n` bits set (`n` up to 128).
+fn low_ones(n: u64) -> u128 {
+    if n >= 128 {
+        u128::MAX
+    } else {
+        (1u128 << n) - 1
+    }
 }
