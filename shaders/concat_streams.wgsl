@@ -12,21 +12,20 @@
 // read-modify-write).
 
 //#fragment body
-{{entries}}    // Each piece's run in the row and its first bit, by entry.
-    var runs = array<u32, {{count}}>({{runs}});
-    var bases = array<u32, {{count}}>({{bases}});
-    // The vec4's first bit: its row, and its column in the row.
+{{entries}}    // The vec4's first bit: its row, and its column in the row.
     let y = g * 128u;
     let row = y / {{block}}u;
     let col = y % {{block}}u;
-    // The run that holds the column: its piece, and where it starts in the
-    // row.
+    // The run that holds the column: its piece, where it starts in the
+    // row, its length and its piece's first bit.
     var j = 0u;
     var start = 0u;
+    var run = 0u;
+    var base = 0u;
 {{picks}}
     // `n`: bits of the vec4 filled, from the column to the run's end.
-    var n = start + runs[j] - col;
-    var v = piece_bits(j, bases[j] + row * runs[j] + col - start);
+    var n = start + run - col;
+    var v = piece_bits(j, base + row * run + col - start);
 {{mine}}    // The runs after it, while the vec4 has room: piece `k` in row `r`.
     var k = j;
     var r = row;
@@ -37,9 +36,11 @@
             k = 0u;
             r = r + 1u;
         }
-        let w = piece_bits(k, bases[k] + r * runs[k]);
+        // Run `k`'s length and its piece's first bit, picked by selects.
+        let k_run = {{run_of_k}};
+        let w = piece_bits(k, ({{unit_of_k}}) * 128u + r * k_run);
         v = low_bits(v, n) | shift_up(w, n);
-{{mine_next}}        n = n + runs[k];
+{{mine_next}}        n = n + k_run;
     }
 //#fragment mine
     // The bits this dispatch writes: those of pieces not left to another
@@ -47,7 +48,7 @@
     let ones = vec4<u32>(0xFFFFFFFFu);
     var mine = select(vec4<u32>(0u), low_bits(ones, min(n, 128u)), writes(j));
 //#fragment mine_next
-        mine = mine | select(vec4<u32>(0u), low_bits(ones, min(n + runs[k], 128u)) & ~low_bits(ones, n), writes(k));
+        mine = mine | select(vec4<u32>(0u), low_bits(ones, min(n + k_run, 128u)) & ~low_bits(ones, n), writes(k));
 //#fragment store
     st_src(__site__, g + source_shift_bits() / 128u, v);
 //#fragment store_skipping
@@ -63,6 +64,8 @@
     {{test}}{
         j = {{j}}u;
         start = {{start}}u;
+        run = {{run}}u;
+        base = e{{j}}.dst_unit * 128u;
     }
 //#fragment piece_bits_slot
 // 128 bits of slot {{slot}} from bit `p`: both vec4s loaded, the second

@@ -182,29 +182,32 @@ fn split(
     }
     let e0 = bound_0(table.entries[0u]);
     let e1 = bound_0(table.entries[1u]);
-    // Each piece's run in the row and its first bit, by entry.
-    var runs = array<u32, 2>(16384u, 16392u);
-    var bases = array<u32, 2>(e0.dst_unit * 128u, e1.dst_unit * 128u);
     // The vec4's first bit: its row, and its column in the row.
     let y = g * 128u;
     let row = y / 32776u;
     let col = y % 32776u;
-    // The run that holds the column: its piece, and where it starts in the
-    // row.
+    // The run that holds the column: its piece, where it starts in the
+    // row, its length and its piece's first bit.
     var j = 0u;
     var start = 0u;
+    var run = 0u;
+    var base = 0u;
     if (col < 16384u) {
         j = 0u;
         start = 0u;
+        run = 16384u;
+        base = e0.dst_unit * 128u;
     }
     else {
         j = 1u;
         start = 16384u;
+        run = 16392u;
+        base = e1.dst_unit * 128u;
     }
 
     // `n`: bits of the vec4 filled, from the column to the run's end.
-    var n = start + runs[j] - col;
-    var v = piece_bits(j, bases[j] + row * runs[j] + col - start);
+    var n = start + run - col;
+    var v = piece_bits(j, base + row * run + col - start);
     // The runs after it, while the vec4 has room: piece `k` in row `r`.
     var k = j;
     var r = row;
@@ -214,9 +217,11 @@ fn split(
             k = 0u;
             r = r + 1u;
         }
-        let w = piece_bits(k, bases[k] + r * runs[k]);
+        // Run `k`'s length and its piece's first bit, picked by selects.
+        let k_run = select(16384u, 16392u, k == 1u);
+        let w = piece_bits(k, (select(e0.dst_unit, e1.dst_unit, k == 1u)) * 128u + r * k_run);
         v = low_bits(v, n) | shift_up(w, n);
-        n = n + runs[k];
+        n = n + k_run;
     }
     st_src(4u, g + source_shift_bits() / 128u, v);
 }

@@ -12,7 +12,7 @@
 use super::{GeneratedLayout, Kernel, KernelLayout};
 use crate::kernels::lanes::LaneOrder;
 use crate::kernels::template::Template;
-use crate::kernels::wgsl::{VEC4_BITS, Variant, chain_test, entry_point, read_entries};
+use crate::kernels::wgsl::{VEC4_BITS, Variant, chain_test, entry_point, read_entries, select_by};
 use crate::kernels::work::{Direction, OutputGeometry, Work};
 
 /// The template of the concat-stream layouts.
@@ -95,8 +95,8 @@ impl ConcatStreams {
         })
     }
 
-    /// The if-else chain that finds the run holding the column: its piece
-    /// and where it starts in the row.
+    /// The if-else chain that finds the run holding the column: its piece,
+    /// where it starts in the row, its length and its piece's first bit.
     fn picks(&self) -> String {
         let count = self.runs.len();
         let mut start = 0u32;
@@ -109,6 +109,7 @@ impl ConcatStreams {
                     ("test", &chain_test(j, count, &format!("col < {end}u"))),
                     ("j", &j),
                     ("start", &start),
+                    ("run", &run),
                 ],
             );
             start = end;
@@ -153,23 +154,27 @@ impl KernelLayout for ConcatStreams {
 
     fn wgsl(&self, variant: &Variant) -> String {
         let count = self.runs.len();
-        let list = |f: &dyn Fn(usize) -> String| (0..count).map(f).collect::<Vec<_>>().join(", ");
-        let runs = list(&|j| format!("{}u", self.runs[j]));
-        let bases = list(&|j| format!("e{j}.dst_unit * 128u"));
+        let runs: Vec<String> = self.runs.iter().map(|r| format!("{r}u")).collect();
+        let units: Vec<String> = (0..count).map(|j| format!("e{j}.dst_unit")).collect();
         let (mine, mine_next, store) = if variant.skips {
             let mine_next = WGSL.fill("mine_next", &[]);
             (WGSL.fill("mine", &[]), mine_next, "store_skipping")
         } else {
             (String::new(), String::new(), "store")
         };
-        let step = WGSL.fill("fragment", &[("count", &count), ("mine_next", &mine_next)]);
+        let step = WGSL.fill(
+            "fragment",
+            &[
+                ("count", &count),
+                ("run_of_k", &select_by("k", &runs)),
+                ("unit_of_k", &select_by("k", &units)),
+                ("mine_next", &mine_next),
+            ],
+        );
         let body = WGSL.fill(
             "body",
             &[
                 ("entries", &read_entries(variant, count)),
-                ("count", &count),
-                ("runs", &runs),
-                ("bases", &bases),
                 ("block", &self.block_bits),
                 ("picks", &self.picks()),
                 ("mine", &mine),

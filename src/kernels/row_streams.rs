@@ -28,7 +28,7 @@
 use super::{GeneratedLayout, Kernel, KernelLayout};
 use crate::kernels::lanes::LaneOrder;
 use crate::kernels::template::Template;
-use crate::kernels::wgsl::{VEC4_BITS, Variant, entry_point, read_entries};
+use crate::kernels::wgsl::{VEC4_BITS, Variant, entry_point, read_entries, select_by};
 use crate::kernels::work::OutputGeometry;
 use crate::kernels::work::Work;
 
@@ -331,10 +331,8 @@ impl RowStreams {
         let placement = variant.placement;
         // A WGSL expression: `value` of the output of straddle `c`.
         let pick = |value: &dyn Fn(usize, &StreamOutput) -> String| {
-            straddling.iter().enumerate().skip(1).fold(
-                value(straddling[0].0, straddling[0].1),
-                |acc, (c, &(j, o))| format!("select({acc}, {}, c == {c}u)", value(j, o)),
-            )
+            let values: Vec<String> = straddling.iter().map(|&(j, o)| value(j, o)).collect();
+            select_by("c", &values)
         };
         let slots: Vec<usize> = straddling
             .iter()

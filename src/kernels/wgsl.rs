@@ -385,6 +385,18 @@ pub(crate) fn chain_test(j: usize, count: usize, within: &str) -> String {
     }
 }
 
+/// A WGSL expression of `values[i]` where `index == i` (u32), folded into
+/// selects: no branch and no array, so no lane reads private memory.
+pub(crate) fn select_by(index: &str, values: &[String]) -> String {
+    values
+        .iter()
+        .enumerate()
+        .skip(1)
+        .fold(values[0].clone(), |acc, (i, v)| {
+            format!("select({acc}, {v}, {index} == {i}u)")
+        })
+}
+
 /// `let e<j> = ...;` for entries `0..count`, each bound to its slot: a
 /// generated kernel reads every entry once, before its first store (on
 /// lavapipe a row-copy module ran 3-8 % faster so, `docs/DEVICE.md`).
